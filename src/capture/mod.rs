@@ -1,0 +1,32 @@
+//! Reading capture files: format detection by content, decompression, and a streaming
+//! iterator over packet records with constant memory.
+//!
+//! The reader never sees the file system: the caller hands it any `Read` (a file, stdin,
+//! a decompressor), so the analysis can be tested from byte slices.
+
+mod error;
+mod linktype;
+mod reader;
+
+pub use error::CaptureError;
+pub use linktype::LinkType;
+pub use reader::{CaptureFormat, CaptureReader, Compression};
+
+use crate::time::Timestamp;
+
+/// One packet record of a capture, borrowed from the reader's buffer until the next call.
+#[derive(Clone, Copy, Debug)]
+pub struct Frame<'a> {
+    /// 1-based index of the packet record in the capture (tshark's `frame.number`).
+    pub number: u64,
+    /// Capture timestamp, normalised to nanoseconds since the epoch.
+    pub ts: Timestamp,
+    /// Link type of the interface the record was captured on.
+    pub link: LinkType,
+    /// Length of the packet on the wire (may exceed `data.len()` when the snaplen cut it).
+    pub wire_len: u32,
+    /// Captured bytes.
+    pub data: &'a [u8],
+    /// pcapng interface index (0 for pcap).
+    pub interface: u32,
+}

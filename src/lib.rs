@@ -1,0 +1,12 @@
+//! bdpscope: what limited this TCP flow?
+//!
+//! The library turns capture bytes into per-flow findings in one streaming pass:
+//! capture -> decode -> flow table -> per-direction TCP tracker -> RTT / flight / window
+//! series -> classifier -> summary. It does no file I/O and no formatting; the `bdpscope`
+//! binary owns the command line, rendering, plots and batch work. See ARCHITECTURE.md.
+#![forbid(unsafe_code)]
+
+pub mod capture;
+pub mod decode;
+pub mod seq;
+pub mod time;

@@ -9,4 +9,12 @@
 pub mod capture;
 pub mod decode;
 pub mod seq;
+pub mod testkit;
 pub mod time;
+pub mod analysis;
+pub mod diagnose;
+pub mod flow;
+pub mod observe;
+pub mod summarize;
+pub mod summary;
+pub mod tcp;

@@ -1,1 +1,23 @@
-fn main() {}
+//! The `bdpscope` command: a thin shell over the library. Parsing, dispatch and exit
+//! status live here; each command is one file under `cli/`.
+
+mod cli;
+mod render;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = cli::parse();
+    match cli::run(args) {
+        Ok(status) => status.into(),
+        Err(err) => {
+            // A closed pipe (`bdpscope packets f | head`) is a normal way to stop reading
+            // (ripgrep's rule): exit quietly.
+            if err.chain().any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("bdpscope: {err:#}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,4 +1,4 @@
-//! Link types (https://www.tcpdump.org/linktypes.html) as an open newtype: unknown values
+//! Link types (<https://www.tcpdump.org/linktypes.html>) as an open newtype: unknown values
 //! stay representable so they can be counted and reported.
 
 /// A LINKTYPE_ value from a pcap header or a pcapng interface description block.
@@ -20,6 +20,8 @@ impl LinkType {
     pub const IPV6: LinkType = LinkType(229);
     pub const IPOIB: LinkType = LinkType(242);
     pub const LINUX_SLL2: LinkType = LinkType(276);
+    /// Not a LINKTYPE_ value: given to pcapng packets whose interface was never described.
+    pub const NO_INTERFACE: LinkType = LinkType(u32::MAX);
 
     /// The conventional name (tcpdump's), or None for values this tool does not know.
     pub fn name(self) -> Option<&'static str> {

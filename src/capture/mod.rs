@@ -3,14 +3,27 @@
 //!
 //! The reader never sees the file system: the caller hands it any `Read` (a file, stdin,
 //! a decompressor), so the analysis can be tested from byte slices.
+//!
+//! Layout: `source` (the caller's reader, counted, plus gzip/zstd), `buffer` (the
+//! refillable window), `pcap` and `pcapng` (record parsing), `reader` (sniffing and the
+//! public [`CaptureReader`]), `writer` (fixture writers), `error`.
 
+mod buffer;
 mod error;
 mod linktype;
+mod pcap;
+mod pcapng;
 mod reader;
+mod source;
+mod writer;
+
+#[cfg(test)]
+mod tests;
 
 pub use error::CaptureError;
 pub use linktype::LinkType;
 pub use reader::{CaptureFormat, CaptureReader, Compression};
+pub use writer::{block_type, PcapNgWriter, PcapWriter};
 
 use crate::time::Timestamp;
 

@@ -8,6 +8,10 @@ mod ip;
 mod link;
 mod skip;
 mod tcp;
+mod wire;
+
+#[cfg(test)]
+mod tests;
 
 pub use skip::{Layer, Skip};
 pub use tcp::{SackBlocks, Seen, TcpFlags, TcpOptions, Timestamps};
@@ -34,6 +38,16 @@ pub struct Segment {
 }
 
 /// Decodes one captured record of the given link type.
+///
+/// Supported link types: Ethernet (1; any stack of 802.1Q/802.1ad/0x9100 tags, PPPoE
+/// sessions, MPLS label stacks and Ethernet pseudowires, 802.3 LLC/SNAP), raw IP (101,
+/// 12, 14, 228, 229), Linux cooked v1/v2 (113, 276), BSD loopback (0, 108; either byte
+/// order), PPP (9, 50), PPPoE without Ethernet (51), IP over InfiniBand (242) and Linux
+/// ARCNET (129).
+/// IPv4 with options, IPv6 with extension headers, one level of IP-in-IP.
+///
+/// Never panics, never allocates, never verifies checksums.
+#[inline]
 pub fn decode(link: LinkType, data: &[u8]) -> Result<Segment, Skip> {
     let packet = link::ip_packet(link, data)?;
     let tcp = ip::tcp_in_ip(packet)?;

@@ -17,6 +17,10 @@ pub enum Skip {
     /// A link type this decoder does not read.
     UnsupportedLink(LinkType),
     /// Link layer carried something other than IPv4/IPv6 (ARP, LLDP, ...): the ethertype.
+    /// Links without ethertypes report their own protocol number: the PPP protocol on PPP
+    /// and PPPoE (0xc021 is LCP), the address family on BSD loopback, the RFC 1201
+    /// protocol id on ARCNET (0xd5 is ARP). Values up to 1500 are IEEE 802.3 length fields
+    /// of LLC frames (spanning tree, NetBIOS) that are not SNAP-encapsulated IP.
     NotIp(u16),
     /// IP carried another protocol (UDP, ICMP, ...): the protocol number.
     NotTcp(u8),

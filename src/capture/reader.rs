@@ -1,0 +1,450 @@
+//! [`CaptureReader`]: content sniffing, decompression and the record loop.
+//!
+//! Detection never looks at a file name: gzip (1f 8b) and zstd (28 b5 2f fd) are
+//! recognised by their magic and decompressed on the fly, then the capture inside must be
+//! pcap (µs or ns, either byte order, or the "modified" variant) or pcapng.
+
+use super::buffer::{Input, INITIAL_BUF};
+use super::error::CaptureError;
+use super::linktype::LinkType;
+use super::pcap::{self, PcapHeader};
+use super::pcapng::{self, PcapNg};
+use super::source::{Raw, Source};
+use super::Frame;
+use crate::time::Timestamp;
+use std::fmt;
+use std::io::Read;
+
+/// How the input was compressed (detected from its first bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Compression {
+    None,
+    Gzip,
+    Zstd,
+}
+
+impl Compression {
+    /// "none", "gzip" or "zstd".
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+        }
+    }
+}
+
+impl fmt::Display for Compression {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The capture format inside any compression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CaptureFormat {
+    /// Legacy pcap; `nanosecond` for the a1b23c4d magic, `big_endian` for files written
+    /// on big-endian hosts.
+    Pcap { nanosecond: bool, big_endian: bool },
+    /// pcapng (its sections may differ in byte order).
+    PcapNg,
+}
+
+impl CaptureFormat {
+    /// "pcap" or "pcapng" (the `format` field of the JSON output).
+    pub fn name(&self) -> &'static str {
+        match self {
+            CaptureFormat::Pcap { .. } => "pcap",
+            CaptureFormat::PcapNg => "pcapng",
+        }
+    }
+}
+
+impl fmt::Display for CaptureFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CaptureFormat::Pcap {
+                nanosecond,
+                big_endian,
+            } => write!(
+                f,
+                "pcap ({}, {})",
+                if *nanosecond {
+                    "nanosecond"
+                } else {
+                    "microsecond"
+                },
+                if *big_endian {
+                    "big-endian"
+                } else {
+                    "little-endian"
+                }
+            ),
+            CaptureFormat::PcapNg => f.write_str("pcapng"),
+        }
+    }
+}
+
+/// A packet record located in the input window (internal; becomes a [`Frame`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rec {
+    pub(crate) ts: i64,
+    pub(crate) link: LinkType,
+    pub(crate) wire_len: u32,
+    pub(crate) interface: u32,
+    /// Window index of the captured bytes.
+    pub(crate) start: usize,
+    pub(crate) len: usize,
+}
+
+/// Why a parser stopped (internal; the reader adds the frame count and read errors).
+#[derive(Debug)]
+pub(crate) enum Fault {
+    Truncated { offset: u64 },
+    Corrupt { offset: u64, reason: String },
+}
+
+enum Parser {
+    Pcap(PcapHeader),
+    PcapNg(PcapNg),
+}
+
+/// Streaming reader over one capture, with constant memory.
+///
+/// ```
+/// use bdpscope::capture::{CaptureReader, LinkType, PcapWriter};
+/// use bdpscope::time::Timestamp;
+///
+/// let mut w = PcapWriter::new(Vec::new(), LinkType::ETHERNET, 65535, false, false).unwrap();
+/// w.write_packet(Timestamp::from_nanos(1_000_000_000), &[0u8; 60], 60).unwrap();
+/// let bytes = w.into_inner();
+///
+/// let mut reader = CaptureReader::new(Box::new(std::io::Cursor::new(bytes))).unwrap();
+/// let mut packets = 0;
+/// loop {
+///     match reader.next_frame() {
+///         Ok(Some(frame)) => { packets += 1; assert_eq!(frame.data.len(), 60); }
+///         Ok(None) => break,
+///         Err(e) if e.is_cut_short() => { eprintln!("warning: {e}"); break; }
+///         Err(e) => panic!("{e}"),
+///     }
+/// }
+/// assert_eq!(packets, 1);
+/// ```
+pub struct CaptureReader {
+    input: Input,
+    parser: Parser,
+    format: CaptureFormat,
+    compression: Compression,
+    /// Packet records returned so far.
+    frames: u64,
+    /// Distinct link types of the interfaces seen so far, in order of appearance.
+    link_types: Vec<LinkType>,
+    /// An error or the end has been returned: every later call returns `Ok(None)`.
+    done: bool,
+}
+
+impl fmt::Debug for CaptureReader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CaptureReader")
+            .field("format", &self.format)
+            .field("compression", &self.compression)
+            .field("frames", &self.frames)
+            .field("link_types", &self.link_types)
+            .finish_non_exhaustive()
+    }
+}
+
+fn hex4(b: &[u8]) -> String {
+    b.iter()
+        .map(|x| format!("{x:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A reason for [`CaptureError::NotACapture`] from the first bytes of the content.
+fn not_a_capture(first: &[u8], compression: Compression) -> String {
+    let subject = match compression {
+        Compression::None => "it".to_string(),
+        c => format!("its {c} content"),
+    };
+    if first.is_empty() {
+        return format!("{subject} is empty");
+    }
+    let known: &[(&[u8], &str)] = &[
+        (b"BZh", "is bzip2-compressed; decompress it first"),
+        (
+            &[0xfd, b'7', b'z', b'X'],
+            "is xz-compressed; decompress it first",
+        ),
+        (
+            &[0x04, 0x22, 0x4d, 0x18],
+            "is lz4-compressed; decompress it first",
+        ),
+        (b"PK\x03\x04", "is a zip archive; extract it first"),
+        (
+            b"snoo",
+            "is a Solaris snoop capture; convert it with `editcap -F pcap`",
+        ),
+        (&[0x1f, 0x8b], "is gzip-compressed again"),
+        (&[0x28, 0xb5, 0x2f, 0xfd], "is zstd-compressed again"),
+    ];
+    if let Some((_, what)) = known.iter().find(|(m, _)| first.starts_with(m)) {
+        return format!("{subject} {what}");
+    }
+    if first.len() < 4 {
+        let n = first.len();
+        let unit = if n == 1 { "byte" } else { "bytes" };
+        return format!(
+            "{subject} is only {n} {unit} long ({}), too short for a capture header",
+            hex4(first)
+        );
+    }
+    let text = if first[..4]
+        .iter()
+        .all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace())
+    {
+        format!(
+            " (\"{}\", text?)",
+            String::from_utf8_lossy(&first[..4]).escape_default()
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{subject} starts with bytes {}{text}, which is not pcap, pcapng, gzip or zstd",
+        hex4(&first[..4])
+    )
+}
+
+impl CaptureReader {
+    /// Opens a capture: detects compression and format from the content and reads the
+    /// file header (pcap) or first section header (pcapng).
+    ///
+    /// Errors: [`CaptureError::NotACapture`] for empty input and anything that is not a
+    /// (compressed) pcap or pcapng; [`CaptureError::Truncated`] when the input stops
+    /// inside the file header; [`CaptureError::Corrupt`] for a damaged section header.
+    pub fn new(input: Box<dyn Read + Send>) -> Result<CaptureReader, CaptureError> {
+        Self::with_buffer(input, INITIAL_BUF)
+    }
+
+    /// [`CaptureReader::new`] with a given starting window size (tests use tiny ones to
+    /// exercise refills and growth).
+    pub(crate) fn with_buffer(
+        input: Box<dyn Read + Send>,
+        capacity: usize,
+    ) -> Result<CaptureReader, CaptureError> {
+        let raw = Raw::sniff(input)?;
+        let source = Source::open(raw)?;
+        let compression = source.compression();
+        let mut input = Input::new(source, capacity);
+        let got4 = input.fill(4);
+        if let Some(e) = input.take_read_error() {
+            return Err(input.src.classify(e, input.stream_bytes(), 0));
+        }
+        let first = input.data();
+        if got4 && pcap::is_magic(first) {
+            if !input.fill(pcap::HEADER_LEN) {
+                return Err(Self::header_cut(&mut input));
+            }
+            let header = PcapHeader::parse(&input.data()[..pcap::HEADER_LEN])
+                .map_err(CaptureError::NotACapture)?;
+            input.consume(pcap::HEADER_LEN);
+            let format = CaptureFormat::Pcap {
+                nanosecond: header.nanosecond,
+                big_endian: header.big_endian,
+            };
+            let link_types = vec![header.link];
+            return Ok(CaptureReader {
+                input,
+                parser: Parser::Pcap(header),
+                format,
+                compression,
+                frames: 0,
+                link_types,
+                done: false,
+            });
+        }
+        if got4 && first[..4] == pcapng::SHB_TYPE {
+            Self::check_first_section(&mut input)?;
+            return Ok(CaptureReader {
+                input,
+                parser: Parser::PcapNg(PcapNg::new()),
+                format: CaptureFormat::PcapNg,
+                compression,
+                frames: 0,
+                link_types: Vec::new(),
+                done: false,
+            });
+        }
+        Err(CaptureError::NotACapture(not_a_capture(first, compression)))
+    }
+
+    /// Convenience for [`CaptureReader::new`] with any owned reader.
+    pub fn from_reader<R: Read + Send + 'static>(r: R) -> Result<CaptureReader, CaptureError> {
+        Self::new(Box::new(r))
+    }
+
+    /// The input stopped inside the file header or first section header.
+    fn header_cut(input: &mut Input) -> CaptureError {
+        match input.take_read_error() {
+            Some(e) => input.src.classify(e, input.stream_bytes(), 0),
+            None => CaptureError::Truncated {
+                offset: 0,
+                frames: 0,
+            },
+        }
+    }
+
+    /// Validates the first Section Header Block without consuming it.
+    fn check_first_section(input: &mut Input) -> Result<(), CaptureError> {
+        if !input.fill(12) {
+            return Err(Self::header_cut(input));
+        }
+        let h = input.data();
+        let be = match h[8..12] {
+            [0x1a, 0x2b, 0x3c, 0x4d] => true,
+            [0x4d, 0x3c, 0x2b, 0x1a] => false,
+            _ => {
+                return Err(CaptureError::NotACapture(format!(
+                    "it starts like pcapng but its byte-order magic is {} instead of 1a 2b 3c 4d",
+                    hex4(&h[8..12])
+                )))
+            }
+        };
+        let blen = pcap::rd32(h, 4, be) as usize;
+        if !(28..=super::buffer::MAX_RECORD).contains(&blen) || !blen.is_multiple_of(4) {
+            return Err(CaptureError::Corrupt {
+                offset: 0,
+                reason: format!("the section header block has an impossible length {blen}"),
+            });
+        }
+        if !input.fill(blen) {
+            return Err(Self::header_cut(input));
+        }
+        let b = &input.data()[..blen];
+        let (major, minor) = (pcap::rd16(b, 12, be), pcap::rd16(b, 14, be));
+        if major != 1 {
+            return Err(CaptureError::NotACapture(format!(
+                "it is pcapng version {major}.{minor}, and only version 1 is supported"
+            )));
+        }
+        pcapng::check_shb(b, be).map_err(|reason| CaptureError::Corrupt { offset: 0, reason })
+    }
+
+    /// The next packet record, borrowed from the reader's buffer until the next call.
+    ///
+    /// `Ok(None)` at the end. An `Err` comes after every complete record before the
+    /// problem; after it (or after the end) every call returns `Ok(None)`.
+    #[inline]
+    pub fn next_frame(&mut self) -> Result<Option<Frame<'_>>, CaptureError> {
+        if self.done {
+            return Ok(None);
+        }
+        let step = match &mut self.parser {
+            Parser::Pcap(h) => h.next(&mut self.input),
+            Parser::PcapNg(ng) => {
+                let link_types = &mut self.link_types;
+                ng.next(&mut self.input, &mut |lt| {
+                    if !link_types.contains(&lt) {
+                        link_types.push(lt);
+                    }
+                })
+            }
+        };
+        match step {
+            Ok(Some(rec)) => {
+                self.frames += 1;
+                let number = match &self.parser {
+                    Parser::Pcap(_) => self.frames,
+                    Parser::PcapNg(ng) => self.frames + ng.numbered_non_packets,
+                };
+                Ok(Some(Frame {
+                    number,
+                    ts: Timestamp::from_nanos(rec.ts),
+                    link: rec.link,
+                    wire_len: rec.wire_len,
+                    data: self.input.slice(rec.start, rec.len),
+                    interface: rec.interface,
+                }))
+            }
+            Ok(None) => {
+                self.done = true;
+                match self.input.take_read_error() {
+                    Some(e) => {
+                        Err(self
+                            .input
+                            .src
+                            .classify(e, self.input.stream_bytes(), self.frames))
+                    }
+                    None => Ok(None),
+                }
+            }
+            Err(fault) => {
+                self.done = true;
+                if let Some(e) = self.input.take_read_error() {
+                    return Err(self
+                        .input
+                        .src
+                        .classify(e, self.input.stream_bytes(), self.frames));
+                }
+                Err(match fault {
+                    Fault::Truncated { offset } => CaptureError::Truncated {
+                        offset,
+                        frames: self.frames,
+                    },
+                    Fault::Corrupt { offset, reason } => CaptureError::Corrupt { offset, reason },
+                })
+            }
+        }
+    }
+
+    /// The capture format (inside any compression).
+    pub fn format(&self) -> CaptureFormat {
+        self.format
+    }
+
+    /// The compression detected around the capture.
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// Packet records returned so far.
+    pub fn frames_read(&self) -> u64 {
+        self.frames
+    }
+
+    /// Bytes taken from the caller's reader so far (compressed bytes for a compressed
+    /// input), for progress reporting. Runs ahead of the records by up to a buffer.
+    pub fn input_bytes(&self) -> u64 {
+        self.input.src.raw_bytes()
+    }
+
+    /// Bytes of capture data (decompressed) consumed by the records returned so far.
+    pub fn capture_offset(&self) -> u64 {
+        self.input.offset()
+    }
+
+    /// Distinct link types of the interfaces seen so far, in order of appearance (pcap:
+    /// the file's one link type; pcapng: grows as interface descriptions are read).
+    pub fn link_types(&self) -> Vec<LinkType> {
+        self.link_types.clone()
+    }
+
+    /// pcapng packets that referred to an interface their section never described; they
+    /// are returned with link type `LinkType(u32::MAX)` and microsecond timestamps.
+    pub fn unknown_interface_packets(&self) -> u64 {
+        match &self.parser {
+            Parser::Pcap(_) => 0,
+            Parser::PcapNg(ng) => ng.unknown_interface_packets,
+        }
+    }
+
+    /// pcap: the file header's snapshot length; pcapng: None (it is per interface).
+    pub fn snaplen(&self) -> Option<u32> {
+        match &self.parser {
+            Parser::Pcap(h) => Some(h.snaplen),
+            Parser::PcapNg(_) => None,
+        }
+    }
+}

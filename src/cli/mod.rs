@@ -1,0 +1,145 @@
+//! Command-line definitions (clap derive) and dispatch.
+
+mod analyze;
+mod input;
+mod packets;
+mod progress;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// What limited this TCP flow? Reads tcpdump captures (pcap, pcapng, gzip/zstd) and says,
+/// per connection, whether the receiver's window, congestion control, the bottleneck or
+/// the sender limited it — with the evidence and what to change.
+#[derive(Parser, Debug)]
+#[command(name = "bdpscope", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Per-flow analysis: handshake, RTT, windows, bottleneck, BDP, verdict, advice.
+    Analyze(AnalyzeArgs),
+    /// Every TCP segment as a CSV row (frame, time, flow, dir, seq, ack, len, flags,
+    /// win_raw, win_bytes, flight_bytes, rtt_ms, retransmission).
+    Packets(PacketsArgs),
+}
+
+/// Which flows to show: by id (as `analyze` numbers them) or the way tcpdump filters.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Selection {
+    /// Only the flow(s) with this id (repeatable).
+    #[arg(long = "flow", value_name = "ID")]
+    pub flows: Vec<u64>,
+    /// Only connections with this address at either end (repeatable).
+    #[arg(long = "host", value_name = "ADDR")]
+    pub hosts: Vec<IpAddr>,
+    /// Only connections with this port at either end (repeatable).
+    #[arg(long = "port", value_name = "PORT")]
+    pub ports: Vec<u16>,
+}
+
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    /// Capture files (pcap, pcapng, optionally gzip/zstd); `-` reads standard input.
+    #[arg(required = true, value_name = "CAPTURE")]
+    pub captures: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    #[command(flatten)]
+    pub select: Selection,
+    /// The bottleneck link rate when you know it (e.g. 50M, 1G, 100000000): used instead
+    /// of the estimate.
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub link_rate: Option<f64>,
+    /// Include flows too short to judge (hidden by default in the text view).
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct PacketsArgs {
+    /// Capture file; `-` reads standard input.
+    #[arg(value_name = "CAPTURE")]
+    pub capture: PathBuf,
+    #[command(flatten)]
+    pub select: Selection,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Csv,
+}
+
+/// Parses "50M", "1.5G", "800k" or a plain number of bits per second.
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let t = s.trim().trim_end_matches("bit/s").trim_end_matches("bps").trim_end_matches("b");
+    let (num, mult) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
+        Some('m' | 'M') => (&t[..t.len() - 1], 1e6),
+        Some('g' | 'G') => (&t[..t.len() - 1], 1e9),
+        Some('t' | 'T') => (&t[..t.len() - 1], 1e12),
+        _ => (t, 1.0),
+    };
+    let v: f64 = num.trim().parse().map_err(|_| format!("not a rate: {s:?} (try 50M or 1G)"))?;
+    if v > 0.0 && v.is_finite() {
+        Ok(v * mult)
+    } else {
+        Err(format!("the rate must be positive: {s:?}"))
+    }
+}
+
+/// How a run ended (ruff's ExitStatus): 0 analysed, 1 an input could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Success,
+    InputFailed,
+}
+
+impl From<Status> for ExitCode {
+    fn from(s: Status) -> ExitCode {
+        match s {
+            Status::Success => ExitCode::SUCCESS,
+            Status::InputFailed => ExitCode::from(1),
+        }
+    }
+}
+
+pub fn parse() -> Cli {
+    Cli::parse()
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<Status> {
+    match cli.command {
+        Command::Analyze(a) => analyze::run(a),
+        Command::Packets(a) => packets::run(a),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_parse_with_units() {
+        assert_eq!(parse_rate("50M"), Ok(50e6));
+        assert_eq!(parse_rate("1.5G"), Ok(1.5e9));
+        assert_eq!(parse_rate("800k"), Ok(800e3));
+        assert_eq!(parse_rate("100000"), Ok(1e5));
+        assert_eq!(parse_rate("50Mbit/s"), Ok(50e6));
+        assert!(parse_rate("fast").is_err());
+        assert!(parse_rate("-5M").is_err());
+    }
+
+    #[test]
+    fn the_cli_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

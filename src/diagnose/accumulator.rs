@@ -1,0 +1,173 @@
+//! What the diagnosis collects while a flow is live, per direction, in constant memory:
+//! a chronograph of the sender's mutually exclusive states (the way Linux tcp_chrono
+//! accounts busy / rwnd-limited time), delivered bytes, the dispersion of ACKs, flight and
+//! window extremes and RTT samples, all in a bounded [`Timeline`].
+//!
+//! The states are judged from the sender's reconstructed view (`tcp::SenderView`), so a
+//! capture at the receiver gives the same account as one at the sender, shifted in time
+//! by the loop through the sender.
+
+use super::dispersion::Dispersion;
+use super::timeline::{SenderState, Timeline};
+use crate::flow::Dir;
+use crate::summarize::WindowStats;
+use crate::tcp::{Connection, SegmentEvent};
+use crate::time::{Span, Timestamp};
+
+#[derive(Clone, Debug, Default)]
+pub struct DirAccumulator {
+    pub timeline: Option<Timeline>,
+    /// The last new-data event and the state it put the sender in.
+    last_data: Option<(Timestamp, SenderState)>,
+    /// When the sender learned that everything it had sent was acknowledged (capture time
+    /// of that ACK plus the loop through the sender); it is idle from then until it sends.
+    idle_from: Option<Timestamp>,
+    last_ack: Option<Timestamp>,
+    pub dispersion: Dispersion,
+    pub first_data: Option<Timestamp>,
+    /// Time by which everything sent had been acknowledged, as the sender saw it.
+    pub drained_at: Option<Timestamp>,
+    pub data_events: u64,
+    pub window_full_segments: u64,
+    /// Dispersion of data arrivals (new data, back to back), and its current mode.
+    arrivals: Dispersion,
+    arrival_rate: Option<f64>,
+    /// Start of a burst whose gaps wait for the state of its last segment.
+    burst_from: Option<Timestamp>,
+}
+
+/// How often (in data segments) the arrival-rate mode is recomputed.
+const RATE_REFRESH: u64 = 256;
+/// A gap up to this many serialization times at the arrival rate is back-to-back.
+const BURST_SPACING: f64 = 1.5;
+
+impl DirAccumulator {
+    fn on_new_data(&mut self, ts: Timestamp, ev: &SegmentEvent, mss: u32) {
+        self.first_data.get_or_insert(ts);
+        self.data_events += 1;
+        let len = ev.send.new_bytes as u64;
+        let tl = self.timeline.get_or_insert_with(|| Timeline::new(ts));
+        if let Some((t0, state)) = self.last_data {
+            let gap = ts - t0;
+            self.arrivals.add(len, gap);
+            if self.data_events % RATE_REFRESH == 0 {
+                self.arrival_rate = self.arrivals.capacity();
+            }
+            // Segments a sender emits back to back reach a capture point behind the
+            // bottleneck spaced by their serialization time there. Such a gap is not a
+            // pause of the sender: it takes the state of the end of the burst.
+            let in_burst = state == SenderState::Busy
+                && self.arrival_rate.is_some_and(|r| gap.secs_f64() * r <= BURST_SPACING * len as f64);
+            if in_burst {
+                self.burst_from.get_or_insert(t0);
+            } else {
+                let from = self.burst_from.take().unwrap_or(t0);
+                match self.idle_from {
+                    Some(idle) if idle < ts => {
+                        let idle = idle.max(t0);
+                        tl.account(from, idle, state);
+                        tl.account(idle, ts, SenderState::Idle);
+                    }
+                    _ => tl.account(from, ts, state),
+                }
+            }
+        }
+        let (flight, window) = match ev.sender_view {
+            Some(v) => (v.flight, v.window),
+            None => (ev.flight.unwrap_or(0), None),
+        };
+        // The next full segment does not fit in the window the sender had (Linux
+        // tcp_snd_wnd_test), or the window was closed.
+        let full = window.is_some_and(|w| w == 0 || flight + mss as u64 > w);
+        if full {
+            self.window_full_segments += 1;
+        }
+        let state = if full { SenderState::ReceiverWindow } else { SenderState::Busy };
+        let b = tl.bin(ts);
+        b.sent += len;
+        b.max_flight = b.max_flight.max(flight);
+        if let Some(w) = window {
+            b.max_window = b.max_window.max(w);
+            b.min_window = Some(b.min_window.map_or(w, |m| m.min(w)));
+        }
+        self.last_data = Some((ts, state));
+        self.idle_from = None;
+    }
+
+    fn on_ack(&mut self, ts: Timestamp, delivered: u64, covers_all: bool, sender_loop: Span) {
+        if delivered > 0 {
+            if let Some(tl) = self.timeline.as_mut() {
+                tl.bin(ts).delivered += delivered;
+            }
+            if let Some(prev) = self.last_ack {
+                self.dispersion.add(delivered, ts - prev);
+            }
+            self.last_ack = Some(ts);
+        }
+        if covers_all {
+            let at = ts + sender_loop;
+            self.idle_from.get_or_insert(at);
+            self.drained_at = Some(at);
+        }
+    }
+
+    fn on_retransmission(&mut self, ts: Timestamp) {
+        if let Some(tl) = self.timeline.as_mut() {
+            tl.bin(ts).retransmissions += 1;
+        }
+    }
+
+    fn on_rtt(&mut self, ts: Timestamp, e2e: Span) {
+        if let Some(tl) = self.timeline.as_mut() {
+            let b = tl.bin(ts);
+            b.rtt_min_ns = Some(b.rtt_min_ns.map_or(e2e.nanos(), |m| m.min(e2e.nanos())));
+            b.rtt_sum_ns += e2e.nanos();
+            b.rtt_count += 1;
+        }
+    }
+
+    /// Closes the chronograph at the end of the flow: the last state runs until the sender
+    /// saw everything acknowledged (or until the last packet, if it never did).
+    pub fn close(&mut self, last_ts: Timestamp) {
+        if let (Some((t0, state)), Some(tl)) = (self.last_data.take(), self.timeline.as_mut()) {
+            let end = self.idle_from.unwrap_or(last_ts).max(t0);
+            tl.account(self.burst_from.take().unwrap_or(t0), end, state);
+        }
+    }
+}
+
+/// Both directions of a flow.
+#[derive(Clone, Debug, Default)]
+pub struct Accumulator {
+    pub dirs: [DirAccumulator; 2],
+    pub windows: WindowStats,
+}
+
+impl Accumulator {
+    pub fn on_segment(&mut self, conn: &Connection, ev: &SegmentEvent) {
+        let d = ev.dir;
+        if !ev.flags.rst() {
+            self.windows.on_advert(d, ev.win_bytes, ev.zero_window);
+        }
+        if ev.send.new_bytes > 0 {
+            let mss = conn.mss(d);
+            self.dirs[d.index()].on_new_data(ev.ts, ev, mss);
+        }
+        if ev.send.retransmission {
+            self.dirs[d.index()].on_retransmission(ev.ts);
+        }
+        if ev.acked.acked > 0 || ev.acked.delivered > 0 {
+            // This segment acknowledges the other direction's data.
+            let data_dir: Dir = d.reverse();
+            let dd = conn.dir(data_dir);
+            let covers_all = matches!((dd.una, dd.nxt), (Some(u), Some(n)) if !n.is_after(u));
+            let lp = conn.sender_loop(data_dir);
+            self.dirs[data_dir.index()].on_ack(ev.ts, ev.acked.delivered as u64, covers_all, lp);
+        }
+        for s in [ev.ack_rtt, ev.ts_rtt].into_iter().flatten() {
+            for acc in &mut self.dirs {
+                acc.on_rtt(ev.ts, s.end_to_end);
+            }
+        }
+    }
+}

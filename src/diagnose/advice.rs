@@ -1,0 +1,109 @@
+//! Advice that follows from the numbers, the way an expert would write it. No advice where
+//! nothing is wrong.
+
+use super::facts::Findings;
+use super::label::Label;
+use super::rules::cwnd;
+use super::units::{bytes, ms, pct, rate};
+use crate::tcp::WindowScale;
+
+/// Linux advertises about half of the receive buffer as window (tcp_adv_win_scale /
+/// scaling_ratio), so a buffer of twice the BDP is what lets the window reach the BDP.
+const BUFFER_PER_WINDOW: f64 = 2.0;
+/// 64 KiB - 1: the largest window without scaling (RFC 7323 §2).
+const UNSCALED_MAX: f64 = 65_535.0;
+
+pub fn write(f: &Findings<'_>) -> Vec<String> {
+    let (x, c) = (f.facts, f.class);
+    let mut out = Vec::new();
+    let cap = x.capacity.map(|c| c.rate);
+    let expected = |new_window: f64| -> Option<(f64, f64)> {
+        let cap = cap?;
+        let now = x.goodput;
+        let new = cap.min(new_window / x.base_rtt_s.max(1e-9));
+        (now > 0.0).then_some((new, new / now))
+    };
+    match c.verdict {
+        Label::ReceiverWindow => {
+            let w = x.max_rwnd.unwrap_or(0) as f64;
+            if x.receiver_scale == WindowScale::NotUsed && w <= UNSCALED_MAX {
+                let ceiling = UNSCALED_MAX / x.base_rtt_s.max(1e-9);
+                out.push(format!(
+                    "window scaling is off for this connection (one SYN lacked the option), so the window cannot exceed 64 KiB: ceiling {} at this RTT of {}. Enable window scaling at both ends (net.ipv4.tcp_window_scaling=1) or find the middlebox that strips it.",
+                    rate(ceiling),
+                    ms(x.base_rtt_s)
+                ));
+            }
+            if x.zero_windows > 0 {
+                out.push(format!(
+                    "the receiving application did not read fast enough ({} zero-window advertisements): a bigger buffer only delays the stall; make the reader drain the socket faster.",
+                    x.zero_windows
+                ));
+            } else if let Some(bdp) = x.bdp {
+                let want = BUFFER_PER_WINDOW * bdp;
+                let mut s = format!(
+                    "the receiver never advertised more than {}; BDP is {}; raise the receive buffer (net.ipv4.tcp_rmem max, or SO_RCVBUF) to >= {}",
+                    bytes(w),
+                    bytes(bdp),
+                    bytes(want)
+                );
+                if let Some((new, factor)) = expected(bdp) {
+                    s.push_str(&format!(", expected goodput {} (~{:.1}x)", rate(new), factor));
+                }
+                out.push(s);
+            }
+        }
+        Label::Sender => {
+            if c.plateau_share >= c.idle_share {
+                if let Some(bdp) = x.bdp {
+                    let mut s = format!(
+                        "the sender kept only ~{} in flight with no loss while the path holds {} (BDP): raise the send buffer (net.ipv4.tcp_wmem max, or SO_SNDBUF) to >= {}",
+                        bytes(x.max_flight as f64),
+                        bytes(bdp),
+                        bytes(BUFFER_PER_WINDOW * bdp)
+                    );
+                    if let Some((new, factor)) = expected(bdp) {
+                        s.push_str(&format!(", expected goodput {} (~{:.1}x)", rate(new), factor));
+                    }
+                    out.push(s);
+                }
+            } else {
+                out.push(format!(
+                    "the application sent in bursts and left the connection idle {} of the time: the network is not what limits it.",
+                    pct(c.idle_share)
+                ));
+            }
+        }
+        Label::Cwnd => {
+            if x.retransmission_share() >= cwnd::LOSSY {
+                let mut s = format!(
+                    "losses kept the congestion window below the BDP ({} of segments retransmitted): find the loss on the path (errors, a policer, a shallow buffer); a congestion control that does not treat random loss as congestion (BBR) would fill the pipe",
+                    pct(x.retransmission_share())
+                );
+                if x.sack_permitted == Some(false) {
+                    s.push_str("; SACK is off for this connection, so every loss costs more (enable net.ipv4.tcp_sack, or find what strips SACK-permitted)");
+                }
+                out.push(s);
+            } else if c.startup_s > 0.0 && c.steady_s < 10.0 * x.base_rtt_s {
+                out.push(format!(
+                    "the transfer spent {} of its life in slow start: it is too short to fill the pipe; reuse connections or raise the initial window",
+                    pct(c.startup_s / (c.startup_s + c.steady_s).max(1e-9))
+                ));
+            }
+        }
+        Label::Bottleneck => {
+            if let (Some(bdp), Some(w), Some(q)) = (x.bdp, x.max_rwnd, x.queueing_s()) {
+                if (w as f64) > 2.0 * bdp && q > 0.1 * x.base_rtt_s {
+                    out.push(format!(
+                        "the path is full; the receive window ({}) is far above the BDP ({}) and the excess only queues: median RTT {} vs base {}. A window near the BDP would give the same throughput with less delay (or use a queue-aware congestion control or AQM).",
+                        bytes(w as f64),
+                        bytes(bdp),
+                        ms(x.median_rtt_s.unwrap_or(0.0)),
+                        ms(x.base_rtt_s)
+                    ));
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,199 @@
+//! The limitation timeline: every bin's time goes to exactly one label, in the fixed
+//! precedence of the rules (receiver window and idle time come straight from the
+//! chronograph; busy time is bottleneck when delivery reached capacity, sender when the
+//! flight sat on a plateau, cwnd otherwise). The fractions, the verdict and the periods
+//! follow from the per-bin account.
+
+use super::label::Label;
+use super::rounds::{self, Round};
+use super::rules::{bottleneck, receiver_window, sender};
+use super::startup;
+use super::timeline::Timeline;
+use crate::time::{Span, Timestamp};
+
+pub struct Input<'a> {
+    pub tl: &'a Timeline,
+    /// Payload bytes/s of the bottleneck, if known.
+    pub capacity: Option<f64>,
+    pub base_rtt: Span,
+    pub mss: u32,
+    /// Bytes delivered per bin of `tl` by every flow sharing the path (this one included);
+    /// None when the flow had the path to itself.
+    pub shared_delivered: Option<&'a [f64]>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Classification {
+    /// Shares of the steady transfer (after start-up), indexed by `Label::index()`.
+    pub fractions: [f64; 4],
+    /// Shares of the whole transfer, start-up included.
+    pub fractions_all: [f64; 4],
+    pub verdict: Label,
+    pub periods: Vec<(Timestamp, Timestamp, Label)>,
+    pub startup_end: Timestamp,
+    pub startup_s: f64,
+    /// Steady delivery rate of this flow and, when shared, of all flows on the path (B/s).
+    pub steady_rate: f64,
+    pub shared_steady_rate: Option<f64>,
+    /// Steady delivery (shared when shared) over capacity.
+    pub utilisation: Option<f64>,
+    pub idle_share: f64,
+    pub plateau_share: f64,
+    /// Duration the fractions are taken over, seconds.
+    pub steady_s: f64,
+}
+
+/// The steady part must be at least this share of the transfer to stand for it alone;
+/// otherwise the whole transfer (start-up included) is used.
+const MIN_STEADY_SHARE: f64 = 0.5;
+
+pub fn classify(inp: &Input<'_>) -> Classification {
+    let tl = inp.tl;
+    let rounds: Vec<Round> = rounds::rounds(tl, inp.base_rtt);
+    let k = rounds::bins_per_round(tl, inp.base_rtt);
+    let startup_round = startup::end_round(&rounds);
+    let startup_bin = rounds.get(startup_round).map_or(tl.bins.len(), |r| r.first);
+    let plateau = sender::plateau_rounds(&rounds, inp.mss, startup_round);
+
+    // Delivery rate around each bin over one round (half a round each side).
+    let width_s = tl.width.secs_f64();
+    let delivered: Vec<f64> = match inp.shared_delivered {
+        Some(s) => s.to_vec(),
+        None => tl.bins.iter().map(|b| b.delivered as f64).collect(),
+    };
+    let h = k / 2;
+    let mut prefix = vec![0.0; delivered.len() + 1];
+    for (i, d) in delivered.iter().enumerate() {
+        prefix[i + 1] = prefix[i] + d;
+    }
+    let local_rate = |i: usize| {
+        let lo = i.saturating_sub(h);
+        let hi = (i + h + 1).min(delivered.len());
+        (prefix[hi] - prefix[lo]) / ((hi - lo) as f64 * width_s)
+    };
+
+    // Per-bin account.
+    let mut per_bin: Vec<[u64; 4]> = Vec::with_capacity(tl.bins.len());
+    for (i, b) in tl.bins.iter().enumerate() {
+        let mut t = [0u64; 4];
+        t[Label::ReceiverWindow.index()] += b.rwnd_ns;
+        t[Label::Sender.index()] += b.idle_ns;
+        let busy_label = if inp.capacity.is_some_and(|c| bottleneck::at_capacity(local_rate(i), c)) {
+            Label::Bottleneck
+        } else if plateau.get(i / k).copied().unwrap_or(false) {
+            Label::Sender
+        } else {
+            Label::Cwnd
+        };
+        t[busy_label.index()] += b.busy_ns;
+        per_bin.push(t);
+    }
+
+    let sum = |range: std::ops::Range<usize>| {
+        let mut s = [0u64; 4];
+        for t in &per_bin[range] {
+            for j in 0..4 {
+                s[j] += t[j];
+            }
+        }
+        s
+    };
+    let frac = |s: [u64; 4]| {
+        let total: u64 = s.iter().sum();
+        if total == 0 {
+            [0.0; 4]
+        } else {
+            s.map(|x| x as f64 / total as f64)
+        }
+    };
+    let all = sum(0..per_bin.len());
+    let steady_bins = startup_bin.min(per_bin.len())..per_bin.len();
+    let mut steady = sum(steady_bins.clone());
+    let (total_all, total_steady): (u64, u64) = (all.iter().sum(), steady.iter().sum());
+    let mut steady_from = steady_bins.start;
+    if (total_steady as f64) < MIN_STEADY_SHARE * total_all as f64 {
+        steady = all;
+        steady_from = 0;
+    }
+    let fractions = frac(steady);
+    let steady_ns: u64 = steady.iter().sum();
+    let steady_s = steady_ns as f64 / 1e9;
+    let idle_ns: u64 = tl.bins[steady_from..].iter().map(|b| b.idle_ns).sum();
+    let idle_share = if steady_ns > 0 { idle_ns as f64 / steady_ns as f64 } else { 0.0 };
+    let plateau_share = fractions[Label::Sender.index()] - idle_share;
+
+    let own: f64 = tl.bins[steady_from..].iter().map(|b| b.delivered as f64).sum();
+    let steady_rate = if steady_s > 0.0 { own / steady_s } else { 0.0 };
+    let shared_steady_rate = inp.shared_delivered.map(|s| {
+        let d: f64 = s[steady_from.min(s.len())..].iter().sum();
+        if steady_s > 0.0 {
+            d / steady_s
+        } else {
+            0.0
+        }
+    });
+    let utilisation = inp.capacity.map(|c| shared_steady_rate.unwrap_or(steady_rate) / c);
+
+    let verdict = if idle_share >= sender::MIN_IDLE_SHARE || fractions[Label::Sender.index()] >= sender::MIN_SHARE {
+        Label::Sender
+    } else if utilisation.is_some_and(|u| u >= bottleneck::AT_CAPACITY) {
+        Label::Bottleneck
+    } else if receiver_window::applies(fractions[Label::ReceiverWindow.index()]) {
+        Label::ReceiverWindow
+    } else {
+        *Label::ALL
+            .iter()
+            .max_by(|a, b| fractions[a.index()].total_cmp(&fractions[b.index()]))
+            .expect("four labels")
+    };
+
+    let startup_end = tl.start_of(startup_bin.min(tl.bins.len()));
+    Classification {
+        fractions,
+        fractions_all: frac(all),
+        verdict,
+        periods: periods(tl, &per_bin, k),
+        startup_end,
+        startup_s: (startup_end - tl.origin).secs_f64().max(0.0),
+        steady_rate,
+        shared_steady_rate,
+        utilisation,
+        idle_share,
+        plateau_share: plateau_share.max(0.0),
+        steady_s,
+    }
+}
+
+/// Most periods kept per flow; beyond it the shortest are absorbed by their neighbours.
+const MAX_PERIODS: usize = 400;
+
+/// Consecutive bins with the same dominant label, merged; periods shorter than a round
+/// are absorbed into the previous one so the timeline does not flicker.
+fn periods(tl: &Timeline, per_bin: &[[u64; 4]], bins_per_round: usize) -> Vec<(Timestamp, Timestamp, Label)> {
+    let mut out: Vec<(usize, usize, Label)> = Vec::new();
+    for (i, t) in per_bin.iter().enumerate() {
+        if t.iter().sum::<u64>() == 0 {
+            continue;
+        }
+        let label = Label::ALL[(0..4).max_by_key(|&j| t[j]).expect("four")];
+        match out.last_mut() {
+            Some((_, end, l)) if *l == label && *end == i => *end = i + 1,
+            _ => out.push((i, i + 1, label)),
+        }
+    }
+    // Absorb short periods into their predecessor.
+    let mut merged: Vec<(usize, usize, Label)> = Vec::new();
+    for p in out {
+        match merged.last_mut() {
+            Some(last) if p.1 - p.0 < bins_per_round && last.1 == p.0 => last.1 = p.1,
+            Some(last) if last.2 == p.2 && last.1 == p.0 => last.1 = p.1,
+            _ => merged.push(p),
+        }
+    }
+    while merged.len() > MAX_PERIODS {
+        let k = (1..merged.len()).min_by_key(|&k| merged[k].1 - merged[k].0).expect("more than one");
+        merged[k - 1].1 = merged[k].1;
+        merged.remove(k);
+    }
+    merged.into_iter().map(|(a, b, l)| (tl.start_of(a), tl.start_of(b), l)).collect()
+}

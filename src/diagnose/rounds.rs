@@ -1,0 +1,43 @@
+//! Rounds: the timeline regrouped into windows of one base RTT, the natural unit of TCP
+//! (a window's worth of data is sent and acknowledged once per round).
+
+use super::timeline::Timeline;
+use crate::time::Span;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Round {
+    /// Bin range [first, last) of the timeline.
+    pub first: usize,
+    pub last: usize,
+    pub max_flight: u64,
+    pub retransmissions: u32,
+    pub busy_ns: u64,
+    pub rwnd_ns: u64,
+    pub idle_ns: u64,
+    pub delivered: u64,
+}
+
+/// Bins per round: the base RTT in bins, at least one.
+pub fn bins_per_round(tl: &Timeline, base_rtt: Span) -> usize {
+    ((base_rtt.nanos() as f64 / tl.width.nanos().max(1) as f64).round() as usize).max(1)
+}
+
+pub fn rounds(tl: &Timeline, base_rtt: Span) -> Vec<Round> {
+    let k = bins_per_round(tl, base_rtt);
+    (0..tl.bins.len())
+        .step_by(k)
+        .map(|first| {
+            let last = (first + k).min(tl.bins.len());
+            let mut r = Round { first, last, ..Default::default() };
+            for b in &tl.bins[first..last] {
+                r.max_flight = r.max_flight.max(b.max_flight);
+                r.retransmissions += b.retransmissions;
+                r.busy_ns += b.busy_ns;
+                r.rwnd_ns += b.rwnd_ns;
+                r.idle_ns += b.idle_ns;
+                r.delivered += b.delivered;
+            }
+            r
+        })
+        .collect()
+}

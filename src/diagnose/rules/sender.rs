@@ -1,0 +1,101 @@
+//! # sender-limited
+//!
+//! ## What it detects
+//! The sender had less in flight than either window because it had nothing to send:
+//! (a) idle time — everything sent was acknowledged and nothing new came for a while
+//! (application pauses); (b) a flight plateau — for many rounds in a row the flight stays
+//! flat, below the receiver's window and below capacity, with no loss. A congestion window
+//! that is the limit keeps growing without loss (Reno by 1 MSS per round; CUBIC at least
+//! as fast as Reno's friendly estimate), so a flat flight means the sender's buffer or
+//! the application fed it no faster.
+//!
+//! ## Why
+//! The network could have carried more: the fix is at the sender (a send buffer of at
+//! least the BDP, or an application that writes sooner).
+//!
+//! ## Example
+//! 50 Mbit/s, 60 ms, SO_SNDBUF 64 KiB: flight flat at ~110 kB for 60 rounds, no losses,
+//! goodput 14.5 Mbit/s while the path does 47.
+
+use super::super::rounds::Round;
+
+/// Idle for at least this share of the transfer makes the application the limit (the
+/// sender was busy less than three quarters of the time).
+pub const MIN_IDLE_SHARE: f64 = 0.25;
+/// Sender-limited time (idle + plateau) of at least this share decides the verdict.
+pub const MIN_SHARE: f64 = 0.4;
+/// A plateau is judged over this many consecutive rounds.
+pub const PLATEAU_ROUNDS: usize = 10;
+/// Flight growth below this many MSS per round counts as flat (Reno's congestion
+/// avoidance grows 1 MSS per round; CUBIC's Reno-friendly floor about 0.5).
+pub const FLAT_GROWTH_MSS: f64 = 0.25;
+
+/// Marks the rounds that lie in a flat stretch: `PLATEAU_ROUNDS` consecutive busy rounds
+/// without retransmission or window limitation whose flight grows by less than
+/// `FLAT_GROWTH_MSS` per round (least-squares slope).
+pub fn plateau_rounds(rounds: &[Round], mss: u32, from: usize) -> Vec<bool> {
+    let mut flat = vec![false; rounds.len()];
+    let n = PLATEAU_ROUNDS;
+    if rounds.len() < from + n {
+        return flat;
+    }
+    let usable = |r: &Round| {
+        r.retransmissions == 0 && r.rwnd_ns == 0 && r.max_flight > 0 && r.busy_ns > r.idle_ns
+    };
+    for start in from..=rounds.len() - n {
+        let w = &rounds[start..start + n];
+        if !w.iter().all(usable) {
+            continue;
+        }
+        if slope(w) < FLAT_GROWTH_MSS * mss as f64 {
+            flat[start..start + n].iter_mut().for_each(|f| *f = true);
+        }
+    }
+    flat
+}
+
+/// Least-squares slope of max flight per round, bytes per round.
+fn slope(w: &[Round]) -> f64 {
+    let n = w.len() as f64;
+    let mx = (n - 1.0) / 2.0;
+    let my = w.iter().map(|r| r.max_flight as f64).sum::<f64>() / n;
+    let (mut num, mut den) = (0.0, 0.0);
+    for (i, r) in w.iter().enumerate() {
+        let dx = i as f64 - mx;
+        num += dx * (r.max_flight as f64 - my);
+        den += dx * dx;
+    }
+    if den == 0.0 {
+        0.0
+    } else {
+        num / den
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(flight: u64) -> Round {
+        Round { max_flight: flight, busy_ns: 1, ..Default::default() }
+    }
+
+    #[test]
+    fn a_flat_flight_is_a_plateau() {
+        let rs: Vec<Round> = (0..12).map(|i| r(110_000 + (i % 2) * 1448)).collect();
+        assert!(plateau_rounds(&rs, 1448, 0).iter().all(|&f| f));
+    }
+
+    #[test]
+    fn congestion_avoidance_growth_is_not_a_plateau() {
+        let rs: Vec<Round> = (0..12).map(|i| r(100_000 + i * 1448)).collect();
+        assert!(plateau_rounds(&rs, 1448, 0).iter().all(|&f| !f));
+    }
+
+    #[test]
+    fn a_loss_breaks_the_plateau() {
+        let mut rs: Vec<Round> = (0..12).map(|_| r(110_000)).collect();
+        rs[5].retransmissions = 1;
+        assert!(plateau_rounds(&rs, 1448, 0).iter().all(|&f| !f));
+    }
+}

@@ -1,0 +1,188 @@
+//! A bounded timeline of one direction of a flow: fixed-width bins that double in width
+//! (merging neighbours) when a flow outgrows them, so a flow of any length costs at most
+//! `MAX_BINS` bins. Every quantity in a bin is additive (durations, bytes, counts) or a
+//! min/max, so merging loses resolution but never meaning.
+
+use crate::time::{Span, Timestamp};
+
+pub const MAX_BINS: usize = 512;
+/// Initial bin width: fine enough to resolve RTTs down to a few milliseconds.
+const INITIAL_WIDTH: Span = Span::from_millis(1);
+
+/// The sender's mutually exclusive situations (Linux tcp_chrono's busy / rwnd-limited, and
+/// idle), accounted as durations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SenderState {
+    /// Data outstanding and window room: waiting on ACKs (congestion window or the path).
+    Busy,
+    /// The receiver's window was full (or zero): the next segment did not fit.
+    ReceiverWindow,
+    /// Nothing outstanding and nothing sent: the application had nothing to send.
+    Idle,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Bin {
+    pub busy_ns: u64,
+    pub rwnd_ns: u64,
+    pub idle_ns: u64,
+    /// Bytes newly acknowledged.
+    pub delivered: u64,
+    /// New payload bytes sent.
+    pub sent: u64,
+    pub retransmissions: u32,
+    /// Largest flight the sender had (reconstructed sender view), and the window then.
+    pub max_flight: u64,
+    pub max_window: u64,
+    pub min_window: Option<u64>,
+    /// End-to-end RTT samples in the bin.
+    pub rtt_min_ns: Option<i64>,
+    pub rtt_sum_ns: i64,
+    pub rtt_count: u32,
+}
+
+impl Bin {
+    fn merge(&mut self, o: &Bin) {
+        self.busy_ns += o.busy_ns;
+        self.rwnd_ns += o.rwnd_ns;
+        self.idle_ns += o.idle_ns;
+        self.delivered += o.delivered;
+        self.sent += o.sent;
+        self.retransmissions += o.retransmissions;
+        self.max_flight = self.max_flight.max(o.max_flight);
+        self.max_window = self.max_window.max(o.max_window);
+        self.min_window = match (self.min_window, o.min_window) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.rtt_min_ns = match (self.rtt_min_ns, o.rtt_min_ns) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.rtt_sum_ns += o.rtt_sum_ns;
+        self.rtt_count += o.rtt_count;
+    }
+
+    pub fn state_ns(&self) -> u64 {
+        self.busy_ns + self.rwnd_ns + self.idle_ns
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Timeline {
+    pub origin: Timestamp,
+    pub width: Span,
+    pub bins: Vec<Bin>,
+}
+
+impl Timeline {
+    pub fn new(origin: Timestamp) -> Self {
+        Timeline { origin, width: INITIAL_WIDTH, bins: Vec::new() }
+    }
+
+    pub fn start_of(&self, i: usize) -> Timestamp {
+        self.origin + Span(self.width.nanos() * i as i64)
+    }
+
+    /// End of the last bin.
+    pub fn end(&self) -> Timestamp {
+        self.start_of(self.bins.len())
+    }
+
+    fn index(&mut self, t: Timestamp) -> usize {
+        let off = (t - self.origin).nanos().max(0);
+        let mut i = (off / self.width.nanos()) as usize;
+        while i >= MAX_BINS {
+            self.coarsen();
+            i = (off / self.width.nanos()) as usize;
+        }
+        if i >= self.bins.len() {
+            self.bins.resize(i + 1, Bin::default());
+        }
+        i
+    }
+
+    /// Doubles the bin width, merging pairs.
+    fn coarsen(&mut self) {
+        let merged: Vec<Bin> = self
+            .bins
+            .chunks(2)
+            .map(|c| {
+                let mut b = c[0];
+                if let Some(o) = c.get(1) {
+                    b.merge(o);
+                }
+                b
+            })
+            .collect();
+        self.bins = merged;
+        self.width = Span(self.width.nanos() * 2);
+    }
+
+    /// The bin holding instant `t` (earlier instants go to the first bin).
+    pub fn bin(&mut self, t: Timestamp) -> &mut Bin {
+        let i = self.index(t);
+        &mut self.bins[i]
+    }
+
+    /// Accounts [from, to) in `state`, split over the bins it spans.
+    pub fn account(&mut self, from: Timestamp, to: Timestamp, state: SenderState) {
+        if to <= from {
+            return;
+        }
+        // Make sure the timeline covers `to` before splitting (coarsening moves edges).
+        self.index(to - Span(1));
+        let mut t = from.max(self.origin);
+        while t < to {
+            let i = self.index(t);
+            let edge = self.start_of(i + 1).min(to);
+            let ns = (edge - t).nanos().max(0) as u64;
+            let b = &mut self.bins[i];
+            match state {
+                SenderState::Busy => b.busy_ns += ns,
+                SenderState::ReceiverWindow => b.rwnd_ns += ns,
+                SenderState::Idle => b.idle_ns += ns,
+            }
+            if edge <= t {
+                break;
+            }
+            t = edge;
+        }
+    }
+
+    /// Total time in each state over the whole timeline: (busy, rwnd, idle) in ns.
+    pub fn totals(&self) -> (u64, u64, u64) {
+        self.bins.iter().fold((0, 0, 0), |(b, r, i), x| (b + x.busy_ns, r + x.rwnd_ns, i + x.idle_ns))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(ms: i64) -> Timestamp {
+        Timestamp(1_000_000_000) + Span::from_millis(ms)
+    }
+
+    #[test]
+    fn durations_split_across_bins() {
+        let mut tl = Timeline::new(t(0));
+        tl.account(t(0), t(3), SenderState::Busy);
+        tl.account(t(3), t(5), SenderState::ReceiverWindow);
+        assert_eq!(tl.bins.len(), 5);
+        assert_eq!(tl.totals(), (3_000_000, 2_000_000, 0));
+    }
+
+    #[test]
+    fn long_flows_coarsen_without_losing_totals() {
+        let mut tl = Timeline::new(t(0));
+        for i in 0..10_000 {
+            tl.account(t(i), t(i + 1), if i % 2 == 0 { SenderState::Busy } else { SenderState::Idle });
+            tl.bin(t(i)).delivered += 100;
+        }
+        assert!(tl.bins.len() <= MAX_BINS);
+        assert_eq!(tl.totals(), (5_000_000_000, 0, 5_000_000_000));
+        assert_eq!(tl.bins.iter().map(|b| b.delivered).sum::<u64>(), 1_000_000);
+        assert!(tl.width >= Span::from_millis(16));
+    }
+}

@@ -1,0 +1,95 @@
+//! Flow identity: a canonical bidirectional key (lower endpoint first, as retina's ConnId)
+//! plus a direction, so both directions of one connection land on the same entry.
+
+use std::fmt;
+use std::net::IpAddr;
+
+/// One end of a connection.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct Endpoint {
+    pub addr: IpAddr,
+    pub port: u16,
+}
+
+impl fmt::Display for Endpoint {
+    /// `10.0.0.1:40000`, IPv6 as `[fd00::1]:40000` (the spec's notation).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.addr {
+            IpAddr::V4(a) => write!(f, "{a}:{}", self.port),
+            IpAddr::V6(a) => write!(f, "[{a}]:{}", self.port),
+        }
+    }
+}
+
+/// The two directions of a connection, named from the client (the SYN sender).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Dir {
+    C2S,
+    S2C,
+}
+
+impl Dir {
+    pub fn reverse(self) -> Dir {
+        match self {
+            Dir::C2S => Dir::S2C,
+            Dir::S2C => Dir::C2S,
+        }
+    }
+    /// Index for per-direction arrays: c2s = 0, s2c = 1.
+    pub fn index(self) -> usize {
+        match self {
+            Dir::C2S => 0,
+            Dir::S2C => 1,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dir::C2S => "c2s",
+            Dir::S2C => "s2c",
+        }
+    }
+}
+
+/// Canonical key of a connection: the lower endpoint first, whatever the packet direction.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct FlowKey {
+    pub lo: Endpoint,
+    pub hi: Endpoint,
+}
+
+impl FlowKey {
+    /// The key of a packet from `src` to `dst`, and whether `src` is the key's lower end.
+    #[inline]
+    pub fn of(src: Endpoint, dst: Endpoint) -> (FlowKey, bool) {
+        if src <= dst {
+            (FlowKey { lo: src, hi: dst }, true)
+        } else {
+            (FlowKey { lo: dst, hi: src }, false)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ep(s: &str) -> Endpoint {
+        let sa: std::net::SocketAddr = s.parse().unwrap();
+        Endpoint { addr: sa.ip(), port: sa.port() }
+    }
+
+    #[test]
+    fn both_directions_share_a_key() {
+        let (a, b) = (ep("10.0.0.1:40000"), ep("10.0.0.2:80"));
+        let (k1, lo1) = FlowKey::of(a, b);
+        let (k2, lo2) = FlowKey::of(b, a);
+        assert_eq!(k1, k2);
+        assert_ne!(lo1, lo2);
+    }
+
+    #[test]
+    fn endpoints_print_like_the_spec() {
+        assert_eq!(ep("10.0.0.1:40000").to_string(), "10.0.0.1:40000");
+        assert_eq!(ep("[fd00::1]:40000").to_string(), "[fd00::1]:40000");
+    }
+}

@@ -1,0 +1,6 @@
+//! Output formats: the analysis never formats; these modules do.
+
+pub mod json;
+pub mod packets;
+pub mod table;
+pub mod text;

@@ -1,0 +1,169 @@
+//! The text view: what a person reads after `tcpdump` — one aligned block per flow.
+
+use bdpscope::summary::{CaptureSummary, FlowSummary};
+use std::io::Write;
+
+fn bytes(b: f64) -> String {
+    const K: f64 = 1024.0;
+    if b >= K * K * K {
+        format!("{:.2} GiB", b / (K * K * K))
+    } else if b >= K * K {
+        format!("{:.2} MiB", b / (K * K))
+    } else if b >= K {
+        format!("{:.1} KiB", b / K)
+    } else {
+        format!("{b:.0} B")
+    }
+}
+
+fn bits(bps: f64) -> String {
+    if bps >= 1e9 {
+        format!("{:.2} Gbit/s", bps / 1e9)
+    } else if bps >= 1e6 {
+        format!("{:.2} Mbit/s", bps / 1e6)
+    } else if bps >= 1e3 {
+        format!("{:.1} kbit/s", bps / 1e3)
+    } else {
+        format!("{bps:.0} bit/s")
+    }
+}
+
+fn ms(v: Option<f64>) -> String {
+    v.map_or("-".into(), |m| format!("{m:.1}"))
+}
+
+fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or("-".into(), |x| x.to_string())
+}
+
+fn yes_no(v: Option<bool>) -> &'static str {
+    match v {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "?",
+    }
+}
+
+pub fn write<W: Write>(out: &mut W, captures: &[CaptureSummary], flows: &[FlowSummary], all: bool) -> anyhow::Result<()> {
+    for c in captures {
+        writeln!(
+            out,
+            "{}: {} {}{}, {} packets, {} TCP segments, {} flows",
+            c.path,
+            c.format,
+            if c.compression == "none" { "" } else { "+" },
+            if c.compression == "none" { String::new() } else { c.compression.clone() },
+            c.packets,
+            c.tcp_segments,
+            c.flows
+        )?;
+        for w in &c.warnings {
+            writeln!(out, "  warning: {w}")?;
+        }
+        let other: u64 = c.skipped.iter().map(|s| s.records).sum();
+        if other > 0 {
+            let top: Vec<String> = c.skipped.iter().take(3).map(|s| format!("{} {}", s.records, s.reason)).collect();
+            writeln!(out, "  not TCP: {other} records ({})", top.join("; "))?;
+        }
+    }
+    let hidden = flows.iter().filter(|f| !all && f.verdict == "undetermined").count();
+    for f in flows.iter().filter(|f| all || f.verdict != "undetermined") {
+        writeln!(out)?;
+        flow(out, f)?;
+    }
+    if hidden > 0 {
+        writeln!(out, "\n{hidden} more flow(s) too short to judge (show them with --all)")?;
+    }
+    Ok(())
+}
+
+fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
+    let arrow = if f.bulk_direction == "s2c" { "<-" } else { "->" };
+    writeln!(out, "flow {}  {} {} {}  [{}]", f.id, f.client, arrow, f.server, f.capture)?;
+    let h = &f.handshake;
+    let hs = if h.seen {
+        format!(
+            "wscale {}/{} (scaling {}), mss {}/{}, sack {}/{}, timestamps {}/{}",
+            opt(h.client_wscale),
+            opt(h.server_wscale),
+            h.window_scaling,
+            opt(h.client_mss),
+            opt(h.server_mss),
+            yes_no(h.client_sack_permitted),
+            yes_no(h.server_sack_permitted),
+            yes_no(h.client_timestamps),
+            yes_no(h.server_timestamps)
+        )
+    } else if let Some(i) = &h.inferred {
+        format!(
+            "not in the capture; window scale inferred {}/{} ({})",
+            opt(i.client_wscale),
+            opt(i.server_wscale),
+            i.confidence
+        )
+    } else {
+        "not in the capture (window scale unknown)".to_string()
+    };
+    writeln!(out, "  {:<12}client/server: {hs}", "handshake")?;
+    writeln!(
+        out,
+        "  {:<12}c2s {}, s2c {} in {:.2} s; goodput {} ({})",
+        "transfer",
+        bytes(f.bytes.c2s as f64),
+        bytes(f.bytes.s2c as f64),
+        f.duration_s,
+        bits(f.goodput_bps),
+        f.bulk_direction
+    )?;
+    let r = &f.rtt_ms;
+    writeln!(
+        out,
+        "  {:<12}min {} ms, median {}, p95 {}, max {} ({} samples; capture near {})",
+        "rtt",
+        ms(r.min),
+        ms(r.median),
+        ms(r.p95),
+        ms(r.max),
+        r.samples,
+        r.vantage
+    )?;
+    writeln!(
+        out,
+        "  {:<12}max flight {}, max rwnd {}, {} retransmitted segments",
+        "window",
+        bytes(f.max_flight_bytes as f64),
+        f.max_rwnd_bytes.map_or("unknown".into(), |w| bytes(w as f64)),
+        f.retransmitted_segments
+    )?;
+    if let (Some(b), Some(bdp)) = (f.bottleneck_bps, f.bdp_bytes) {
+        writeln!(
+            out,
+            "  {:<12}{} ({}), BDP {}",
+            "bottleneck",
+            bits(b),
+            f.bottleneck_method.as_deref().unwrap_or("?"),
+            bytes(bdp as f64)
+        )?;
+    }
+    if let Some(l) = f.limits {
+        writeln!(
+            out,
+            "  {:<12}receiver-window {:.0}%, cwnd {:.0}%, bottleneck {:.0}%, sender {:.0}%",
+            "limits",
+            l.receiver_window * 100.0,
+            l.cwnd * 100.0,
+            l.bottleneck * 100.0,
+            l.sender * 100.0
+        )?;
+    }
+    writeln!(out, "  {:<12}{}", "verdict", f.verdict)?;
+    for m in &f.middlebox {
+        writeln!(out, "  {:<12}{} on {} ({}): {}", "middlebox", m.kind, m.direction, m.confidence, m.evidence)?;
+    }
+    for (title, lines) in [("evidence", &f.evidence), ("advice", &f.advice), ("notes", &f.notes)] {
+        for (i, l) in lines.iter().enumerate() {
+            writeln!(out, "  {:<12}- {l}", if i == 0 { title } else { "" })?;
+        }
+    }
+    Ok(())
+}

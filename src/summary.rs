@@ -1,0 +1,172 @@
+//! The results of an analysis as plain data (serde): what `analyze --format json` prints
+//! and what tables, plots and reports are built from. Field names follow
+//! ../shared/spec/interface.md; fields beyond the spec are additions, never renames.
+
+use serde::Serialize;
+
+/// One capture file's outcome.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CaptureSummary {
+    pub path: String,
+    /// "pcap" or "pcapng".
+    pub format: String,
+    /// "none", "gzip" or "zstd".
+    pub compression: String,
+    /// Packet records read.
+    pub packets: u64,
+    pub tcp_segments: u64,
+    pub flows: u64,
+    pub first_ts: Option<f64>,
+    pub last_ts: Option<f64>,
+    /// Records that were not TCP, by reason ("not IP (ethertype 0x0806)": 12, ...).
+    pub skipped: Vec<SkipCount>,
+    pub link_types: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SkipCount {
+    pub reason: String,
+    pub records: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct HandshakeSummary {
+    pub seen: bool,
+    pub client_wscale: Option<u8>,
+    pub server_wscale: Option<u8>,
+    pub client_mss: Option<u16>,
+    pub server_mss: Option<u16>,
+    /// "on", "off" or "unknown".
+    pub window_scaling: String,
+    pub client_sack_permitted: Option<bool>,
+    pub server_sack_permitted: Option<bool>,
+    pub client_timestamps: Option<bool>,
+    pub server_timestamps: Option<bool>,
+    pub syn_retransmissions: u32,
+    /// When the handshake is missing: the shifts inferred from behaviour.
+    pub inferred: Option<InferredScales>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct InferredScales {
+    pub client_wscale: Option<u8>,
+    pub server_wscale: Option<u8>,
+    /// "certain", "likely" or "possible".
+    pub confidence: String,
+    pub evidence: String,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Default)]
+pub struct Bytes {
+    pub c2s: u64,
+    pub s2c: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct RttStats {
+    pub samples: u64,
+    pub min: Option<f64>,
+    pub median: Option<f64>,
+    pub p95: Option<f64>,
+    pub max: Option<f64>,
+    /// Minimum of the loop capture point -> client -> capture point, and through the server.
+    pub via_client_min: Option<f64>,
+    pub via_server_min: Option<f64>,
+    /// Samples by source: handshake, data/ACK, timestamp echo.
+    pub handshake_samples: u64,
+    pub data_ack_samples: u64,
+    pub ts_echo_samples: u64,
+    /// Where the capture was taken, judged from the two loops: "client", "server",
+    /// "middle" or "unknown".
+    pub vantage: String,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Default)]
+pub struct Limits {
+    #[serde(rename = "receiver-window-limited")]
+    pub receiver_window: f64,
+    #[serde(rename = "cwnd-limited")]
+    pub cwnd: f64,
+    #[serde(rename = "bottleneck-limited")]
+    pub bottleneck: f64,
+    #[serde(rename = "sender-limited")]
+    pub sender: f64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct MiddleboxFinding {
+    /// wscale-stripped | mss-clamped | timestamps-stripped | sack-stripped | wscale-mismatch
+    pub kind: String,
+    /// syn | syn-ack | both
+    pub direction: String,
+    /// certain | likely | possible
+    pub confidence: String,
+    pub evidence: String,
+}
+
+/// A period of the transfer with one limitation label.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Period {
+    pub start: f64,
+    pub end: f64,
+    pub label: String,
+}
+
+/// Per-direction details beyond the spec's fields.
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct DirectionSummary {
+    pub packets: u64,
+    pub data_segments: u64,
+    pub bytes: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
+    pub duplicate_acks: u64,
+    pub zero_window_advertisements: u64,
+    pub zero_window_probes: u64,
+    pub window_full_events: u64,
+    pub max_flight_bytes: u64,
+    pub max_segment_bytes: u32,
+    /// Largest window the receiver of this direction advertised (bytes, scaled).
+    pub max_rwnd_bytes: Option<u64>,
+    pub min_rwnd_bytes: Option<u64>,
+    pub first_data_ts: Option<f64>,
+    pub last_data_ts: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowSummary {
+    pub id: u64,
+    pub capture: String,
+    pub client: String,
+    pub server: String,
+    /// How the client was identified: "syn" or "port" (no SYN in the capture).
+    pub client_from: String,
+    pub start_ts: f64,
+    pub end_ts: f64,
+    pub duration_s: f64,
+    pub packets: u64,
+    pub handshake: HandshakeSummary,
+    pub bulk_direction: String,
+    pub bytes: Bytes,
+    pub goodput_bps: f64,
+    pub rtt_ms: RttStats,
+    pub max_flight_bytes: u64,
+    pub max_rwnd_bytes: Option<u64>,
+    pub retransmitted_segments: u64,
+    pub bottleneck_bps: Option<f64>,
+    /// How the bottleneck rate was found ("delivery-rate", "dispersion", "link-rate", ...).
+    pub bottleneck_method: Option<String>,
+    pub bdp_bytes: Option<u64>,
+    pub limits: Option<Limits>,
+    pub verdict: String,
+    pub periods: Vec<Period>,
+    pub evidence: Vec<String>,
+    pub middlebox: Vec<MiddleboxFinding>,
+    pub advice: Vec<String>,
+    pub notes: Vec<String>,
+    /// "closed" (FIN both ways), "reset", or "open" at the end of the capture.
+    pub end_state: String,
+    pub c2s: DirectionSummary,
+    pub s2c: DirectionSummary,
+}

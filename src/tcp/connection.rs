@@ -1,0 +1,235 @@
+//! One TCP connection: the handshake, both directions, the RTT loops, and the per-segment
+//! bookkeeping that ties them together (RFC 9293 segment processing, observed passively).
+
+use super::direction::Direction;
+use super::event::SegmentEvent;
+use super::handshake::{Handshake, SynOptions};
+use super::rtt::{End, RttSource, RttTracker};
+use super::sender_view::SenderViewTracker;
+use super::window::WindowScale;
+use crate::decode::Segment;
+use crate::flow::{Dir, Endpoint};
+use crate::time::{Span, Timestamp};
+
+/// The life of a connection as the capture shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnState {
+    /// Packets flow; no FIN or RST yet (or only one FIN).
+    Open,
+    /// Closed by an RST, or by FINs in both directions, at this time.
+    Closed(Timestamp),
+}
+
+#[derive(Clone, Debug)]
+pub struct Connection {
+    pub id: u64,
+    pub client: Endpoint,
+    pub server: Endpoint,
+    /// How the client was chosen: by its SYN, or by the port heuristic (higher port).
+    pub client_by_syn: bool,
+    pub first_ts: Timestamp,
+    pub last_ts: Timestamp,
+    pub packets: [u64; 2],
+    pub handshake: Handshake,
+    /// Direction state indexed by `Dir::index()` (c2s, s2c).
+    pub dirs: [Direction; 2],
+    pub rtt: RttTracker,
+    pub state: ConnState,
+    pub rst_seen: bool,
+    views: [SenderViewTracker; 2],
+    /// The first ACK of the client after the SYN/ACK has been used for a handshake sample.
+    handshake_ack_sampled: bool,
+    /// Timestamps went backwards inside this connection this many times.
+    pub time_reversals: u64,
+}
+
+impl Connection {
+    pub fn new(id: u64, client: Endpoint, server: Endpoint, client_by_syn: bool, ts: Timestamp) -> Self {
+        Connection {
+            id,
+            client,
+            server,
+            client_by_syn,
+            first_ts: ts,
+            last_ts: ts,
+            packets: [0; 2],
+            handshake: Handshake::default(),
+            dirs: [Direction::default(), Direction::default()],
+            rtt: RttTracker::default(),
+            state: ConnState::Open,
+            rst_seen: false,
+            views: [SenderViewTracker::default(), SenderViewTracker::default()],
+            handshake_ack_sampled: false,
+            time_reversals: 0,
+        }
+    }
+
+    /// Scale of the windows advertised by the sender of a segment going `dir`.
+    pub fn scale_of_sender(&self, dir: Dir) -> WindowScale {
+        match dir {
+            Dir::C2S => self.handshake.client_scale(),
+            Dir::S2C => self.handshake.server_scale(),
+        }
+    }
+
+    pub fn dir(&self, d: Dir) -> &Direction {
+        &self.dirs[d.index()]
+    }
+
+    /// The end that sends in direction `d`.
+    pub fn sender_end(d: Dir) -> End {
+        match d {
+            Dir::C2S => End::Client,
+            Dir::S2C => End::Server,
+        }
+    }
+
+    /// Segment size of direction `d`: the MSS its receiver announced, else the largest
+    /// segment seen (capped at an Ethernet MSS: TSO/GRO super-segments are not the MSS).
+    pub fn mss(&self, d: Dir) -> u32 {
+        let announced = match d {
+            Dir::C2S => self.handshake.syn_ack.and_then(|s| s.mss.present()),
+            Dir::S2C => self.handshake.syn.and_then(|s| s.mss.present()),
+        };
+        let seen = self.dir(d).max_segment;
+        match announced {
+            Some(m) if m > 0 => {
+                let m = m as u32;
+                // With timestamps the payload of a full segment is 12 bytes less.
+                if seen > 0 && seen < m { seen.max(m.saturating_sub(40)) } else { m }
+            }
+            _ if seen > 0 => seen.min(1460),
+            _ => 1460,
+        }
+    }
+
+    /// Whether a SYN (without ACK) from the client starts a new connection on this tuple
+    /// (port reuse) rather than being a retransmission of this one's SYN.
+    pub fn is_new_incarnation(&self, seg: &Segment) -> bool {
+        if let ConnState::Closed(_) = self.state {
+            return true;
+        }
+        match self.handshake.syn {
+            Some(s) => s.isn != seg.seq && self.dirs.iter().any(|d| d.unique_bytes > 0 || d.fin),
+            None => self.dirs.iter().any(|d| d.unique_bytes > 0),
+        }
+    }
+
+    /// Processes one segment going `dir` at `ts`; returns what it meant.
+    pub fn on_segment(&mut self, seg: &Segment, dir: Dir, frame: u64, ts: Timestamp) -> SegmentEvent {
+        if ts < self.last_ts {
+            self.time_reversals += 1;
+        }
+        self.last_ts = self.last_ts.max(ts);
+        self.packets[dir.index()] += 1;
+        let flags = seg.flags;
+        let from = Self::sender_end(dir);
+
+        // Handshake (RFC 9293 §3.5).
+        if flags.syn() && !flags.ack() && dir == Dir::C2S {
+            self.handshake.on_syn(SynOptions::from_segment(ts, seg.seq, &seg.options));
+        } else if flags.syn() && flags.ack() && dir == Dir::S2C {
+            let first = self.handshake.syn_ack.is_none();
+            self.handshake.on_syn_ack(SynOptions::from_segment(ts, seg.seq, &seg.options));
+            // Karn for SYNs: no sample when either SYN was retransmitted.
+            if let (true, Some(syn)) = (first, self.handshake.syn) {
+                if syn.count == 1 && seg.ack == syn.isn.add(1) {
+                    self.rtt.add(ts, End::Server, RttSource::Handshake, (ts - syn.ts).max_zero());
+                }
+            }
+        } else if dir == Dir::C2S && flags.ack() && !flags.syn() && !self.handshake_ack_sampled {
+            if let Some(sa) = self.handshake.syn_ack {
+                self.handshake_ack_sampled = true;
+                if sa.count == 1 && seg.ack == sa.isn.add(1) {
+                    self.rtt.add(ts, End::Client, RttSource::Handshake, (ts - sa.ts).max_zero());
+                }
+            }
+        }
+
+        // The segment as data of its own direction, then as an ACK and a window for the
+        // other direction's data.
+        let rx_mss = self.mss(dir.reverse());
+        let scale = self.scale_of_sender(dir);
+        let win_bytes = scale.bytes(seg.window, flags.syn());
+        let (tx, rx) = self.pair_mut(dir);
+        let send = tx.on_send(seg, ts);
+        let mut acked = Default::default();
+        let mut ack_rtt = None;
+        if flags.ack() {
+            acked = rx.on_ack(seg.ack, win_bytes, seg.window, &seg.options.sack, seg.payload_len > 0, flags.syn(), rx_mss);
+            if let Some(raw) = rx.data_ack_rtt.on_ack(seg.ack, ts) {
+                ack_rtt = Some(self.rtt.add(ts, from, RttSource::DataAck, raw));
+            }
+            self.views[dir.reverse().index()].on_ack(ts, seg.ack, win_bytes);
+        }
+        let rx = &self.dirs[dir.reverse().index()];
+        let rx_una = rx.una;
+
+        // Timestamps (RFC 7323 §3): our TSval goes out, the peer's TSval comes back as TSecr.
+        let mut ts_rtt = None;
+        if let Some(o) = seg.options.timestamps {
+            let (tx, rx) = (&mut self.dirs[dir.index()], dir.reverse().index());
+            tx.ts_echo_rtt.on_tsval(o.val, ts);
+            if flags.ack() && o.ecr != 0 {
+                if let Some(raw) = self.dirs[rx].ts_echo_rtt.on_tsecr(o.ecr, ts) {
+                    ts_rtt = Some(self.rtt.add(ts, from, RttSource::TsEcho, raw));
+                }
+            }
+        }
+
+        // Close detection.
+        if flags.rst() {
+            self.rst_seen = true;
+            self.state = ConnState::Closed(ts);
+        } else if self.dirs[0].fin && self.dirs[1].fin && self.state == ConnState::Open {
+            self.state = ConnState::Closed(ts);
+        }
+
+        let d = &self.dirs[dir.index()];
+        let carries_data = seg.payload_len > 0;
+        let mss = self.mss(dir);
+        let sender_view = if carries_data && send.new_bytes > 0 {
+            let lp = self.sender_loop(dir);
+            d.nxt.and_then(|nxt| self.views[dir.index()].view(ts, lp, nxt))
+        } else {
+            None
+        };
+        let d = &self.dirs[dir.index()];
+        SegmentEvent {
+            frame,
+            ts,
+            flow: self.id,
+            dir,
+            seq: d.relative(seg.seq).unwrap_or(0),
+            ack: if flags.ack() { self.dirs[dir.reverse().index()].relative(seg.ack) } else { None },
+            len: seg.payload_len,
+            flags,
+            win_raw: seg.window,
+            win_bytes,
+            flight: if carries_data { d.flight() } else { None },
+            pipe: if carries_data { d.pipe(mss) } else { None },
+            ack_rtt,
+            ts_rtt,
+            send,
+            acked,
+            zero_window: seg.window == 0 && !flags.syn() && !flags.rst() && rx_una.is_some(),
+            sender_view,
+        }
+    }
+
+    /// (sender of `dir`, receiver of `dir`) direction states.
+    fn pair_mut(&mut self, dir: Dir) -> (&mut Direction, &mut Direction) {
+        let [c2s, s2c] = &mut self.dirs;
+        match dir {
+            Dir::C2S => (c2s, s2c),
+            Dir::S2C => (s2c, c2s),
+        }
+    }
+
+    /// The loop through the sender of direction `d`: how long an ACK passing the capture
+    /// point takes to turn into data passing it again.
+    pub fn sender_loop(&self, d: Dir) -> Span {
+        let l = self.rtt.through(Self::sender_end(d));
+        l.latest.or(l.min).unwrap_or(Span::ZERO)
+    }
+}

@@ -1,0 +1,410 @@
+//! One direction of a connection, from the point of view of its data sender: what was
+//! sent (highest sequence, retransmissions), what the peer acknowledged and the window
+//! it granted. Everything is "as observed at the capture point".
+
+use super::rtt::{DataAckSampler, TsEchoSampler};
+use super::scoreboard::Scoreboard;
+use crate::decode::{SackBlocks, Segment};
+use crate::seq::{SeqNum, SeqSpace};
+use crate::time::Timestamp;
+
+/// What a segment meant for the direction it was sent in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SendOutcome {
+    /// Payload bytes above the previous highest sequence (new data).
+    pub new_bytes: u32,
+    /// The segment re-sent bytes below the highest sequence already seen (RFC 9293 does not
+    /// name it; tcptrace and tshark call it a retransmission; reordering before the
+    /// capture point looks the same).
+    pub retransmission: bool,
+    /// A keep-alive: one byte (or none) just below the highest sequence (RFC 9293 §3.8.4).
+    pub keep_alive: bool,
+    /// A zero-window probe: data at the right edge of a zero window (RFC 9293 §3.8.6.1).
+    pub zero_window_probe: bool,
+    /// The segment filled the peer's window to its right edge (tshark's "window full").
+    pub window_full: bool,
+}
+
+/// What an ACK meant for the direction whose data it acknowledges.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AckOutcome {
+    /// Bytes newly acknowledged (the cumulative ACK moved by this much).
+    pub acked: u32,
+    /// A duplicate ACK (RFC 5681 §2): no data, same ACK, same window, data outstanding.
+    pub duplicate: bool,
+    /// Bytes this ACK newly reported as delivered, SACKed bytes included and counted once
+    /// (BBR's delivery accounting): a cumulative jump over data SACKed earlier delivers
+    /// only the bytes not reported before. Without SACK, a duplicate ACK stands for one
+    /// segment that left the network (RFC 5681 §3.2), credited until the ACK moves past.
+    pub delivered: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Direction {
+    /// Initial sequence number, when the SYN was seen.
+    pub isn: Option<SeqNum>,
+    /// Base of the relative numbers: the ISN, or one below the first number seen (the
+    /// convention tshark uses for connections picked up mid-stream).
+    pub base: Option<SeqNum>,
+    space: Option<SeqSpace>,
+    /// Highest sequence number sent plus its length (SND.MAX), SYN and FIN included.
+    pub nxt: Option<SeqNum>,
+    /// Highest cumulative ACK received from the peer (SND.UNA as seen here).
+    pub una: Option<SeqNum>,
+    /// The peer's last advertised window for this direction, in bytes, when its scale is
+    /// known, and the raw field.
+    pub peer_window: Option<u64>,
+    pub peer_window_raw: Option<u16>,
+    pub fin: bool,
+
+    // Counters.
+    pub segments: u64,
+    pub data_segments: u64,
+    /// Payload bytes first seen (retransmissions excluded).
+    pub unique_bytes: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
+    pub duplicate_acks: u64,
+    pub zero_window_probes: u64,
+    pub window_full_events: u64,
+    pub max_flight: u64,
+    pub max_segment: u32,
+    pub first_data: Option<Timestamp>,
+    pub last_data: Option<Timestamp>,
+    pub last_new_data: Option<Timestamp>,
+
+    pub sacks: Scoreboard,
+    /// Bytes credited by duplicate ACKs without SACK, not yet covered by the cumulative ACK.
+    dupack_credit: u64,
+    pub data_ack_rtt: DataAckSampler,
+    pub ts_echo_rtt: TsEchoSampler,
+    last_ack_seen: Option<(SeqNum, u16)>,
+}
+
+impl Direction {
+    /// Fixes the base of the relative numbers from the first number seen in this direction.
+    pub fn note_number(&mut self, n: SeqNum, is_syn: bool) {
+        if self.base.is_none() {
+            let base = if is_syn { n } else { n.sub(1) };
+            self.base = Some(base);
+            self.space = Some(SeqSpace::new(base));
+        }
+    }
+
+    pub fn relative(&self, n: SeqNum) -> Option<u32> {
+        self.base.map(|b| n.relative_to(b))
+    }
+
+    /// Naive bytes in flight (spec: highest sequence sent minus highest cumulative ACK).
+    pub fn flight(&self) -> Option<u64> {
+        let nxt = self.nxt?;
+        let una = self.una.or(self.base.map(|b| b.add(1)))?;
+        Some(nxt.bytes_after(una) as u64)
+    }
+
+    /// RFC 6675 pipe: flight minus SACKed and presumed-lost bytes plus their retransmissions.
+    pub fn pipe(&self, mss: u32) -> Option<u64> {
+        let nxt = self.nxt?;
+        let una = self.una.or(self.base.map(|b| b.add(1)))?;
+        Some(self.sacks.pipe(una, nxt, mss.max(1)))
+    }
+
+    /// Unwrapped 64-bit offset of `n` from the base.
+    pub fn offset(&mut self, n: SeqNum) -> Option<i64> {
+        self.space.as_mut().map(|s| s.unwrap(n))
+    }
+
+    /// A segment of this direction was sent.
+    pub fn on_send(&mut self, seg: &Segment, at: Timestamp) -> SendOutcome {
+        let syn = seg.flags.syn();
+        self.note_number(seg.seq, syn);
+        if syn {
+            self.isn = Some(seg.seq);
+        }
+        self.segments += 1;
+        let len = seg.payload_len;
+        // SYN and FIN each take one sequence number (RFC 9293 §3.4).
+        let seq_len = len + syn as u32 + seg.flags.fin() as u32;
+        let start = seg.seq.add(syn as u32);
+        let end = seg.seq.add(seq_len);
+        let mut out = SendOutcome::default();
+        if seg.flags.fin() {
+            self.fin = true;
+        }
+        if len > 0 {
+            self.data_segments += 1;
+            self.max_segment = self.max_segment.max(len);
+            self.first_data.get_or_insert(at);
+            self.last_data = Some(at);
+        }
+        let Some(nxt) = self.nxt else {
+            self.nxt = Some(end);
+            if len > 0 {
+                out.new_bytes = len;
+                self.unique_bytes += len as u64;
+                self.last_new_data = Some(at);
+                self.data_ack_rtt.on_new_data(end, at);
+            }
+            self.after_send(&mut out, end);
+            return out;
+        };
+        if end.is_after(nxt) {
+            // New data (possibly overlapping old data at its start).
+            let new = end.bytes_after(nxt.max_seq(start));
+            let new_payload = new.min(len);
+            if start.is_before(nxt) && len > 0 {
+                out.retransmission = true;
+            }
+            let window_zero = self.peer_window == Some(0);
+            if window_zero && len > 0 && len <= 1 {
+                out.zero_window_probe = true;
+                self.zero_window_probes += 1;
+            }
+            self.nxt = Some(end);
+            if new_payload > 0 {
+                out.new_bytes = new_payload;
+                self.unique_bytes += new_payload as u64;
+                self.last_new_data = Some(at);
+                self.data_ack_rtt.on_new_data(end, at);
+            }
+        } else if len > 0 || seg.flags.fin() {
+            // Nothing new: a keep-alive, or a retransmission.
+            if len <= 1 && end == nxt && self.una.is_some_and(|u| seg.seq.is_before(u)) {
+                out.keep_alive = true;
+            } else if len > 0 {
+                out.retransmission = true;
+            }
+        }
+        if out.retransmission {
+            self.retransmitted_segments += 1;
+            self.retransmitted_bytes += len as u64;
+            self.data_ack_rtt.on_retransmission(start, end);
+            self.sacks.on_retransmit(start, end);
+        }
+        self.after_send(&mut out, end);
+        out
+    }
+
+    fn after_send(&mut self, out: &mut SendOutcome, end: SeqNum) {
+        if let Some(f) = self.flight() {
+            self.max_flight = self.max_flight.max(f);
+        }
+        if let (Some(una), Some(win)) = (self.una, self.peer_window) {
+            if win > 0 && out.new_bytes > 0 && end == una.add(win.min(u32::MAX as u64) as u32) {
+                out.window_full = true;
+                self.window_full_events += 1;
+            }
+        }
+    }
+
+    /// The peer acknowledged `ack` and advertised `window` (bytes when the scale is known)
+    /// with the raw field `raw`; `carries_data` says whether the ACK segment had payload.
+    pub fn on_ack(
+        &mut self,
+        ack: SeqNum,
+        window: Option<u64>,
+        raw: u16,
+        sack: &SackBlocks,
+        carries_data: bool,
+        is_syn: bool,
+        mss: u32,
+    ) -> AckOutcome {
+        self.note_number(ack, false);
+        let mut out = AckOutcome::default();
+        let sacked_before = self.sacks.sacked_bytes();
+        match self.una {
+            Some(una) if !ack.is_after(una) => {
+                let outstanding = self.nxt.is_some_and(|n| n.is_after(una));
+                if ack == una
+                    && !carries_data
+                    && !is_syn
+                    && outstanding
+                    && self.last_ack_seen == Some((ack, raw))
+                {
+                    out.duplicate = true;
+                    self.duplicate_acks += 1;
+                }
+            }
+            Some(una) => {
+                out.acked = ack.bytes_after(una);
+                self.una = Some(ack);
+            }
+            None => {
+                // The first ACK seen: it acknowledges what was sent since the base.
+                if let Some(first) = self.base.map(|b| b.add(1)).filter(|_| self.nxt.is_some()) {
+                    out.acked = ack.bytes_after(first);
+                }
+                self.una = Some(ack);
+            }
+        }
+        // An ACK beyond anything seen sent (the capture missed data): move nxt along so
+        // flight never goes negative.
+        if self.nxt.is_none_or(|n| ack.is_after(n)) {
+            self.nxt = Some(ack);
+        }
+        let una = self.una.expect("set above");
+        if out.acked > 0 {
+            self.sacks.on_cumulative_ack(una);
+        }
+        for (l, r) in sack.iter() {
+            self.sacks.on_sack(l, r, una);
+        }
+        let sacked_after = self.sacks.sacked_bytes();
+        let mut delivered = out.acked as i64 + sacked_after as i64 - sacked_before as i64;
+        if out.acked > 0 {
+            let used = self.dupack_credit.min(out.acked as u64);
+            self.dupack_credit -= used;
+            delivered -= used as i64;
+        }
+        if out.duplicate && sack.is_empty() {
+            self.dupack_credit += mss as u64;
+            delivered += mss as i64;
+        }
+        out.delivered = delivered.clamp(0, u32::MAX as i64) as u32;
+        self.last_ack_seen = Some((ack, raw));
+        self.peer_window_raw = Some(raw);
+        self.peer_window = window;
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::{TcpFlags, TcpOptions};
+    use std::net::{IpAddr, Ipv4Addr};
+
+    fn seg(seq: u32, len: u32, flags: u8) -> Segment {
+        let a = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+        Segment {
+            src: a,
+            dst: a,
+            src_port: 1,
+            dst_port: 2,
+            seq: SeqNum(seq),
+            ack: SeqNum(0),
+            flags: TcpFlags(flags),
+            window: 100,
+            payload_len: len,
+            options: TcpOptions::default(),
+        }
+    }
+    const ACK: u8 = TcpFlags::ACK;
+    const NOSACK: SackBlocks = SackBlocks { len: 0, blocks: [(SeqNum(0), SeqNum(0)); 4] };
+
+    #[test]
+    fn new_data_then_retransmission() {
+        let mut d = Direction::default();
+        let t = Timestamp(0);
+        d.on_send(&seg(100, 0, TcpFlags::SYN), t);
+        assert_eq!(d.relative(SeqNum(101)), Some(1));
+        let o = d.on_send(&seg(101, 1000, ACK), t);
+        assert_eq!(o.new_bytes, 1000);
+        assert!(!o.retransmission);
+        let o = d.on_send(&seg(101, 1000, ACK), t);
+        assert_eq!(o.new_bytes, 0);
+        assert!(o.retransmission);
+        assert_eq!(d.unique_bytes, 1000);
+        assert_eq!(d.retransmitted_segments, 1);
+        assert_eq!(d.flight(), Some(1000));
+    }
+
+    #[test]
+    fn mid_stream_start_uses_first_seq_minus_one() {
+        let mut d = Direction::default();
+        d.on_send(&seg(5000, 1448, ACK), Timestamp(0));
+        assert_eq!(d.relative(SeqNum(5000)), Some(1));
+        assert_eq!(d.flight(), Some(1448));
+    }
+
+    #[test]
+    fn acks_move_una_and_count_duplicates() {
+        let mut d = Direction::default();
+        d.on_send(&seg(0, 0, TcpFlags::SYN), Timestamp(0));
+        for i in 0..4 {
+            d.on_send(&seg(1 + i * 1000, 1000, ACK), Timestamp(0));
+        }
+        let o = d.on_ack(SeqNum(1001), Some(65535), 65535, &NOSACK, false, false, 1000);
+        assert_eq!(o.acked, 1000);
+        assert_eq!(d.flight(), Some(3000));
+        let o = d.on_ack(SeqNum(1001), Some(65535), 65535, &NOSACK, false, false, 1000);
+        assert!(o.duplicate);
+        // a window update is not a duplicate ACK
+        let o = d.on_ack(SeqNum(1001), Some(70000), 70000u32 as u16, &NOSACK, false, false, 1000);
+        assert!(!o.duplicate);
+    }
+
+    #[test]
+    fn delivery_counts_sacked_bytes_once() {
+        let mut d = Direction::default();
+        d.on_send(&seg(0, 0, TcpFlags::SYN), Timestamp(0));
+        for i in 0..4 {
+            d.on_send(&seg(1 + i * 1000, 1000, ACK), Timestamp(0));
+        }
+        // segment 1 lost; 2..4 SACKed one by one, then the retransmission fills the hole
+        for k in 2..=4u32 {
+            let sack = SackBlocks { len: 1, blocks: [(SeqNum(1001), SeqNum(1 + k * 1000)), (SeqNum(0), SeqNum(0)), (SeqNum(0), SeqNum(0)), (SeqNum(0), SeqNum(0))] };
+            let o = d.on_ack(SeqNum(1), Some(65535), 65535, &sack, false, false, 1000);
+            assert_eq!(o.delivered, 1000);
+        }
+        let o = d.on_ack(SeqNum(4001), Some(65535), 65535, &NOSACK, false, false, 1000);
+        assert_eq!(o.acked, 4000);
+        assert_eq!(o.delivered, 1000);
+    }
+
+    #[test]
+    fn without_sack_duplicate_acks_credit_one_segment_each() {
+        let mut d = Direction::default();
+        d.on_send(&seg(0, 0, TcpFlags::SYN), Timestamp(0));
+        for i in 0..4 {
+            d.on_send(&seg(1 + i * 1000, 1000, ACK), Timestamp(0));
+        }
+        d.on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000);
+        for _ in 0..3 {
+            let o = d.on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000);
+            assert!(o.duplicate);
+            assert_eq!(o.delivered, 1000);
+        }
+        let o = d.on_ack(SeqNum(4001), Some(65535), 65535, &NOSACK, false, false, 1000);
+        assert_eq!(o.delivered, 1000);
+    }
+
+    #[test]
+    fn sequence_wraparound_is_seamless() {
+        let mut d = Direction::default();
+        let isn = u32::MAX - 1500;
+        d.on_send(&seg(isn, 0, TcpFlags::SYN), Timestamp(0));
+        d.on_send(&seg(isn.wrapping_add(1), 1000, ACK), Timestamp(0));
+        let o = d.on_send(&seg(isn.wrapping_add(1001), 1000, ACK), Timestamp(0));
+        assert_eq!(o.new_bytes, 1000);
+        assert!(!o.retransmission);
+        assert_eq!(d.flight(), Some(2000));
+        d.on_ack(SeqNum(isn.wrapping_add(2001)), Some(1000), 1000, &NOSACK, false, false, 1000);
+        assert_eq!(d.flight(), Some(0));
+        assert_eq!(d.unique_bytes, 2000);
+    }
+
+    #[test]
+    fn tso_segments_larger_than_the_mss_are_plain_data() {
+        let mut d = Direction::default();
+        d.on_send(&seg(0, 0, TcpFlags::SYN), Timestamp(0));
+        let o = d.on_send(&seg(1, 64_000, ACK), Timestamp(0));
+        assert_eq!(o.new_bytes, 64_000);
+        assert_eq!(d.max_segment, 64_000);
+    }
+
+    #[test]
+    fn keep_alive_and_window_full_and_zero_window_probe() {
+        let mut d = Direction::default();
+        d.on_send(&seg(0, 0, TcpFlags::SYN), Timestamp(0));
+        d.on_send(&seg(1, 1000, ACK), Timestamp(0));
+        d.on_ack(SeqNum(1001), Some(2000), 2000, &NOSACK, false, false, 1000);
+        let o = d.on_send(&seg(1000, 1, ACK), Timestamp(0));
+        assert!(o.keep_alive && !o.retransmission);
+        let o = d.on_send(&seg(1001, 2000, ACK), Timestamp(0));
+        assert!(o.window_full);
+        d.on_ack(SeqNum(3001), Some(0), 0, &NOSACK, false, false, 1000);
+        let o = d.on_send(&seg(3001, 1, ACK), Timestamp(0));
+        assert!(o.zero_window_probe);
+    }
+}

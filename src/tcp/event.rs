@@ -1,0 +1,48 @@
+//! What the tracker reports for each segment, to observers such as the `packets` table,
+//! plot recorders, or tests. Plain data: observers format it, the tracker never does.
+
+use super::direction::{AckOutcome, SendOutcome};
+use super::rtt::RttSample;
+use crate::decode::TcpFlags;
+use crate::flow::Dir;
+use crate::time::Timestamp;
+
+/// The sender's situation as reconstructed at the capture point (see `sender_view.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SenderView {
+    /// Bytes the data sender had outstanding when it sent this segment.
+    pub flight: u64,
+    /// The window it was allowed at that moment (the receiver's last advertisement it had
+    /// received), when the scale is known.
+    pub window: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct SegmentEvent {
+    /// 1-based record number in the capture.
+    pub frame: u64,
+    pub ts: Timestamp,
+    pub flow: u64,
+    pub dir: Dir,
+    /// Sequence number relative to the direction's ISN (or first number seen).
+    pub seq: u32,
+    /// ACK number relative to the other direction's base; None without the ACK flag.
+    pub ack: Option<u32>,
+    pub len: u32,
+    pub flags: TcpFlags,
+    pub win_raw: u16,
+    /// Scaled window in bytes, None while the scale is unknown.
+    pub win_bytes: Option<u64>,
+    /// Naive flight of this segment's direction after it, on segments carrying data.
+    pub flight: Option<u64>,
+    /// RFC 6675 pipe of this segment's direction, on segments carrying data.
+    pub pipe: Option<u64>,
+    /// The data-to-ACK RTT sample this segment's ACK produced.
+    pub ack_rtt: Option<RttSample>,
+    /// The timestamp-echo RTT sample this segment's TSecr produced.
+    pub ts_rtt: Option<RttSample>,
+    pub send: SendOutcome,
+    pub acked: AckOutcome,
+    pub zero_window: bool,
+    pub sender_view: Option<SenderView>,
+}

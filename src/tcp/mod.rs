@@ -1,0 +1,18 @@
+//! The per-connection TCP tracker: handshake options, both directions' sequence state,
+//! windows, RTT loops and the sender's reconstructed view.
+
+mod connection;
+mod direction;
+mod event;
+mod handshake;
+pub mod rtt;
+mod scoreboard;
+mod sender_view;
+mod window;
+
+pub use connection::{ConnState, Connection};
+pub use direction::{AckOutcome, Direction, SendOutcome};
+pub use event::{SegmentEvent, SenderView};
+pub use handshake::{Handshake, SynOptions};
+pub use scoreboard::Scoreboard;
+pub use window::WindowScale;

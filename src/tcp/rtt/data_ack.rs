@@ -1,0 +1,143 @@
+//! RTT samples from data and the ACK that covers it, with Karn's rule (RFC 6298 §3: no
+//! sample from a range that was retransmitted, since the ACK cannot say which copy it
+//! answers).
+//!
+//! Every data segment is timed (as tcptrace does), not one per window: a capture point in
+//! the middle of a path has no timer budget to respect, and more samples make a better
+//! minimum. A delayed ACK (RFC 9293 §3.8.6.3, every second segment) covers two segments;
+//! the sample is taken from the segment whose end the ACK names, the one that triggered it.
+
+use crate::seq::SeqNum;
+use crate::time::{Span, Timestamp};
+use std::collections::VecDeque;
+
+/// Outstanding segments are capped so one pathological flow cannot take unbounded memory;
+/// beyond the cap new segments are simply not timed until ACKs drain the queue.
+const MAX_TIMED: usize = 1 << 17;
+
+#[derive(Clone, Copy, Debug)]
+struct Timed {
+    end: SeqNum,
+    sent: Timestamp,
+    retransmitted: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct DataAckSampler {
+    timed: VecDeque<Timed>,
+}
+
+impl DataAckSampler {
+    /// A segment carrying new data [seq, end) was seen at `at`.
+    pub fn on_new_data(&mut self, end: SeqNum, at: Timestamp) {
+        if let Some(back) = self.timed.back() {
+            if !end.is_after(back.end) {
+                return;
+            }
+        }
+        if self.timed.len() < MAX_TIMED {
+            self.timed.push_back(Timed { end, sent: at, retransmitted: false });
+        }
+    }
+
+    /// A retransmission of [seq, end) was seen: every timed segment overlapping it loses
+    /// its sample (Karn).
+    pub fn on_retransmission(&mut self, seq: SeqNum, end: SeqNum) {
+        let first = self.timed.partition_point(|t| !t.end.is_after(seq));
+        for t in self.timed.range_mut(first..) {
+            // t covers (previous end, t.end]; stop once the segment starts at or after `end`.
+            t.retransmitted = true;
+            if !t.end.is_before(end) {
+                break;
+            }
+        }
+    }
+
+    /// A cumulative ACK arrived at `at`. Returns the RTT sample it yields, if any.
+    pub fn on_ack(&mut self, ack: SeqNum, at: Timestamp) -> Option<Span> {
+        let mut matched = None;
+        while let Some(front) = self.timed.front() {
+            if front.end.is_after(ack) {
+                break;
+            }
+            let t = self.timed.pop_front().expect("front exists");
+            if t.end == ack {
+                matched = Some(t);
+            }
+        }
+        let t = matched?;
+        if t.retransmitted {
+            return None;
+        }
+        let rtt = at - t.sent;
+        (rtt.nanos() >= 0).then_some(rtt)
+    }
+
+    pub fn outstanding(&self) -> usize {
+        self.timed.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(ms: i64) -> Timestamp {
+        Timestamp(0) + Span::from_millis(ms)
+    }
+
+    #[test]
+    fn an_ack_for_a_segment_gives_its_rtt() {
+        let mut s = DataAckSampler::default();
+        s.on_new_data(SeqNum(1000), t(0));
+        assert_eq!(s.on_ack(SeqNum(1000), t(30)), Some(Span::from_millis(30)));
+        assert_eq!(s.outstanding(), 0);
+    }
+
+    #[test]
+    fn a_delayed_ack_times_the_second_segment() {
+        let mut s = DataAckSampler::default();
+        s.on_new_data(SeqNum(1000), t(0));
+        s.on_new_data(SeqNum(2000), t(5));
+        assert_eq!(s.on_ack(SeqNum(2000), t(35)), Some(Span::from_millis(30)));
+    }
+
+    #[test]
+    fn karn_no_sample_from_a_retransmitted_range() {
+        let mut s = DataAckSampler::default();
+        s.on_new_data(SeqNum(1000), t(0));
+        s.on_new_data(SeqNum(2000), t(1));
+        s.on_retransmission(SeqNum(0), SeqNum(1000));
+        assert_eq!(s.on_ack(SeqNum(1000), t(300)), None);
+        // the next segment was not retransmitted and still gives a sample
+        assert_eq!(s.on_ack(SeqNum(2000), t(301)), Some(Span::from_millis(300)));
+    }
+
+    #[test]
+    fn partial_acks_give_no_sample() {
+        let mut s = DataAckSampler::default();
+        s.on_new_data(SeqNum(1000), t(0));
+        assert_eq!(s.on_ack(SeqNum(500), t(30)), None);
+        assert_eq!(s.outstanding(), 1);
+    }
+
+    #[test]
+    fn works_across_sequence_wraparound() {
+        let mut s = DataAckSampler::default();
+        let base = SeqNum(u32::MAX - 500);
+        s.on_new_data(base.add(1000), t(0));
+        assert_eq!(s.on_ack(base.add(1000), t(10)), Some(Span::from_millis(10)));
+    }
+
+    #[test]
+    fn retransmission_marks_only_overlapping_segments() {
+        let mut s = DataAckSampler::default();
+        for i in 1..=5u32 {
+            s.on_new_data(SeqNum(i * 1000), t(i as i64));
+        }
+        s.on_retransmission(SeqNum(2000), SeqNum(3000)); // the third segment
+        assert_eq!(s.on_ack(SeqNum(2000), t(50)), Some(Span::from_millis(48)));
+        assert_eq!(s.on_ack(SeqNum(3000), t(51)), None);
+        assert_eq!(s.on_ack(SeqNum(4000), t(52)), Some(Span::from_millis(48)));
+    }
+}

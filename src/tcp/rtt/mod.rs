@@ -1,0 +1,175 @@
+//! Round-trip time as seen from the capture point.
+//!
+//! Every sample measures a loop from the capture point to ONE end and back: data from
+//! the server and the client's ACK for it loop through the client; a SYN and its SYN/ACK
+//! loop through the server. At the client the client loop is ~0 and the server loop is the
+//! whole path; in the middle each loop is part of it. The end-to-end RTT is the sum of the
+//! two loops, so the same connection gives the same answer from either end or in between.
+
+mod data_ack;
+mod histogram;
+mod minmax;
+mod ts_echo;
+
+pub use data_ack::DataAckSampler;
+pub use histogram::RttHistogram;
+pub use minmax::WindowedMin;
+pub use ts_echo::TsEchoSampler;
+
+use crate::time::{Span, Timestamp};
+
+/// Which end a loop goes through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum End {
+    Client,
+    Server,
+}
+
+impl End {
+    pub fn index(self) -> usize {
+        match self {
+            End::Client => 0,
+            End::Server => 1,
+        }
+    }
+    pub fn other(self) -> End {
+        match self {
+            End::Client => End::Server,
+            End::Server => End::Client,
+        }
+    }
+}
+
+/// How a sample was taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RttSource {
+    Handshake,
+    DataAck,
+    TsEcho,
+}
+
+/// The base RTT filter window: 10 s, as BBR's min_rtt filter (long enough to span
+/// queue-free moments, short enough to follow a route change).
+pub const BASE_RTT_WINDOW: Span = Span::from_millis(10_000);
+
+/// Samples of the loop through one end.
+#[derive(Clone, Debug)]
+pub struct Loop {
+    pub samples: u64,
+    pub min: Option<Span>,
+    pub latest: Option<Span>,
+    /// RFC 6298 smoothed value (alpha = 1/8).
+    pub smoothed: Option<Span>,
+    pub windowed_min: WindowedMin,
+    pub by_source: [u64; 3],
+}
+
+impl Default for Loop {
+    fn default() -> Self {
+        Loop {
+            samples: 0,
+            min: None,
+            latest: None,
+            smoothed: None,
+            windowed_min: WindowedMin::new(BASE_RTT_WINDOW),
+            by_source: [0; 3],
+        }
+    }
+}
+
+impl Loop {
+    fn add(&mut self, at: Timestamp, rtt: Span, source: RttSource) {
+        self.samples += 1;
+        self.by_source[source as usize] += 1;
+        self.min = Some(self.min.map_or(rtt, |m| m.min(rtt)));
+        self.latest = Some(rtt);
+        self.smoothed = Some(match self.smoothed {
+            None => rtt,
+            Some(s) => Span(s.nanos() + (rtt.nanos() - s.nanos()) / 8),
+        });
+        self.windowed_min.update(at, rtt);
+    }
+}
+
+/// One end-to-end RTT estimate produced by a sample.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RttSample {
+    /// The loop the raw sample measured.
+    pub through: End,
+    pub source: RttSource,
+    /// The raw sample (capture point -> `through` -> capture point).
+    pub raw: Span,
+    /// raw + the other loop's current base: the path RTT this sample implies.
+    pub end_to_end: Span,
+}
+
+/// Both loops of one connection, and the end-to-end distribution.
+#[derive(Clone, Debug, Default)]
+pub struct RttTracker {
+    pub loops: [Loop; 2],
+    pub end_to_end: RttHistogram,
+    pub end_to_end_max: Option<Span>,
+}
+
+impl RttTracker {
+    pub fn add(&mut self, at: Timestamp, through: End, source: RttSource, raw: Span) -> RttSample {
+        self.loops[through.index()].add(at, raw, source);
+        // The other loop's windowed minimum, not its latest value: the near loop's samples
+        // include delayed-ACK hold times that are not part of the path.
+        let other = self.loops[through.other().index()].windowed_min.get().unwrap_or(Span::ZERO);
+        let e2e = raw + other;
+        self.end_to_end.add(e2e);
+        self.end_to_end_max = Some(self.end_to_end_max.map_or(e2e, |m| m.max(e2e)));
+        RttSample { through, source, raw, end_to_end: e2e }
+    }
+
+    pub fn through(&self, end: End) -> &Loop {
+        &self.loops[end.index()]
+    }
+
+    /// Base (minimum) end-to-end RTT: the sum of both loops' minima; with one loop only,
+    /// that loop (a capture at one end sees ~0 for the near loop anyway).
+    pub fn min_end_to_end(&self) -> Option<Span> {
+        match (self.loops[0].min, self.loops[1].min) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Current base end-to-end RTT (windowed minima).
+    pub fn base_end_to_end(&self) -> Option<Span> {
+        match (self.loops[0].windowed_min.get(), self.loops[1].windowed_min.get()) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        }
+    }
+
+    pub fn samples(&self) -> u64 {
+        self.loops[0].samples + self.loops[1].samples
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn end_to_end_is_the_sum_of_both_loops() {
+        let mut r = RttTracker::default();
+        let t = Timestamp(0);
+        r.add(t, End::Server, RttSource::Handshake, Span::from_millis(30));
+        let s = r.add(t, End::Client, RttSource::Handshake, Span::from_millis(20));
+        assert_eq!(s.end_to_end, Span::from_millis(50));
+        assert_eq!(r.min_end_to_end(), Some(Span::from_millis(50)));
+        let s = r.add(t, End::Server, RttSource::TsEcho, Span::from_millis(40));
+        assert_eq!(s.end_to_end, Span::from_millis(60));
+        assert_eq!(r.min_end_to_end(), Some(Span::from_millis(50)));
+    }
+
+    #[test]
+    fn one_loop_alone_is_the_estimate() {
+        let mut r = RttTracker::default();
+        r.add(Timestamp(0), End::Server, RttSource::DataAck, Span::from_millis(30));
+        assert_eq!(r.min_end_to_end(), Some(Span::from_millis(30)));
+    }
+}

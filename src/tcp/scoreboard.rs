@@ -1,0 +1,192 @@
+//! The SACK scoreboard of one direction (RFC 6675 §2-§4): which bytes above the cumulative
+//! ACK the receiver reported as received, which are therefore presumed lost, and the
+//! resulting "pipe" — the sender's own estimate of bytes in flight during recovery, which
+//! the naive highest-sent minus highest-ACKed overstates (Wireshark issue 6683).
+
+use crate::seq::SeqNum;
+
+/// RFC 6675 §2 DupThresh.
+const DUP_THRESH: u32 = 3;
+/// Bound on remembered ranges; beyond it the closest ranges are merged (a loss pattern
+/// that fragments a window into hundreds of holes is rare and the pipe stays approximate).
+const MAX_RANGES: usize = 256;
+
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    /// SACKed ranges [left, right), sorted, disjoint, all above the cumulative ACK.
+    sacked: Vec<(SeqNum, SeqNum)>,
+    /// Retransmitted ranges not yet cumulatively ACKed.
+    retransmitted: Vec<(SeqNum, SeqNum)>,
+}
+
+fn insert(ranges: &mut Vec<(SeqNum, SeqNum)>, l: SeqNum, r: SeqNum) {
+    if !r.is_after(l) {
+        return;
+    }
+    let (mut l, mut r) = (l, r);
+    // Merge every range that touches [l, r).
+    let mut i = 0;
+    while i < ranges.len() {
+        let (a, b) = ranges[i];
+        if b.is_before(l) || a.is_after(r) {
+            i += 1;
+            continue;
+        }
+        l = if a.is_before(l) { a } else { l };
+        r = r.max_seq(b);
+        ranges.remove(i);
+    }
+    let at = ranges.partition_point(|&(a, _)| a.is_before(l));
+    ranges.insert(at, (l, r));
+    if ranges.len() > MAX_RANGES {
+        // merge the pair with the smallest gap
+        let k = (0..ranges.len() - 1)
+            .min_by_key(|&k| ranges[k + 1].0.diff(ranges[k].1))
+            .expect("more than one range");
+        ranges[k].1 = ranges[k + 1].1;
+        ranges.remove(k + 1);
+    }
+}
+
+fn clip_below(ranges: &mut Vec<(SeqNum, SeqNum)>, una: SeqNum) {
+    ranges.retain(|&(_, r)| r.is_after(una));
+    if let Some(first) = ranges.first_mut() {
+        if first.0.is_before(una) {
+            first.0 = una;
+        }
+    }
+}
+
+fn total(ranges: &[(SeqNum, SeqNum)]) -> u64 {
+    ranges.iter().map(|&(l, r)| r.bytes_after(l) as u64).sum()
+}
+
+impl Scoreboard {
+    /// The cumulative ACK moved to `una`.
+    pub fn on_cumulative_ack(&mut self, una: SeqNum) {
+        clip_below(&mut self.sacked, una);
+        clip_below(&mut self.retransmitted, una);
+    }
+
+    /// A SACK block [l, r) arrived. Blocks at or below the cumulative ACK are D-SACKs
+    /// (RFC 2883) and say nothing about what is outstanding.
+    pub fn on_sack(&mut self, l: SeqNum, r: SeqNum, una: SeqNum) {
+        if !r.is_after(una) {
+            return;
+        }
+        let l = if l.is_before(una) { una } else { l };
+        insert(&mut self.sacked, l, r);
+    }
+
+    pub fn on_retransmit(&mut self, l: SeqNum, r: SeqNum) {
+        insert(&mut self.retransmitted, l, r);
+    }
+
+    pub fn sacked_bytes(&self) -> u64 {
+        total(&self.sacked)
+    }
+
+    pub fn has_sacks(&self) -> bool {
+        !self.sacked.is_empty()
+    }
+
+    /// Highest SACKed sequence (RFC 6675 HighSACK's right edge).
+    pub fn high_sacked(&self) -> Option<SeqNum> {
+        self.sacked.last().map(|&(_, r)| r)
+    }
+
+    /// RFC 6675 §4 IsLost: an un-SACKed byte is lost when more than (DupThresh - 1) * SMSS
+    /// bytes above it were SACKed. Returns the point below which holes count as lost.
+    fn loss_point(&self, mss: u32) -> Option<SeqNum> {
+        let need = ((DUP_THRESH - 1) * mss) as u64 + 1;
+        let mut above = 0u64;
+        for &(l, r) in self.sacked.iter().rev() {
+            let len = r.bytes_after(l) as u64;
+            if above + len >= need {
+                return Some(r.sub((need - above) as u32));
+            }
+            above += len;
+        }
+        None
+    }
+
+    /// Bytes in [una, loss point) that were not SACKed: presumed lost.
+    pub fn lost_bytes(&self, una: SeqNum, mss: u32) -> u64 {
+        let Some(p) = self.loss_point(mss) else { return 0 };
+        let span = p.bytes_after(una) as u64;
+        let sacked_below: u64 = self
+            .sacked
+            .iter()
+            .map(|&(l, r)| {
+                let r = if r.is_after(p) { p } else { r };
+                r.bytes_after(l) as u64
+            })
+            .sum();
+        span.saturating_sub(sacked_below)
+    }
+
+    /// RFC 6675 §4 SetPipe: outstanding bytes that are neither SACKed nor presumed lost,
+    /// plus retransmissions of lost bytes that are themselves still outstanding.
+    pub fn pipe(&self, una: SeqNum, nxt: SeqNum, mss: u32) -> u64 {
+        let flight = nxt.bytes_after(una) as u64;
+        let lost = self.lost_bytes(una, mss);
+        let retrans = total(&self.retransmitted).min(lost);
+        flight.saturating_sub(self.sacked_bytes()).saturating_sub(lost) + retrans
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sack_blocks_merge() {
+        let mut s = Scoreboard::default();
+        let una = SeqNum(0);
+        s.on_sack(SeqNum(2000), SeqNum(3000), una);
+        s.on_sack(SeqNum(4000), SeqNum(5000), una);
+        s.on_sack(SeqNum(3000), SeqNum(4000), una);
+        assert_eq!(s.sacked, vec![(SeqNum(2000), SeqNum(5000))]);
+        assert_eq!(s.sacked_bytes(), 3000);
+    }
+
+    #[test]
+    fn dsack_below_the_ack_is_ignored() {
+        let mut s = Scoreboard::default();
+        s.on_sack(SeqNum(0), SeqNum(1000), SeqNum(1000));
+        assert!(!s.has_sacks());
+    }
+
+    #[test]
+    fn pipe_excludes_sacked_and_lost_bytes() {
+        // 10 segments of 1000 bytes outstanding; the first is lost, 2..10 SACKed.
+        let mut s = Scoreboard::default();
+        let una = SeqNum(0);
+        s.on_sack(SeqNum(1000), SeqNum(10_000), una);
+        assert_eq!(s.lost_bytes(una, 1000), 1000);
+        assert_eq!(s.pipe(una, SeqNum(10_000), 1000), 0);
+        // the retransmission of the hole is in the pipe until ACKed
+        s.on_retransmit(SeqNum(0), SeqNum(1000));
+        assert_eq!(s.pipe(una, SeqNum(10_000), 1000), 1000);
+        s.on_cumulative_ack(SeqNum(10_000));
+        assert_eq!(s.pipe(SeqNum(10_000), SeqNum(10_000), 1000), 0);
+    }
+
+    #[test]
+    fn a_hole_is_not_lost_before_dupthresh_segments_are_sacked_above_it() {
+        let mut s = Scoreboard::default();
+        let una = SeqNum(0);
+        s.on_sack(SeqNum(1000), SeqNum(3000), una);
+        assert_eq!(s.lost_bytes(una, 1000), 0);
+        assert_eq!(s.pipe(una, SeqNum(3000), 1000), 1000);
+    }
+
+    #[test]
+    fn ranges_stay_bounded() {
+        let mut s = Scoreboard::default();
+        for i in 0..1000u32 {
+            s.on_sack(SeqNum(i * 2000 + 1000), SeqNum(i * 2000 + 2000), SeqNum(0));
+        }
+        assert!(s.sacked.len() <= MAX_RANGES);
+    }
+}

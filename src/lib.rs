@@ -14,6 +14,7 @@ pub mod time;
 pub mod analysis;
 pub mod diagnose;
 pub mod flow;
+pub mod middlebox;
 pub mod observe;
 pub mod summarize;
 pub mod summary;

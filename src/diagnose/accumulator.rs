@@ -141,11 +141,13 @@ impl DirAccumulator {
 pub struct Accumulator {
     pub dirs: [DirAccumulator; 2],
     pub windows: WindowStats,
+    pub middlebox: crate::middlebox::Evidence,
 }
 
 impl Accumulator {
     pub fn on_segment(&mut self, conn: &Connection, ev: &SegmentEvent) {
         let d = ev.dir;
+        self.middlebox.on_segment(conn, ev);
         if !ev.flags.rst() {
             self.windows.on_advert(d, ev.win_bytes, ev.zero_window);
         }

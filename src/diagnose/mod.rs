@@ -54,6 +54,7 @@ struct Kept {
 
 pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) -> Finished {
     let mut summary = summarize::base(conn, &config.capture_name, &acc.windows);
+    summary.middlebox = crate::middlebox::findings(conn, &acc.middlebox);
     let bulk = summarize::bulk_direction(conn);
     let dacc = &mut acc.dirs[bulk.index()];
     dacc.close(conn.last_ts);

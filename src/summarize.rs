@@ -3,9 +3,9 @@
 
 use crate::decode::Seen;
 use crate::flow::Dir;
-use crate::summary::{Bytes, DirectionSummary, FlowSummary, HandshakeSummary, Limits, RttStats};
+use crate::summary::{Bytes, DirectionSummary, FlowSummary, HandshakeSummary, InferredScales, Limits, RttStats};
 use crate::tcp::rtt::{End, RttSource};
-use crate::tcp::{ConnState, Connection, SynOptions};
+use crate::tcp::{ConnState, Connection, InferredShift, SynOptions};
 use crate::time::Span;
 
 fn ms(s: Span) -> f64 {
@@ -40,8 +40,41 @@ pub fn handshake(conn: &Connection) -> HandshakeSummary {
         server_timestamps: seen_bool(h.syn_ack, |s| s.timestamps),
         syn_retransmissions: h.syn.map_or(0, |s| s.count.saturating_sub(1))
             + h.syn_ack.map_or(0, |s| s.count.saturating_sub(1)),
-        inferred: None,
+        inferred: inferred(conn),
     }
+}
+
+/// The shifts inferred from behaviour, when the handshake does not give a usable scale
+/// (missing, cut by the snaplen, or contradicted by what the sender did).
+fn inferred(conn: &Connection) -> Option<InferredScales> {
+    let needed = |d: Dir| conn.scale_of_sender(d) != conn.negotiated_scale(d) || conn.negotiated_scale(d).shift().is_none();
+    if !needed(Dir::C2S) && !needed(Dir::S2C) {
+        return None;
+    }
+    // The client's windows are granted to the server's data (s2c), and the reverse.
+    let client = conn.scale_evidence[Dir::S2C.index()].result();
+    let server = conn.scale_evidence[Dir::C2S.index()].result();
+    if client.is_none() && server.is_none() {
+        return None;
+    }
+    let weakest = [client, server].iter().flatten().map(|r| r.confidence).max_by_key(|c| *c as u8)?;
+    let describe = |who: &str, r: Option<InferredShift>| match r {
+        None => format!("{who}: no window-limited data to judge"),
+        Some(r) => format!(
+            "{who}: shift {} ({}; {} of {} data segments at the window edge, {} beyond the window one shift lower)",
+            r.shift,
+            r.confidence.as_str(),
+            r.edge_hits,
+            r.events,
+            r.violations_below
+        ),
+    };
+    Some(InferredScales {
+        client_wscale: client.map(|r| r.shift),
+        server_wscale: server.map(|r| r.shift),
+        confidence: weakest.as_str().to_string(),
+        evidence: format!("{}; {}", describe("client", client), describe("server", server)),
+    })
 }
 
 pub fn rtt(conn: &Connection) -> RttStats {
@@ -124,7 +157,7 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
         goodput_bps: goodput,
         rtt_ms: rtt(conn),
         max_flight_bytes: d.max_flight,
-        max_rwnd_bytes: windows.max[bulk.index()],
+        max_rwnd_bytes: windows.max_rwnd(conn, bulk),
         retransmitted_segments: d.retransmitted_segments,
         bottleneck_bps: None,
         bottleneck_method: None,
@@ -142,8 +175,8 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
             ConnState::Open => "open",
         }
         .to_string(),
-        c2s: direction(conn, Dir::C2S, windows.max[0], windows.min[0], windows.zero[0]),
-        s2c: direction(conn, Dir::S2C, windows.max[1], windows.min[1], windows.zero[1]),
+        c2s: direction(conn, Dir::C2S, windows.max_rwnd(conn, Dir::C2S), windows.min[0], windows.zero[0]),
+        s2c: direction(conn, Dir::S2C, windows.max_rwnd(conn, Dir::S2C), windows.min[1], windows.zero[1]),
     }
 }
 
@@ -163,12 +196,26 @@ pub struct WindowStats {
     pub max: [Option<u64>; 2],
     pub min: [Option<u64>; 2],
     pub zero: [u64; 2],
+    /// Largest raw window field, for figures once a shift is inferred at the end.
+    pub max_raw: [u16; 2],
 }
 
 impl WindowStats {
+    /// Largest window granted to `data`'s sender, in bytes: as recorded, or from the
+    /// largest raw field under a scale that was only inferred (or corrected) later.
+    pub fn max_rwnd(&self, conn: &Connection, data: Dir) -> Option<u64> {
+        let i = data.index();
+        let from_raw = conn.scale_of_sender(data.reverse()).shift().map(|k| (self.max_raw[i] as u64) << k);
+        match (conn.scale_of_sender(data.reverse()), conn.negotiated_scale(data.reverse())) {
+            (now, then) if now != then => from_raw,
+            _ => self.max[i].or(from_raw),
+        }
+    }
+
     /// A segment going `dir` advertised `bytes` for the other direction's data.
-    pub fn on_advert(&mut self, dir: Dir, bytes: Option<u64>, zero: bool) {
+    pub fn on_advert(&mut self, dir: Dir, bytes: Option<u64>, raw: u16, zero: bool) {
         let i = dir.reverse().index();
+        self.max_raw[i] = self.max_raw[i].max(raw);
         if let Some(b) = bytes {
             self.max[i] = Some(self.max[i].map_or(b, |m| m.max(b)));
             self.min[i] = Some(self.min[i].map_or(b, |m| m.min(b)));

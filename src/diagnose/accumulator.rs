@@ -149,7 +149,7 @@ impl Accumulator {
         let d = ev.dir;
         self.middlebox.on_segment(conn, ev);
         if !ev.flags.rst() {
-            self.windows.on_advert(d, ev.win_bytes, ev.zero_window);
+            self.windows.on_advert(d, ev.win_bytes, ev.win_raw, ev.zero_window);
         }
         if ev.send.new_bytes > 0 {
             let mss = conn.mss(d);

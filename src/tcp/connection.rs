@@ -5,6 +5,7 @@ use super::direction::Direction;
 use super::event::SegmentEvent;
 use super::handshake::{Handshake, SynOptions};
 use super::rtt::{End, RttSource, RttTracker};
+use super::scale_infer::ScaleInference;
 use super::sender_view::SenderViewTracker;
 use super::window::WindowScale;
 use crate::decode::Segment;
@@ -37,6 +38,9 @@ pub struct Connection {
     pub state: ConnState,
     pub rst_seen: bool,
     views: [SenderViewTracker; 2],
+    /// Evidence about the window scale of the windows granted to each direction's data
+    /// (indexed by data direction: [c2s] is about the server's windows).
+    pub scale_evidence: [ScaleInference; 2],
     /// The first ACK of the client after the SYN/ACK has been used for a handshake sample.
     handshake_ack_sampled: bool,
     /// Timestamps went backwards inside this connection this many times.
@@ -59,13 +63,32 @@ impl Connection {
             state: ConnState::Open,
             rst_seen: false,
             views: [SenderViewTracker::default(), SenderViewTracker::default()],
+            scale_evidence: [ScaleInference::default(), ScaleInference::default()],
             handshake_ack_sampled: false,
             time_reversals: 0,
         }
     }
 
-    /// Scale of the windows advertised by the sender of a segment going `dir`.
+    /// Scale of the windows advertised by the sender of a segment going `dir`: the
+    /// handshake's, unless the other end's data contradicts it (it kept more in flight than
+    /// that scale allows: a middlebox rewrote the option); without a usable handshake, the
+    /// shift inferred from behaviour once it is settled.
     pub fn scale_of_sender(&self, dir: Dir) -> WindowScale {
+        let negotiated = match dir {
+            Dir::C2S => self.handshake.client_scale(),
+            Dir::S2C => self.handshake.server_scale(),
+        };
+        let evidence = &self.scale_evidence[dir.reverse().index()];
+        let inferred = || evidence.settled().map_or(WindowScale::Unknown, WindowScale::Inferred);
+        match negotiated.shift() {
+            None => inferred(),
+            Some(k) if evidence.contradicts(k) => inferred(),
+            Some(_) => negotiated,
+        }
+    }
+
+    /// The scale the handshake negotiated for windows advertised by `dir`'s sender.
+    pub fn negotiated_scale(&self, dir: Dir) -> WindowScale {
         match dir {
             Dir::C2S => self.handshake.client_scale(),
             Dir::S2C => self.handshake.server_scale(),
@@ -160,7 +183,8 @@ impl Connection {
             if let Some(raw) = rx.data_ack_rtt.on_ack(seg.ack, ts) {
                 ack_rtt = Some(self.rtt.add(ts, from, RttSource::DataAck, raw));
             }
-            self.views[dir.reverse().index()].on_ack(ts, seg.ack, win_bytes);
+            let tsval = seg.options.timestamps.map(|t| t.val);
+            self.views[dir.reverse().index()].on_ack(ts, seg.ack, win_bytes, seg.window, tsval);
         }
         let rx = &self.dirs[dir.reverse().index()];
         let rx_una = rx.una;
@@ -190,7 +214,14 @@ impl Connection {
         let mss = self.mss(dir);
         let sender_view = if carries_data && send.new_bytes > 0 {
             let lp = self.sender_loop(dir);
-            d.nxt.and_then(|nxt| self.views[dir.index()].view(ts, lp, nxt))
+            let min_loop = self.min_sender_loop(dir);
+            let shift = self.scale_of_sender(dir.reverse()).shift();
+            let echo = seg.options.timestamps.map(|t| t.ecr).filter(|_| flags.ack());
+            let view = d.nxt.and_then(|nxt| self.views[dir.index()].view(ts, echo, min_loop, lp, nxt, shift));
+            if let Some(v) = view {
+                self.scale_evidence[dir.index()].observe(v.flight, v.window_raw, mss);
+            }
+            view
         } else {
             None
         };
@@ -227,9 +258,18 @@ impl Connection {
     }
 
     /// The loop through the sender of direction `d`: how long an ACK passing the capture
-    /// point takes to turn into data passing it again.
+    /// point takes to turn into data passing it again, queueing included. The minimum of
+    /// the last few round trips, not the latest sample: a sender that waits (for a window
+    /// update worth a segment, for the application) echoes late without the path being any
+    /// longer, and a lag too long would pair data with an ACK the sender had moved past.
     pub fn sender_loop(&self, d: Dir) -> Span {
         let l = self.rtt.through(Self::sender_end(d));
-        l.latest.or(l.min).unwrap_or(Span::ZERO)
+        l.recent_min().or(l.segment_min.get()).or(l.windowed_min.get()).unwrap_or(Span::ZERO)
+    }
+
+    /// The shortest loop through the sender of `d` lately: no ACK reaches it sooner.
+    pub fn min_sender_loop(&self, d: Dir) -> Span {
+        let l = self.rtt.through(Self::sender_end(d));
+        l.segment_min.get().or(l.windowed_min.get()).unwrap_or(Span::ZERO)
     }
 }

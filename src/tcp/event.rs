@@ -13,8 +13,10 @@ pub struct SenderView {
     /// Bytes the data sender had outstanding when it sent this segment.
     pub flight: u64,
     /// The window it was allowed at that moment (the receiver's last advertisement it had
-    /// received), when the scale is known.
+    /// received), when the scale is known or inferred.
     pub window: Option<u64>,
+    /// The raw 16-bit field of that advertisement.
+    pub window_raw: u16,
 }
 
 #[derive(Clone, Copy, Debug)]

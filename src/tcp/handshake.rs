@@ -87,7 +87,7 @@ impl Handshake {
         match self.client_scale() {
             WindowScale::Unknown => None,
             WindowScale::NotUsed => Some(false),
-            WindowScale::Shift(_) => Some(true),
+            WindowScale::Shift(_) | WindowScale::Inferred(_) => Some(true),
         }
     }
 }

@@ -7,6 +7,12 @@
 //! that passed here one loop ago. So the sender's flight for data seen at time t is the
 //! highest sequence seen minus the ACK that passed at t - loop, and the window it obeyed is
 //! the one advertised with that ACK. With a loop of ~0 this is the naive flight.
+//!
+//! With TCP timestamps (RFC 7323 §4.3) the sender says itself which ACK it had: each of
+//! its segments echoes the TSval of the latest ACK it processed. So the ACK it acted on
+//! is the last one that carried a TSval no newer than the echo and passed here at least
+//! one minimum loop earlier — exact to the ACK, whatever the queueing in between. The
+//! loop-based lookup is the fallback when timestamps are off.
 
 use super::event::SenderView;
 use crate::seq::SeqNum;
@@ -20,6 +26,13 @@ struct Advert {
     at: Timestamp,
     ack: SeqNum,
     window: Option<u64>,
+    raw: u16,
+    tsval: Option<u32>,
+}
+
+/// RFC 7323 timestamp order (wrapping).
+fn ts_not_after(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) <= 0
 }
 
 #[derive(Clone, Debug, Default)]
@@ -29,9 +42,12 @@ pub struct SenderViewTracker {
 
 impl SenderViewTracker {
     /// An ACK for this direction's data passed the capture point.
-    pub fn on_ack(&mut self, at: Timestamp, ack: SeqNum, window: Option<u64>) {
+    pub fn on_ack(&mut self, at: Timestamp, ack: SeqNum, window: Option<u64>, raw: u16, tsval: Option<u32>) {
         if let Some(back) = self.history.back_mut() {
-            if back.ack == ack && back.window == window {
+            if back.ack == ack && back.raw == raw && back.window == window {
+                if tsval.is_some() {
+                    back.tsval = tsval; // the same advert, re-sent later: the later tick
+                }
                 return; // nothing new for the sender
             }
             if ack.is_before(back.ack) {
@@ -41,21 +57,34 @@ impl SenderViewTracker {
         if self.history.len() == MAX_HISTORY {
             self.history.pop_front();
         }
-        self.history.push_back(Advert { at, ack, window });
+        self.history.push_back(Advert { at, ack, window, raw, tsval });
     }
 
-    /// The sender's flight and window for data up to `nxt` seen at `at`, given the loop
-    /// through the sender.
-    pub fn view(&mut self, at: Timestamp, sender_loop: Span, nxt: SeqNum) -> Option<SenderView> {
-        let then = at - sender_loop;
-        while self.history.len() > 1 && self.history[1].at <= then {
+    /// The sender's flight and window for data up to `nxt` seen at `at`. `echo` is the
+    /// segment's TSecr; `min_loop` the shortest loop through the sender (no ACK can have
+    /// reached it sooner); `loop_now` the loop to use when there is no echo. `shift` scales
+    /// adverts recorded while the scale was unknown, once it has been inferred.
+    pub fn view(
+        &mut self,
+        at: Timestamp,
+        echo: Option<u32>,
+        min_loop: Span,
+        loop_now: Span,
+        nxt: SeqNum,
+        shift: Option<u8>,
+    ) -> Option<SenderView> {
+        let by_echo = echo.filter(|_| self.history.front().is_some_and(|a| a.tsval.is_some()));
+        let then = at - if by_echo.is_some() { min_loop } else { loop_now };
+        let usable = |a: &Advert| a.at <= then && by_echo.is_none_or(|e| a.tsval.is_none_or(|v| ts_not_after(v, e)));
+        while self.history.len() > 1 && usable(&self.history[1]) {
             self.history.pop_front();
         }
         let a = self.history.front()?;
         if a.at > then {
             return None; // no ACK old enough: the sender had nothing from the peer yet
         }
-        Some(SenderView { flight: nxt.bytes_after(a.ack) as u64, window: a.window })
+        let window = a.window.or_else(|| shift.map(|k| (a.raw as u64) << k));
+        Some(SenderView { flight: nxt.bytes_after(a.ack) as u64, window, window_raw: a.raw })
     }
 }
 
@@ -70,9 +99,9 @@ mod tests {
     #[test]
     fn next_to_the_sender_it_is_the_naive_flight() {
         let mut v = SenderViewTracker::default();
-        v.on_ack(t(0), SeqNum(1000), Some(64_000));
-        let s = v.view(t(1), Span::ZERO, SeqNum(5000)).unwrap();
-        assert_eq!(s, SenderView { flight: 4000, window: Some(64_000) });
+        v.on_ack(t(0), SeqNum(1000), Some(64_000), 500, None);
+        let s = v.view(t(1), None, Span::ZERO, Span::ZERO, SeqNum(5000), None).unwrap();
+        assert_eq!(s, SenderView { flight: 4000, window: Some(64_000), window_raw: 500 });
     }
 
     #[test]
@@ -80,17 +109,37 @@ mod tests {
         let mut v = SenderViewTracker::default();
         // the receiver acknowledges everything at once; the sender learns it 100 ms later
         for i in 0..10 {
-            v.on_ack(t(i * 10), SeqNum(1 + i as u32 * 10_000), Some(100_000));
+            v.on_ack(t(i * 10), SeqNum(1 + i as u32 * 10_000), Some(100_000), 100, None);
         }
         // data arriving at 105 ms was sent against the ACK of 0..5 ms
-        let s = v.view(t(105), Span::from_millis(100), SeqNum(100_001)).unwrap();
+        let s = v.view(t(105), None, Span::from_millis(100), Span::from_millis(100), SeqNum(100_001), None).unwrap();
         assert_eq!(s.flight, 100_000);
     }
 
     #[test]
     fn no_view_before_any_ack_is_old_enough() {
         let mut v = SenderViewTracker::default();
-        v.on_ack(t(50), SeqNum(1), None);
-        assert!(v.view(t(60), Span::from_millis(100), SeqNum(10)).is_none());
+        v.on_ack(t(50), SeqNum(1), None, 1, None);
+        assert!(v.view(t(60), None, Span::from_millis(100), Span::from_millis(100), SeqNum(10), None).is_none());
+    }
+
+    #[test]
+    fn the_echo_names_the_ack_the_sender_had() {
+        let mut v = SenderViewTracker::default();
+        // ACKs every ms, TSval = ms; the sender's data echoes TSval 3 although a loop-based
+        // lookup would pick a later ACK (the data was queued on the way).
+        for i in 0..10u32 {
+            v.on_ack(t(i as i64), SeqNum(1 + i * 2000), Some(20_000), 20_000, Some(i));
+        }
+        let s = v.view(t(9), Some(3), Span::from_micros(100), Span::from_micros(100), SeqNum(26_001), None).unwrap();
+        assert_eq!(s.flight, 26_001 - 6_001);
+    }
+
+    #[test]
+    fn adverts_of_unknown_scale_are_scaled_once_inferred() {
+        let mut v = SenderViewTracker::default();
+        v.on_ack(t(0), SeqNum(1), None, 1000, None);
+        let s = v.view(t(1), None, Span::ZERO, Span::ZERO, SeqNum(2001), Some(3)).unwrap();
+        assert_eq!(s.window, Some(8000));
     }
 }

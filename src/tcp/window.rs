@@ -14,6 +14,9 @@ pub enum WindowScale {
     NotUsed,
     /// Scaling is on; the end's windows are shifted by this many bits (0..=14).
     Shift(u8),
+    /// The handshake is missing; the shift was inferred from the sender's behaviour
+    /// (`scale_infer.rs`) with enough confidence to scale windows by it.
+    Inferred(u8),
 }
 
 impl WindowScale {
@@ -32,7 +35,7 @@ impl WindowScale {
         match self {
             WindowScale::Unknown => None,
             WindowScale::NotUsed => Some(0),
-            WindowScale::Shift(s) => Some(s),
+            WindowScale::Shift(s) | WindowScale::Inferred(s) => Some(s),
         }
     }
 

@@ -48,6 +48,11 @@ pub enum RttSource {
     TsEcho,
 }
 
+/// `Loop::recent_min` looks at the last few samples, none older than two base RTTs:
+/// enough to skip a late echo, few enough to follow the queue as it builds and drains.
+const RECENT_ROUNDS: i64 = 2;
+const RECENT_SAMPLES: usize = 4;
+
 /// The base RTT filter window: 10 s, as BBR's min_rtt filter (long enough to span
 /// queue-free moments, short enough to follow a route change).
 pub const BASE_RTT_WINDOW: Span = Span::from_millis(10_000);
@@ -61,6 +66,12 @@ pub struct Loop {
     /// RFC 6298 smoothed value (alpha = 1/8).
     pub smoothed: Option<Span>,
     pub windowed_min: WindowedMin,
+    /// Windowed minimum of the samples taken on data and ACK segments only (not the
+    /// handshake): these carry full-size segments, whose serialization is part of the
+    /// loop the data takes.
+    pub segment_min: WindowedMin,
+    /// Recent samples (time, value), for the minimum over the last couple of base RTTs.
+    recent: std::collections::VecDeque<(Timestamp, Span)>,
     pub by_source: [u64; 3],
 }
 
@@ -72,13 +83,17 @@ impl Default for Loop {
             latest: None,
             smoothed: None,
             windowed_min: WindowedMin::new(BASE_RTT_WINDOW),
+            segment_min: WindowedMin::new(BASE_RTT_WINDOW),
+            recent: std::collections::VecDeque::new(),
             by_source: [0; 3],
         }
     }
 }
 
 impl Loop {
-    fn add(&mut self, at: Timestamp, rtt: Span, source: RttSource) {
+    /// Adds a sample; `round` is the current end-to-end base RTT (how far back "recent"
+    /// reaches).
+    fn add(&mut self, at: Timestamp, rtt: Span, source: RttSource, round: Option<Span>) {
         self.samples += 1;
         self.by_source[source as usize] += 1;
         self.min = Some(self.min.map_or(rtt, |m| m.min(rtt)));
@@ -88,6 +103,21 @@ impl Loop {
             Some(s) => Span(s.nanos() + (rtt.nanos() - s.nanos()) / 8),
         });
         self.windowed_min.update(at, rtt);
+        if source != RttSource::Handshake {
+            self.segment_min.update(at, rtt);
+            self.recent.push_back((at, rtt));
+            let horizon = Span(round.unwrap_or(rtt).nanos().saturating_mul(RECENT_ROUNDS));
+            while self.recent.len() > RECENT_SAMPLES || self.recent.front().is_some_and(|&(t, _)| at - t > horizon) {
+                self.recent.pop_front();
+            }
+        }
+    }
+
+    /// The smallest of the last few samples: the loop as it is now, queueing included,
+    /// without the samples a waiting sender made late (a sender that had no window or no
+    /// data echoes late; of a few consecutive echoes, some are prompt).
+    pub fn recent_min(&self) -> Option<Span> {
+        self.recent.iter().map(|&(_, v)| v).min()
     }
 }
 
@@ -113,7 +143,8 @@ pub struct RttTracker {
 
 impl RttTracker {
     pub fn add(&mut self, at: Timestamp, through: End, source: RttSource, raw: Span) -> RttSample {
-        self.loops[through.index()].add(at, raw, source);
+        let round = self.base_end_to_end();
+        self.loops[through.index()].add(at, raw, source, round);
         // The other loop's windowed minimum, not its latest value: the near loop's samples
         // include delayed-ACK hold times that are not part of the path.
         let other = self.loops[through.other().index()].windowed_min.get().unwrap_or(Span::ZERO);

@@ -1,0 +1,196 @@
+//! Inferring a receiver's window-scale shift from behaviour, for connections whose
+//! handshake is not in the capture (and as a check on the handshake when it is).
+//!
+//! A sender never puts more in flight than the window it was granted (RFC 9293 §3.8.6),
+//! so every shift k under which the sender's flight exceeds `raw << k` is impossible: the
+//! true shift is at least the smallest k that is never violated. A window-limited sender
+//! also stops exactly at the window's right edge again and again; when its flight keeps
+//! landing within one segment of `raw << k` for that smallest k, k is not just a lower
+//! bound but the shift itself (with k + 1 the edge would be twice as far, never reached).
+//!
+//! Instead of tcptrace's silent 0, Wireshark's "unknown" or Suricata's "assume 14", the
+//! result carries a confidence.
+
+/// RFC 7323 §2.3: shifts above 14 are treated as 14.
+pub const MAX_SHIFT: usize = 14;
+/// Data segments with a usable window before a verdict is attempted.
+const MIN_EVENTS: u64 = 16;
+/// Edge landings that make the shift certain, and the share of events they must be.
+const EDGE_HITS_CERTAIN: u64 = 16;
+const EDGE_SHARE: f64 = 0.05;
+/// Violations allowed (reordering, a capture point that saw an ACK the sender missed).
+const VIOLATION_SHARE: f64 = 0.01;
+/// Share of violating segments that proves a known scale wrong: a sender obeying
+/// another scale exceeds the window on most segments once past slow start; a stray ACK
+/// misattributed here or there does not come near.
+const CONTRADICTION_SHARE: f64 = 0.25;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Confidence {
+    Certain,
+    Likely,
+    Possible,
+}
+
+impl Confidence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::Certain => "certain",
+            Confidence::Likely => "likely",
+            Confidence::Possible => "possible",
+        }
+    }
+}
+
+/// The outcome of the inference for one advertiser.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InferredShift {
+    pub shift: u8,
+    pub confidence: Confidence,
+    /// Data segments that exceeded the window at shift - 1 (0 when shift is 0).
+    pub violations_below: u64,
+    /// Data segments whose flight ended within one segment of the edge at `shift`.
+    pub edge_hits: u64,
+    pub events: u64,
+}
+
+/// Evidence about the shift applied to ONE end's advertised windows, gathered from the
+/// data the other end sent against them.
+#[derive(Clone, Debug, Default)]
+pub struct ScaleInference {
+    events: u64,
+    violations: [u64; MAX_SHIFT + 1],
+    edge_hits: [u64; MAX_SHIFT + 1],
+    /// Raw window values that were multiples of the segment size (Linux rounds the window
+    /// to whole segments when it does not scale: tcp_select_window).
+    mss_multiples: u64,
+    nonzero_raw: u64,
+    max_flight: u64,
+}
+
+impl ScaleInference {
+    /// The sender had `flight` bytes outstanding against a window whose raw field was
+    /// `raw`; `mss` is its segment size.
+    pub fn observe(&mut self, flight: u64, raw: u16, mss: u32) {
+        if raw == 0 || flight == 0 {
+            return;
+        }
+        self.events += 1;
+        self.nonzero_raw += 1;
+        self.max_flight = self.max_flight.max(flight);
+        if mss > 0 && raw as u32 % mss == 0 {
+            self.mss_multiples += 1;
+        }
+        let slack = mss as u64;
+        for k in 0..=MAX_SHIFT {
+            let w = (raw as u64) << k;
+            if flight > w + slack {
+                self.violations[k] += 1;
+            } else if flight + slack > w {
+                self.edge_hits[k] += 1;
+            }
+        }
+    }
+
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Data segments that exceeded the window under shift `k`.
+    pub fn violations_at(&self, k: u8) -> u64 {
+        self.violations[(k as usize).min(MAX_SHIFT)]
+    }
+
+    pub fn edge_hits_at(&self, k: u8) -> u64 {
+        self.edge_hits[(k as usize).min(MAX_SHIFT)]
+    }
+
+    /// The smallest shift the sender never (or almost never) violated.
+    pub fn min_consistent(&self) -> Option<u8> {
+        if self.events < MIN_EVENTS {
+            return None;
+        }
+        let allowed = (VIOLATION_SHARE * self.events as f64).ceil() as u64;
+        (0..=MAX_SHIFT).find(|&k| self.violations[k] <= allowed).map(|k| k as u8)
+    }
+
+    /// The inferred shift with its confidence, once there is enough evidence.
+    pub fn result(&self) -> Option<InferredShift> {
+        let k = self.min_consistent()?;
+        let ki = k as usize;
+        let hits = self.edge_hits[ki];
+        let below = if ki > 0 { self.violations[ki - 1] } else { 0 };
+        let edge = hits >= EDGE_HITS_CERTAIN && hits as f64 >= EDGE_SHARE * self.events as f64;
+        let mss_rounded = self.nonzero_raw > 0 && self.mss_multiples * 10 >= self.nonzero_raw * 9;
+        let confidence = if edge && (ki == 0 || below >= EDGE_HITS_CERTAIN) {
+            // The sender exceeded the window one shift down and stopped at the edge at k.
+            Confidence::Certain
+        } else if edge || (ki == 0 && mss_rounded) {
+            Confidence::Likely
+        } else {
+            Confidence::Possible
+        };
+        Some(InferredShift { shift: k, confidence, violations_below: below, edge_hits: hits, events: self.events })
+    }
+
+    /// Whether the sender clearly exceeded the windows under shift `k` (more than a few
+    /// stray events): the scale the capture shows is not the one the sender obeyed.
+    pub fn contradicts(&self, k: u8) -> bool {
+        let v = self.violations_at(k);
+        v >= MIN_EVENTS && v as f64 > CONTRADICTION_SHARE * self.events as f64
+    }
+
+    /// True once the shift is known well enough to scale windows with it.
+    pub fn settled(&self) -> Option<u8> {
+        self.result().filter(|r| r.confidence != Confidence::Possible).map(|r| r.shift)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_limited_sender_reveals_the_shift() {
+        // Receiver scales by 2: raw 40_760 is a 163_040-byte window, which the sender fills.
+        let mut s = ScaleInference::default();
+        for i in 0..200u64 {
+            s.observe(163_040 - (i % 2) * 1448, 40_760, 1448);
+        }
+        let r = s.result().unwrap();
+        assert_eq!(r.shift, 2);
+        assert_eq!(r.confidence, Confidence::Certain);
+        assert_eq!(s.settled(), Some(2));
+    }
+
+    #[test]
+    fn a_sender_far_below_the_window_gives_only_a_lower_bound() {
+        // Scale 7, raw 2000 = 256 000 bytes, flight 100 000: k >= 6 is all we know.
+        let mut s = ScaleInference::default();
+        for _ in 0..100 {
+            s.observe(100_000, 2000, 1448);
+        }
+        let r = s.result().unwrap();
+        assert_eq!(r.shift, 6);
+        assert_eq!(r.confidence, Confidence::Possible);
+        assert_eq!(s.settled(), None);
+    }
+
+    #[test]
+    fn unscaled_windows_rounded_to_the_mss_are_likely_unscaled() {
+        let mut s = ScaleInference::default();
+        for _ in 0..100 {
+            s.observe(20_000, 43_440, 1448); // 30 segments
+        }
+        let r = s.result().unwrap();
+        assert_eq!(r.shift, 0);
+        assert_eq!(r.confidence, Confidence::Likely);
+    }
+
+    #[test]
+    fn too_little_evidence_gives_nothing() {
+        let mut s = ScaleInference::default();
+        s.observe(1000, 100, 1448);
+        assert_eq!(s.result(), None);
+    }
+}

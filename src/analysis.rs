@@ -23,7 +23,11 @@ pub struct FlowFilter {
 impl FlowFilter {
     fn accepts(&self, seg: &decode::Segment) -> bool {
         (self.hosts.is_empty() || self.hosts.iter().any(|h| *h == seg.src || *h == seg.dst))
-            && (self.ports.is_empty() || self.ports.iter().any(|p| *p == seg.src_port || *p == seg.dst_port))
+            && (self.ports.is_empty()
+                || self
+                    .ports
+                    .iter()
+                    .any(|p| *p == seg.src_port || *p == seg.dst_port))
     }
 }
 
@@ -46,7 +50,10 @@ struct Entry {
 
 impl Tracked for Entry {
     fn new(conn: Connection) -> Self {
-        Entry { conn, acc: Accumulator::default() }
+        Entry {
+            conn,
+            acc: Accumulator::default(),
+        }
     }
     fn conn(&self) -> &Connection {
         &self.conn
@@ -132,7 +139,11 @@ impl<O: Observer> Analysis<O> {
     }
 
     /// Ends the capture: finishes every live connection and returns the results.
-    pub fn finish(mut self, path: &str, reader: Option<&CaptureReader>) -> (CaptureSummary, Vec<FlowSummary>, O) {
+    pub fn finish(
+        mut self,
+        path: &str,
+        reader: Option<&CaptureReader>,
+    ) -> (CaptureSummary, Vec<FlowSummary>, O) {
         for e in self.table.drain() {
             self.finish_entry(e);
         }
@@ -140,13 +151,21 @@ impl<O: Observer> Analysis<O> {
         finished.sort_by_key(|f| f.summary.id);
         diagnose::across_flows(&mut finished, &self.config);
         let flows: Vec<FlowSummary> = finished.into_iter().map(|f| f.summary).collect();
-        let mut skipped: Vec<SkipCount> =
-            self.skipped.iter().map(|(k, n)| SkipCount { reason: k.to_string(), records: *n }).collect();
+        let mut skipped: Vec<SkipCount> = self
+            .skipped
+            .iter()
+            .map(|(k, n)| SkipCount {
+                reason: k.to_string(),
+                records: *n,
+            })
+            .collect();
         skipped.sort_by(|a, b| b.records.cmp(&a.records).then(a.reason.cmp(&b.reason)));
         let summary = CaptureSummary {
             path: path.to_string(),
             format: reader.map_or("pcap", |r| r.format().name()).to_string(),
-            compression: reader.map_or("none", |r| r.compression().name()).to_string(),
+            compression: reader
+                .map_or("none", |r| r.compression().name())
+                .to_string(),
             packets: self.packets,
             tcp_segments: self.tcp_segments,
             flows: flows.len() as u64,

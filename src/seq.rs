@@ -88,7 +88,11 @@ pub struct SeqSpace {
 
 impl SeqSpace {
     pub fn new(base: SeqNum) -> Self {
-        SeqSpace { base, last: base, last_offset: 0 }
+        SeqSpace {
+            base,
+            last: base,
+            last_offset: 0,
+        }
     }
 
     pub fn base(&self) -> SeqNum {

@@ -3,7 +3,9 @@
 
 use crate::decode::Seen;
 use crate::flow::Dir;
-use crate::summary::{Bytes, DirectionSummary, FlowSummary, HandshakeSummary, InferredScales, Limits, RttStats};
+use crate::summary::{
+    Bytes, DirectionSummary, FlowSummary, HandshakeSummary, InferredScales, Limits, RttStats,
+};
 use crate::tcp::rtt::{End, RttSource};
 use crate::tcp::{ConnState, Connection, InferredShift, SynOptions};
 use crate::time::Span;
@@ -47,7 +49,10 @@ pub fn handshake(conn: &Connection) -> HandshakeSummary {
 /// The shifts inferred from behaviour, when the handshake does not give a usable scale
 /// (missing, cut by the snaplen, or contradicted by what the sender did).
 fn inferred(conn: &Connection) -> Option<InferredScales> {
-    let needed = |d: Dir| conn.scale_of_sender(d) != conn.negotiated_scale(d) || conn.negotiated_scale(d).shift().is_none();
+    let needed = |d: Dir| {
+        conn.scale_of_sender(d) != conn.negotiated_scale(d)
+            || conn.negotiated_scale(d).shift().is_none()
+    };
     if !needed(Dir::C2S) && !needed(Dir::S2C) {
         return None;
     }
@@ -57,8 +62,13 @@ fn inferred(conn: &Connection) -> Option<InferredScales> {
     if client.is_none() && server.is_none() {
         return None;
     }
-    let weakest = [client, server].iter().flatten().map(|r| r.confidence).max_by_key(|c| *c as u8)?;
-    let describe = |who: &str, r: Option<InferredShift>| match r {
+    let weakest = [client, server]
+        .iter()
+        .flatten()
+        .map(|r| r.confidence)
+        .max_by_key(|c| *c as u8)?;
+    let describe = |who: &str, r: Option<InferredShift>| {
+        match r {
         None => format!("{who}: no window-limited data to judge"),
         Some(r) => format!(
             "{who}: shift {} ({}; {} of {} data segments at the window edge, {} beyond the window one shift lower)",
@@ -68,12 +78,17 @@ fn inferred(conn: &Connection) -> Option<InferredScales> {
             r.events,
             r.violations_below
         ),
+    }
     };
     Some(InferredScales {
         client_wscale: client.map(|r| r.shift),
         server_wscale: server.map(|r| r.shift),
         confidence: weakest.as_str().to_string(),
-        evidence: format!("{}; {}", describe("client", client), describe("server", server)),
+        evidence: format!(
+            "{}; {}",
+            describe("client", client),
+            describe("server", server)
+        ),
     })
 }
 
@@ -111,7 +126,13 @@ pub fn rtt(conn: &Connection) -> RttStats {
     }
 }
 
-pub fn direction(conn: &Connection, d: Dir, max_rwnd: Option<u64>, min_rwnd: Option<u64>, zero_windows: u64) -> DirectionSummary {
+pub fn direction(
+    conn: &Connection,
+    d: Dir,
+    max_rwnd: Option<u64>,
+    min_rwnd: Option<u64>,
+    zero_windows: u64,
+) -> DirectionSummary {
     let x = conn.dir(d);
     DirectionSummary {
         packets: conn.packets[d.index()],
@@ -136,7 +157,10 @@ pub fn direction(conn: &Connection, d: Dir, max_rwnd: Option<u64>, min_rwnd: Opt
 pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSummary {
     let bulk = bulk_direction(conn);
     let d = conn.dir(bulk);
-    let bytes = Bytes { c2s: conn.dir(Dir::C2S).unique_bytes, s2c: conn.dir(Dir::S2C).unique_bytes };
+    let bytes = Bytes {
+        c2s: conn.dir(Dir::C2S).unique_bytes,
+        s2c: conn.dir(Dir::S2C).unique_bytes,
+    };
     let goodput = match (d.first_data, d.last_data) {
         (Some(a), Some(b)) if b > a => d.unique_bytes as f64 * 8.0 / (b - a).secs_f64(),
         _ => 0.0,
@@ -175,8 +199,20 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
             ConnState::Open => "open",
         }
         .to_string(),
-        c2s: direction(conn, Dir::C2S, windows.max_rwnd(conn, Dir::C2S), windows.min[0], windows.zero[0]),
-        s2c: direction(conn, Dir::S2C, windows.max_rwnd(conn, Dir::S2C), windows.min[1], windows.zero[1]),
+        c2s: direction(
+            conn,
+            Dir::C2S,
+            windows.max_rwnd(conn, Dir::C2S),
+            windows.min[0],
+            windows.zero[0],
+        ),
+        s2c: direction(
+            conn,
+            Dir::S2C,
+            windows.max_rwnd(conn, Dir::S2C),
+            windows.min[1],
+            windows.zero[1],
+        ),
     }
 }
 
@@ -205,8 +241,14 @@ impl WindowStats {
     /// largest raw field under a scale that was only inferred (or corrected) later.
     pub fn max_rwnd(&self, conn: &Connection, data: Dir) -> Option<u64> {
         let i = data.index();
-        let from_raw = conn.scale_of_sender(data.reverse()).shift().map(|k| (self.max_raw[i] as u64) << k);
-        match (conn.scale_of_sender(data.reverse()), conn.negotiated_scale(data.reverse())) {
+        let from_raw = conn
+            .scale_of_sender(data.reverse())
+            .shift()
+            .map(|k| (self.max_raw[i] as u64) << k);
+        match (
+            conn.scale_of_sender(data.reverse()),
+            conn.negotiated_scale(data.reverse()),
+        ) {
             (now, then) if now != then => from_raw,
             _ => self.max[i].or(from_raw),
         }

@@ -84,7 +84,16 @@ fn tshark(path: &Path) -> Option<BTreeMap<u64, (Fields, bool)>> {
     }
     let mut cmd = Command::new("tshark");
     cmd.args(["-n", "-r"]).arg(path);
-    cmd.args(["-Y", "tcp", "-T", "fields", "-E", "occurrence=f", "-E", "separator=/t"]);
+    cmd.args([
+        "-Y",
+        "tcp",
+        "-T",
+        "fields",
+        "-E",
+        "occurrence=f",
+        "-E",
+        "separator=/t",
+    ]);
     for f in TSHARK_FIELDS {
         cmd.args(["-e", f]);
     }
@@ -177,7 +186,12 @@ fn decode_file(path: &Path) -> FileReport {
             }
         }
     }
-    r.link = reader.link_types().iter().map(|l| l.to_string()).collect::<Vec<_>>().join("+");
+    r.link = reader
+        .link_types()
+        .iter()
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join("+");
 
     let Some(theirs) = tshark(path) else { return r };
     r.tshark_tcp = Some(theirs.len() as u64);
@@ -185,18 +199,28 @@ fn decode_file(path: &Path) -> FileReport {
         match ours.get(frame) {
             Some(Ok(o)) => {
                 if o.header != t.header {
-                    r.header_mismatches
-                        .push(format!("frame {frame}: ours {:?} tshark {:?}", o.header, t.header));
+                    r.header_mismatches.push(format!(
+                        "frame {frame}: ours {:?} tshark {:?}",
+                        o.header, t.header
+                    ));
                 } else if o != t {
-                    r.option_mismatches.push(format!("frame {frame}: ours {o:?} tshark {t:?}"));
+                    r.option_mismatches
+                        .push(format!("frame {frame}: ours {o:?} tshark {t:?}"));
                 }
             }
             Some(Err(skip)) => {
-                let why =
-                    if *icmp { format!("{skip} [ICMP quoting TCP]") } else { skip.to_string() };
+                let why = if *icmp {
+                    format!("{skip} [ICMP quoting TCP]")
+                } else {
+                    skip.to_string()
+                };
                 r.only_tshark.entry(why).or_default().push(*frame);
             }
-            None => r.only_tshark.entry("record not read".into()).or_default().push(*frame),
+            None => r
+                .only_tshark
+                .entry("record not read".into())
+                .or_default()
+                .push(*frame),
         }
     }
     let mut only_ours: Vec<u64> = ours
@@ -211,7 +235,11 @@ fn decode_file(path: &Path) -> FileReport {
 
 fn frames(v: &[u64]) -> String {
     let shown: Vec<String> = v.iter().take(8).map(u64::to_string).collect();
-    let more = if v.len() > 8 { format!(" ... ({} in all)", v.len()) } else { String::new() };
+    let more = if v.len() > 8 {
+        format!(" ... ({} in all)", v.len())
+    } else {
+        String::new()
+    };
     format!("{}{more}", shown.join(","))
 }
 
@@ -223,7 +251,10 @@ fn external_captures_decode_and_agree_with_tshark() {
         return;
     }
     let mut failures = Vec::new();
-    println!("{:<70} {:<16} {:>7} {:>7} {:>7}  skips", "file", "link", "records", "tcp", "tshark");
+    println!(
+        "{:<70} {:<16} {:>7} {:>7} {:>7}  skips",
+        "file", "link", "records", "tcp", "tshark"
+    );
     for path in captures(&dir) {
         let name = path.strip_prefix(&dir).unwrap().display().to_string();
         let r = decode_file(&path);
@@ -273,5 +304,9 @@ fn external_captures_decode_and_agree_with_tshark() {
             }
         }
     }
-    assert!(failures.is_empty(), "disagreements with tshark:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "disagreements with tshark:\n{}",
+        failures.join("\n")
+    );
 }

@@ -17,7 +17,10 @@ pub struct Run {
 }
 
 pub fn filter_of(sel: &Selection) -> FlowFilter {
-    FlowFilter { hosts: sel.hosts.clone(), ports: sel.ports.clone() }
+    FlowFilter {
+        hosts: sel.hosts.clone(),
+        ports: sel.ports.clone(),
+    }
 }
 
 /// Analyses one capture with the given observer; flow ids start at `first_id`.
@@ -30,7 +33,13 @@ pub fn analyze_one<O: Observer>(
 ) -> Result<(CaptureSummary, Vec<FlowSummary>, O, u64)> {
     let (mut reader, size) = input::open(path)?;
     let name = input::display_name(path);
-    let config = AnalysisConfig { first_flow_id: first_id, capture_name: name.clone(), filter, link_rate_bps, ..Default::default() };
+    let config = AnalysisConfig {
+        first_flow_id: first_id,
+        capture_name: name.clone(),
+        filter,
+        link_rate_bps,
+        ..Default::default()
+    };
     let mut analysis = Analysis::new(config, observer);
     let bar = progress::bar(size, &name);
     let mut n: u64 = 0;
@@ -64,14 +73,22 @@ pub fn analyze_one<O: Observer>(
 
 /// Analyses every capture in turn; a capture that cannot be read is reported and skipped.
 pub fn analyze_all(paths: &[std::path::PathBuf], sel: &Selection, link_rate: Option<f64>) -> Run {
-    let mut run = Run { captures: Vec::new(), flows: Vec::new(), failed: false };
+    let mut run = Run {
+        captures: Vec::new(),
+        flows: Vec::new(),
+        failed: false,
+    };
     let mut next_id = 0;
     for p in paths {
         match analyze_one(p, next_id, filter_of(sel), link_rate, NoObserver) {
             Ok((summary, flows, _, next)) => {
                 next_id = next;
                 run.captures.push(summary);
-                run.flows.extend(flows.into_iter().filter(|f| sel.flows.is_empty() || sel.flows.contains(&f.id)));
+                run.flows.extend(
+                    flows
+                        .into_iter()
+                        .filter(|f| sel.flows.is_empty() || sel.flows.contains(&f.id)),
+                );
             }
             Err(e) => {
                 eprintln!("bdpscope: {e:#}");
@@ -92,5 +109,9 @@ pub fn run(args: AnalyzeArgs) -> Result<Status> {
         Format::Csv => render::table::write_csv(&mut out, &run.flows)?,
     }
     out.flush()?;
-    Ok(if run.failed { Status::InputFailed } else { Status::Success })
+    Ok(if run.failed {
+        Status::InputFailed
+    } else {
+        Status::Success
+    })
 }

@@ -66,7 +66,10 @@ fn ipv4(packet: &[u8], limit: usize, tunnels_left: u8) -> Result<TcpInIp<'_>, Sk
     };
     let header_len = (h[0] & 0x0f) as usize * 4;
     if header_len < 20 {
-        return Err(Skip::Malformed(Layer::Ip, "IPv4 header length (IHL) below 5"));
+        return Err(Skip::Malformed(
+            Layer::Ip,
+            "IPv4 header length (IHL) below 5",
+        ));
     }
     let Some(payload) = packet.get(header_len..) else {
         return Err(Skip::Truncated(Layer::Ip));
@@ -191,7 +194,10 @@ fn ext_start(packet: &[u8], offset: usize) -> Result<[u8; 2], Skip> {
 }
 
 fn is_extension(p: u8) -> bool {
-    matches!(p, proto::HOP_BY_HOP | proto::ROUTING | proto::FRAGMENT | proto::AH | proto::DEST_OPTS)
+    matches!(
+        p,
+        proto::HOP_BY_HOP | proto::ROUTING | proto::FRAGMENT | proto::AH | proto::DEST_OPTS
+    )
 }
 
 /// RFC 2675 §2: the Jumbo Payload option (type 0xc2, length 4) in a hop-by-hop header
@@ -223,12 +229,17 @@ mod tests {
     use super::*;
 
     fn tcp_in_ip(packet: &[u8]) -> Result<TcpInIp<'_>, Skip> {
-        super::tcp_in_ip(IpPacket { data: packet, declared_len: None })
+        super::tcp_in_ip(IpPacket {
+            data: packet,
+            declared_len: None,
+        })
     }
 
     /// IPv4 header (no options) followed by `tcp`, with the given total length.
     fn v4(protocol: u8, total_len: u16, frag: u16, rest: &[u8]) -> Vec<u8> {
-        let mut p = vec![0x45, 0, 0, 0, 0, 1, 0, 0, 64, protocol, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
+        let mut p = vec![
+            0x45, 0, 0, 0, 0, 1, 0, 0, 64, protocol, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+        ];
         p[2..4].copy_from_slice(&total_len.to_be_bytes());
         p[6..8].copy_from_slice(&frag.to_be_bytes());
         p.extend_from_slice(rest);
@@ -270,7 +281,10 @@ mod tests {
         p[0] = 0x44;
         assert_eq!(
             tcp_in_ip(&p),
-            Err(Skip::Malformed(Layer::Ip, "IPv4 header length (IHL) below 5"))
+            Err(Skip::Malformed(
+                Layer::Ip,
+                "IPv4 header length (IHL) below 5"
+            ))
         );
         p[0] = 0x4f; // 60-byte header, 40 captured
         assert_eq!(tcp_in_ip(&p), Err(Skip::Truncated(Layer::Ip)));
@@ -299,25 +313,41 @@ mod tests {
         // zeek pppoe-over-qinq.pcap frame 19: PPPoE says 40 bytes of IP, IPv4 says 46 —
         // the 6 bytes of Ethernet padding after the packet are not TCP payload.
         let p = v4(6, 46, 0, &[0x50; 26]);
-        let bounded = |limit| super::tcp_in_ip(IpPacket { data: &p, declared_len: Some(limit) });
+        let bounded = |limit| {
+            super::tcp_in_ip(IpPacket {
+                data: &p,
+                declared_len: Some(limit),
+            })
+        };
         assert_eq!(bounded(40).unwrap().len, 20);
         assert_eq!(bounded(1000).unwrap().len, 26);
         assert_eq!(bounded(10).unwrap().len, 0);
         let p6 = v6(6, 26, &[0x50; 26]);
-        let bounded6 = |limit| super::tcp_in_ip(IpPacket { data: &p6, declared_len: Some(limit) });
+        let bounded6 = |limit| {
+            super::tcp_in_ip(IpPacket {
+                data: &p6,
+                declared_len: Some(limit),
+            })
+        };
         assert_eq!(bounded6(60).unwrap().len, 20);
     }
 
     #[test]
     fn ipv4_fragments_are_skipped() {
         // MF set, offset 0 (first fragment)
-        assert_eq!(tcp_in_ip(&v4(6, 1500, 0x2000, &[0; 20])), Err(Skip::Fragment));
+        assert_eq!(
+            tcp_in_ip(&v4(6, 1500, 0x2000, &[0; 20])),
+            Err(Skip::Fragment)
+        );
         // offset 185*8, MF clear (last fragment)
         assert_eq!(tcp_in_ip(&v4(6, 1500, 185, &[0; 20])), Err(Skip::Fragment));
         // DF alone is not a fragment
         assert!(tcp_in_ip(&v4(6, 40, 0x4000, &[0; 20])).is_ok());
         // a UDP fragment is reported as UDP
-        assert_eq!(tcp_in_ip(&v4(17, 1500, 0x2000, &[0; 20])), Err(Skip::NotTcp(17)));
+        assert_eq!(
+            tcp_in_ip(&v4(17, 1500, 0x2000, &[0; 20])),
+            Err(Skip::NotTcp(17))
+        );
     }
 
     #[test]
@@ -325,8 +355,14 @@ mod tests {
         let quoted = v4(6, 40, 0, &[0; 20]);
         let mut icmp = vec![3, 3, 0, 0, 0, 0, 0, 0];
         icmp.extend_from_slice(&quoted);
-        assert_eq!(tcp_in_ip(&v4(1, 20 + icmp.len() as u16, 0, &icmp)), Err(Skip::NotTcp(1)));
-        assert_eq!(tcp_in_ip(&v6(58, icmp.len() as u16, &icmp)), Err(Skip::NotTcp(58)));
+        assert_eq!(
+            tcp_in_ip(&v4(1, 20 + icmp.len() as u16, 0, &icmp)),
+            Err(Skip::NotTcp(1))
+        );
+        assert_eq!(
+            tcp_in_ip(&v6(58, icmp.len() as u16, &icmp)),
+            Err(Skip::NotTcp(58))
+        );
     }
 
     #[test]
@@ -363,7 +399,10 @@ mod tests {
         assert_eq!(tcp_in_ip(&v6(50, 100, &[0; 40])), Err(Skip::NotTcp(50)));
         assert_eq!(tcp_in_ip(&v6(59, 0, &[])), Err(Skip::NotTcp(59)));
         assert_eq!(tcp_in_ip(&v6(17, 8, &[0; 8])), Err(Skip::NotTcp(17)));
-        assert_eq!(tcp_in_ip(&v6(60, 100, &[6])), Err(Skip::Truncated(Layer::Ip)));
+        assert_eq!(
+            tcp_in_ip(&v6(60, 100, &[6])),
+            Err(Skip::Truncated(Layer::Ip))
+        );
         assert_eq!(
             tcp_in_ip(&v6(60, 100, &[6, 1, 0, 0, 0, 0, 0, 0])),
             Err(Skip::Truncated(Layer::Ip))
@@ -373,11 +412,20 @@ mod tests {
     #[test]
     fn ipv6_fragments_are_skipped() {
         // first fragment: offset 0, M set
-        assert_eq!(tcp_in_ip(&v6(44, 1000, &[6, 0, 0, 1, 0, 0, 0, 1])), Err(Skip::Fragment));
+        assert_eq!(
+            tcp_in_ip(&v6(44, 1000, &[6, 0, 0, 1, 0, 0, 0, 1])),
+            Err(Skip::Fragment)
+        );
         // later fragment: offset 100
-        assert_eq!(tcp_in_ip(&v6(44, 1000, &[6, 0, 0x03, 0x20, 0, 0, 0, 1])), Err(Skip::Fragment));
+        assert_eq!(
+            tcp_in_ip(&v6(44, 1000, &[6, 0, 0x03, 0x20, 0, 0, 0, 1])),
+            Err(Skip::Fragment)
+        );
         // UDP fragment
-        assert_eq!(tcp_in_ip(&v6(44, 1000, &[17, 0, 0, 1, 0, 0, 0, 1])), Err(Skip::NotTcp(17)));
+        assert_eq!(
+            tcp_in_ip(&v6(44, 1000, &[17, 0, 0, 1, 0, 0, 0, 1])),
+            Err(Skip::NotTcp(17))
+        );
     }
 
     #[test]
@@ -400,7 +448,10 @@ mod tests {
         assert_eq!(t.tcp, &[4; 20]);
         let inner6 = v6(6, 20, &[6; 20]);
         let p = v4(41, 20 + inner6.len() as u16, 0, &inner6);
-        assert_eq!(tcp_in_ip(&p).unwrap().src, "fd00::1".parse::<IpAddr>().unwrap());
+        assert_eq!(
+            tcp_in_ip(&p).unwrap().src,
+            "fd00::1".parse::<IpAddr>().unwrap()
+        );
         // the outer length bounds the inner one
         let mut padded = inner6.clone();
         padded[5] = 26; // inner IPv6 claims 6 more payload bytes than the tunnel carries

@@ -174,8 +174,10 @@ pub(crate) fn segment(ip: TcpInIp<'_>) -> Result<Segment, Skip> {
     }
     // The option area as far as it was captured; `complete` when the snaplen kept all of it.
     let captured_header = ip.tcp.get(..header_len).unwrap_or(ip.tcp);
-    let options =
-        options(captured_header.get(20..).unwrap_or_default(), captured_header.len() == header_len);
+    let options = options(
+        captured_header.get(20..).unwrap_or_default(),
+        captured_header.len() == header_len,
+    );
     Ok(Segment {
         src: ip.src,
         dst: ip.dst,
@@ -194,7 +196,10 @@ pub(crate) fn segment(ip: TcpInIp<'_>) -> Result<Segment, Skip> {
 /// parsing and keeps what was read; whether the area was complete is the caller's to say.
 #[inline]
 fn options(area: &[u8], complete: bool) -> TcpOptions {
-    let mut o = TcpOptions { complete, ..TcpOptions::default() };
+    let mut o = TcpOptions {
+        complete,
+        ..TcpOptions::default()
+    };
     let mut rest = area;
     // The layout of nearly every data segment of a timestamps connection (Linux, BSDs,
     // macOS, Windows): NOP, NOP, timestamps — and, in loss recovery, NOP, NOP, SACK after.
@@ -203,7 +208,10 @@ fn options(area: &[u8], complete: bool) -> TcpOptions {
         after,
     )) = area.split_first_chunk::<12>()
     {
-        o.timestamps = Some(Timestamps { val: be32(v0, v1, v2, v3), ecr: be32(e0, e1, e2, e3) });
+        o.timestamps = Some(Timestamps {
+            val: be32(v0, v1, v2, v3),
+            ecr: be32(e0, e1, e2, e3),
+        });
         if after.is_empty() {
             return o;
         }
@@ -218,7 +226,9 @@ fn options(area: &[u8], complete: bool) -> TcpOptions {
             }
             _ => {}
         }
-        let Some(&len) = after_kind.first() else { break };
+        let Some(&len) = after_kind.first() else {
+            break;
+        };
         let len = len as usize;
         if len < 2 || len > rest.len() {
             break;
@@ -249,8 +259,10 @@ fn options(area: &[u8], complete: bool) -> TcpOptions {
                 o.sack = sack;
             }
             (kind::TIMESTAMPS, &[_, _, v0, v1, v2, v3, e0, e1, e2, e3]) => {
-                o.timestamps =
-                    Some(Timestamps { val: be32(v0, v1, v2, v3), ecr: be32(e0, e1, e2, e3) });
+                o.timestamps = Some(Timestamps {
+                    val: be32(v0, v1, v2, v3),
+                    ecr: be32(e0, e1, e2, e3),
+                });
             }
             // Unknown kinds (MD5 19, MPTCP 30, TFO 34, experiments 253/254, ...) and known
             // kinds with an unexpected length are skipped by their length.
@@ -284,7 +296,12 @@ mod tests {
     }
 
     fn parse(tcp: &[u8], len: u32) -> Result<Segment, Skip> {
-        segment(TcpInIp { src: A, dst: B, tcp, len })
+        segment(TcpInIp {
+            src: A,
+            dst: B,
+            tcp,
+            len,
+        })
     }
 
     #[test]
@@ -295,12 +312,21 @@ mod tests {
         assert_eq!(s.flags, TcpFlags(TcpFlags::SYN | TcpFlags::ACK));
         assert_eq!(s.window, 65535);
         assert_eq!(s.payload_len, 100);
-        assert_eq!(s.options, TcpOptions { complete: true, ..TcpOptions::default() });
+        assert_eq!(
+            s.options,
+            TcpOptions {
+                complete: true,
+                ..TcpOptions::default()
+            }
+        );
     }
 
     #[test]
     fn fewer_than_20_bytes_is_truncated() {
-        assert_eq!(parse(&header(&[])[..19], 40), Err(Skip::Truncated(Layer::Tcp)));
+        assert_eq!(
+            parse(&header(&[])[..19], 40),
+            Err(Skip::Truncated(Layer::Tcp))
+        );
         assert_eq!(parse(&[], 40), Err(Skip::Truncated(Layer::Tcp)));
     }
 
@@ -309,14 +335,19 @@ mod tests {
         for words in 0..5u8 {
             let mut h = header(&[]);
             h[12] = words << 4;
-            assert_eq!(parse(&h, 40), Err(Skip::Malformed(Layer::Tcp, "data offset below 5")));
+            assert_eq!(
+                parse(&h, 40),
+                Err(Skip::Malformed(Layer::Tcp, "data offset below 5"))
+            );
         }
     }
 
     #[test]
     fn syn_options_linux_layout() {
         // MSS 1460, SACK-permitted, TS, NOP, WS 7
-        let h = header(&[2, 4, 5, 180, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7]);
+        let h = header(&[
+            2, 4, 5, 180, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7,
+        ]);
         let o = parse(&h, h.len() as u32).unwrap().options;
         assert!(o.complete);
         assert_eq!(o.mss, Some(1460));
@@ -351,7 +382,9 @@ mod tests {
         assert!(o.complete);
         assert!(o.sack.is_empty());
         // a length that is not 2 + 8n is skipped by its length, later options still read
-        let o = parse(&header(&[5, 5, 0, 0, 0, 2, 4, 5, 180]), 32).unwrap().options;
+        let o = parse(&header(&[5, 5, 0, 0, 0, 2, 4, 5, 180]), 32)
+            .unwrap()
+            .options;
         assert!(o.sack.is_empty());
         assert_eq!(o.mss, Some(1460));
     }
@@ -366,7 +399,10 @@ mod tests {
         both.extend_from_slice(&[1, 1, 5, 10, 0, 0, 0, 1, 0, 0, 0, 2]);
         let o = parse(&header(&both), 44).unwrap().options;
         assert_eq!(o.timestamps, fast.timestamps);
-        assert_eq!(o.sack.iter().collect::<Vec<_>>(), vec![(SeqNum(1), SeqNum(2))]);
+        assert_eq!(
+            o.sack.iter().collect::<Vec<_>>(),
+            vec![(SeqNum(1), SeqNum(2))]
+        );
     }
 
     #[test]
@@ -383,7 +419,9 @@ mod tests {
     #[test]
     fn malformed_option_lengths_stop_parsing_but_keep_what_was_read() {
         for bad in [0u8, 1, 200] {
-            let o = parse(&header(&[2, 4, 5, 180, 3, bad, 7]), 28).unwrap().options;
+            let o = parse(&header(&[2, 4, 5, 180, 3, bad, 7]), 28)
+                .unwrap()
+                .options;
             assert_eq!(o.mss, Some(1460));
             assert_eq!(o.wscale, None);
             assert!(o.complete, "the area was fully captured, just malformed");
@@ -396,14 +434,18 @@ mod tests {
 
     #[test]
     fn eol_ends_the_option_list() {
-        let o = parse(&header(&[0, 0, 0, 0, 2, 4, 5, 180]), 28).unwrap().options;
+        let o = parse(&header(&[0, 0, 0, 0, 2, 4, 5, 180]), 28)
+            .unwrap()
+            .options;
         assert_eq!(o.mss, None);
         assert!(o.complete);
     }
 
     #[test]
     fn option_area_cut_by_the_snaplen_is_incomplete() {
-        let h = header(&[2, 4, 5, 180, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7]);
+        let h = header(&[
+            2, 4, 5, 180, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7,
+        ]);
         for cut in 20..h.len() {
             let o = parse(&h[..cut], 40).unwrap().options;
             assert!(!o.complete, "cut at {cut}");
@@ -433,7 +475,10 @@ mod tests {
 
     #[test]
     fn flags_debug_uses_tcpdump_letters() {
-        assert_eq!(format!("{:?}", TcpFlags(TcpFlags::SYN | TcpFlags::ACK)), "S.");
+        assert_eq!(
+            format!("{:?}", TcpFlags(TcpFlags::SYN | TcpFlags::ACK)),
+            "S."
+        );
         assert_eq!(format!("{:?}", TcpFlags(0xff)), "SFRP.UEW");
     }
 }

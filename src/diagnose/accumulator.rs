@@ -19,6 +19,9 @@ pub struct DirAccumulator {
     pub timeline: Option<Timeline>,
     /// The last new-data event and the state it put the sender in.
     last_data: Option<(Timestamp, SenderState)>,
+    /// TSecr of the last new-data segment: segments one sender burst emitted together
+    /// echo the same peer timestamp.
+    last_echo: Option<u32>,
     /// When the sender learned that everything it had sent was acknowledged (capture time
     /// of that ACK plus the loop through the sender); it is idle from then until it sends.
     idle_from: Option<Timestamp>,
@@ -29,8 +32,11 @@ pub struct DirAccumulator {
     pub drained_at: Option<Timestamp>,
     pub data_events: u64,
     pub window_full_segments: u64,
+    /// ACKs that reported delivery, and the bytes they reported.
+    pub delivery_acks: u64,
+    pub delivered_bytes: u64,
     /// Dispersion of data arrivals (new data, back to back), and its current mode.
-    arrivals: Dispersion,
+    pub arrivals: Dispersion,
     arrival_rate: Option<f64>,
     /// Start of a burst whose gaps wait for the state of its last segment.
     burst_from: Option<Timestamp>,
@@ -56,8 +62,14 @@ impl DirAccumulator {
             // Segments a sender emits back to back reach a capture point behind the
             // bottleneck spaced by their serialization time there. Such a gap is not a
             // pause of the sender: it takes the state of the end of the burst.
+            // With timestamps, a change of echo means the sender acted on a newer ACK: a new
+            // burst, even if the bottleneck's queue delivered it back to back.
+            let same_sending = ev.echo.is_none() || ev.echo == self.last_echo;
             let in_burst = state == SenderState::Busy
-                && self.arrival_rate.is_some_and(|r| gap.secs_f64() * r <= BURST_SPACING * len as f64);
+                && same_sending
+                && self
+                    .arrival_rate
+                    .is_some_and(|r| gap.secs_f64() * r <= BURST_SPACING * len as f64);
             if in_burst {
                 self.burst_from.get_or_insert(t0);
             } else {
@@ -78,11 +90,21 @@ impl DirAccumulator {
         };
         // The next full segment does not fit in the window the sender had (Linux
         // tcp_snd_wnd_test), or the window was closed.
-        let full = window.is_some_and(|w| w == 0 || flight + mss as u64 > w);
+        let full = ev
+            .sender_view
+            .and_then(|v| {
+                v.tick_window
+                    .map(|w| w == 0 || v.tick_flight + mss as u64 > w)
+            })
+            .unwrap_or(false);
         if full {
             self.window_full_segments += 1;
         }
-        let state = if full { SenderState::ReceiverWindow } else { SenderState::Busy };
+        let state = if full {
+            SenderState::ReceiverWindow
+        } else {
+            SenderState::Busy
+        };
         let b = tl.bin(ts);
         b.sent += len;
         b.max_flight = b.max_flight.max(flight);
@@ -91,11 +113,17 @@ impl DirAccumulator {
             b.min_window = Some(b.min_window.map_or(w, |m| m.min(w)));
         }
         self.last_data = Some((ts, state));
+        self.last_echo = ev.echo;
         self.idle_from = None;
     }
 
-    fn on_ack(&mut self, ts: Timestamp, delivered: u64, covers_all: bool, sender_loop: Span) {
+    /// An ACK for this direction's data: `delivered` bytes newly reported, `drained` when it
+    /// acknowledged everything sent and left the window open (a closed window is the
+    /// receiver's doing, not the sender's idleness).
+    fn on_ack(&mut self, ts: Timestamp, delivered: u64, drained: bool, sender_loop: Span) {
         if delivered > 0 {
+            self.delivery_acks += 1;
+            self.delivered_bytes += delivered;
             if let Some(tl) = self.timeline.as_mut() {
                 tl.bin(ts).delivered += delivered;
             }
@@ -104,7 +132,7 @@ impl DirAccumulator {
             }
             self.last_ack = Some(ts);
         }
-        if covers_all {
+        if drained {
             let at = ts + sender_loop;
             self.idle_from.get_or_insert(at);
             self.drained_at = Some(at);
@@ -149,7 +177,8 @@ impl Accumulator {
         let d = ev.dir;
         self.middlebox.on_segment(conn, ev);
         if !ev.flags.rst() {
-            self.windows.on_advert(d, ev.win_bytes, ev.win_raw, ev.zero_window);
+            self.windows
+                .on_advert(d, ev.win_bytes, ev.win_raw, ev.zero_window);
         }
         if ev.send.new_bytes > 0 {
             let mss = conn.mss(d);
@@ -158,13 +187,16 @@ impl Accumulator {
         if ev.send.retransmission {
             self.dirs[d.index()].on_retransmission(ev.ts);
         }
-        if ev.acked.acked > 0 || ev.acked.delivered > 0 {
-            // This segment acknowledges the other direction's data.
+        if ev.flags.ack() {
+            // This segment acknowledges the other direction's data (and may reopen its window).
             let data_dir: Dir = d.reverse();
             let dd = conn.dir(data_dir);
             let covers_all = matches!((dd.una, dd.nxt), (Some(u), Some(n)) if !n.is_after(u));
-            let lp = conn.sender_loop(data_dir);
-            self.dirs[data_dir.index()].on_ack(ev.ts, ev.acked.delivered as u64, covers_all, lp);
+            let drained = covers_all && ev.win_raw > 0 && dd.unique_bytes > 0;
+            if ev.acked.delivered > 0 || drained {
+                let lp = conn.sender_loop(data_dir);
+                self.dirs[data_dir.index()].on_ack(ev.ts, ev.acked.delivered as u64, drained, lp);
+            }
         }
         for s in [ev.ack_rtt, ev.ts_rtt].into_iter().flatten() {
             for acc in &mut self.dirs {

@@ -20,6 +20,8 @@ pub enum Method {
     DeliveryRate,
     /// The spacing of ACKs (packet-train dispersion).
     Dispersion,
+    /// The spacing of data segments arriving at a capture point past the bottleneck.
+    ArrivalDispersion,
     /// The summed delivery rate of flows sharing the path.
     SharedDeliveryRate,
 }
@@ -30,6 +32,7 @@ impl Method {
             Method::LinkRate => "link-rate",
             Method::DeliveryRate => "delivery-rate",
             Method::Dispersion => "dispersion",
+            Method::ArrivalDispersion => "arrival-dispersion",
             Method::SharedDeliveryRate => "shared-delivery-rate",
         }
     }
@@ -39,28 +42,60 @@ impl Method {
 /// (20) + timestamps (12). Used only to turn a user's link rate into a payload rate.
 const WIRE_OVERHEAD: f64 = 66.0;
 
-/// The estimate: the larger of the delivery rate (a lower bound that is exact when the
-/// pipe was full) and the dispersion rate (an estimate that needs no full pipe). A user's
-/// link rate overrides both.
+/// Delivery rates are measured over this many base RTTs: over one round, ACKs that
+/// bunched up behind a queue comparable to the BDP can report more than the bottleneck
+/// carries; over several, only a pipe that stayed full reaches its rate.
+pub const DELIVERY_ROUNDS: i64 = 4;
+
+/// The window delivery rates are measured over (at least two bins of the timeline).
+pub fn delivery_window(base_rtt: Span, bin: Span) -> Span {
+    Span((base_rtt.nanos() * DELIVERY_ROUNDS).max(2 * bin.nanos()))
+}
+
+/// The estimate: the largest of the delivery rate (a lower bound that is exact when the
+/// pipe was full), the ACK dispersion rate (an estimate that needs no full pipe), and —
+/// when the capture point is past the bottleneck, near the receiver — the dispersion of
+/// the data itself, which survives receivers that acknowledge whole bursts at once. A
+/// user's link rate overrides them all.
 pub fn estimate(
     tl: &Timeline,
     dispersion: &Dispersion,
+    arrivals: Option<&Dispersion>,
     base_rtt: Span,
     mss: u32,
     link_rate_bps: Option<f64>,
 ) -> (Option<Capacity>, Option<f64>, Option<f64>) {
-    let window = Span(base_rtt.nanos().max(2 * tl.width.nanos()));
+    let window = delivery_window(base_rtt, tl.width);
     let delivered = delivery::max_rate(tl, window);
     let dispersed = dispersion.capacity();
     if let Some(bps) = link_rate_bps {
         let eff = mss as f64 / (mss as f64 + WIRE_OVERHEAD);
-        return (Some(Capacity { rate: bps / 8.0 * eff, method: Method::LinkRate }), delivered, dispersed);
+        return (
+            Some(Capacity {
+                rate: bps / 8.0 * eff,
+                method: Method::LinkRate,
+            }),
+            delivered,
+            dispersed,
+        );
     }
-    let best = match (delivered, dispersed) {
-        (Some(d), Some(p)) if p > d => Some(Capacity { rate: p, method: Method::Dispersion }),
-        (Some(d), _) => Some(Capacity { rate: d, method: Method::DeliveryRate }),
-        (None, Some(p)) => Some(Capacity { rate: p, method: Method::Dispersion }),
-        (None, None) => None,
-    };
+    let candidates = [
+        delivered.map(|r| Capacity {
+            rate: r,
+            method: Method::DeliveryRate,
+        }),
+        dispersed.map(|r| Capacity {
+            rate: r,
+            method: Method::Dispersion,
+        }),
+        arrivals.and_then(|a| a.capacity()).map(|r| Capacity {
+            rate: r,
+            method: Method::ArrivalDispersion,
+        }),
+    ];
+    let best = candidates
+        .into_iter()
+        .flatten()
+        .max_by(|a, b| a.rate.total_cmp(&b.rate));
     (best, delivered, dispersed)
 }

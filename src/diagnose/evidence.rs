@@ -43,8 +43,15 @@ pub fn write(f: &Findings<'_>) -> Vec<String> {
         ));
     }
     if let Some(w) = x.max_rwnd {
-        let bound = x.window_bound().map_or(String::new(), |b| format!("; window bound rwnd/RTT = {}", rate(b)));
-        out.push(format!("receiver window max {}{}; goodput {}", bytes(w as f64), bound, rate(x.goodput)));
+        let bound = x.window_bound().map_or(String::new(), |b| {
+            format!("; window bound rwnd/RTT = {}", rate(b))
+        });
+        out.push(format!(
+            "receiver window max {}{}; goodput {}",
+            bytes(w as f64),
+            bound,
+            rate(x.goodput)
+        ));
     }
     if x.window_full_segments > 0 {
         out.push(format!(
@@ -53,7 +60,10 @@ pub fn write(f: &Findings<'_>) -> Vec<String> {
         ));
     }
     if x.zero_windows > 0 {
-        out.push(format!("{} zero-window advertisements: the receiving application fell behind", x.zero_windows));
+        out.push(format!(
+            "{} zero-window advertisements: the receiving application fell behind",
+            x.zero_windows
+        ));
     }
     if let Some(q) = x.queueing_s() {
         out.push(format!(
@@ -65,7 +75,10 @@ pub fn write(f: &Findings<'_>) -> Vec<String> {
         ));
     }
     if c.idle_share > 0.01 {
-        out.push(format!("sender idle (everything acknowledged, nothing new) {} of the time", pct(c.idle_share)));
+        out.push(format!(
+            "sender idle (everything acknowledged, nothing new) {} of the time",
+            pct(c.idle_share)
+        ));
     }
     if c.plateau_share > 0.01 {
         out.push(format!(

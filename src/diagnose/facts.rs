@@ -53,7 +53,9 @@ impl Facts {
 
     /// What the receiver's largest window allowed: rwnd / base RTT (B/s).
     pub fn window_bound(&self) -> Option<f64> {
-        self.max_rwnd.filter(|_| self.base_rtt_s > 0.0).map(|w| w as f64 / self.base_rtt_s)
+        self.max_rwnd
+            .filter(|_| self.base_rtt_s > 0.0)
+            .map(|w| w as f64 / self.base_rtt_s)
     }
 }
 

@@ -35,6 +35,9 @@ use std::net::IpAddr;
 
 /// Minimum bulk payload to judge a flow: twenty full segments.
 const MIN_SEGMENTS: u64 = 20;
+/// Bytes per ACK (in segments) above which ACK spacing says nothing about the bottleneck
+/// (delayed ACKs cover 2 segments, GRO-coalesced ones a few more).
+const STRETCH_ACK_SEGMENTS: f64 = 8.0;
 /// Minimum transfer length to judge a flow, in base RTTs.
 const MIN_ROUNDS: f64 = 4.0;
 
@@ -61,15 +64,21 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
     let d = conn.dir(bulk);
     let mss = conn.mss(bulk);
     if !conn.handshake.seen() {
-        summary.notes.push("the handshake is not in the capture: window scale and MSS are not known from it".into());
+        summary.notes.push(
+            "the handshake is not in the capture: window scale and MSS are not known from it"
+                .into(),
+        );
     }
     let base_rtt = conn.rtt.min_end_to_end();
     let why_not = match (base_rtt, dacc.timeline.as_ref()) {
-        (None, _) => Some("no RTT sample (no handshake, no data/ACK pair, no timestamp echo)".to_string()),
-        (_, None) => Some("no payload in either direction".to_string()),
-        _ if d.data_segments < MIN_SEGMENTS => {
-            Some(format!("too little data to judge: {} data segments, {} bytes", d.data_segments, d.unique_bytes))
+        (None, _) => {
+            Some("no RTT sample (no handshake, no data/ACK pair, no timestamp echo)".to_string())
         }
+        (_, None) => Some("no payload in either direction".to_string()),
+        _ if d.data_segments < MIN_SEGMENTS => Some(format!(
+            "too little data to judge: {} data segments, {} bytes",
+            d.data_segments, d.unique_bytes
+        )),
         (Some(rtt), Some(tl)) => {
             let (b, r, i) = tl.totals();
             let busy = Span((b + r + i) as i64);
@@ -84,12 +93,39 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
     };
     if let Some(reason) = why_not {
         summary.notes.push(format!("undetermined: {reason}"));
-        return Finished { summary, kept: None };
+        return Finished {
+            summary,
+            kept: None,
+        };
     }
     let base_rtt = base_rtt.expect("checked");
     let tl = dacc.timeline.take().expect("checked");
-    let (cap, delivered, dispersed) =
-        capacity::estimate(&tl, &dacc.dispersion, base_rtt, mss, config.link_rate_bps);
+    // Data spacing tells the bottleneck rate only past the bottleneck: when the capture
+    // point is nearer the receiver than the sender.
+    let (via_sender, via_receiver) = (
+        conn.rtt.through(Connection::sender_end(bulk)).min,
+        conn.rtt.through(Connection::sender_end(bulk.reverse())).min,
+    );
+    let past_bottleneck = matches!((via_sender, via_receiver), (Some(s), Some(r)) if r < s);
+    let arrivals = past_bottleneck.then_some(&dacc.arrivals);
+    let (cap, delivered, dispersed) = capacity::estimate(
+        &tl,
+        &dacc.dispersion,
+        arrivals,
+        base_rtt,
+        mss,
+        config.link_rate_bps,
+    );
+    // Receivers that acknowledge whole bursts at once (stretch ACKs, a reader that lets the
+    // window close) leave no spacing in their ACKs; before the bottleneck nothing else
+    // shows its rate, so the estimate is only what the transfer reached.
+    let per_ack = dacc.delivered_bytes as f64 / dacc.delivery_acks.max(1) as f64;
+    if !past_bottleneck && per_ack > STRETCH_ACK_SEGMENTS * mss as f64 {
+        summary.notes.push(format!(
+            "the receiver acknowledged {:.0} segments per ACK on average: ACK spacing does not show the bottleneck from this capture point, so the bottleneck rate (and BDP) is a lower bound; a capture at the receiver side would show it",
+            per_ack / mss as f64
+        ));
+    }
     let receiver_scale = conn.scale_of_sender(bulk.reverse());
     let (client_ip, server_ip) = (conn.client.addr, conn.server.addr);
     let receiver_syn = match bulk {
@@ -114,12 +150,20 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
         zero_windows: acc.windows.zero[bulk.index()],
         receiver_scale,
         sack_permitted: match (conn.handshake.syn, conn.handshake.syn_ack, receiver_syn) {
-            (Some(a), Some(b), _) => Some(a.sack_permitted.present().is_some() && b.sack_permitted.present().is_some()),
+            (Some(a), Some(b), _) => {
+                Some(a.sack_permitted.present().is_some() && b.sack_permitted.present().is_some())
+            }
             _ => None,
         },
         flows_sharing: 1,
     };
-    let mut kept = Kept { tl, base_rtt, mss, facts, hosts: (client_ip, server_ip, bulk) };
+    let mut kept = Kept {
+        tl,
+        base_rtt,
+        mss,
+        facts,
+        hosts: (client_ip, server_ip, bulk),
+    };
     let class = classify::classify(&classify::Input {
         tl: &kept.tl,
         capacity: cap.map(|c| c.rate),
@@ -128,7 +172,10 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
         shared_delivered: None,
     });
     fill(&mut summary, &mut kept, &class);
-    Finished { summary, kept: Some(kept) }
+    Finished {
+        summary,
+        kept: Some(kept),
+    }
 }
 
 /// Writes the diagnosis fields of the summary.
@@ -147,7 +194,11 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
     s.periods = c
         .periods
         .iter()
-        .map(|&(a, b, l)| Period { start: a.secs_f64(), end: b.secs_f64(), label: l.as_str().to_string() })
+        .map(|&(a, b, l)| Period {
+            start: a.secs_f64(),
+            end: b.secs_f64(),
+            label: l.as_str().to_string(),
+        })
         .collect();
     let findings = Findings { facts: f, class: c };
     s.evidence = evidence::write(&findings);
@@ -163,10 +214,20 @@ fn round4(x: f64) -> f64 {
 /// is at least that sum's best round-trip rate, and each flow is judged against the share
 /// of the path the group used.
 pub fn across_flows(flows: &mut [Finished], _config: &AnalysisConfig) {
-    let mut idx: Vec<usize> = (0..flows.len()).filter(|&i| flows[i].kept.is_some()).collect();
+    let mut idx: Vec<usize> = (0..flows.len())
+        .filter(|&i| flows[i].kept.is_some())
+        .collect();
     idx.sort_by(|&a, &b| {
-        let (ka, kb) = (flows[a].kept.as_ref().unwrap(), flows[b].kept.as_ref().unwrap());
-        (ka.hosts.0, ka.hosts.1, ka.hosts.2.index(), ka.tl.origin).cmp(&(kb.hosts.0, kb.hosts.1, kb.hosts.2.index(), kb.tl.origin))
+        let (ka, kb) = (
+            flows[a].kept.as_ref().unwrap(),
+            flows[b].kept.as_ref().unwrap(),
+        );
+        (ka.hosts.0, ka.hosts.1, ka.hosts.2.index(), ka.tl.origin).cmp(&(
+            kb.hosts.0,
+            kb.hosts.1,
+            kb.hosts.2.index(),
+            kb.tl.origin,
+        ))
     });
     // Groups: same hosts and direction, overlapping in time (transitively).
     let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -194,22 +255,35 @@ pub fn across_flows(flows: &mut [Finished], _config: &AnalysisConfig) {
 const MAX_GRID: usize = 4096;
 
 fn share_path(flows: &mut [Finished], group: &[usize]) {
-    let members: Vec<&Kept> = group.iter().map(|&i| flows[i].kept.as_ref().unwrap()).collect();
+    let members: Vec<&Kept> = group
+        .iter()
+        .map(|&i| flows[i].kept.as_ref().unwrap())
+        .collect();
     let start = members.iter().map(|k| k.tl.origin).min().unwrap();
     let end = members.iter().map(|k| k.tl.end()).max().unwrap();
     let finest = members.iter().map(|k| k.tl.width.nanos()).min().unwrap();
     let span = (end - start).nanos().max(1);
-    let width = finest.max((span + MAX_GRID as i64 - 1) / MAX_GRID as i64).max(1);
+    let width = finest
+        .max((span + MAX_GRID as i64 - 1) / MAX_GRID as i64)
+        .max(1);
     let n = (span / width + 1) as usize;
     let mut grid = vec![0.0f64; n];
     for k in &members {
         for (i, b) in k.tl.bins.iter().enumerate() {
-            spread(&mut grid, start, width, k.tl.start_of(i), k.tl.width.nanos(), b.delivered as f64);
+            spread(
+                &mut grid,
+                start,
+                width,
+                k.tl.start_of(i),
+                k.tl.width.nanos(),
+                b.delivered as f64,
+            );
         }
     }
     // Capacity of the shared path: the best summed delivery over the longest base RTT.
-    let rtt = members.iter().map(|k| k.base_rtt.nanos()).max().unwrap();
-    let w = ((rtt + width - 1) / width).max(1) as usize;
+    let rtt = members.iter().map(|k| k.base_rtt).max().unwrap();
+    let window = capacity::delivery_window(rtt, Span(width)).nanos();
+    let w = ((window + width - 1) / width).max(1) as usize;
     let mut best = 0.0f64;
     let mut sum: f64 = grid.iter().take(w).sum();
     if grid.len() >= w {
@@ -227,7 +301,10 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
         let own = k.facts.capacity;
         let use_shared = own.is_none_or(|c| c.method != Method::LinkRate && shared_rate > c.rate);
         if use_shared {
-            k.facts.capacity = Some(Capacity { rate: shared_rate, method: Method::SharedDeliveryRate });
+            k.facts.capacity = Some(Capacity {
+                rate: shared_rate,
+                method: Method::SharedDeliveryRate,
+            });
             k.facts.bdp = Some(shared_rate * k.base_rtt.secs_f64());
         }
         k.facts.flows_sharing = count;
@@ -243,9 +320,10 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
             shared_delivered: Some(&shared),
         });
         fill(&mut f.summary, &mut k, &class);
-        f.summary
-            .notes
-            .push(format!("shares its path with {} other flow(s) between the same hosts at the same time", count - 1));
+        f.summary.notes.push(format!(
+            "shares its path with {} other flow(s) between the same hosts at the same time",
+            count - 1
+        ));
         f.kept = Some(k);
     }
 }

@@ -22,13 +22,21 @@ pub fn bins_per_round(tl: &Timeline, base_rtt: Span) -> usize {
     ((base_rtt.nanos() as f64 / tl.width.nanos().max(1) as f64).round() as usize).max(1)
 }
 
+/// A round in which the sender sent nothing new while data was outstanding keeps the
+/// flight of the round before: the bytes were still in flight (RTTs longer than the base
+/// RTT — queueing, delayed ACKs — leave rounds without a send).
 pub fn rounds(tl: &Timeline, base_rtt: Span) -> Vec<Round> {
     let k = bins_per_round(tl, base_rtt);
+    let mut carried = 0;
     (0..tl.bins.len())
         .step_by(k)
         .map(|first| {
             let last = (first + k).min(tl.bins.len());
-            let mut r = Round { first, last, ..Default::default() };
+            let mut r = Round {
+                first,
+                last,
+                ..Default::default()
+            };
             for b in &tl.bins[first..last] {
                 r.max_flight = r.max_flight.max(b.max_flight);
                 r.retransmissions += b.retransmissions;
@@ -37,6 +45,14 @@ pub fn rounds(tl: &Timeline, base_rtt: Span) -> Vec<Round> {
                 r.idle_ns += b.idle_ns;
                 r.delivered += b.delivered;
             }
+            if r.max_flight == 0 && r.busy_ns + r.rwnd_ns > 0 {
+                r.max_flight = carried;
+            }
+            carried = if r.idle_ns > r.busy_ns + r.rwnd_ns {
+                0
+            } else {
+                r.max_flight
+            };
             r
         })
         .collect()

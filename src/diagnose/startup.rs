@@ -34,7 +34,11 @@ mod tests {
     use super::*;
 
     fn r(flight: u64, retrans: u32) -> Round {
-        Round { max_flight: flight, retransmissions: retrans, ..Default::default() }
+        Round {
+            max_flight: flight,
+            retransmissions: retrans,
+            ..Default::default()
+        }
     }
 
     #[test]

@@ -77,7 +77,11 @@ pub struct Timeline {
 
 impl Timeline {
     pub fn new(origin: Timestamp) -> Self {
-        Timeline { origin, width: INITIAL_WIDTH, bins: Vec::new() }
+        Timeline {
+            origin,
+            width: INITIAL_WIDTH,
+            bins: Vec::new(),
+        }
     }
 
     pub fn start_of(&self, i: usize) -> Timestamp {
@@ -152,7 +156,9 @@ impl Timeline {
 
     /// Total time in each state over the whole timeline: (busy, rwnd, idle) in ns.
     pub fn totals(&self) -> (u64, u64, u64) {
-        self.bins.iter().fold((0, 0, 0), |(b, r, i), x| (b + x.busy_ns, r + x.rwnd_ns, i + x.idle_ns))
+        self.bins.iter().fold((0, 0, 0), |(b, r, i), x| {
+            (b + x.busy_ns, r + x.rwnd_ns, i + x.idle_ns)
+        })
     }
 }
 
@@ -177,7 +183,15 @@ mod tests {
     fn long_flows_coarsen_without_losing_totals() {
         let mut tl = Timeline::new(t(0));
         for i in 0..10_000 {
-            tl.account(t(i), t(i + 1), if i % 2 == 0 { SenderState::Busy } else { SenderState::Idle });
+            tl.account(
+                t(i),
+                t(i + 1),
+                if i % 2 == 0 {
+                    SenderState::Busy
+                } else {
+                    SenderState::Idle
+                },
+            );
             tl.bin(t(i)).delivered += 100;
         }
         assert!(tl.bins.len() <= MAX_BINS);

@@ -75,7 +75,10 @@ mod tests {
 
     fn ep(s: &str) -> Endpoint {
         let sa: std::net::SocketAddr = s.parse().unwrap();
-        Endpoint { addr: sa.ip(), port: sa.port() }
+        Endpoint {
+            addr: sa.ip(),
+            port: sa.port(),
+        }
     }
 
     #[test]

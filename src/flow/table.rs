@@ -25,7 +25,10 @@ pub struct TableConfig {
 
 impl Default for TableConfig {
     fn default() -> Self {
-        TableConfig { idle_timeout: Span::from_millis(300_000), closed_linger: Span::from_millis(10_000) }
+        TableConfig {
+            idle_timeout: Span::from_millis(300_000),
+            closed_linger: Span::from_millis(10_000),
+        }
     }
 }
 
@@ -42,7 +45,13 @@ pub struct FlowTable<T: Tracked> {
 
 impl<T: Tracked> FlowTable<T> {
     pub fn new(config: TableConfig, first_id: u64) -> Self {
-        FlowTable { map: FxHashMap::default(), next_id: first_id, config, now: Timestamp(i64::MIN), last_sweep: None }
+        FlowTable {
+            map: FxHashMap::default(),
+            next_id: first_id,
+            config,
+            now: Timestamp(i64::MIN),
+            last_sweep: None,
+        }
     }
 
     pub fn live(&self) -> usize {
@@ -57,8 +66,14 @@ impl<T: Tracked> FlowTable<T> {
     /// previous connection on the same tuple when this segment starts a new one.
     pub fn lookup(&mut self, seg: &Segment, ts: Timestamp) -> (&mut T, Dir, Option<T>) {
         self.now = self.now.max(ts);
-        let src = Endpoint { addr: seg.src, port: seg.src_port };
-        let dst = Endpoint { addr: seg.dst, port: seg.dst_port };
+        let src = Endpoint {
+            addr: seg.src,
+            port: seg.src_port,
+        };
+        let dst = Endpoint {
+            addr: seg.dst,
+            port: seg.dst_port,
+        };
         let (key, _) = FlowKey::of(src, dst);
         let starts_new = seg.flags.syn() && !seg.flags.ack();
         let mut replaced = None;
@@ -93,7 +108,11 @@ impl<T: Tracked> FlowTable<T> {
             *next_id += 1;
             T::new(Connection::new(id, client, server, by_syn, ts))
         });
-        let dir = if entry.conn().client == src { Dir::C2S } else { Dir::S2C };
+        let dir = if entry.conn().client == src {
+            Dir::C2S
+        } else {
+            Dir::S2C
+        };
         (entry, dir, replaced)
     }
 

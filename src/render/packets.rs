@@ -15,7 +15,11 @@ pub struct PacketWriter<W: Write> {
 impl<W: Write> PacketWriter<W> {
     pub fn new(mut out: W, flows: Vec<u64>) -> std::io::Result<Self> {
         writeln!(out, "{HEADER}")?;
-        Ok(PacketWriter { out, flows, error: None })
+        Ok(PacketWriter {
+            out,
+            flows,
+            error: None,
+        })
     }
 
     pub fn finish(mut self) -> std::io::Result<()> {
@@ -61,7 +65,11 @@ impl<W: Write> PacketWriter<W> {
         if let Some(r) = e.ts_rtt {
             write!(o, "{:.3}", r.raw.millis_f64())?;
         }
-        writeln!(o, ",{},{},{}", e.acked.duplicate as u8, e.zero_window as u8, e.send.window_full as u8)
+        writeln!(
+            o,
+            ",{},{},{}",
+            e.acked.duplicate as u8, e.zero_window as u8, e.send.window_full as u8
+        )
     }
 }
 

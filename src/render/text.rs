@@ -44,7 +44,12 @@ fn yes_no(v: Option<bool>) -> &'static str {
     }
 }
 
-pub fn write<W: Write>(out: &mut W, captures: &[CaptureSummary], flows: &[FlowSummary], all: bool) -> anyhow::Result<()> {
+pub fn write<W: Write>(
+    out: &mut W,
+    captures: &[CaptureSummary],
+    flows: &[FlowSummary],
+    all: bool,
+) -> anyhow::Result<()> {
     for c in captures {
         writeln!(
             out,
@@ -52,7 +57,11 @@ pub fn write<W: Write>(out: &mut W, captures: &[CaptureSummary], flows: &[FlowSu
             c.path,
             c.format,
             if c.compression == "none" { "" } else { "+" },
-            if c.compression == "none" { String::new() } else { c.compression.clone() },
+            if c.compression == "none" {
+                String::new()
+            } else {
+                c.compression.clone()
+            },
             c.packets,
             c.tcp_segments,
             c.flows
@@ -62,24 +71,43 @@ pub fn write<W: Write>(out: &mut W, captures: &[CaptureSummary], flows: &[FlowSu
         }
         let other: u64 = c.skipped.iter().map(|s| s.records).sum();
         if other > 0 {
-            let top: Vec<String> = c.skipped.iter().take(3).map(|s| format!("{} {}", s.records, s.reason)).collect();
+            let top: Vec<String> = c
+                .skipped
+                .iter()
+                .take(3)
+                .map(|s| format!("{} {}", s.records, s.reason))
+                .collect();
             writeln!(out, "  not TCP: {other} records ({})", top.join("; "))?;
         }
     }
-    let hidden = flows.iter().filter(|f| !all && f.verdict == "undetermined").count();
+    let hidden = flows
+        .iter()
+        .filter(|f| !all && f.verdict == "undetermined")
+        .count();
     for f in flows.iter().filter(|f| all || f.verdict != "undetermined") {
         writeln!(out)?;
         flow(out, f)?;
     }
     if hidden > 0 {
-        writeln!(out, "\n{hidden} more flow(s) too short to judge (show them with --all)")?;
+        writeln!(
+            out,
+            "\n{hidden} more flow(s) too short to judge (show them with --all)"
+        )?;
     }
     Ok(())
 }
 
 fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
-    let arrow = if f.bulk_direction == "s2c" { "<-" } else { "->" };
-    writeln!(out, "flow {}  {} {} {}  [{}]", f.id, f.client, arrow, f.server, f.capture)?;
+    let arrow = if f.bulk_direction == "s2c" {
+        "<-"
+    } else {
+        "->"
+    };
+    writeln!(
+        out,
+        "flow {}  {} {} {}  [{}]",
+        f.id, f.client, arrow, f.server, f.capture
+    )?;
     let h = &f.handshake;
     let hs = if h.seen {
         format!(
@@ -132,7 +160,8 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
         "  {:<12}max flight {}, max rwnd {}, {} retransmitted segments",
         "window",
         bytes(f.max_flight_bytes as f64),
-        f.max_rwnd_bytes.map_or("unknown".into(), |w| bytes(w as f64)),
+        f.max_rwnd_bytes
+            .map_or("unknown".into(), |w| bytes(w as f64)),
         f.retransmitted_segments
     )?;
     if let (Some(b), Some(bdp)) = (f.bottleneck_bps, f.bdp_bytes) {
@@ -158,9 +187,17 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
     }
     writeln!(out, "  {:<12}{}", "verdict", f.verdict)?;
     for m in &f.middlebox {
-        writeln!(out, "  {:<12}{} on {} ({}): {}", "middlebox", m.kind, m.direction, m.confidence, m.evidence)?;
+        writeln!(
+            out,
+            "  {:<12}{} on {} ({}): {}",
+            "middlebox", m.kind, m.direction, m.confidence, m.evidence
+        )?;
     }
-    for (title, lines) in [("evidence", &f.evidence), ("advice", &f.advice), ("notes", &f.notes)] {
+    for (title, lines) in [
+        ("evidence", &f.evidence),
+        ("advice", &f.advice),
+        ("notes", &f.notes),
+    ] {
         for (i, l) in lines.iter().enumerate() {
             writeln!(out, "  {:<12}- {l}", if i == 0 { title } else { "" })?;
         }

@@ -5,7 +5,7 @@ use super::direction::Direction;
 use super::event::SegmentEvent;
 use super::handshake::{Handshake, SynOptions};
 use super::rtt::{End, RttSource, RttTracker};
-use super::scale_infer::ScaleInference;
+use super::scale_infer::{Confidence, ScaleInference};
 use super::sender_view::SenderViewTracker;
 use super::window::WindowScale;
 use crate::decode::Segment;
@@ -48,7 +48,13 @@ pub struct Connection {
 }
 
 impl Connection {
-    pub fn new(id: u64, client: Endpoint, server: Endpoint, client_by_syn: bool, ts: Timestamp) -> Self {
+    pub fn new(
+        id: u64,
+        client: Endpoint,
+        server: Endpoint,
+        client_by_syn: bool,
+        ts: Timestamp,
+    ) -> Self {
         Connection {
             id,
             client,
@@ -79,11 +85,22 @@ impl Connection {
             Dir::S2C => self.handshake.server_scale(),
         };
         let evidence = &self.scale_evidence[dir.reverse().index()];
-        let inferred = || evidence.settled().map_or(WindowScale::Unknown, WindowScale::Inferred);
+        let inferred = || {
+            evidence
+                .settled()
+                .map_or(WindowScale::Unknown, WindowScale::Inferred)
+        };
         match negotiated.shift() {
             None => inferred(),
             Some(k) if evidence.contradicts(k) => inferred(),
-            Some(_) => negotiated,
+            // The sender stops at the edge of another scale's window again and again: it
+            // obeys a scale the capture point never saw.
+            Some(k) => match evidence.result() {
+                Some(r) if r.confidence == Confidence::Certain && r.shift != k => {
+                    WindowScale::Inferred(r.shift)
+                }
+                _ => negotiated,
+            },
         }
     }
 
@@ -119,7 +136,11 @@ impl Connection {
             Some(m) if m > 0 => {
                 let m = m as u32;
                 // With timestamps the payload of a full segment is 12 bytes less.
-                if seen > 0 && seen < m { seen.max(m.saturating_sub(40)) } else { m }
+                if seen > 0 && seen < m {
+                    seen.max(m.saturating_sub(40))
+                } else {
+                    m
+                }
             }
             _ if seen > 0 => seen.min(1460),
             _ => 1460,
@@ -139,7 +160,13 @@ impl Connection {
     }
 
     /// Processes one segment going `dir` at `ts`; returns what it meant.
-    pub fn on_segment(&mut self, seg: &Segment, dir: Dir, frame: u64, ts: Timestamp) -> SegmentEvent {
+    pub fn on_segment(
+        &mut self,
+        seg: &Segment,
+        dir: Dir,
+        frame: u64,
+        ts: Timestamp,
+    ) -> SegmentEvent {
         if ts < self.last_ts {
             self.time_reversals += 1;
         }
@@ -150,21 +177,33 @@ impl Connection {
 
         // Handshake (RFC 9293 §3.5).
         if flags.syn() && !flags.ack() && dir == Dir::C2S {
-            self.handshake.on_syn(SynOptions::from_segment(ts, seg.seq, &seg.options));
+            self.handshake
+                .on_syn(SynOptions::from_segment(ts, seg.seq, &seg.options));
         } else if flags.syn() && flags.ack() && dir == Dir::S2C {
             let first = self.handshake.syn_ack.is_none();
-            self.handshake.on_syn_ack(SynOptions::from_segment(ts, seg.seq, &seg.options));
+            self.handshake
+                .on_syn_ack(SynOptions::from_segment(ts, seg.seq, &seg.options));
             // Karn for SYNs: no sample when either SYN was retransmitted.
             if let (true, Some(syn)) = (first, self.handshake.syn) {
                 if syn.count == 1 && seg.ack == syn.isn.add(1) {
-                    self.rtt.add(ts, End::Server, RttSource::Handshake, (ts - syn.ts).max_zero());
+                    self.rtt.add(
+                        ts,
+                        End::Server,
+                        RttSource::Handshake,
+                        (ts - syn.ts).max_zero(),
+                    );
                 }
             }
         } else if dir == Dir::C2S && flags.ack() && !flags.syn() && !self.handshake_ack_sampled {
             if let Some(sa) = self.handshake.syn_ack {
                 self.handshake_ack_sampled = true;
                 if sa.count == 1 && seg.ack == sa.isn.add(1) {
-                    self.rtt.add(ts, End::Client, RttSource::Handshake, (ts - sa.ts).max_zero());
+                    self.rtt.add(
+                        ts,
+                        End::Client,
+                        RttSource::Handshake,
+                        (ts - sa.ts).max_zero(),
+                    );
                 }
             }
         }
@@ -179,7 +218,15 @@ impl Connection {
         let mut acked = Default::default();
         let mut ack_rtt = None;
         if flags.ack() {
-            acked = rx.on_ack(seg.ack, win_bytes, seg.window, &seg.options.sack, seg.payload_len > 0, flags.syn(), rx_mss);
+            acked = rx.on_ack(
+                seg.ack,
+                win_bytes,
+                seg.window,
+                &seg.options.sack,
+                seg.payload_len > 0,
+                flags.syn(),
+                rx_mss,
+            );
             if let Some(raw) = rx.data_ack_rtt.on_ack(seg.ack, ts) {
                 ack_rtt = Some(self.rtt.add(ts, from, RttSource::DataAck, raw));
             }
@@ -216,8 +263,14 @@ impl Connection {
             let lp = self.sender_loop(dir);
             let min_loop = self.min_sender_loop(dir);
             let shift = self.scale_of_sender(dir.reverse()).shift();
-            let echo = seg.options.timestamps.map(|t| t.ecr).filter(|_| flags.ack());
-            let view = d.nxt.and_then(|nxt| self.views[dir.index()].view(ts, echo, min_loop, lp, nxt, shift));
+            let echo = seg
+                .options
+                .timestamps
+                .map(|t| t.ecr)
+                .filter(|_| flags.ack());
+            let view = d
+                .nxt
+                .and_then(|nxt| self.views[dir.index()].view(ts, echo, min_loop, lp, nxt, shift));
             if let Some(v) = view {
                 self.scale_evidence[dir.index()].observe(v.flight, v.window_raw, mss);
             }
@@ -232,7 +285,11 @@ impl Connection {
             flow: self.id,
             dir,
             seq: d.relative(seg.seq).unwrap_or(0),
-            ack: if flags.ack() { self.dirs[dir.reverse().index()].relative(seg.ack) } else { None },
+            ack: if flags.ack() {
+                self.dirs[dir.reverse().index()].relative(seg.ack)
+            } else {
+                None
+            },
             len: seg.payload_len,
             flags,
             win_raw: seg.window,
@@ -244,6 +301,11 @@ impl Connection {
             send,
             acked,
             zero_window: seg.window == 0 && !flags.syn() && !flags.rst() && rx_una.is_some(),
+            echo: seg
+                .options
+                .timestamps
+                .map(|t| t.ecr)
+                .filter(|_| flags.ack()),
             sender_view,
         }
     }
@@ -264,12 +326,18 @@ impl Connection {
     /// longer, and a lag too long would pair data with an ACK the sender had moved past.
     pub fn sender_loop(&self, d: Dir) -> Span {
         let l = self.rtt.through(Self::sender_end(d));
-        l.recent_min().or(l.segment_min.get()).or(l.windowed_min.get()).unwrap_or(Span::ZERO)
+        l.recent_min()
+            .or(l.segment_min.get())
+            .or(l.windowed_min.get())
+            .unwrap_or(Span::ZERO)
     }
 
     /// The shortest loop through the sender of `d` lately: no ACK reaches it sooner.
     pub fn min_sender_loop(&self, d: Dir) -> Span {
         let l = self.rtt.through(Self::sender_end(d));
-        l.segment_min.get().or(l.windowed_min.get()).unwrap_or(Span::ZERO)
+        l.segment_min
+            .get()
+            .or(l.windowed_min.get())
+            .unwrap_or(Span::ZERO)
     }
 }

@@ -290,7 +290,10 @@ mod tests {
         }
     }
     const ACK: u8 = TcpFlags::ACK;
-    const NOSACK: SackBlocks = SackBlocks { len: 0, blocks: [(SeqNum(0), SeqNum(0)); 4] };
+    const NOSACK: SackBlocks = SackBlocks {
+        len: 0,
+        blocks: [(SeqNum(0), SeqNum(0)); 4],
+    };
 
     #[test]
     fn new_data_then_retransmission() {
@@ -324,13 +327,37 @@ mod tests {
         for i in 0..4 {
             d.on_send(&seg(1 + i * 1000, 1000, ACK), Timestamp(0));
         }
-        let o = d.on_ack(SeqNum(1001), Some(65535), 65535, &NOSACK, false, false, 1000);
+        let o = d.on_ack(
+            SeqNum(1001),
+            Some(65535),
+            65535,
+            &NOSACK,
+            false,
+            false,
+            1000,
+        );
         assert_eq!(o.acked, 1000);
         assert_eq!(d.flight(), Some(3000));
-        let o = d.on_ack(SeqNum(1001), Some(65535), 65535, &NOSACK, false, false, 1000);
+        let o = d.on_ack(
+            SeqNum(1001),
+            Some(65535),
+            65535,
+            &NOSACK,
+            false,
+            false,
+            1000,
+        );
         assert!(o.duplicate);
         // a window update is not a duplicate ACK
-        let o = d.on_ack(SeqNum(1001), Some(70000), 70000u32 as u16, &NOSACK, false, false, 1000);
+        let o = d.on_ack(
+            SeqNum(1001),
+            Some(70000),
+            70000u32 as u16,
+            &NOSACK,
+            false,
+            false,
+            1000,
+        );
         assert!(!o.duplicate);
     }
 
@@ -343,11 +370,27 @@ mod tests {
         }
         // segment 1 lost; 2..4 SACKed one by one, then the retransmission fills the hole
         for k in 2..=4u32 {
-            let sack = SackBlocks { len: 1, blocks: [(SeqNum(1001), SeqNum(1 + k * 1000)), (SeqNum(0), SeqNum(0)), (SeqNum(0), SeqNum(0)), (SeqNum(0), SeqNum(0))] };
+            let sack = SackBlocks {
+                len: 1,
+                blocks: [
+                    (SeqNum(1001), SeqNum(1 + k * 1000)),
+                    (SeqNum(0), SeqNum(0)),
+                    (SeqNum(0), SeqNum(0)),
+                    (SeqNum(0), SeqNum(0)),
+                ],
+            };
             let o = d.on_ack(SeqNum(1), Some(65535), 65535, &sack, false, false, 1000);
             assert_eq!(o.delivered, 1000);
         }
-        let o = d.on_ack(SeqNum(4001), Some(65535), 65535, &NOSACK, false, false, 1000);
+        let o = d.on_ack(
+            SeqNum(4001),
+            Some(65535),
+            65535,
+            &NOSACK,
+            false,
+            false,
+            1000,
+        );
         assert_eq!(o.acked, 4000);
         assert_eq!(o.delivered, 1000);
     }
@@ -365,7 +408,15 @@ mod tests {
             assert!(o.duplicate);
             assert_eq!(o.delivered, 1000);
         }
-        let o = d.on_ack(SeqNum(4001), Some(65535), 65535, &NOSACK, false, false, 1000);
+        let o = d.on_ack(
+            SeqNum(4001),
+            Some(65535),
+            65535,
+            &NOSACK,
+            false,
+            false,
+            1000,
+        );
         assert_eq!(o.delivered, 1000);
     }
 
@@ -379,7 +430,15 @@ mod tests {
         assert_eq!(o.new_bytes, 1000);
         assert!(!o.retransmission);
         assert_eq!(d.flight(), Some(2000));
-        d.on_ack(SeqNum(isn.wrapping_add(2001)), Some(1000), 1000, &NOSACK, false, false, 1000);
+        d.on_ack(
+            SeqNum(isn.wrapping_add(2001)),
+            Some(1000),
+            1000,
+            &NOSACK,
+            false,
+            false,
+            1000,
+        );
         assert_eq!(d.flight(), Some(0));
         assert_eq!(d.unique_bytes, 2000);
     }

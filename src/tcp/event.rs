@@ -17,6 +17,12 @@ pub struct SenderView {
     pub window: Option<u64>,
     /// The raw 16-bit field of that advertisement.
     pub window_raw: u16,
+    /// Flight and window against the earliest ACK the sender may have acted on: with
+    /// timestamps, the first ACK of the TSval tick its segment echoed (equal to `flight`
+    /// and `window` otherwise). The window-full test uses these: the sender's data reached
+    /// the edge of one of the ACKs it could have had.
+    pub tick_flight: u64,
+    pub tick_window: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -46,5 +52,8 @@ pub struct SegmentEvent {
     pub send: SendOutcome,
     pub acked: AckOutcome,
     pub zero_window: bool,
+    /// The segment's TSecr (RFC 7323), when it carried timestamps and an ACK: which of the
+    /// peer's segments its sender had seen last.
+    pub echo: Option<u32>,
     pub sender_view: Option<SenderView>,
 }

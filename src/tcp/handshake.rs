@@ -58,12 +58,18 @@ impl Handshake {
 
     pub fn on_syn(&mut self, opts: SynOptions) {
         let count = self.syn.map_or(0, |s| s.count);
-        self.syn = Some(SynOptions { count: count + 1, ..opts });
+        self.syn = Some(SynOptions {
+            count: count + 1,
+            ..opts
+        });
     }
 
     pub fn on_syn_ack(&mut self, opts: SynOptions) {
         let count = self.syn_ack.map_or(0, |s| s.count);
-        self.syn_ack = Some(SynOptions { count: count + 1, ..opts });
+        self.syn_ack = Some(SynOptions {
+            count: count + 1,
+            ..opts
+        });
     }
 
     /// Scale applied to windows the client advertises.
@@ -98,7 +104,12 @@ mod tests {
     use crate::decode::TcpOptions;
 
     fn opts(ws: Option<u8>, complete: bool) -> SynOptions {
-        let o = TcpOptions { complete, wscale: ws, mss: Some(1460), ..Default::default() };
+        let o = TcpOptions {
+            complete,
+            wscale: ws,
+            mss: Some(1460),
+            ..Default::default()
+        };
         SynOptions::from_segment(Timestamp(0), SeqNum(1), &o)
     }
 

@@ -112,7 +112,9 @@ impl Scoreboard {
 
     /// Bytes in [una, loss point) that were not SACKed: presumed lost.
     pub fn lost_bytes(&self, una: SeqNum, mss: u32) -> u64 {
-        let Some(p) = self.loss_point(mss) else { return 0 };
+        let Some(p) = self.loss_point(mss) else {
+            return 0;
+        };
         let span = p.bytes_after(una) as u64;
         let sacked_below: u64 = self
             .sacked
@@ -131,7 +133,10 @@ impl Scoreboard {
         let flight = nxt.bytes_after(una) as u64;
         let lost = self.lost_bytes(una, mss);
         let retrans = total(&self.retransmitted).min(lost);
-        flight.saturating_sub(self.sacked_bytes()).saturating_sub(lost) + retrans
+        flight
+            .saturating_sub(self.sacked_bytes())
+            .saturating_sub(lost)
+            + retrans
     }
 }
 

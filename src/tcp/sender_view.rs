@@ -42,7 +42,14 @@ pub struct SenderViewTracker {
 
 impl SenderViewTracker {
     /// An ACK for this direction's data passed the capture point.
-    pub fn on_ack(&mut self, at: Timestamp, ack: SeqNum, window: Option<u64>, raw: u16, tsval: Option<u32>) {
+    pub fn on_ack(
+        &mut self,
+        at: Timestamp,
+        ack: SeqNum,
+        window: Option<u64>,
+        raw: u16,
+        tsval: Option<u32>,
+    ) {
         if let Some(back) = self.history.back_mut() {
             if back.ack == ack && back.raw == raw && back.window == window {
                 if tsval.is_some() {
@@ -57,7 +64,13 @@ impl SenderViewTracker {
         if self.history.len() == MAX_HISTORY {
             self.history.pop_front();
         }
-        self.history.push_back(Advert { at, ack, window, raw, tsval });
+        self.history.push_back(Advert {
+            at,
+            ack,
+            window,
+            raw,
+            tsval,
+        });
     }
 
     /// The sender's flight and window for data up to `nxt` seen at `at`. `echo` is the
@@ -74,17 +87,48 @@ impl SenderViewTracker {
         shift: Option<u8>,
     ) -> Option<SenderView> {
         let by_echo = echo.filter(|_| self.history.front().is_some_and(|a| a.tsval.is_some()));
-        let then = at - if by_echo.is_some() { min_loop } else { loop_now };
-        let usable = |a: &Advert| a.at <= then && by_echo.is_none_or(|e| a.tsval.is_none_or(|v| ts_not_after(v, e)));
-        while self.history.len() > 1 && usable(&self.history[1]) {
-            self.history.pop_front();
+        let then = at
+            - if by_echo.is_some() {
+                min_loop
+            } else {
+                loop_now
+            };
+        let usable = |a: &Advert| {
+            a.at <= then && by_echo.is_none_or(|e| a.tsval.is_none_or(|v| ts_not_after(v, e)))
+        };
+        // The latest usable advert, and the first one of its timestamp tick: the sender had
+        // one of the ACKs of that tick (a millisecond of ACKs share one TSval on Linux).
+        let mut latest = 0;
+        while latest + 1 < self.history.len() && usable(&self.history[latest + 1]) {
+            latest += 1;
         }
-        let a = self.history.front()?;
-        if a.at > then {
+        let tick = self.history.get(latest)?.tsval;
+        let mut first = latest;
+        if by_echo.is_some() {
+            // Data can be late at the capture point by its queueing on the way there, so
+            // an earlier ACK of the tick may be the one; not earlier than one more loop
+            // (next to the sender the loop is microseconds and so is this margin).
+            let earliest = then - min_loop;
+            while first > 0
+                && self.history[first - 1].tsval == tick
+                && self.history[first - 1].at >= earliest
+            {
+                first -= 1;
+            }
+        }
+        self.history.drain(..first);
+        let (a, e) = (self.history.front()?, &self.history[latest - first]);
+        if e.at > then {
             return None; // no ACK old enough: the sender had nothing from the peer yet
         }
-        let window = a.window.or_else(|| shift.map(|k| (a.raw as u64) << k));
-        Some(SenderView { flight: nxt.bytes_after(a.ack) as u64, window, window_raw: a.raw })
+        let scaled = |x: &Advert| x.window.or_else(|| shift.map(|k| (x.raw as u64) << k));
+        Some(SenderView {
+            flight: nxt.bytes_after(e.ack) as u64,
+            window: scaled(e),
+            window_raw: e.raw,
+            tick_flight: nxt.bytes_after(a.ack) as u64,
+            tick_window: scaled(a),
+        })
     }
 }
 
@@ -100,8 +144,13 @@ mod tests {
     fn next_to_the_sender_it_is_the_naive_flight() {
         let mut v = SenderViewTracker::default();
         v.on_ack(t(0), SeqNum(1000), Some(64_000), 500, None);
-        let s = v.view(t(1), None, Span::ZERO, Span::ZERO, SeqNum(5000), None).unwrap();
-        assert_eq!(s, SenderView { flight: 4000, window: Some(64_000), window_raw: 500 });
+        let s = v
+            .view(t(1), None, Span::ZERO, Span::ZERO, SeqNum(5000), None)
+            .unwrap();
+        assert_eq!(
+            (s.flight, s.window, s.window_raw),
+            (4000, Some(64_000), 500)
+        );
     }
 
     #[test]
@@ -109,10 +158,25 @@ mod tests {
         let mut v = SenderViewTracker::default();
         // the receiver acknowledges everything at once; the sender learns it 100 ms later
         for i in 0..10 {
-            v.on_ack(t(i * 10), SeqNum(1 + i as u32 * 10_000), Some(100_000), 100, None);
+            v.on_ack(
+                t(i * 10),
+                SeqNum(1 + i as u32 * 10_000),
+                Some(100_000),
+                100,
+                None,
+            );
         }
         // data arriving at 105 ms was sent against the ACK of 0..5 ms
-        let s = v.view(t(105), None, Span::from_millis(100), Span::from_millis(100), SeqNum(100_001), None).unwrap();
+        let s = v
+            .view(
+                t(105),
+                None,
+                Span::from_millis(100),
+                Span::from_millis(100),
+                SeqNum(100_001),
+                None,
+            )
+            .unwrap();
         assert_eq!(s.flight, 100_000);
     }
 
@@ -120,7 +184,16 @@ mod tests {
     fn no_view_before_any_ack_is_old_enough() {
         let mut v = SenderViewTracker::default();
         v.on_ack(t(50), SeqNum(1), None, 1, None);
-        assert!(v.view(t(60), None, Span::from_millis(100), Span::from_millis(100), SeqNum(10), None).is_none());
+        assert!(v
+            .view(
+                t(60),
+                None,
+                Span::from_millis(100),
+                Span::from_millis(100),
+                SeqNum(10),
+                None
+            )
+            .is_none());
     }
 
     #[test]
@@ -129,9 +202,24 @@ mod tests {
         // ACKs every ms, TSval = ms; the sender's data echoes TSval 3 although a loop-based
         // lookup would pick a later ACK (the data was queued on the way).
         for i in 0..10u32 {
-            v.on_ack(t(i as i64), SeqNum(1 + i * 2000), Some(20_000), 20_000, Some(i));
+            v.on_ack(
+                t(i as i64),
+                SeqNum(1 + i * 2000),
+                Some(20_000),
+                20_000,
+                Some(i),
+            );
         }
-        let s = v.view(t(9), Some(3), Span::from_micros(100), Span::from_micros(100), SeqNum(26_001), None).unwrap();
+        let s = v
+            .view(
+                t(9),
+                Some(3),
+                Span::from_micros(100),
+                Span::from_micros(100),
+                SeqNum(26_001),
+                None,
+            )
+            .unwrap();
         assert_eq!(s.flight, 26_001 - 6_001);
     }
 
@@ -139,7 +227,9 @@ mod tests {
     fn adverts_of_unknown_scale_are_scaled_once_inferred() {
         let mut v = SenderViewTracker::default();
         v.on_ack(t(0), SeqNum(1), None, 1000, None);
-        let s = v.view(t(1), None, Span::ZERO, Span::ZERO, SeqNum(2001), Some(3)).unwrap();
+        let s = v
+            .view(t(1), None, Span::ZERO, Span::ZERO, SeqNum(2001), Some(3))
+            .unwrap();
         assert_eq!(s.window, Some(8000));
     }
 }

@@ -91,11 +91,17 @@ struct IpShape {
 
 #[derive(Clone, Debug)]
 enum Link {
-    Ethernet { tags: Vec<(u16, u16)>, pppoe: Option<u16>, mpls: Vec<u32> },
+    Ethernet {
+        tags: Vec<(u16, u16)>,
+        pppoe: Option<u16>,
+        mpls: Vec<u32>,
+    },
     Sll,
     Sll2,
     Raw(LinkType),
-    Null { big_endian: bool },
+    Null {
+        big_endian: bool,
+    },
     Loop,
     Ppp,
     Ipoib,
@@ -113,7 +119,8 @@ impl TcpPacket {
     /// IPv4 DF set, plain Ethernet II.
     pub fn new(src: &str, dst: &str) -> Self {
         let parse = |s: &str| -> SocketAddr {
-            s.parse().unwrap_or_else(|e| panic!("testkit: bad socket address {s:?}: {e}"))
+            s.parse()
+                .unwrap_or_else(|e| panic!("testkit: bad socket address {s:?}: {e}"))
         };
         let (src, dst) = (parse(src), parse(dst));
         assert_eq!(
@@ -142,7 +149,11 @@ impl TcpPacket {
                 ipv6_ext: Vec::new(),
                 tunnel: None,
             },
-            link: Link::Ethernet { tags: Vec::new(), pppoe: None, mpls: Vec::new() },
+            link: Link::Ethernet {
+                tags: Vec::new(),
+                pppoe: None,
+                mpls: Vec::new(),
+            },
         }
     }
 
@@ -229,7 +240,8 @@ impl TcpPacket {
     /// SACK option (kind 5) with these (left, right) edges, after two NOPs; an empty slice
     /// writes the (legal-ish) empty SACK option.
     pub fn sack(mut self, blocks: &[(u32, u32)]) -> Self {
-        self.options.extend_from_slice(&[1, 1, 5, 2 + 8 * blocks.len() as u8]);
+        self.options
+            .extend_from_slice(&[1, 1, 5, 2 + 8 * blocks.len() as u8]);
         for (l, r) in blocks {
             self.options.extend_from_slice(&l.to_be_bytes());
             self.options.extend_from_slice(&r.to_be_bytes());
@@ -348,10 +360,15 @@ impl TcpPacket {
     /// addresses (`"192.0.2.1"`, `"2001:db8::1"`).
     pub fn ip_in_ip(mut self, outer_src: &str, outer_dst: &str) -> Self {
         let parse = |s: &str| -> IpAddr {
-            s.parse().unwrap_or_else(|e| panic!("testkit: bad IP address {s:?}: {e}"))
+            s.parse()
+                .unwrap_or_else(|e| panic!("testkit: bad IP address {s:?}: {e}"))
         };
         let (s, d) = (parse(outer_src), parse(outer_dst));
-        assert_eq!(s.is_ipv4(), d.is_ipv4(), "testkit: outer addresses of mixed versions");
+        assert_eq!(
+            s.is_ipv4(),
+            d.is_ipv4(),
+            "testkit: outer addresses of mixed versions"
+        );
         self.ip.tunnel = Some((s, d));
         self
     }
@@ -360,7 +377,11 @@ impl TcpPacket {
 
     fn ethernet_mut(&mut self) -> (&mut Vec<(u16, u16)>, &mut Option<u16>, &mut Vec<u32>) {
         if !matches!(self.link, Link::Ethernet { .. }) {
-            self.link = Link::Ethernet { tags: Vec::new(), pppoe: None, mpls: Vec::new() };
+            self.link = Link::Ethernet {
+                tags: Vec::new(),
+                pppoe: None,
+                mpls: Vec::new(),
+            };
         }
         match &mut self.link {
             Link::Ethernet { tags, pppoe, mpls } => (tags, pppoe, mpls),
@@ -370,7 +391,11 @@ impl TcpPacket {
 
     /// Plain Ethernet II (the default); clears tags, PPPoE and MPLS.
     pub fn ethernet(mut self) -> Self {
-        self.link = Link::Ethernet { tags: Vec::new(), pppoe: None, mpls: Vec::new() };
+        self.link = Link::Ethernet {
+            tags: Vec::new(),
+            pppoe: None,
+            mpls: Vec::new(),
+        };
         self
     }
 
@@ -485,7 +510,11 @@ impl TcpPacket {
         while !opts.len().is_multiple_of(4) {
             opts.push(0);
         }
-        assert!(opts.len() <= 40, "testkit: {} option bytes do not fit in 40", opts.len());
+        assert!(
+            opts.len() <= 40,
+            "testkit: {} option bytes do not fit in 40",
+            opts.len()
+        );
         let mut tcp = Vec::with_capacity(20 + opts.len() + payload.len());
         tcp.extend_from_slice(&self.src.port().to_be_bytes());
         tcp.extend_from_slice(&self.dst.port().to_be_bytes());
@@ -531,7 +560,11 @@ impl TcpPacket {
         if let Some(n) = self.snaplen {
             captured.truncate(n);
         }
-        Assembled { link, captured, wire_len }
+        Assembled {
+            link,
+            captured,
+            wire_len,
+        }
     }
 
     /// An IP header (with options or extension headers when `inner`) followed by `payload`.
@@ -546,7 +579,11 @@ impl TcpPacket {
     ) -> (Vec<u8>, usize) {
         match (src, dst) {
             (IpAddr::V4(s), IpAddr::V4(d)) => {
-                let mut options = if inner { self.ip.ipv4_options.clone() } else { Vec::new() };
+                let mut options = if inner {
+                    self.ip.ipv4_options.clone()
+                } else {
+                    Vec::new()
+                };
                 while !options.len().is_multiple_of(4) {
                     options.push(0);
                 }
@@ -576,8 +613,12 @@ impl TcpPacket {
                     ext_bytes.extend_from_slice(body);
                 }
                 let first = exts.first().map_or(proto, |e| e.0);
-                let plen = if inner { self.ip.ipv6_payload_len } else { None }
-                    .unwrap_or((ext_bytes.len() + payload.len()) as u16);
+                let plen = if inner {
+                    self.ip.ipv6_payload_len
+                } else {
+                    None
+                }
+                .unwrap_or((ext_bytes.len() + payload.len()) as u16);
                 let mut h = vec![0x60, 0, 0, 0];
                 h.extend_from_slice(&plen.to_be_bytes());
                 h.extend_from_slice(&[first, self.ip.ttl]);
@@ -602,7 +643,10 @@ impl TcpPacket {
         let ethertype: u16 = if v4 { 0x0800 } else { 0x86dd };
         match &self.link {
             Link::Ethernet { tags, pppoe, mpls } => {
-                assert!(pppoe.is_none() || mpls.is_empty(), "testkit: PPPoE and MPLS together");
+                assert!(
+                    pppoe.is_none() || mpls.is_empty(),
+                    "testkit: PPPoE and MPLS together"
+                );
                 let mut f = Vec::with_capacity(64);
                 f.extend_from_slice(&DST_MAC);
                 f.extend_from_slice(&SRC_MAC);
@@ -644,7 +688,11 @@ impl TcpPacket {
             Link::Raw(link) => (*link, Vec::new()),
             Link::Null { big_endian } => {
                 let af: u32 = if v4 { 2 } else { 30 };
-                let bytes = if *big_endian { af.to_be_bytes() } else { af.to_le_bytes() };
+                let bytes = if *big_endian {
+                    af.to_be_bytes()
+                } else {
+                    af.to_le_bytes()
+                };
                 (LinkType::NULL, bytes.to_vec())
             }
             Link::Loop => {
@@ -664,7 +712,10 @@ impl TcpPacket {
             }
             Link::Arcnet => {
                 let proto = if v4 { 0xd4 } else { 0xc4 };
-                (LinkType::ARCNET_LINUX, vec![0x01, 0x02, 0, 0, proto, 0, 0, 1])
+                (
+                    LinkType::ARCNET_LINUX,
+                    vec![0x01, 0x02, 0, 0, proto, 0, 0, 1],
+                )
             }
         }
     }
@@ -732,7 +783,9 @@ mod tests {
 
     #[test]
     fn captured_payload_and_snaplen_cut_the_record_not_the_wire_length() {
-        let p = TcpPacket::new("10.0.0.1:1", "10.0.0.2:2").payload_len(1000).captured_payload(10);
+        let p = TcpPacket::new("10.0.0.1:1", "10.0.0.2:2")
+            .payload_len(1000)
+            .captured_payload(10);
         assert_eq!(p.build().1.len(), 14 + 20 + 20 + 10);
         assert_eq!(p.wire_len(), 14 + 20 + 20 + 1000);
         let p = p.snaplen(40);
@@ -742,12 +795,18 @@ mod tests {
     #[test]
     fn checksums_match_etherparse() {
         for p in [
-            TcpPacket::new("10.0.0.1:1", "10.0.0.2:2").ts(1, 2).payload_len(33),
-            TcpPacket::new("[fd00::1]:1", "[fd00::2]:2").mss(1440).payload_len(7),
+            TcpPacket::new("10.0.0.1:1", "10.0.0.2:2")
+                .ts(1, 2)
+                .payload_len(33),
+            TcpPacket::new("[fd00::1]:1", "[fd00::2]:2")
+                .mss(1440)
+                .payload_len(7),
         ] {
             let (_, bytes) = p.build();
             let s = etherparse::SlicedPacket::from_ethernet(&bytes).unwrap();
-            let Some(etherparse::TransportSlice::Tcp(tcp)) = s.transport else { panic!() };
+            let Some(etherparse::TransportSlice::Tcp(tcp)) = s.transport else {
+                panic!()
+            };
             let expect = match s.net.unwrap() {
                 etherparse::NetSlice::Ipv4(ip) => {
                     let h = ip.header();
@@ -767,6 +826,9 @@ mod tests {
     #[test]
     #[should_panic(expected = "do not fit")]
     fn too_many_options_panic() {
-        TcpPacket::new("10.0.0.1:1", "10.0.0.2:2").sack(&[(1, 2); 4]).ts(1, 2).build();
+        TcpPacket::new("10.0.0.1:1", "10.0.0.2:2")
+            .sack(&[(1, 2); 4])
+            .ts(1, 2)
+            .build();
     }
 }

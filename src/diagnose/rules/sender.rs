@@ -30,9 +30,16 @@ pub const PLATEAU_ROUNDS: usize = 10;
 /// avoidance grows 1 MSS per round; CUBIC's Reno-friendly floor about 0.5).
 pub const FLAT_GROWTH_MSS: f64 = 0.25;
 
+/// After a loss, congestion control itself can hold the flight flat below the level it
+/// had before the loss (CUBIC's plateau around W_max, slow Reno-friendly growth on short
+/// RTTs); only a plateau above this multiple of that level is the sender's own.
+pub const ABOVE_LOSS_LEVEL: f64 = 1.2;
+
 /// Marks the rounds that lie in a flat stretch: `PLATEAU_ROUNDS` consecutive busy rounds
 /// without retransmission or window limitation whose flight grows by less than
-/// `FLAT_GROWTH_MSS` per round (least-squares slope).
+/// `FLAT_GROWTH_MSS` per round (least-squares slope), and that cannot be congestion
+/// control recovering from a loss (the flight is not below `ABOVE_LOSS_LEVEL` times the
+/// level before the most recent loss).
 pub fn plateau_rounds(rounds: &[Round], mss: u32, from: usize) -> Vec<bool> {
     let mut flat = vec![false; rounds.len()];
     let n = PLATEAU_ROUNDS;
@@ -42,9 +49,29 @@ pub fn plateau_rounds(rounds: &[Round], mss: u32, from: usize) -> Vec<bool> {
     let usable = |r: &Round| {
         r.retransmissions == 0 && r.rwnd_ns == 0 && r.max_flight > 0 && r.busy_ns > r.idle_ns
     };
+    // Flight level before the most recent loss, per round.
+    let mut loss_level: Vec<Option<u64>> = Vec::with_capacity(rounds.len());
+    let mut level = None;
+    for (j, r) in rounds.iter().enumerate() {
+        if r.retransmissions > 0 {
+            let before = rounds[..j]
+                .iter()
+                .rev()
+                .take(2)
+                .map(|p| p.max_flight)
+                .max()
+                .unwrap_or(r.max_flight);
+            level = Some(before.max(r.max_flight));
+        }
+        loss_level.push(level);
+    }
     for start in from..=rounds.len() - n {
         let w = &rounds[start..start + n];
         if !w.iter().all(usable) {
+            continue;
+        }
+        let top = w.iter().map(|r| r.max_flight).max().unwrap_or(0) as f64;
+        if loss_level[start].is_some_and(|l| top < ABOVE_LOSS_LEVEL * l as f64) {
             continue;
         }
         if slope(w) < FLAT_GROWTH_MSS * mss as f64 {
@@ -77,7 +104,11 @@ mod tests {
     use super::*;
 
     fn r(flight: u64) -> Round {
-        Round { max_flight: flight, busy_ns: 1, ..Default::default() }
+        Round {
+            max_flight: flight,
+            busy_ns: 1,
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -90,6 +121,19 @@ mod tests {
     fn congestion_avoidance_growth_is_not_a_plateau() {
         let rs: Vec<Round> = (0..12).map(|i| r(100_000 + i * 1448)).collect();
         assert!(plateau_rounds(&rs, 1448, 0).iter().all(|&f| !f));
+    }
+
+    #[test]
+    fn a_flat_stretch_below_the_level_before_a_loss_is_congestion_control() {
+        let mut rs: Vec<Round> = vec![r(150_000), r(150_000)];
+        rs[1].retransmissions = 2;
+        rs.extend((0..12).map(|_| r(110_000)));
+        assert!(plateau_rounds(&rs, 1448, 0).iter().all(|&f| !f));
+        // far above it, the sender held it flat
+        let mut rs: Vec<Round> = vec![r(50_000), r(50_000)];
+        rs[1].retransmissions = 2;
+        rs.extend((0..12).map(|_| r(110_000)));
+        assert!(plateau_rounds(&rs, 1448, 0)[2..].iter().all(|&f| f));
     }
 
     #[test]

@@ -36,7 +36,11 @@ impl DataAckSampler {
             }
         }
         if self.timed.len() < MAX_TIMED {
-            self.timed.push_back(Timed { end, sent: at, retransmitted: false });
+            self.timed.push_back(Timed {
+                end,
+                sent: at,
+                retransmitted: false,
+            });
         }
     }
 

@@ -18,7 +18,10 @@ pub struct WindowedMin {
 
 impl WindowedMin {
     pub fn new(window: Span) -> Self {
-        WindowedMin { window, s: [None; 3] }
+        WindowedMin {
+            window,
+            s: [None; 3],
+        }
     }
 
     /// Current windowed minimum, if any sample was seen.
@@ -30,7 +33,8 @@ impl WindowedMin {
         let new = Sample { at, value };
         match self.s[0] {
             // A new minimum, or the window has passed with nothing newer: reset.
-            Some(best) if value > best.value && at - self.s[2].unwrap_or(best).at <= self.window => {}
+            Some(best)
+                if value > best.value && at - self.s[2].unwrap_or(best).at <= self.window => {}
             _ => {
                 self.s = [Some(new); 3];
                 return value;
@@ -105,11 +109,21 @@ mod tests {
         let samples: Vec<(i64, i64)> = (0..200).map(|i| (i * 10, 100 + ((i * 37) % 50))).collect();
         for (k, &(t, v)) in samples.iter().enumerate() {
             let got = f.update(at(t), ms(v));
-            let brute = samples[..=k].iter().filter(|(st, _)| t - st <= 500).map(|s| s.1).min().unwrap();
+            let brute = samples[..=k]
+                .iter()
+                .filter(|(st, _)| t - st <= 500)
+                .map(|s| s.1)
+                .min()
+                .unwrap();
             // The filter is an approximation that never reports below the true minimum
             // and never above the samples of the last half window.
             assert!(got >= ms(brute), "t={t}");
-            let recent = samples[..=k].iter().filter(|(st, _)| t - st <= 250).map(|s| s.1).min().unwrap();
+            let recent = samples[..=k]
+                .iter()
+                .filter(|(st, _)| t - st <= 250)
+                .map(|s| s.1)
+                .min()
+                .unwrap();
             assert!(got <= ms(recent), "t={t}");
         }
     }

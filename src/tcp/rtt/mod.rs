@@ -107,7 +107,9 @@ impl Loop {
             self.segment_min.update(at, rtt);
             self.recent.push_back((at, rtt));
             let horizon = Span(round.unwrap_or(rtt).nanos().saturating_mul(RECENT_ROUNDS));
-            while self.recent.len() > RECENT_SAMPLES || self.recent.front().is_some_and(|&(t, _)| at - t > horizon) {
+            while self.recent.len() > RECENT_SAMPLES
+                || self.recent.front().is_some_and(|&(t, _)| at - t > horizon)
+            {
                 self.recent.pop_front();
             }
         }
@@ -147,11 +149,19 @@ impl RttTracker {
         self.loops[through.index()].add(at, raw, source, round);
         // The other loop's windowed minimum, not its latest value: the near loop's samples
         // include delayed-ACK hold times that are not part of the path.
-        let other = self.loops[through.other().index()].windowed_min.get().unwrap_or(Span::ZERO);
+        let other = self.loops[through.other().index()]
+            .windowed_min
+            .get()
+            .unwrap_or(Span::ZERO);
         let e2e = raw + other;
         self.end_to_end.add(e2e);
         self.end_to_end_max = Some(self.end_to_end_max.map_or(e2e, |m| m.max(e2e)));
-        RttSample { through, source, raw, end_to_end: e2e }
+        RttSample {
+            through,
+            source,
+            raw,
+            end_to_end: e2e,
+        }
     }
 
     pub fn through(&self, end: End) -> &Loop {
@@ -169,7 +179,10 @@ impl RttTracker {
 
     /// Current base end-to-end RTT (windowed minima).
     pub fn base_end_to_end(&self) -> Option<Span> {
-        match (self.loops[0].windowed_min.get(), self.loops[1].windowed_min.get()) {
+        match (
+            self.loops[0].windowed_min.get(),
+            self.loops[1].windowed_min.get(),
+        ) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),
         }
@@ -200,7 +213,12 @@ mod tests {
     #[test]
     fn one_loop_alone_is_the_estimate() {
         let mut r = RttTracker::default();
-        r.add(Timestamp(0), End::Server, RttSource::DataAck, Span::from_millis(30));
+        r.add(
+            Timestamp(0),
+            End::Server,
+            RttSource::DataAck,
+            Span::from_millis(30),
+        );
         assert_eq!(r.min_end_to_end(), Some(Span::from_millis(30)));
     }
 }

@@ -181,6 +181,7 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
         goodput_bps: goodput,
         rtt_ms: rtt(conn),
         max_flight_bytes: d.max_flight,
+        sender_max_flight_bytes: None,
         max_rwnd_bytes: windows.max_rwnd(conn, bulk),
         retransmitted_segments: d.retransmitted_segments,
         bottleneck_bps: None,

@@ -152,6 +152,10 @@ pub struct FlowSummary {
     pub goodput_bps: f64,
     pub rtt_ms: RttStats,
     pub max_flight_bytes: u64,
+    /// Largest flight the data sender had, reconstructed from the capture point (equal to
+    /// `max_flight_bytes` next to the sender; next to the receiver the capture point sees
+    /// almost nothing in flight while the sender had a window's worth).
+    pub sender_max_flight_bytes: Option<u64>,
     pub max_rwnd_bytes: Option<u64>,
     pub retransmitted_segments: u64,
     pub bottleneck_bps: Option<f64>,

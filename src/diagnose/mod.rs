@@ -184,6 +184,7 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
     s.bottleneck_bps = f.capacity.map(|c| c.rate * 8.0);
     s.bottleneck_method = f.capacity.map(|c| c.method.as_str().to_string());
     s.bdp_bytes = f.bdp.map(|b| b.round() as u64);
+    s.sender_max_flight_bytes = Some(f.max_flight);
     s.limits = Some(Limits {
         receiver_window: round4(c.fractions[Label::ReceiverWindow.index()]),
         cwnd: round4(c.fractions[Label::Cwnd.index()]),

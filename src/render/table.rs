@@ -119,6 +119,7 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
     t.f64("rtt_max_ms", it().map(|f| f.rtt_ms.max));
     t.str("vantage", it().map(|f| Some(f.rtt_ms.vantage.clone())));
     t.u64("max_flight_bytes", it().map(|f| Some(f.max_flight_bytes)));
+    t.u64("sender_max_flight_bytes", it().map(|f| f.sender_max_flight_bytes));
     t.u64("max_rwnd_bytes", it().map(|f| f.max_rwnd_bytes));
     t.u64(
         "retransmitted_segments",

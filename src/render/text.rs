@@ -155,11 +155,17 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
         r.samples,
         r.vantage
     )?;
+    let flight = match f.sender_max_flight_bytes {
+        Some(s) if s > f.max_flight_bytes + f.max_flight_bytes / 4 => {
+            format!("{} at the sender ({} seen here)", bytes(s as f64), bytes(f.max_flight_bytes as f64))
+        }
+        _ => bytes(f.max_flight_bytes as f64),
+    };
     writeln!(
         out,
         "  {:<12}max flight {}, max rwnd {}, {} retransmitted segments",
         "window",
-        bytes(f.max_flight_bytes as f64),
+        flight,
         f.max_rwnd_bytes
             .map_or("unknown".into(), |w| bytes(w as f64)),
         f.retransmitted_segments

@@ -1,0 +1,151 @@
+//! `bdpscope analyze` from the outside: formats, inputs, selection, exit status.
+
+mod cli_common;
+use cli_common::*;
+
+const RWND: &str = "rcvbuf_16k/client.pcap.gz";
+
+#[test]
+fn text_view_shows_the_verdict_and_advice() {
+    let o = run(&["analyze", fixture(RWND).to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    for want in ["verdict", "receiver-window-limited", "handshake", "rtt", "bottleneck", "advice", "tcp_rmem"] {
+        assert!(s.contains(want), "missing {want:?} in\n{s}");
+    }
+}
+
+#[test]
+fn json_has_the_spec_fields() {
+    let o = run(&["analyze", "--format", "json", fixture(RWND).to_str().unwrap()]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cap = &v["captures"][0];
+    assert_eq!(cap["format"], "pcap");
+    assert!(cap["packets"].as_u64().unwrap() > 1000);
+    let f = &v["flows"][0];
+    for key in [
+        "id", "capture", "client", "server", "handshake", "bulk_direction", "bytes", "goodput_bps", "rtt_ms",
+        "max_flight_bytes", "max_rwnd_bytes", "retransmitted_segments", "bottleneck_bps", "bdp_bytes", "limits",
+        "verdict", "middlebox", "advice", "notes",
+    ] {
+        assert!(f.get(key).is_some(), "missing {key}");
+    }
+    for key in ["seen", "client_wscale", "server_wscale", "client_mss", "server_mss", "window_scaling"] {
+        assert!(f["handshake"].get(key).is_some(), "missing handshake.{key}");
+    }
+    let l = &f["limits"];
+    let sum: f64 = ["receiver-window-limited", "cwnd-limited", "bottleneck-limited", "sender-limited"]
+        .iter()
+        .map(|k| l[k].as_f64().unwrap())
+        .sum();
+    assert!((sum - 1.0).abs() < 1e-3, "limits sum to {sum}");
+    assert_eq!(f["client"].as_str().unwrap().split(':').count(), 2);
+}
+
+#[test]
+fn ipv6_endpoints_use_brackets() {
+    let o = run(&["analyze", "--format", "json", fixture("ipv6_rwnd/client.pcap.gz").to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let c = v["flows"][0]["client"].as_str().unwrap();
+    assert!(c.starts_with("[fd77::1]:"), "{c}");
+}
+
+#[test]
+fn csv_has_a_header_and_one_row_per_flow() {
+    let o = run(&["analyze", "--format", "csv", fixture(RWND).to_str().unwrap(), fixture("loss_cubic/server.pcap.gz").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    let mut lines = s.lines();
+    let header = lines.next().unwrap();
+    assert!(header.contains("verdict") && header.contains("bdp_bytes") && header.contains("client"));
+    let rows: Vec<&str> = lines.collect();
+    assert!(rows.len() >= 2);
+    assert!(rows.iter().any(|r| r.contains("cwnd-limited")));
+}
+
+#[test]
+fn stdin_is_read_with_a_dash() {
+    let bytes = std::fs::read(fixture(RWND)).unwrap();
+    let o = run_stdin(&["analyze", "--format", "json", "-"], &bytes);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["captures"][0]["path"], "-");
+    assert_eq!(v["flows"][0]["verdict"], "receiver-window-limited");
+}
+
+#[test]
+fn inputs_are_recognised_by_content_not_name() {
+    // The same capture uncompressed, zstd-compressed, under misleading names.
+    let t = TempDir::new("content");
+    let raw = gunzip(&fixture(RWND));
+    let zst = zstd::encode_all(&raw[..], 3).unwrap();
+    for (name, bytes) in [("capture.pcapng", &raw), ("capture.txt", &zst)] {
+        let p = t.file(name, bytes);
+        let o = run(&["analyze", "--format", "json", p.to_str().unwrap()]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["flows"][0]["verdict"], "receiver-window-limited", "{name}");
+    }
+}
+
+#[test]
+fn a_missing_file_fails_with_its_name() {
+    let o = run(&["analyze", "/nonexistent/capture.pcap"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("/nonexistent/capture.pcap"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_file_that_is_not_a_capture_fails_with_the_reason_and_others_still_run() {
+    let t = TempDir::new("garbage");
+    let junk = t.file("notes.txt", b"these are not the packets you are looking for\n");
+    let o = run(&["analyze", "--format", "json", junk.to_str().unwrap(), fixture(RWND).to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("notes.txt") && err.contains("capture"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["flows"][0]["verdict"], "receiver-window-limited");
+}
+
+#[test]
+fn a_capture_cut_mid_record_is_analysed_with_a_warning() {
+    let t = TempDir::new("cut");
+    let mut raw = gunzip(&fixture(RWND));
+    raw.truncate(raw.len() * 2 / 3 + 7);
+    let p = t.file("cut.pcap", &raw);
+    let o = run(&["analyze", "--format", "json", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let w = v["captures"][0]["warnings"].to_string();
+    assert!(w.contains("cut short"), "{w}");
+    assert!(v["flows"].as_array().unwrap().len() >= 1);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(run(&["analyze"]).status.code(), Some(2));
+    assert_eq!(run(&["analyze", "--format", "yaml", "x"]).status.code(), Some(2));
+    assert_eq!(run(&["frobnicate"]).status.code(), Some(2));
+}
+
+#[test]
+fn flows_are_selected_by_id_host_and_port() {
+    let a = fixture(RWND);
+    let b = fixture("loss_cubic/server.pcap.gz");
+    let all = run(&["analyze", "--format", "json", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&all.stdout).unwrap();
+    let flows = v["flows"].as_array().unwrap();
+    assert!(flows.len() >= 2);
+    let last = flows.last().unwrap()["id"].as_u64().unwrap();
+    let one = run(&["analyze", "--format", "json", "--flow", &last.to_string(), a.to_str().unwrap(), b.to_str().unwrap()]);
+    let v1: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    assert_eq!(v1["flows"].as_array().unwrap().len(), 1);
+    assert_eq!(v1["flows"][0]["id"].as_u64(), Some(last));
+    let none = run(&["analyze", "--format", "json", "--port", "1", a.to_str().unwrap()]);
+    let v2: serde_json::Value = serde_json::from_slice(&none.stdout).unwrap();
+    assert!(v2["flows"].as_array().unwrap().is_empty());
+    let host = run(&["analyze", "--format", "json", "--host", "10.77.0.2", "--port", "5001", a.to_str().unwrap()]);
+    let v3: serde_json::Value = serde_json::from_slice(&host.stdout).unwrap();
+    assert_eq!(v3["flows"].as_array().unwrap().len(), 1);
+}

@@ -23,13 +23,18 @@ pub fn write(f: &Findings<'_>) -> Vec<String> {
             (Some(s), n) if n > 1 => format!(" ({} flows together {})", n, rate(s)),
             _ => String::new(),
         };
+        let others: Vec<String> = [("best delivery over 4 RTTs", x.delivery_rate), ("ACK dispersion", x.dispersion_rate)]
+            .iter()
+            .filter_map(|(name, r)| r.map(|r| format!("{name} {}", rate(r))))
+            .collect();
         out.push(format!(
-            "delivery {}{} = {} of the bottleneck estimate {} ({})",
+            "delivery {}{} = {} of the bottleneck estimate {} ({}; {})",
             rate(c.steady_rate),
             shared,
             pct(util),
             rate(cap.rate),
-            cap.method.as_str()
+            cap.method.as_str(),
+            others.join(", ")
         ));
     }
     if let Some(bdp) = x.bdp {

@@ -14,7 +14,6 @@ pub struct Facts {
     pub median_rtt_s: Option<f64>,
     pub p95_rtt_s: Option<f64>,
     pub bdp: Option<f64>,
-    pub mss: u32,
     pub max_rwnd: Option<u64>,
     pub max_flight: u64,
     /// Goodput of the bulk direction, bytes/s.
@@ -25,6 +24,9 @@ pub struct Facts {
     pub zero_windows: u64,
     /// Scale of the receiver's windows (the end that receives the bulk data).
     pub receiver_scale: WindowScale,
+    /// Segments per delivering ACK, when so many that ACK spacing carries no dispersion
+    /// (and the capture point is before the bottleneck).
+    pub stretch_acks: Option<f64>,
     pub sack_permitted: Option<bool>,
     pub flows_sharing: usize,
 }

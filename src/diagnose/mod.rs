@@ -48,6 +48,8 @@ pub struct Finished {
 }
 
 struct Kept {
+    /// The summary's notes from before the diagnosis (handshake, capture).
+    base_notes: Vec<String>,
     tl: Timeline,
     base_rtt: Span,
     mss: u32,
@@ -118,14 +120,9 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
     );
     // Receivers that acknowledge whole bursts at once (stretch ACKs, a reader that lets the
     // window close) leave no spacing in their ACKs; before the bottleneck nothing else
-    // shows its rate, so the estimate is only what the transfer reached.
-    let per_ack = dacc.delivered_bytes as f64 / dacc.delivery_acks.max(1) as f64;
-    if !past_bottleneck && per_ack > STRETCH_ACK_SEGMENTS * mss as f64 {
-        summary.notes.push(format!(
-            "the receiver acknowledged {:.0} segments per ACK on average: ACK spacing does not show the bottleneck from this capture point, so the bottleneck rate (and BDP) is a lower bound; a capture at the receiver side would show it",
-            per_ack / mss as f64
-        ));
-    }
+    // shows its rate.
+    let per_ack = dacc.delivered_bytes as f64 / dacc.delivery_acks.max(1) as f64 / mss.max(1) as f64;
+    let stretch_acks = (!past_bottleneck && per_ack > STRETCH_ACK_SEGMENTS).then_some(per_ack);
     let receiver_scale = conn.scale_of_sender(bulk.reverse());
     let (client_ip, server_ip) = (conn.client.addr, conn.server.addr);
     let receiver_syn = match bulk {
@@ -140,7 +137,6 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
         median_rtt_s: summary.rtt_ms.median.map(|m| m / 1000.0),
         p95_rtt_s: summary.rtt_ms.p95.map(|m| m / 1000.0),
         bdp: cap.map(|c| c.rate * base_rtt.secs_f64()),
-        mss,
         max_rwnd: summary.max_rwnd_bytes,
         max_flight: tl.bins.iter().map(|b| b.max_flight).max().unwrap_or(0),
         goodput: summary.goodput_bps / 8.0,
@@ -149,6 +145,7 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
         retransmitted_segments: d.retransmitted_segments,
         zero_windows: acc.windows.zero[bulk.index()],
         receiver_scale,
+        stretch_acks,
         sack_permitted: match (conn.handshake.syn, conn.handshake.syn_ack, receiver_syn) {
             (Some(a), Some(b), _) => {
                 Some(a.sack_permitted.present().is_some() && b.sack_permitted.present().is_some())
@@ -158,6 +155,7 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
         flows_sharing: 1,
     };
     let mut kept = Kept {
+        base_notes: summary.notes.clone(),
         tl,
         base_rtt,
         mss,
@@ -204,6 +202,34 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
     let findings = Findings { facts: f, class: c };
     s.evidence = evidence::write(&findings);
     s.advice = advice::write(&findings);
+    s.notes = k.base_notes.clone();
+    s.notes.extend(notes(&findings));
+}
+
+/// Notes on how far the figures can be trusted.
+fn notes(x: &Findings<'_>) -> Vec<String> {
+    let (f, c) = (x.facts, x.class);
+    let mut out = Vec::new();
+    if f.flows_sharing > 1 {
+        out.push(format!(
+            "shares its path with {} other flow(s) between the same hosts at the same time; the bottleneck and utilisation are the group's",
+            f.flows_sharing - 1
+        ));
+    }
+    // A flow's own delivery rate measures the bottleneck only if the flow filled it.
+    let lower_bound = f.capacity.is_some_and(|cap| cap.method == Method::DeliveryRate) && c.verdict != Label::Bottleneck;
+    if lower_bound {
+        let why = match f.stretch_acks {
+            Some(n) => format!(
+                "the receiver acknowledged {n:.0} segments per ACK, so ACK spacing shows nothing of the bottleneck from this capture point (a capture at the receiver would)"
+            ),
+            None => "no ACK or data spacing showed a faster link".to_string(),
+        };
+        out.push(format!(
+            "the bottleneck rate (and the BDP) is a lower bound: this flow never filled the path, and {why}"
+        ));
+    }
+    out
 }
 
 fn round4(x: f64) -> f64 {
@@ -321,10 +347,6 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
             shared_delivered: Some(&shared),
         });
         fill(&mut f.summary, &mut k, &class);
-        f.summary.notes.push(format!(
-            "shares its path with {} other flow(s) between the same hosts at the same time",
-            count - 1
-        ));
         f.kept = Some(k);
     }
 }

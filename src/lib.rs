@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod capture;
+pub mod compare;
 pub mod decode;
 pub mod seq;
 pub mod testkit;

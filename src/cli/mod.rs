@@ -1,6 +1,7 @@
 //! Command-line definitions (clap derive) and dispatch.
 
 mod analyze;
+mod compare;
 mod input;
 mod packets;
 mod progress;
@@ -27,6 +28,9 @@ pub enum Command {
     /// Every TCP segment as a CSV row (frame, time, flow, dir, seq, ack, len, flags,
     /// win_raw, win_bytes, flight_bytes, rtt_ms, retransmission).
     Packets(PacketsArgs),
+    /// The same connections captured at two points of a path (e.g. client and server):
+    /// options removed or rewritten, NAT, ISN shifts, losses and delay between the points.
+    Compare(compare::CompareArgs),
 }
 
 /// Which flows to show: by id (as `analyze` numbers them) or the way tcpdump filters.
@@ -119,6 +123,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
     match cli.command {
         Command::Analyze(a) => analyze::run(a),
         Command::Packets(a) => packets::run(a),
+        Command::Compare(a) => compare::run(a),
     }
 }
 

@@ -2,21 +2,209 @@
 //! (window scale, MSS, SACK-permitted, timestamps) and window scaling broken between the
 //! ends (one end scales, the other does not).
 //!
-//! `Evidence` is collected per segment while the flow is live; `findings` judges it when
-//! the flow ends.
+//! `Evidence` is collected per segment while the flow is live, in constant memory;
+//! `findings` judges it when the flow ends. Every rule is one file under `rules/` with
+//! its RFC, its thresholds and its test; `rules::ALL` lists them.
+//!
+//! What one capture can and cannot show (a stack never answers an option it did not
+//! receive, RFC 7323 §2.2 / §3.2, RFC 2018 §2):
+//! - an option removed from the SYN *before* the capture point looks like a client that
+//!   never offered it; removed *after* it, like a server that does not support it. Both
+//!   SYN-only and both-way stripping look the same on the wire: the server never sees the
+//!   option, so its SYN/ACK never carries it.
+//! - an option removed from the SYN/ACK shows in behaviour: the server believes it was
+//!   negotiated (it scales its windows, sends timestamps or SACK blocks) while the client
+//!   does not.
+//! - `bdpscope compare` (two captures of one path) shows every rewrite directly.
+//!
+//! What one capture shows in the lab's scenarios (../shared/lab; `compare` finds all of
+//! them, certain, with the right segment):
+//!
+//! | rewrite                   | capture at the client                 | capture at the server                    |
+//! |---------------------------|---------------------------------------|------------------------------------------|
+//! | WS stripped, SYN or both  | wscale-stripped syn, likely (MB101)   | wscale-stripped syn, possible (MB101)    |
+//! | WS stripped, SYN/ACK      | wscale-stripped + mismatch syn-ack, certain (MB101, MB103, MB104) | mismatch syn-ack: possible (download, MB102: a SYN window of 65535 is the field's cap), likely (upload, MB102 + MB105) |
+//! | WS value rewritten        | mismatch, possible (MB103), when the window shows it | mismatch, likely (MB105), when the sender is window-limited |
+//! | MSS clamped both ways     | mss-clamped syn-ack, possible (MB201) | mss-clamped syn, possible (MB201)        |
+//! | MSS clamped on the SYN    | possible (MB203, download)            | likely (MB202, upload) / possible (MB201) |
+//! | TS stripped, SYN or both  | timestamps-stripped syn, possible (MB301) | nothing: a SYN without timestamps is Windows' default; the NOP run left in its place would prove it, but the decoder does not expose option layouts yet |
+//! | TS stripped, SYN/ACK      | certain (MB301: the server echoes)    | likely (MB302: the client never echoes)  |
+//! | SACK-perm stripped, SYN or both | sack-stripped syn, possible (MB401) | possible (MB401)                   |
+//! | SACK-perm stripped, SYN/ACK | certain (MB401, upload: the server SACKs) / possible (download) | likely (MB402, download: dup ACKs without SACK) / nothing (upload) |
 
+mod evidence;
+pub mod layout;
+pub mod rules;
+#[cfg(test)]
+pub(crate) mod testutil;
+
+pub use evidence::{EndEvidence, Evidence};
+
+use crate::flow::Dir;
 use crate::summary::MiddleboxFinding;
-use crate::tcp::{Connection, SegmentEvent};
+use crate::tcp::Connection;
 
-/// Behavioural evidence gathered while the flow is live (constant memory).
-#[derive(Clone, Debug, Default)]
-pub struct Evidence {}
+/// How sure a finding is. Ordered: `Possible < Likely < Certain`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Confidence {
+    /// The capture is consistent with a middlebox, and with ordinary end hosts.
+    Possible,
+    /// A middlebox is the simplest explanation; an unusual host configuration is not ruled out.
+    Likely,
+    /// Only a rewrite on the path explains what the capture shows.
+    Certain,
+}
 
-impl Evidence {
-    pub fn on_segment(&mut self, _conn: &Connection, _ev: &SegmentEvent) {}
+impl Confidence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::Possible => "possible",
+            Confidence::Likely => "likely",
+            Confidence::Certain => "certain",
+        }
+    }
+}
+
+/// Which handshake segment lost (or had rewritten) an option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HsSegment {
+    Syn,
+    SynAck,
+    Both,
+}
+
+impl HsSegment {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HsSegment::Syn => "syn",
+            HsSegment::SynAck => "syn-ack",
+            HsSegment::Both => "both",
+        }
+    }
+
+    /// The handshake segment sent by the end that sends in direction `d`.
+    pub fn sent_by(d: Dir) -> HsSegment {
+        match d {
+            Dir::C2S => HsSegment::Syn,
+            Dir::S2C => HsSegment::SynAck,
+        }
+    }
+
+    /// The handshake segment the end sending in direction `d` receives.
+    pub fn received_by(d: Dir) -> HsSegment {
+        HsSegment::sent_by(d.reverse())
+    }
+}
+
+/// The kinds of the interface contract (`middlebox[].kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    WscaleStripped,
+    MssClamped,
+    TimestampsStripped,
+    SackStripped,
+    WscaleMismatch,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::WscaleStripped => "wscale-stripped",
+            Kind::MssClamped => "mss-clamped",
+            Kind::TimestampsStripped => "timestamps-stripped",
+            Kind::SackStripped => "sack-stripped",
+            Kind::WscaleMismatch => "wscale-mismatch",
+        }
+    }
+}
+
+/// One rule's conclusion, before findings of the same kind and segment are merged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    pub kind: Kind,
+    pub segment: HsSegment,
+    pub confidence: Confidence,
+    pub evidence: String,
+}
+
+/// The two ends, by the direction they send in (client = c2s, server = s2c).
+pub(crate) fn end_name(d: Dir) -> &'static str {
+    match d {
+        Dir::C2S => "client",
+        Dir::S2C => "server",
+    }
+}
+
+/// The handshake segment name as a user reads it.
+pub(crate) fn segment_name(d: Dir) -> &'static str {
+    match d {
+        Dir::C2S => "SYN",
+        Dir::S2C => "SYN/ACK",
+    }
 }
 
 /// What the handshake and the behaviour of one flow say about middleboxes on its path.
-pub fn findings(_conn: &Connection, _evidence: &Evidence) -> Vec<MiddleboxFinding> {
-    Vec::new()
+pub fn findings(conn: &Connection, evidence: &Evidence) -> Vec<MiddleboxFinding> {
+    let mut found: Vec<Found> = Vec::new();
+    for rule in rules::ALL {
+        (rule.check)(conn, evidence, &mut found);
+    }
+    merge(found)
+}
+
+/// One finding per (kind, segment): the strongest confidence, the evidence of every rule
+/// that reached it (strongest first).
+fn merge(mut found: Vec<Found>) -> Vec<MiddleboxFinding> {
+    found.sort_by_key(|f| std::cmp::Reverse(f.confidence));
+    let mut out: Vec<(Found, Vec<String>)> = Vec::new();
+    for f in found {
+        match out.iter_mut().find(|(g, _)| g.kind == f.kind && g.segment == f.segment) {
+            Some((_, texts)) => {
+                if !texts.contains(&f.evidence) {
+                    texts.push(f.evidence)
+                }
+            }
+            None => {
+                let text = f.evidence.clone();
+                out.push((f, vec![text]));
+            }
+        }
+    }
+    out.into_iter()
+        .map(|(f, texts)| MiddleboxFinding {
+            kind: f.kind.as_str().to_string(),
+            direction: f.segment.as_str().to_string(),
+            confidence: f.confidence.as_str().to_string(),
+            evidence: texts.join(". Also: "),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn findings_of_one_kind_and_segment_merge_at_the_strongest_confidence() {
+        let f = |c, e: &str| Found {
+            kind: Kind::WscaleStripped,
+            segment: HsSegment::Syn,
+            confidence: c,
+            evidence: e.into(),
+        };
+        let out = merge(vec![
+            f(Confidence::Possible, "weak"),
+            f(Confidence::Certain, "strong"),
+            Found { kind: Kind::WscaleMismatch, ..f(Confidence::Likely, "other") },
+        ]);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].confidence, "certain");
+        assert_eq!(out[0].evidence, "strong. Also: weak");
+        assert_eq!(out[1].kind, "wscale-mismatch");
+    }
+
+    #[test]
+    fn confidence_is_ordered() {
+        assert!(Confidence::Possible < Confidence::Likely && Confidence::Likely < Confidence::Certain);
+    }
 }

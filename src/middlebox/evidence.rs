@@ -1,0 +1,209 @@
+//! Behavioural evidence gathered per segment while a flow is live, in constant memory:
+//! per end, its SYN window and first window advertisements, whether it echoes timestamps
+//! and sends SACK blocks, its most frequent segment sizes, and how its data relates to
+//! the peer's windows read unscaled.
+
+use crate::flow::Dir;
+use crate::tcp::{Connection, SegmentEvent, WindowScale};
+
+/// Window advertisements kept per end after its SYN: the first ones carry the initial
+/// receive window, before the application or autotuning moved it.
+pub const FIRST_ADVERTS: usize = 8;
+/// Counters of the frequent-sizes summary.
+const SIZE_SLOTS: usize = 8;
+
+/// One window advertisement: the ACK it came with (relative to the peer's ISN) and the
+/// raw 16-bit field.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Advert {
+    pub ack: u32,
+    pub raw: u16,
+}
+
+/// The most frequent payload sizes (Misra–Gries summary: a size sent more than
+/// 1/(SIZE_SLOTS+1) of the time is always kept; counts are lower bounds).
+#[derive(Clone, Debug, Default)]
+pub struct SizeCounts {
+    slots: [(u32, u64); SIZE_SLOTS],
+    pub total: u64,
+    pub max: u32,
+}
+
+impl SizeCounts {
+    pub fn add(&mut self, size: u32) {
+        self.total += 1;
+        self.max = self.max.max(size);
+        if let Some(s) = self.slots.iter_mut().find(|s| s.1 > 0 && s.0 == size) {
+            s.1 += 1;
+        } else if let Some(s) = self.slots.iter_mut().find(|s| s.1 == 0) {
+            *s = (size, 1);
+        } else {
+            for s in &mut self.slots {
+                s.1 -= 1;
+            }
+        }
+    }
+
+    /// The most frequent size and its (lower-bound) count.
+    pub fn mode(&self) -> Option<(u32, u64)> {
+        self.slots.iter().filter(|s| s.1 > 0).max_by_key(|s| (s.1, s.0)).copied()
+    }
+}
+
+/// Shifts a sender could be applying to the peer's windows (RFC 7323 §2.3: at most 14).
+pub const SHIFTS: usize = 15;
+
+/// One end's data judged against the peer's windows read with each shift below the one
+/// the handshake negotiated: does the sender stop at `raw << j` for some smaller j?
+#[derive(Clone, Debug, Default)]
+pub struct ShiftReading {
+    /// Data segments with a reconstructed sender view and a non-zero raw window.
+    pub events: u64,
+    /// Flight beyond `raw << j` by more than a segment.
+    pub over: [u64; SHIFTS],
+    /// Flight within a segment below `raw << j`: the sender stopped at it.
+    pub hits: [u64; SHIFTS],
+    /// The smallest and largest raw values at those stops.
+    pub hit_raw_min: [u16; SHIFTS],
+    pub hit_raw_max: [u16; SHIFTS],
+}
+
+impl ShiftReading {
+    fn observe(&mut self, flight: u64, raw: u16, mss: u64, below: u8) {
+        self.events += 1;
+        for j in 0..(below as usize).min(SHIFTS) {
+            let w = (raw as u64) << j;
+            if flight > w + mss {
+                self.over[j] += 1;
+            } else if flight + mss >= w {
+                if self.hits[j] == 0 {
+                    self.hit_raw_min[j] = raw;
+                }
+                self.hits[j] += 1;
+                self.hit_raw_min[j] = self.hit_raw_min[j].min(raw);
+                self.hit_raw_max[j] = self.hit_raw_max[j].max(raw);
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct EndEvidence {
+    /// Window field of this end's (last) SYN or SYN/ACK; never scaled (RFC 7323 §2.2).
+    pub syn_window: Option<u16>,
+    /// This end's first window advertisements after its SYN or SYN/ACK.
+    pub adverts: [Advert; FIRST_ADVERTS],
+    pub n_adverts: usize,
+    /// Segments after the handshake (not SYN, not RST).
+    pub segments: u64,
+    /// Of these, segments whose TSecr echoed a TSval of the peer for the first time:
+    /// this end uses timestamps.
+    pub ts_echoes: u64,
+    /// Segments sent while the peer's data had SACKed bytes on the scoreboard: this end
+    /// sends SACK blocks.
+    pub sacking: u64,
+    pub dup_acks: u64,
+    /// Duplicate ACKs after which nothing of the peer's data was SACKed.
+    pub dup_acks_without_sack: u64,
+    /// Payload sizes of this end's data segments.
+    pub sizes: SizeCounts,
+    /// This end's data against the peer's windows read with smaller shifts.
+    pub shifts: ShiftReading,
+    /// Largest flight of this end's data (as the sender saw it) and the raw window then.
+    pub max_flight: u64,
+    pub raw_at_max_flight: u16,
+    /// The previous segment of this end (time in ns, ACK, raw window, length), to tell a
+    /// record the capture holds twice from a real duplicate ACK.
+    last: Option<(i64, Option<u32>, u16, u32)>,
+}
+
+impl EndEvidence {
+    pub fn adverts(&self) -> &[Advert] {
+        &self.adverts[..self.n_adverts]
+    }
+}
+
+/// Behavioural evidence of both ends of one flow.
+#[derive(Clone, Debug, Default)]
+pub struct Evidence {
+    /// Indexed by the direction the end sends in: [0] client, [1] server.
+    pub ends: [EndEvidence; 2],
+}
+
+impl Evidence {
+    /// The end that sends in direction `d`.
+    pub fn end(&self, d: Dir) -> &EndEvidence {
+        &self.ends[d.index()]
+    }
+
+    pub fn on_segment(&mut self, conn: &Connection, ev: &SegmentEvent) {
+        if ev.flags.rst() {
+            return;
+        }
+        let d = ev.dir;
+        let e = &mut self.ends[d.index()];
+        if ev.flags.syn() {
+            e.syn_window = Some(ev.win_raw);
+            e.n_adverts = 0;
+            return;
+        }
+        e.segments += 1;
+        if ev.ts_rtt.is_some() {
+            e.ts_echoes += 1;
+        }
+        if let (true, Some(ack), Some(_)) = (ev.flags.ack(), ev.ack, e.syn_window) {
+            if e.n_adverts < FIRST_ADVERTS {
+                e.adverts[e.n_adverts] = Advert { ack, raw: ev.win_raw };
+                e.n_adverts += 1;
+            }
+        }
+        // This segment acknowledges the other direction's data: SACK blocks it carried
+        // are on that direction's scoreboard now.
+        let sacking = conn.dir(d.reverse()).sacks.has_sacks();
+        if sacking {
+            e.sacking += 1;
+        }
+        // A record identical to the previous one within 50 µs is the capture seeing one
+        // packet twice (two interfaces, a mirror port), not the receiver sending again.
+        let key = (ev.ack, ev.win_raw, ev.len);
+        let twice = e.last.is_some_and(|(t, a, w, l)| (a, w, l) == key && (ev.ts.0 - t).abs() < 50_000);
+        e.last = Some((ev.ts.0, ev.ack, ev.win_raw, ev.len));
+        if ev.acked.duplicate && !twice {
+            e.dup_acks += 1;
+            if !sacking {
+                e.dup_acks_without_sack += 1;
+            }
+        }
+        if ev.len > 0 {
+            e.sizes.add(ev.len);
+        }
+        if let Some(v) = ev.sender_view {
+            if v.flight > e.max_flight {
+                e.max_flight = v.flight;
+                e.raw_at_max_flight = v.window_raw;
+            }
+            if let (WindowScale::Shift(s), true) = (conn.negotiated_scale(d.reverse()), v.window_raw > 0) {
+                if s > 0 {
+                    e.shifts.observe(v.flight, v.window_raw, conn.mss(d) as u64, s);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_frequent_size_survives_a_spread_of_others() {
+        let mut s = SizeCounts::default();
+        for i in 0..1000u32 {
+            s.add(1448);
+            s.add(100 + i % 50);
+        }
+        assert_eq!(s.mode().unwrap().0, 1448);
+        assert_eq!(s.max, 1448);
+        assert_eq!(s.total, 2000);
+    }
+}

@@ -23,11 +23,7 @@ pub struct FlowFilter {
 impl FlowFilter {
     fn accepts(&self, seg: &decode::Segment) -> bool {
         (self.hosts.is_empty() || self.hosts.iter().any(|h| *h == seg.src || *h == seg.dst))
-            && (self.ports.is_empty()
-                || self
-                    .ports
-                    .iter()
-                    .any(|p| *p == seg.src_port || *p == seg.dst_port))
+            && (self.ports.is_empty() || self.ports.iter().any(|p| *p == seg.src_port || *p == seg.dst_port))
     }
 }
 
@@ -139,11 +135,7 @@ impl<O: Observer> Analysis<O> {
     }
 
     /// Ends the capture: finishes every live connection and returns the results.
-    pub fn finish(
-        mut self,
-        path: &str,
-        reader: Option<&CaptureReader>,
-    ) -> (CaptureSummary, Vec<FlowSummary>, O) {
+    pub fn finish(mut self, path: &str, reader: Option<&CaptureReader>) -> (CaptureSummary, Vec<FlowSummary>, O) {
         for e in self.table.drain() {
             self.finish_entry(e);
         }
@@ -163,9 +155,7 @@ impl<O: Observer> Analysis<O> {
         let summary = CaptureSummary {
             path: path.to_string(),
             format: reader.map_or("pcap", |r| r.format().name()).to_string(),
-            compression: reader
-                .map_or("none", |r| r.compression().name())
-                .to_string(),
+            compression: reader.map_or("none", |r| r.compression().name()).to_string(),
             packets: self.packets,
             tcp_segments: self.tcp_segments,
             flows: flows.len() as u64,

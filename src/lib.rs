@@ -6,17 +6,17 @@
 //! binary owns the command line, rendering, plots and batch work. See ARCHITECTURE.md.
 #![forbid(unsafe_code)]
 
+pub mod analysis;
 pub mod capture;
 pub mod compare;
 pub mod decode;
-pub mod seq;
-pub mod testkit;
-pub mod time;
-pub mod analysis;
 pub mod diagnose;
 pub mod flow;
 pub mod middlebox;
 pub mod observe;
+pub mod seq;
 pub mod summarize;
 pub mod summary;
 pub mod tcp;
+pub mod testkit;
+pub mod time;

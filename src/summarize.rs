@@ -3,11 +3,9 @@
 
 use crate::decode::Seen;
 use crate::flow::Dir;
-use crate::summary::{
-    Bytes, DirectionSummary, FlowSummary, HandshakeSummary, InferredScales, Limits, RttStats,
-};
+use crate::summary::{Bytes, DirectionSummary, FlowSummary, HandshakeSummary, InferredScales, Limits, RttStats};
 use crate::tcp::rtt::{End, RttSource};
-use crate::tcp::{ConnState, Connection, InferredShift, SynOptions};
+use crate::tcp::{Confidence, ConnState, Connection, InferredShift, SynOptions, WindowScale};
 use crate::time::Span;
 
 fn ms(s: Span) -> f64 {
@@ -49,28 +47,46 @@ pub fn handshake(conn: &Connection) -> HandshakeSummary {
 /// The shifts inferred from behaviour, when the handshake does not give a usable scale
 /// (missing, cut by the snaplen, or contradicted by what the sender did).
 fn inferred(conn: &Connection) -> Option<InferredScales> {
-    let needed = |d: Dir| {
-        conn.scale_of_sender(d) != conn.negotiated_scale(d)
-            || conn.negotiated_scale(d).shift().is_none()
+    // Per end: (the scale its windows are read with, the behavioural evidence about it,
+    // whether the handshake alone does not give it). The client's windows are granted to
+    // the server's data (s2c) and the reverse.
+    let end = |d: Dir| {
+        let used = conn.scale_of_sender(d);
+        let negotiated = conn.negotiated_scale(d);
+        let ev = &conn.scale_evidence[d.reverse().index()];
+        let beyond = negotiated.shift().map_or(0, |k| ev.violations_at(k));
+        (used, ev.result(), used != negotiated || negotiated.shift().is_none(), beyond)
     };
-    if !needed(Dir::C2S) && !needed(Dir::S2C) {
+    let (client, server) = (end(Dir::C2S), end(Dir::S2C));
+    if !client.2 && !server.2 {
         return None;
     }
-    // The client's windows are granted to the server's data (s2c), and the reverse.
-    let client = conn.scale_evidence[Dir::S2C.index()].result();
-    let server = conn.scale_evidence[Dir::C2S.index()].result();
-    if client.is_none() && server.is_none() {
+    type End = (WindowScale, Option<InferredShift>, bool, u64);
+    let shift = |e: &End| if e.2 { e.0.shift().or(e.1.map(|r| r.shift)) } else { None };
+    if shift(&client).is_none() && shift(&server).is_none() {
         return None;
     }
-    let weakest = [client, server]
-        .iter()
-        .flatten()
-        .map(|r| r.confidence)
+    // Confidence of what is reported: the evidence's, or "likely" for a scale taken from
+    // the end's own SYN offer after the handshake's was contradicted.
+    let confidence = |e: &End| match (e.0, e.1) {
+        (WindowScale::Inferred(k), Some(r)) if r.shift == k => r.confidence,
+        (WindowScale::Inferred(_), _) => Confidence::Likely,
+        (_, Some(r)) => r.confidence,
+        _ => Confidence::Possible,
+    };
+    let weakest = [&client, &server]
+        .into_iter()
+        .filter(|e| shift(e).is_some())
+        .map(confidence)
         .max_by_key(|c| *c as u8)?;
-    let describe = |who: &str, r: Option<InferredShift>| {
-        match r {
-        None => format!("{who}: no window-limited data to judge"),
-        Some(r) => format!(
+    let describe = |who: &str, e: &End| match (e.0, e.1) {
+        _ if !e.2 => format!("{who}: as the handshake says"),
+        (WindowScale::Inferred(k), Some(r)) if r.shift != k => format!(
+            "{who}: shift {k}, the one it offered in its SYN: the peer's data went past the window the capture's handshake implies on {} of {} segments",
+            e.3, r.events
+        ),
+        (_, None) => format!("{who}: no window-limited data to judge"),
+        (_, Some(r)) => format!(
             "{who}: shift {} ({}; {} of {} data segments at the window edge, {} beyond the window one shift lower)",
             r.shift,
             r.confidence.as_str(),
@@ -78,17 +94,12 @@ fn inferred(conn: &Connection) -> Option<InferredScales> {
             r.events,
             r.violations_below
         ),
-    }
     };
     Some(InferredScales {
-        client_wscale: client.map(|r| r.shift),
-        server_wscale: server.map(|r| r.shift),
+        client_wscale: shift(&client),
+        server_wscale: shift(&server),
         confidence: weakest.as_str().to_string(),
-        evidence: format!(
-            "{}; {}",
-            describe("client", client),
-            describe("server", server)
-        ),
+        evidence: format!("{}; {}", describe("client", &client), describe("server", &server)),
     })
 }
 

@@ -96,7 +96,12 @@ impl Sub for Span {
 
 impl fmt::Debug for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{:09}", self.0.div_euclid(1_000_000_000), self.0.rem_euclid(1_000_000_000))
+        write!(
+            f,
+            "{}.{:09}",
+            self.0.div_euclid(1_000_000_000),
+            self.0.rem_euclid(1_000_000_000)
+        )
     }
 }
 
@@ -121,7 +126,10 @@ mod tests {
 
     #[test]
     fn debug_prints_seconds_and_nanos() {
-        assert_eq!(format!("{:?}", Timestamp::from_nanos(1_500_000_001)), "1.500000001");
+        assert_eq!(
+            format!("{:?}", Timestamp::from_nanos(1_500_000_001)),
+            "1.500000001"
+        );
         assert_eq!(format!("{:?}", Span::from_micros(1500)), "1.500ms");
     }
 }

@@ -68,10 +68,7 @@ fn read(path: &Path) -> Outcome {
             }
             Ok(None) => break None,
             Err(e) => {
-                assert!(
-                    matches!(r.next_frame(), Ok(None)),
-                    "finished after an error"
-                );
+                assert!(matches!(r.next_frame(), Ok(None)), "finished after an error");
                 break Some(e);
             }
         }
@@ -124,8 +121,7 @@ fn oracle(path: &Path) -> Option<Vec<F>> {
                     PcapBlockOwned::NG(Block::EnhancedPacket(epb)) => {
                         let &(link, res, off) = ifaces.get(epb.if_id as usize)?;
                         let units = ((epb.ts_high as u64) << 32) | epb.ts_low as u64;
-                        let ts = (units as i128 * 1_000_000_000 / res as i128) as i64
-                            + off * 1_000_000_000;
+                        let ts = (units as i128 * 1_000_000_000 / res as i128) as i64 + off * 1_000_000_000;
                         last_ts = ts;
                         out.push(F {
                             ts,
@@ -197,11 +193,7 @@ fn external_captures_read_like_capinfos_and_pcap_parser() {
     };
     let external = shared.join("external");
     let counts = sources_counts(&external);
-    assert!(
-        counts.len() >= 30,
-        "SOURCES.md table parsed: {} rows",
-        counts.len()
-    );
+    assert!(counts.len() >= 30, "SOURCES.md table parsed: {} rows", counts.len());
     let files = files_in(&external);
     assert!(!files.is_empty());
     let mut checked = 0;
@@ -216,11 +208,7 @@ fn external_captures_read_like_capinfos_and_pcap_parser() {
             Some(e) => panic!("{name}: {e}"),
         }
         if let Some(n) = want {
-            assert_eq!(
-                o.frames.len() as u64,
-                n,
-                "{name}: packet count (SOURCES.md)"
-            );
+            assert_eq!(o.frames.len() as u64, n, "{name}: packet count (SOURCES.md)");
             checked += 1;
         } else {
             assert!(!o.frames.is_empty(), "{name}: no packets");
@@ -232,23 +220,13 @@ fn external_captures_read_like_capinfos_and_pcap_parser() {
                     assert_eq!(a, b, "{name}: frame {} differs from pcap-parser", i + 1);
                 }
             }
-            assert_eq!(
-                o.input_bytes,
-                fs::metadata(path).unwrap().len(),
-                "{name}: input_bytes"
-            );
+            assert_eq!(o.input_bytes, fs::metadata(path).unwrap().len(), "{name}: input_bytes");
         }
         if o.error.is_none() && o.compression == Some(Compression::None) {
-            assert_eq!(
-                o.capture_bytes, o.input_bytes,
-                "{name}: consumed everything"
-            );
+            assert_eq!(o.capture_bytes, o.input_bytes, "{name}: consumed everything");
         }
     }
-    assert!(
-        checked >= 30,
-        "only {checked} files had a count in SOURCES.md"
-    );
+    assert!(checked >= 30, "only {checked} files had a count in SOURCES.md");
 
     let get = |n: &str| read(&external.join(n));
     let nano = get("tcpdump__tcp-handshake-nano.pcap");
@@ -269,20 +247,14 @@ fn external_captures_read_like_capinfos_and_pcap_parser() {
     let cut = get("suricata-verify__http-mime-truncated__input.pcap");
     assert_eq!(cut.frames.len(), 2696);
     assert!(
-        matches!(
-            cut.error,
-            Some(CaptureError::Truncated { frames: 2696, .. })
-        ),
+        matches!(cut.error, Some(CaptureError::Truncated { frames: 2696, .. })),
         "{:?}",
         cut.error
     );
 
     // Names lie; content decides.
     assert_eq!(get("nDPI__vnc.pcap").format, Some(CaptureFormat::PcapNg));
-    assert_eq!(
-        get("nDPI__opera-vpn.pcapng").format.map(|f| f.name()),
-        Some("pcap")
-    );
+    assert_eq!(get("nDPI__opera-vpn.pcapng").format.map(|f| f.name()), Some("pcap"));
     let gz = get("zeek__telnet-long-line-no-eol.pcapng.gz");
     assert_eq!(
         (gz.format, gz.compression),
@@ -337,8 +309,7 @@ fn broken_inputs_fail_cleanly() {
         o.frames.is_empty() && matches!(o.error, Some(CaptureError::Corrupt { offset: 24, .. }))
     });
     expect("derived__resp_1_benchmark.truncated-midpacket.pcap", &|o| {
-        o.frames.len() == 115
-            && matches!(o.error, Some(CaptureError::Truncated { frames: 115, .. }))
+        o.frames.len() == 115 && matches!(o.error, Some(CaptureError::Truncated { frames: 115, .. }))
     });
     expect("derived__resp_1_benchmark.truncated-gzip.pcap.gz", &|o| {
         o.frames.len() == 73 && o.error.as_ref().is_some_and(|e| e.is_cut_short())
@@ -389,16 +360,8 @@ fn lab_captures_match_tcpdump_counts() {
                 .as_array()
                 .and_then(|fs| fs.iter().find(|f| f["file"] == name.as_str()));
             if let Some(f) = entry {
-                assert_eq!(
-                    Some(o.frames.len() as u64),
-                    f["tcpdump"]["captured"].as_u64(),
-                    "{name}"
-                );
-                assert_eq!(
-                    Some(o.capture_bytes),
-                    f["raw_bytes"].as_u64(),
-                    "{name}: raw_bytes"
-                );
+                assert_eq!(Some(o.frames.len() as u64), f["tcpdump"]["captured"].as_u64(), "{name}");
+                assert_eq!(Some(o.capture_bytes), f["raw_bytes"].as_u64(), "{name}: raw_bytes");
                 let nanos = f["ts_precision"] == "nano";
                 if let Some(CaptureFormat::Pcap { nanosecond, .. }) = o.format {
                     assert_eq!(nanosecond, nanos, "{name}");
@@ -407,8 +370,5 @@ fn lab_captures_match_tcpdump_counts() {
             }
         }
     }
-    assert!(
-        checked >= 20,
-        "checked {checked} lab captures against truth.json"
-    );
+    assert!(checked >= 20, "checked {checked} lab captures against truth.json");
 }

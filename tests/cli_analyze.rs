@@ -10,7 +10,15 @@ fn text_view_shows_the_verdict_and_advice() {
     let o = run(&["analyze", fixture(RWND).to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = stdout(&o);
-    for want in ["verdict", "receiver-window-limited", "handshake", "rtt", "bottleneck", "advice", "tcp_rmem"] {
+    for want in [
+        "verdict",
+        "receiver-window-limited",
+        "handshake",
+        "rtt",
+        "bottleneck",
+        "advice",
+        "tcp_rmem",
+    ] {
         assert!(s.contains(want), "missing {want:?} in\n{s}");
     }
 }
@@ -25,27 +33,60 @@ fn json_has_the_spec_fields() {
     assert!(cap["packets"].as_u64().unwrap() > 1000);
     let f = &v["flows"][0];
     for key in [
-        "id", "capture", "client", "server", "handshake", "bulk_direction", "bytes", "goodput_bps", "rtt_ms",
-        "max_flight_bytes", "max_rwnd_bytes", "retransmitted_segments", "bottleneck_bps", "bdp_bytes", "limits",
-        "verdict", "middlebox", "advice", "notes",
+        "id",
+        "capture",
+        "client",
+        "server",
+        "handshake",
+        "bulk_direction",
+        "bytes",
+        "goodput_bps",
+        "rtt_ms",
+        "max_flight_bytes",
+        "max_rwnd_bytes",
+        "retransmitted_segments",
+        "bottleneck_bps",
+        "bdp_bytes",
+        "limits",
+        "verdict",
+        "middlebox",
+        "advice",
+        "notes",
     ] {
         assert!(f.get(key).is_some(), "missing {key}");
     }
-    for key in ["seen", "client_wscale", "server_wscale", "client_mss", "server_mss", "window_scaling"] {
+    for key in [
+        "seen",
+        "client_wscale",
+        "server_wscale",
+        "client_mss",
+        "server_mss",
+        "window_scaling",
+    ] {
         assert!(f["handshake"].get(key).is_some(), "missing handshake.{key}");
     }
     let l = &f["limits"];
-    let sum: f64 = ["receiver-window-limited", "cwnd-limited", "bottleneck-limited", "sender-limited"]
-        .iter()
-        .map(|k| l[k].as_f64().unwrap())
-        .sum();
+    let sum: f64 = [
+        "receiver-window-limited",
+        "cwnd-limited",
+        "bottleneck-limited",
+        "sender-limited",
+    ]
+    .iter()
+    .map(|k| l[k].as_f64().unwrap())
+    .sum();
     assert!((sum - 1.0).abs() < 1e-3, "limits sum to {sum}");
     assert_eq!(f["client"].as_str().unwrap().split(':').count(), 2);
 }
 
 #[test]
 fn ipv6_endpoints_use_brackets() {
-    let o = run(&["analyze", "--format", "json", fixture("ipv6_rwnd/client.pcap.gz").to_str().unwrap()]);
+    let o = run(&[
+        "analyze",
+        "--format",
+        "json",
+        fixture("ipv6_rwnd/client.pcap.gz").to_str().unwrap(),
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let c = v["flows"][0]["client"].as_str().unwrap();
     assert!(c.starts_with("[fd77::1]:"), "{c}");
@@ -53,7 +94,13 @@ fn ipv6_endpoints_use_brackets() {
 
 #[test]
 fn csv_has_a_header_and_one_row_per_flow() {
-    let o = run(&["analyze", "--format", "csv", fixture(RWND).to_str().unwrap(), fixture("loss_cubic/server.pcap.gz").to_str().unwrap()]);
+    let o = run(&[
+        "analyze",
+        "--format",
+        "csv",
+        fixture(RWND).to_str().unwrap(),
+        fixture("loss_cubic/server.pcap.gz").to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = stdout(&o);
     let mut lines = s.lines();
@@ -100,7 +147,13 @@ fn a_missing_file_fails_with_its_name() {
 fn a_file_that_is_not_a_capture_fails_with_the_reason_and_others_still_run() {
     let t = TempDir::new("garbage");
     let junk = t.file("notes.txt", b"these are not the packets you are looking for\n");
-    let o = run(&["analyze", "--format", "json", junk.to_str().unwrap(), fixture(RWND).to_str().unwrap()]);
+    let o = run(&[
+        "analyze",
+        "--format",
+        "json",
+        junk.to_str().unwrap(),
+        fixture(RWND).to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(err.contains("notes.txt") && err.contains("capture"), "{err}");
@@ -138,14 +191,31 @@ fn flows_are_selected_by_id_host_and_port() {
     let flows = v["flows"].as_array().unwrap();
     assert!(flows.len() >= 2);
     let last = flows.last().unwrap()["id"].as_u64().unwrap();
-    let one = run(&["analyze", "--format", "json", "--flow", &last.to_string(), a.to_str().unwrap(), b.to_str().unwrap()]);
+    let one = run(&[
+        "analyze",
+        "--format",
+        "json",
+        "--flow",
+        &last.to_string(),
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
     let v1: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
     assert_eq!(v1["flows"].as_array().unwrap().len(), 1);
     assert_eq!(v1["flows"][0]["id"].as_u64(), Some(last));
     let none = run(&["analyze", "--format", "json", "--port", "1", a.to_str().unwrap()]);
     let v2: serde_json::Value = serde_json::from_slice(&none.stdout).unwrap();
     assert!(v2["flows"].as_array().unwrap().is_empty());
-    let host = run(&["analyze", "--format", "json", "--host", "10.77.0.2", "--port", "5001", a.to_str().unwrap()]);
+    let host = run(&[
+        "analyze",
+        "--format",
+        "json",
+        "--host",
+        "10.77.0.2",
+        "--port",
+        "5001",
+        a.to_str().unwrap(),
+    ]);
     let v3: serde_json::Value = serde_json::from_slice(&host.stdout).unwrap();
     assert_eq!(v3["flows"].as_array().unwrap().len(), 1);
 }

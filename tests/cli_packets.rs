@@ -33,7 +33,11 @@ fn one_row_per_tcp_segment_with_relative_numbers() {
     assert!(!ack[9].is_empty(), "{ack:?}");
     // Some ACK produced an RTT sample near the path's 40 ms.
     let rtts: Vec<f64> = rows.iter().filter_map(|r| r[11].parse().ok()).collect();
-    assert!(rtts.iter().any(|&r| (39.0..45.0).contains(&r)), "{:?}", &rtts[..rtts.len().min(10)]);
+    assert!(
+        rtts.iter().any(|&r| (39.0..45.0).contains(&r)),
+        "{:?}",
+        &rtts[..rtts.len().min(10)]
+    );
 }
 
 #[test]

@@ -84,16 +84,7 @@ fn tshark(path: &Path) -> Option<BTreeMap<u64, (Fields, bool)>> {
     }
     let mut cmd = Command::new("tshark");
     cmd.args(["-n", "-r"]).arg(path);
-    cmd.args([
-        "-Y",
-        "tcp",
-        "-T",
-        "fields",
-        "-E",
-        "occurrence=f",
-        "-E",
-        "separator=/t",
-    ]);
+    cmd.args(["-Y", "tcp", "-T", "fields", "-E", "occurrence=f", "-E", "separator=/t"]);
     for f in TSHARK_FIELDS {
         cmd.args(["-e", f]);
     }
@@ -199,10 +190,8 @@ fn decode_file(path: &Path) -> FileReport {
         match ours.get(frame) {
             Some(Ok(o)) => {
                 if o.header != t.header {
-                    r.header_mismatches.push(format!(
-                        "frame {frame}: ours {:?} tshark {:?}",
-                        o.header, t.header
-                    ));
+                    r.header_mismatches
+                        .push(format!("frame {frame}: ours {:?} tshark {:?}", o.header, t.header));
                 } else if o != t {
                     r.option_mismatches
                         .push(format!("frame {frame}: ours {o:?} tshark {t:?}"));
@@ -216,11 +205,7 @@ fn decode_file(path: &Path) -> FileReport {
                 };
                 r.only_tshark.entry(why).or_default().push(*frame);
             }
-            None => r
-                .only_tshark
-                .entry("record not read".into())
-                .or_default()
-                .push(*frame),
+            None => r.only_tshark.entry("record not read".into()).or_default().push(*frame),
         }
     }
     let mut only_ours: Vec<u64> = ours

@@ -90,9 +90,6 @@ fn decode_ns_per_packet() {
     ];
     for (name, recs) in &shapes {
         let ns = ns_per_packet(recs, 10_000);
-        println!(
-            "{name:40} {ns:6.2} ns/packet  ({:.1} M packets/s)",
-            1e3 / ns
-        );
+        println!("{name:40} {ns:6.2} ns/packet  ({:.1} M packets/s)", 1e3 / ns);
     }
 }

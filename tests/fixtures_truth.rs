@@ -17,7 +17,12 @@ fn analyze(capture: &Path) -> Value {
         .arg(capture)
         .output()
         .expect("run bdpscope");
-    assert!(out.status.success(), "{}: {}", capture.display(), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        capture.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("JSON")
 }
 
@@ -60,7 +65,10 @@ fn every_fixture_matches_the_kernel_truth() {
         let report = analyze(&capture);
         let name = capture.strip_prefix(fixtures()).unwrap().display().to_string();
         for tf in truth["flows"].as_array().unwrap() {
-            let (snd, rcv) = (endpoint(&tf["four_tuple"]["sender"]), endpoint(&tf["four_tuple"]["receiver"]));
+            let (snd, rcv) = (
+                endpoint(&tf["four_tuple"]["sender"]),
+                endpoint(&tf["four_tuple"]["receiver"]),
+            );
             let Some(f) = report["flows"].as_array().unwrap().iter().find(|f| {
                 let (c, s) = (f["client"].as_str().unwrap(), f["server"].as_str().unwrap());
                 (c == snd && s == rcv) || (c == rcv && s == snd)
@@ -78,7 +86,10 @@ fn every_fixture_matches_the_kernel_truth() {
                     problems.push(format!("{name}: min RTT {got} vs kernel {min}"));
                 }
             }
-            let eff = tf["payload_efficiency"].as_f64().or(truth["payload_efficiency"].as_f64()).unwrap_or(1.0);
+            let eff = tf["payload_efficiency"]
+                .as_f64()
+                .or(truth["payload_efficiency"].as_f64())
+                .unwrap_or(1.0);
             let bdp = truth["link"]["bdp_bytes"].as_f64().unwrap() * eff;
             match f["bdp_bytes"].as_f64() {
                 Some(got) if (got - bdp).abs() <= 0.25 * bdp => {}
@@ -92,28 +103,51 @@ fn every_fixture_matches_the_kernel_truth() {
                 }
                 other => problems.push(format!("{name}: BDP {other:?} vs {bdp:.0}")),
             }
-            if let (Some(busy), Some(rwnd)) = (ti["busy_frac_of_time"].as_f64(), ti["rwnd_limited_frac_of_busy"].as_f64()) {
+            if let (Some(busy), Some(rwnd)) = (
+                ti["busy_frac_of_time"].as_f64(),
+                ti["rwnd_limited_frac_of_busy"].as_f64(),
+            ) {
                 let got = f["limits"]["receiver-window-limited"].as_f64().unwrap_or(-1.0);
                 if (got - busy * rwnd).abs() > 0.15 {
-                    problems.push(format!("{name}: receiver-window share {got} vs kernel {:.2}", busy * rwnd));
+                    problems.push(format!(
+                        "{name}: receiver-window share {got} vs kernel {:.2}",
+                        busy * rwnd
+                    ));
                 }
             }
             let rewritten = truth["link"]["rewrite"].as_object().is_some_and(|o| !o.is_empty());
             let ws = &tf["wscale"];
             let sender_is_client = tf["sender"] == "client";
-            let (snd_ws, rcv_ws) = (ws["sender"]["rcv_wscale"].as_u64(), ws["receiver"]["rcv_wscale"].as_u64());
-            let (want_c, want_s) = if sender_is_client { (snd_ws, rcv_ws) } else { (rcv_ws, snd_ws) };
+            let (snd_ws, rcv_ws) = (
+                ws["sender"]["rcv_wscale"].as_u64(),
+                ws["receiver"]["rcv_wscale"].as_u64(),
+            );
+            let (want_c, want_s) = if sender_is_client {
+                (snd_ws, rcv_ws)
+            } else {
+                (rcv_ws, snd_ws)
+            };
             let hs = &f["handshake"];
             if truth["capture"]["handshake_in_capture"].as_bool() == Some(true) && !rewritten {
                 if (hs["client_wscale"].as_u64(), hs["server_wscale"].as_u64()) != (want_c, want_s) {
-                    problems.push(format!("{name}: handshake wscale {} {} vs {want_c:?} {want_s:?}", hs["client_wscale"], hs["server_wscale"]));
+                    problems.push(format!(
+                        "{name}: handshake wscale {} {} vs {want_c:?} {want_s:?}",
+                        hs["client_wscale"], hs["server_wscale"]
+                    ));
                 }
             } else if truth["capture"]["handshake_in_capture"].as_bool() == Some(false) {
                 // Without the handshake the receiver's scale is inferred from behaviour.
                 let receiver_ws = if sender_is_client { want_s } else { want_c };
-                let key = if sender_is_client { "server_wscale" } else { "client_wscale" };
+                let key = if sender_is_client {
+                    "server_wscale"
+                } else {
+                    "client_wscale"
+                };
                 if hs["inferred"][key].as_u64() != receiver_ws {
-                    problems.push(format!("{name}: inferred {key} {} vs {receiver_ws:?}", hs["inferred"][key]));
+                    problems.push(format!(
+                        "{name}: inferred {key} {} vs {receiver_ws:?}",
+                        hs["inferred"][key]
+                    ));
                 }
             }
         }
@@ -128,7 +162,12 @@ fn both_vantage_points_agree() {
             .iter()
             .map(|c| {
                 let r = analyze(&fixtures().join(dir).join(c));
-                let judged = r["flows"].as_array().unwrap().iter().find(|f| f["verdict"] != "undetermined").cloned();
+                let judged = r["flows"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|f| f["verdict"] != "undetermined")
+                    .cloned();
                 judged.expect("a judged flow")["verdict"].clone()
             })
             .collect();

@@ -17,7 +17,9 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = e.path();
         if p.is_dir() {
             files(&p, out);
-        } else if !p.extension().is_some_and(|x| x == "md" || x == "json" || x == "txt" || x == "py")
+        } else if !p
+            .extension()
+            .is_some_and(|x| x == "md" || x == "json" || x == "txt" || x == "py")
             && !p.to_string_lossy().contains("tcpinfo.jsonl")
         {
             out.push(p);
@@ -38,7 +40,11 @@ fn every_shared_capture_is_read_without_a_panic() {
     let mut problems = Vec::new();
     let mut with_flows = 0;
     for f in &all {
-        let out = Command::new(env!("CARGO_BIN_EXE_bdpscope")).args(["analyze", "--format", "json"]).arg(f).output().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_bdpscope"))
+            .args(["analyze", "--format", "json"])
+            .arg(f)
+            .output()
+            .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         match out.status.code() {
             Some(0) => {
@@ -73,11 +79,17 @@ fn the_lab_captures_get_their_expected_labels() {
     let mut checked = 0;
     for scenario in std::fs::read_dir(root.join("captures")).unwrap().flatten() {
         let dir = scenario.path();
-        let Ok(t) = std::fs::read_to_string(dir.join("truth.json")) else { continue };
+        let Ok(t) = std::fs::read_to_string(dir.join("truth.json")) else {
+            continue;
+        };
         let truth: serde_json::Value = serde_json::from_str(&t).unwrap();
         for cap in truth["capture"]["files"].as_array().unwrap() {
             let path = dir.join(cap["file"].as_str().unwrap());
-            let out = Command::new(env!("CARGO_BIN_EXE_bdpscope")).args(["analyze", "--format", "json"]).arg(&path).output().unwrap();
+            let out = Command::new(env!("CARGO_BIN_EXE_bdpscope"))
+                .args(["analyze", "--format", "json"])
+                .arg(&path)
+                .output()
+                .unwrap();
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
             for tf in truth["flows"].as_array().unwrap() {
                 let port = tf["four_tuple"]["sender"][1].as_u64().unwrap();
@@ -85,12 +97,18 @@ fn the_lab_captures_get_their_expected_labels() {
                 let f = v["flows"].as_array().unwrap().iter().find(|f| {
                     let c = f["client"].as_str().unwrap();
                     let s = f["server"].as_str().unwrap();
-                    [c, s].iter().any(|e| e.ends_with(&format!(":{port}"))) && [c, s].iter().any(|e| e.ends_with(&format!(":{rport}")))
+                    [c, s].iter().any(|e| e.ends_with(&format!(":{port}")))
+                        && [c, s].iter().any(|e| e.ends_with(&format!(":{rport}")))
                 });
                 checked += 1;
                 match f {
                     Some(f) if f["verdict"] == tf["expected_label"] => {}
-                    Some(f) => failures.push(format!("{}: {} != {}", path.display(), f["verdict"], tf["expected_label"])),
+                    Some(f) => failures.push(format!(
+                        "{}: {} != {}",
+                        path.display(),
+                        f["verdict"],
+                        tf["expected_label"]
+                    )),
                     None => failures.push(format!("{}: flow on port {port} missing", path.display())),
                 }
             }

@@ -109,9 +109,7 @@ impl Input {
             self.pos = 0;
         }
         if n > self.data.len() {
-            let grown = n
-                .max(self.data.len().saturating_mul(2))
-                .min(MAX_RECORD.max(n));
+            let grown = n.max(self.data.len().saturating_mul(2)).min(MAX_RECORD.max(n));
             self.data.resize(grown, 0);
         }
         while self.end < n {

@@ -75,8 +75,7 @@ impl CaptureError {
     /// Packets read before a cut, for cut-short errors.
     pub fn frames_before_cut(&self) -> Option<u64> {
         match self {
-            CaptureError::Truncated { frames, .. }
-            | CaptureError::CompressedTruncated { frames, .. } => Some(*frames),
+            CaptureError::Truncated { frames, .. } | CaptureError::CompressedTruncated { frames, .. } => Some(*frames),
             _ => None,
         }
     }
@@ -100,10 +99,7 @@ mod tests {
         );
         let e = CaptureError::NotACapture("it is empty".into());
         assert!(!e.is_cut_short());
-        assert_eq!(
-            e.to_string(),
-            "this is not a pcap or pcapng capture: it is empty"
-        );
+        assert_eq!(e.to_string(), "this is not a pcap or pcapng capture: it is empty");
         let e = CaptureError::CompressedTruncated {
             compression: Compression::Gzip,
             offset: 99,
@@ -111,9 +107,7 @@ mod tests {
         };
         assert!(e.is_cut_short());
         assert_eq!(e.frames_before_cut(), Some(3));
-        assert!(e
-            .to_string()
-            .starts_with("the gzip stream is cut short after 99 bytes"));
+        assert!(e.to_string().starts_with("the gzip stream is cut short after 99 bytes"));
         let e = CaptureError::Corrupt {
             offset: 24,
             reason: "bad".into(),

@@ -154,8 +154,6 @@ impl PcapHeader {
 
     #[cold]
     fn truncated(&self, input: &Input) -> Fault {
-        Fault::Truncated {
-            offset: input.offset(),
-        }
+        Fault::Truncated { offset: input.offset() }
     }
 }

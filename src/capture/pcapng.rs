@@ -126,9 +126,7 @@ impl PcapNg {
                 return if input.avail() == 0 {
                     Ok(None)
                 } else {
-                    Err(Fault::Truncated {
-                        offset: input.offset(),
-                    })
+                    Err(Fault::Truncated { offset: input.offset() })
                 };
             }
             let offset = input.offset();
@@ -215,10 +213,7 @@ impl PcapNg {
                 }
                 SPB => {
                     if blen < 16 {
-                        return Err(corrupt(
-                            offset,
-                            "a simple packet block is shorter than 16 bytes",
-                        ));
+                        return Err(corrupt(offset, "a simple packet block is shorter than 16 bytes"));
                     }
                     let wire_len = rd32(b, 8, be);
                     let info = self.interface(0);
@@ -284,8 +279,7 @@ pub(crate) fn check_shb(b: &[u8], be: bool) -> Result<(), String> {
             "it is pcapng version {major}.{minor}, and only version 1 is supported"
         ));
     }
-    walk_options(&b[24..b.len() - 4], be, |_, _| {})
-        .map_err(|r| format!("in the section header block, {r}"))
+    walk_options(&b[24..b.len() - 4], be, |_, _| {}).map_err(|r| format!("in the section header block, {r}"))
 }
 
 fn parse_idb(b: &[u8], be: bool) -> Result<Interface, String> {
@@ -353,10 +347,7 @@ mod tests {
         assert_eq!(TsScale::from_tsresol(12).to_nanos(1_234_567), 1_234);
         assert_eq!(TsScale::from_tsresol(0x7f).to_nanos(u64::MAX), 0);
         // 2^-10 s units: 1024 units are one second, one unit 976562.5 ns (floored).
-        assert_eq!(
-            TsScale::from_tsresol(0x80 | 10).to_nanos(1024),
-            1_000_000_000
-        );
+        assert_eq!(TsScale::from_tsresol(0x80 | 10).to_nanos(1024), 1_000_000_000);
         assert_eq!(TsScale::from_tsresol(0x80 | 10).to_nanos(1), 976_562);
         assert_eq!(TsScale::from_tsresol(0x80).to_nanos(2), 2_000_000_000);
         assert_eq!(TsScale::from_tsresol(0xff).to_nanos(u64::MAX), 0);

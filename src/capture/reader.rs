@@ -63,22 +63,11 @@ impl CaptureFormat {
 impl fmt::Display for CaptureFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CaptureFormat::Pcap {
-                nanosecond,
-                big_endian,
-            } => write!(
+            CaptureFormat::Pcap { nanosecond, big_endian } => write!(
                 f,
                 "pcap ({}, {})",
-                if *nanosecond {
-                    "nanosecond"
-                } else {
-                    "microsecond"
-                },
-                if *big_endian {
-                    "big-endian"
-                } else {
-                    "little-endian"
-                }
+                if *nanosecond { "nanosecond" } else { "microsecond" },
+                if *big_endian { "big-endian" } else { "little-endian" }
             ),
             CaptureFormat::PcapNg => f.write_str("pcapng"),
         }
@@ -156,10 +145,7 @@ impl fmt::Debug for CaptureReader {
 }
 
 fn hex4(b: &[u8]) -> String {
-    b.iter()
-        .map(|x| format!("{x:02x}"))
-        .collect::<Vec<_>>()
-        .join(" ")
+    b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
 }
 
 /// A reason for [`CaptureError::NotACapture`] from the first bytes of the content.
@@ -173,19 +159,10 @@ fn not_a_capture(first: &[u8], compression: Compression) -> String {
     }
     let known: &[(&[u8], &str)] = &[
         (b"BZh", "is bzip2-compressed; decompress it first"),
-        (
-            &[0xfd, b'7', b'z', b'X'],
-            "is xz-compressed; decompress it first",
-        ),
-        (
-            &[0x04, 0x22, 0x4d, 0x18],
-            "is lz4-compressed; decompress it first",
-        ),
+        (&[0xfd, b'7', b'z', b'X'], "is xz-compressed; decompress it first"),
+        (&[0x04, 0x22, 0x4d, 0x18], "is lz4-compressed; decompress it first"),
         (b"PK\x03\x04", "is a zip archive; extract it first"),
-        (
-            b"snoo",
-            "is a Solaris snoop capture; convert it with `editcap -F pcap`",
-        ),
+        (b"snoo", "is a Solaris snoop capture; convert it with `editcap -F pcap`"),
         (&[0x1f, 0x8b], "is gzip-compressed again"),
         (&[0x28, 0xb5, 0x2f, 0xfd], "is zstd-compressed again"),
     ];
@@ -230,10 +207,7 @@ impl CaptureReader {
 
     /// [`CaptureReader::new`] with a given starting window size (tests use tiny ones to
     /// exercise refills and growth).
-    pub(crate) fn with_buffer(
-        input: Box<dyn Read + Send>,
-        capacity: usize,
-    ) -> Result<CaptureReader, CaptureError> {
+    pub(crate) fn with_buffer(input: Box<dyn Read + Send>, capacity: usize) -> Result<CaptureReader, CaptureError> {
         let raw = Raw::sniff(input)?;
         let source = Source::open(raw)?;
         let compression = source.compression();
@@ -247,8 +221,7 @@ impl CaptureReader {
             if !input.fill(pcap::HEADER_LEN) {
                 return Err(Self::header_cut(&mut input));
             }
-            let header = PcapHeader::parse(&input.data()[..pcap::HEADER_LEN])
-                .map_err(CaptureError::NotACapture)?;
+            let header = PcapHeader::parse(&input.data()[..pcap::HEADER_LEN]).map_err(CaptureError::NotACapture)?;
             input.consume(pcap::HEADER_LEN);
             let format = CaptureFormat::Pcap {
                 nanosecond: header.nanosecond,
@@ -289,10 +262,7 @@ impl CaptureReader {
     fn header_cut(input: &mut Input) -> CaptureError {
         match input.take_read_error() {
             Some(e) => input.src.classify(e, input.stream_bytes(), 0),
-            None => CaptureError::Truncated {
-                offset: 0,
-                frames: 0,
-            },
+            None => CaptureError::Truncated { offset: 0, frames: 0 },
         }
     }
 
@@ -371,22 +341,14 @@ impl CaptureReader {
             Ok(None) => {
                 self.done = true;
                 match self.input.take_read_error() {
-                    Some(e) => {
-                        Err(self
-                            .input
-                            .src
-                            .classify(e, self.input.stream_bytes(), self.frames))
-                    }
+                    Some(e) => Err(self.input.src.classify(e, self.input.stream_bytes(), self.frames)),
                     None => Ok(None),
                 }
             }
             Err(fault) => {
                 self.done = true;
                 if let Some(e) = self.input.take_read_error() {
-                    return Err(self
-                        .input
-                        .src
-                        .classify(e, self.input.stream_bytes(), self.frames));
+                    return Err(self.input.src.classify(e, self.input.stream_bytes(), self.frames));
                 }
                 Err(match fault {
                     Fault::Truncated { offset } => CaptureError::Truncated {

@@ -89,9 +89,7 @@ impl Source {
         let p = raw.prefix();
         if p.len() >= 2 && p[..2] == [0x1f, 0x8b] {
             let buffered = BufReader::with_capacity(COMPRESSED_BUF, raw);
-            Ok(Source::Gzip(Box::new(
-                flate2::bufread::MultiGzDecoder::new(buffered),
-            )))
+            Ok(Source::Gzip(Box::new(flate2::bufread::MultiGzDecoder::new(buffered))))
         } else if p.len() >= 4 && p[..4] == [0x28, 0xb5, 0x2f, 0xfd] {
             let buffered = BufReader::with_capacity(COMPRESSED_BUF, raw);
             let dec = zstd::stream::read::Decoder::with_buffer(buffered)

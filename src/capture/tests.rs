@@ -71,12 +71,8 @@ fn small_pcap(nanos: bool, be: bool) -> Vec<u8> {
     let mut w = PcapWriter::new(Vec::new(), LinkType::ETHERNET, 65535, nanos, be).unwrap();
     for i in 0..3 {
         let d = pkt(i, 60 + i);
-        w.write_packet(
-            Timestamp::from_nanos(T0 + i as i64 * 1_234_567_891),
-            &d,
-            1500,
-        )
-        .unwrap();
+        w.write_packet(Timestamp::from_nanos(T0 + i as i64 * 1_234_567_891), &d, 1500)
+            .unwrap();
     }
     w.into_inner()
 }
@@ -155,8 +151,7 @@ fn pcap_modified_format() {
 #[test]
 fn pcap_old_version_with_swapped_lengths() {
     let mut w = PcapWriter::new(Vec::new(), LinkType::RAW, 65535, false, false).unwrap();
-    w.write_packet(Timestamp::from_nanos(T0), &[1, 2, 3, 4], 40)
-        .unwrap();
+    w.write_packet(Timestamp::from_nanos(T0), &[1, 2, 3, 4], 40).unwrap();
     let mut b = w.into_inner();
     b[6] = 2; // version 2.2
               // swap caplen (4) and len (40) in the record header
@@ -233,13 +228,7 @@ fn cut_inside_the_file_header() {
     for cut in [4, 10, 23] {
         let e = open(full[..cut].to_vec()).unwrap_err();
         assert!(
-            matches!(
-                e,
-                CaptureError::Truncated {
-                    offset: 0,
-                    frames: 0
-                }
-            ),
+            matches!(e, CaptureError::Truncated { offset: 0, frames: 0 }),
             "cut {cut}: {e}"
         );
         assert!(e.is_cut_short());
@@ -249,13 +238,7 @@ fn cut_inside_the_file_header() {
     for cut in [4, 11, 20] {
         let e = open(ng[..cut].to_vec()).unwrap_err();
         assert!(
-            matches!(
-                e,
-                CaptureError::Truncated {
-                    offset: 0,
-                    frames: 0
-                }
-            ),
+            matches!(e, CaptureError::Truncated { offset: 0, frames: 0 }),
             "cut {cut}: {e}"
         );
     }
@@ -285,16 +268,14 @@ fn empty_short_and_garbage_inputs() {
     assert!(e.to_string().contains("bzip2"), "{e}");
     let e = open(gzip(b"hello world, not a capture")).unwrap_err();
     assert!(
-        e.to_string()
-            .contains("its gzip content starts with bytes 68 65 6c 6c"),
+        e.to_string().contains("its gzip content starts with bytes 68 65 6c 6c"),
         "{e}"
     );
     let e = open(gzip(b"")).unwrap_err();
     assert!(e.to_string().contains("gzip content is empty"), "{e}");
     let e = open(zstd_(&gzip(b"x"))).unwrap_err();
     assert!(
-        e.to_string()
-            .contains("its zstd content is gzip-compressed again"),
+        e.to_string().contains("its zstd content is gzip-compressed again"),
         "{e}"
     );
 }
@@ -303,13 +284,8 @@ fn small_pcapng(be: bool) -> Vec<u8> {
     let mut w = PcapNgWriter::new(Vec::new(), be).unwrap();
     let i = w.add_interface(LinkType::ETHERNET, 0, None).unwrap();
     for k in 0..3 {
-        w.write_packet(
-            i,
-            Timestamp::from_nanos(T0 + k * 1_000),
-            &pkt(k as usize, 61),
-            61,
-        )
-        .unwrap();
+        w.write_packet(i, Timestamp::from_nanos(T0 + k * 1_000), &pkt(k as usize, 61), 61)
+            .unwrap();
     }
     w.into_inner()
 }
@@ -334,8 +310,7 @@ fn pcapng_little_and_big_endian_sections() {
 fn pcapng_several_sections_of_either_byte_order() {
     let mut w = PcapNgWriter::new(Vec::new(), false).unwrap();
     let a = w.add_interface(LinkType::ETHERNET, 0, Some(9)).unwrap();
-    w.write_packet(a, Timestamp::from_nanos(T0 + 1), &[1; 20], 20)
-        .unwrap();
+    w.write_packet(a, Timestamp::from_nanos(T0 + 1), &[1; 20], 20).unwrap();
     w.new_section(true).unwrap();
     let b = w.add_interface(LinkType::RAW, 0, Some(6)).unwrap();
     assert_eq!(b, 0, "interface ids restart in a new section");
@@ -344,8 +319,7 @@ fn pcapng_several_sections_of_either_byte_order() {
     w.new_section(false).unwrap();
     let c = w.add_interface(LinkType::LINUX_SLL, 0, None).unwrap();
     let c2 = w.add_interface(LinkType::ETHERNET, 0, Some(9)).unwrap();
-    w.write_packet(c2, Timestamp::from_nanos(T0 + 3), &[3; 22], 22)
-        .unwrap();
+    w.write_packet(c2, Timestamp::from_nanos(T0 + 3), &[3; 22], 22).unwrap();
     w.write_packet(c, Timestamp::from_nanos(T0 + 4_000), &[4; 23], 23)
         .unwrap();
     let mut r = open(w.into_inner()).unwrap();
@@ -374,9 +348,7 @@ fn pcapng_several_sections_of_either_byte_order() {
 fn pcapng_two_interfaces_with_different_links_and_resolutions() {
     let mut w = PcapNgWriter::new(Vec::new(), false).unwrap();
     let ns = w.add_interface(LinkType::ETHERNET, 65535, Some(9)).unwrap();
-    let b2 = w
-        .add_interface(LinkType::RAW, 65535, Some(0x80 | 10))
-        .unwrap();
+    let b2 = w.add_interface(LinkType::RAW, 65535, Some(0x80 | 10)).unwrap();
     // 2^-10 s units: 0.25 s is exactly 256 units.
     let t_ns = T0 + 123_456_789;
     let t_b2 = T0 + 250_000_000;
@@ -417,10 +389,8 @@ fn pcapng_if_tsoffset_is_added() {
 fn pcapng_simple_obsolete_and_other_blocks() {
     let mut w = PcapNgWriter::new(Vec::new(), false).unwrap();
     let i = w.add_interface(LinkType::ETHERNET, 50, Some(9)).unwrap();
-    w.write_block(block_type::NAME_RESOLUTION, &[0, 0, 0, 0])
-        .unwrap();
-    w.write_packet(i, Timestamp::from_nanos(T0 + 5), &[1; 30], 30)
-        .unwrap();
+    w.write_block(block_type::NAME_RESOLUTION, &[0, 0, 0, 0]).unwrap();
+    w.write_packet(i, Timestamp::from_nanos(T0 + 5), &[1; 30], 30).unwrap();
     // SPB: no timestamp (the previous packet's is used), captured length limited by the
     // interface snaplen (50) and the original length.
     w.write_simple_packet(&[2; 60], 60).unwrap();
@@ -428,10 +398,8 @@ fn pcapng_simple_obsolete_and_other_blocks() {
     // Systemd journal export: no packet, but Wireshark numbers it as a frame.
     w.write_block(block_type::SYSTEMD_JOURNAL_EXPORT, b"MESSAGE=x\n")
         .unwrap();
-    w.write_block(block_type::CUSTOM, &[0, 0, 0, 1, 9, 9])
-        .unwrap();
-    w.write_block(block_type::INTERFACE_STATISTICS, &[0; 12])
-        .unwrap();
+    w.write_block(block_type::CUSTOM, &[0, 0, 0, 1, 9, 9]).unwrap();
+    w.write_block(block_type::INTERFACE_STATISTICS, &[0; 12]).unwrap();
     w.write_block(0x8000_1234, &[7; 9]).unwrap(); // local-use block type
                                                   // Obsolete Packet Block: 16-bit interface id and drops count.
     let mut pb = Vec::new();
@@ -450,15 +418,7 @@ fn pcapng_simple_obsolete_and_other_blocks() {
         .iter()
         .map(|f| (f.number, f.ts - T0, f.data.len(), f.wire_len))
         .collect();
-    assert_eq!(
-        got,
-        vec![
-            (1, 5, 30, 30),
-            (2, 5, 50, 60),
-            (3, 5, 10, 10),
-            (5, 77, 5, 9)
-        ]
-    );
+    assert_eq!(got, vec![(1, 5, 30, 30), (2, 5, 50, 60), (3, 5, 10, 10), (5, 77, 5, 9)]);
     assert_eq!(f[3].data, vec![4; 5]);
 }
 
@@ -482,13 +442,10 @@ fn pcapng_unknown_interface_is_returned_with_a_placeholder_link() {
 fn pcapng_with_bad_block(patch: impl Fn(&mut Vec<u8>, usize)) -> (Vec<u8>, usize) {
     let mut w = PcapNgWriter::new(Vec::new(), false).unwrap();
     let i = w.add_interface(LinkType::ETHERNET, 0, None).unwrap();
-    w.write_packet(i, Timestamp::from_nanos(T0), &[1; 40], 40)
-        .unwrap();
+    w.write_packet(i, Timestamp::from_nanos(T0), &[1; 40], 40).unwrap();
     let at = w.get_ref().len();
-    w.write_packet(i, Timestamp::from_nanos(T0), &[2; 40], 40)
-        .unwrap();
-    w.write_packet(i, Timestamp::from_nanos(T0), &[3; 40], 40)
-        .unwrap();
+    w.write_packet(i, Timestamp::from_nanos(T0), &[2; 40], 40).unwrap();
+    w.write_packet(i, Timestamp::from_nanos(T0), &[3; 40], 40).unwrap();
     let mut b = w.into_inner();
     patch(&mut b, at);
     (b, at)
@@ -530,9 +487,7 @@ fn pcapng_block_length_beyond_the_end_is_truncated() {
     });
     let (f, err) = read_bytes(b);
     assert_eq!(f.len(), 1);
-    assert!(
-        matches!(err, Some(CaptureError::Truncated { offset, frames: 1 }) if offset == at as u64)
-    );
+    assert!(matches!(err, Some(CaptureError::Truncated { offset, frames: 1 }) if offset == at as u64));
 }
 
 #[test]
@@ -577,12 +532,10 @@ fn blocks_bigger_than_the_buffer_grow_it() {
     let big = pkt(9, 3 * 1024 * 1024 + 3);
     let mut w = PcapNgWriter::new(Vec::new(), false).unwrap();
     let i = w.add_interface(LinkType::ETHERNET, 0, None).unwrap();
-    w.write_packet(i, Timestamp::from_nanos(T0), &[1; 100], 100)
-        .unwrap();
+    w.write_packet(i, Timestamp::from_nanos(T0), &[1; 100], 100).unwrap();
     w.write_packet(i, Timestamp::from_nanos(T0), &big, big.len() as u32)
         .unwrap();
-    w.write_packet(i, Timestamp::from_nanos(T0), &[3; 100], 100)
-        .unwrap();
+    w.write_packet(i, Timestamp::from_nanos(T0), &[3; 100], 100).unwrap();
     let (f, err) = read_bytes(w.into_inner());
     assert!(err.is_none());
     assert_eq!(f.len(), 3);
@@ -593,10 +546,7 @@ fn blocks_bigger_than_the_buffer_grow_it() {
         .unwrap();
     let (f, err) = read_bytes(p.into_inner());
     assert!(f.is_empty());
-    assert!(
-        matches!(err, Some(CaptureError::Corrupt { offset: 24, .. })),
-        "{err:?}"
-    );
+    assert!(matches!(err, Some(CaptureError::Corrupt { offset: 24, .. })), "{err:?}");
     // ... unless the snaplen allows them.
     let mut p = PcapWriter::new(Vec::new(), LinkType::ETHERNET, 4_000_000, false, false).unwrap();
     p.write_packet(Timestamp::from_nanos(T0), &big, big.len() as u32)
@@ -665,13 +615,14 @@ fn cut_compressed_streams_are_cut_short() {
             *b ^= 0x5a;
         }
         let (f, err) = read_bytes(bad);
+        assert!(!f.is_empty(), "{name}: the packets before the damage are returned");
+        // Depending on the inflate backend the damage is reported by the decompressor or
+        // shows up as a corrupt record in the garbage it produced; either way it is an
+        // error, not a panic, and not mistaken for a file that was merely cut short.
         assert!(
-            !f.is_empty(),
-            "{name}: the packets before the damage are returned"
-        );
-        assert!(
-            matches!(err, Some(CaptureError::Decompress(_))),
-            "{name}: {err:?}"
+            matches!(err, Some(CaptureError::Decompress(_) | CaptureError::Corrupt { .. })),
+            "{name}: {err:?} after {} frames",
+            f.len()
         );
     }
 }
@@ -708,11 +659,7 @@ impl Read for Awkward {
 
 #[test]
 fn tiny_reads_interruptions_and_io_errors() {
-    for data in [
-        small_pcap(false, true),
-        small_pcapng(true),
-        gzip(&small_pcapng(false)),
-    ] {
+    for data in [small_pcap(false, true), small_pcapng(true), gzip(&small_pcapng(false))] {
         let want = read_bytes(data.clone()).0;
         let src = Awkward {
             data: data.clone(),
@@ -872,11 +819,7 @@ fn read_bounded(bytes: Vec<u8>, limit: usize) -> Option<(Vec<Owned>, Option<Capt
     read_bounded_with(bytes, limit, buffer::INITIAL_BUF)
 }
 
-fn read_bounded_with(
-    bytes: Vec<u8>,
-    limit: usize,
-    window: usize,
-) -> Option<(Vec<Owned>, Option<CaptureError>)> {
+fn read_bounded_with(bytes: Vec<u8>, limit: usize, window: usize) -> Option<(Vec<Owned>, Option<CaptureError>)> {
     let mut r = CaptureReader::with_buffer(Box::new(Cursor::new(bytes)), window).ok()?;
     let mut out = Vec::new();
     for _ in 0..limit {
@@ -1009,12 +952,8 @@ fn throughput() {
     )
     .unwrap();
     for i in 0..N {
-        w.write_packet(
-            Timestamp::from_nanos(T0 + i as i64 * 1_000),
-            &data[i % 64],
-            1514,
-        )
-        .unwrap();
+        w.write_packet(Timestamp::from_nanos(T0 + i as i64 * 1_000), &data[i % 64], 1514)
+            .unwrap();
     }
     w.into_inner().flush().unwrap();
 
@@ -1024,17 +963,10 @@ fn throughput() {
         false,
     )
     .unwrap();
-    let a = w
-        .add_interface(LinkType::ETHERNET, 262144, Some(9))
-        .unwrap();
+    let a = w.add_interface(LinkType::ETHERNET, 262144, Some(9)).unwrap();
     for i in 0..N {
-        w.write_packet(
-            a,
-            Timestamp::from_nanos(T0 + i as i64 * 1_000),
-            &data[i % 64],
-            1514,
-        )
-        .unwrap();
+        w.write_packet(a, Timestamp::from_nanos(T0 + i as i64 * 1_000), &data[i % 64], 1514)
+            .unwrap();
     }
     w.into_inner().flush().unwrap();
 
@@ -1061,7 +993,11 @@ fn throughput() {
         let size = std::fs::metadata(path).unwrap().len() as f64;
         println!(
             "{:>14}: {:>9} frames in {:.3} s = {:>6.1} M frames/s, {:>7.0} MB/s of input (checksum {sum})",
-            path.file_name().unwrap().to_string_lossy(), n, secs, n as f64 / secs / 1e6, size / secs / 1e6,
+            path.file_name().unwrap().to_string_lossy(),
+            n,
+            secs,
+            n as f64 / secs / 1e6,
+            size / secs / 1e6,
         );
     };
     run(&pcap_path, N);
@@ -1095,12 +1031,7 @@ fn throughput() {
     if let Ok(rd) = std::fs::read_dir(&shared) {
         let files: Vec<_> = rd
             .filter_map(|e| e.ok())
-            .flat_map(|e| {
-                std::fs::read_dir(e.path())
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|e| e.ok())
-            })
+            .flat_map(|e| std::fs::read_dir(e.path()).into_iter().flatten().filter_map(|e| e.ok()))
             .map(|e| e.path())
             .filter(|p| p.to_string_lossy().ends_with(".pcap.gz"))
             .collect();

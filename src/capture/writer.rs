@@ -24,8 +24,7 @@ fn put16(out: &mut Vec<u8>, v: u16, be: bool) {
 }
 
 fn captured_len(data: &[u8]) -> io::Result<u32> {
-    u32::try_from(data.len())
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "packet longer than 4 GiB"))
+    u32::try_from(data.len()).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "packet longer than 4 GiB"))
 }
 
 /// Writes a legacy pcap file: one link type, µs or ns timestamps, either byte order.
@@ -38,19 +37,9 @@ pub struct PcapWriter<W: Write> {
 
 impl<W: Write> PcapWriter<W> {
     /// Writes the 24-byte file header (version 2.4).
-    pub fn new(
-        mut w: W,
-        link: LinkType,
-        snaplen: u32,
-        nanos: bool,
-        big_endian: bool,
-    ) -> io::Result<Self> {
+    pub fn new(mut w: W, link: LinkType, snaplen: u32, nanos: bool, big_endian: bool) -> io::Result<Self> {
         let mut h = Vec::with_capacity(24);
-        put32(
-            &mut h,
-            if nanos { 0xa1b2_3c4d } else { 0xa1b2_c3d4 },
-            big_endian,
-        );
+        put32(&mut h, if nanos { 0xa1b2_3c4d } else { 0xa1b2_c3d4 }, big_endian);
         put16(&mut h, 2, big_endian);
         put16(&mut h, 4, big_endian);
         put32(&mut h, 0, big_endian); // thiszone
@@ -170,12 +159,7 @@ impl<W: Write> PcapNgWriter<W> {
 
     /// Describes an interface; `tsresol` is the raw `if_tsresol` byte (6 = µs, 9 = ns,
     /// 0x80 | n = 2^-n s; None writes no option, meaning µs). Returns its id.
-    pub fn add_interface(
-        &mut self,
-        link: LinkType,
-        snaplen: u32,
-        tsresol: Option<u8>,
-    ) -> io::Result<u32> {
+    pub fn add_interface(&mut self, link: LinkType, snaplen: u32, tsresol: Option<u8>) -> io::Result<u32> {
         self.add_interface_with_offset(link, snaplen, tsresol, 0)
     }
 
@@ -189,9 +173,8 @@ impl<W: Write> PcapNgWriter<W> {
         tsoffset_secs: i64,
     ) -> io::Result<u32> {
         let be = self.big_endian;
-        let link16 = u16::try_from(link.0).map_err(|_| {
-            io::Error::new(io::ErrorKind::InvalidInput, "pcapng link types are 16-bit")
-        })?;
+        let link16 = u16::try_from(link.0)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "pcapng link types are 16-bit"))?;
         let mut body = Vec::with_capacity(32);
         put16(&mut body, link16, be);
         put16(&mut body, 0, be);
@@ -214,35 +197,23 @@ impl<W: Write> PcapNgWriter<W> {
             body.extend_from_slice(&[0, 0, 0, 0]); // opt_endofopt
         }
         self.write_block(block_type::INTERFACE_DESCRIPTION, &body)?;
-        self.ifaces
-            .push((tsresol.unwrap_or(6), tsoffset_secs, snaplen));
+        self.ifaces.push((tsresol.unwrap_or(6), tsoffset_secs, snaplen));
         Ok(self.ifaces.len() as u32 - 1)
     }
 
     /// Writes an Enhanced Packet Block on interface `iface` (timestamp truncated to the
     /// interface's resolution).
-    pub fn write_packet(
-        &mut self,
-        iface: u32,
-        ts: Timestamp,
-        data: &[u8],
-        wire_len: u32,
-    ) -> io::Result<()> {
-        let &(tsresol, offset, _) = self.ifaces.get(iface as usize).ok_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, format!("no interface {iface}"))
-        })?;
+    pub fn write_packet(&mut self, iface: u32, ts: Timestamp, data: &[u8], wire_len: u32) -> io::Result<()> {
+        let &(tsresol, offset, _) = self
+            .ifaces
+            .get(iface as usize)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("no interface {iface}")))?;
         self.write_epb_raw(iface, to_units(ts, tsresol, offset), data, wire_len)
     }
 
     /// Writes an Enhanced Packet Block with a raw timestamp and any interface id (even one
     /// never described, to test readers).
-    pub fn write_epb_raw(
-        &mut self,
-        iface: u32,
-        units: u64,
-        data: &[u8],
-        wire_len: u32,
-    ) -> io::Result<()> {
+    pub fn write_epb_raw(&mut self, iface: u32, units: u64, data: &[u8], wire_len: u32) -> io::Result<()> {
         let caplen = captured_len(data)?;
         let be = self.big_endian;
         let mut body = std::mem::take(&mut self.scratch);
@@ -271,8 +242,8 @@ impl<W: Write> PcapNgWriter<W> {
     /// bytes here), in the section's byte order.
     pub fn write_block(&mut self, block_type: u32, body: &[u8]) -> io::Result<()> {
         let padded = (body.len() + 3) & !3;
-        let total = u32::try_from(padded + 12)
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "block too large"))?;
+        let total =
+            u32::try_from(padded + 12).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "block too large"))?;
         let be = self.big_endian;
         let mut h = Vec::with_capacity(8);
         put32(&mut h, block_type, be);

@@ -21,7 +21,6 @@ pub fn open(path: &Path) -> Result<(CaptureReader, Option<u64>)> {
         let size = f.metadata().ok().map(|m| m.len());
         (Box::new(f), size)
     };
-    let reader =
-        CaptureReader::new(input).with_context(|| format!("{name}: not readable as a capture"))?;
+    let reader = CaptureReader::new(input).with_context(|| format!("{name}: not readable as a capture"))?;
     Ok((reader, size))
 }

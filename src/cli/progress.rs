@@ -14,11 +14,9 @@ pub fn bar(total_bytes: Option<u64>, label: &str) -> Option<ProgressBar> {
     let total = total_bytes.filter(|&n| n >= MIN_BYTES)?;
     let pb = ProgressBar::new(total);
     pb.set_style(
-        ProgressStyle::with_template(
-            "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
+        ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
     );
     pb.set_message(label.to_string());
     Some(pb)

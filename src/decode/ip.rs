@@ -66,10 +66,7 @@ fn ipv4(packet: &[u8], limit: usize, tunnels_left: u8) -> Result<TcpInIp<'_>, Sk
     };
     let header_len = (h[0] & 0x0f) as usize * 4;
     if header_len < 20 {
-        return Err(Skip::Malformed(
-            Layer::Ip,
-            "IPv4 header length (IHL) below 5",
-        ));
+        return Err(Skip::Malformed(Layer::Ip, "IPv4 header length (IHL) below 5"));
     }
     let Some(payload) = packet.get(header_len..) else {
         return Err(Skip::Truncated(Layer::Ip));
@@ -237,9 +234,7 @@ mod tests {
 
     /// IPv4 header (no options) followed by `tcp`, with the given total length.
     fn v4(protocol: u8, total_len: u16, frag: u16, rest: &[u8]) -> Vec<u8> {
-        let mut p = vec![
-            0x45, 0, 0, 0, 0, 1, 0, 0, 64, protocol, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-        ];
+        let mut p = vec![0x45, 0, 0, 0, 0, 1, 0, 0, 64, protocol, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
         p[2..4].copy_from_slice(&total_len.to_be_bytes());
         p[6..8].copy_from_slice(&frag.to_be_bytes());
         p.extend_from_slice(rest);
@@ -281,10 +276,7 @@ mod tests {
         p[0] = 0x44;
         assert_eq!(
             tcp_in_ip(&p),
-            Err(Skip::Malformed(
-                Layer::Ip,
-                "IPv4 header length (IHL) below 5"
-            ))
+            Err(Skip::Malformed(Layer::Ip, "IPv4 header length (IHL) below 5"))
         );
         p[0] = 0x4f; // 60-byte header, 40 captured
         assert_eq!(tcp_in_ip(&p), Err(Skip::Truncated(Layer::Ip)));
@@ -335,19 +327,13 @@ mod tests {
     #[test]
     fn ipv4_fragments_are_skipped() {
         // MF set, offset 0 (first fragment)
-        assert_eq!(
-            tcp_in_ip(&v4(6, 1500, 0x2000, &[0; 20])),
-            Err(Skip::Fragment)
-        );
+        assert_eq!(tcp_in_ip(&v4(6, 1500, 0x2000, &[0; 20])), Err(Skip::Fragment));
         // offset 185*8, MF clear (last fragment)
         assert_eq!(tcp_in_ip(&v4(6, 1500, 185, &[0; 20])), Err(Skip::Fragment));
         // DF alone is not a fragment
         assert!(tcp_in_ip(&v4(6, 40, 0x4000, &[0; 20])).is_ok());
         // a UDP fragment is reported as UDP
-        assert_eq!(
-            tcp_in_ip(&v4(17, 1500, 0x2000, &[0; 20])),
-            Err(Skip::NotTcp(17))
-        );
+        assert_eq!(tcp_in_ip(&v4(17, 1500, 0x2000, &[0; 20])), Err(Skip::NotTcp(17)));
     }
 
     #[test]
@@ -359,10 +345,7 @@ mod tests {
             tcp_in_ip(&v4(1, 20 + icmp.len() as u16, 0, &icmp)),
             Err(Skip::NotTcp(1))
         );
-        assert_eq!(
-            tcp_in_ip(&v6(58, icmp.len() as u16, &icmp)),
-            Err(Skip::NotTcp(58))
-        );
+        assert_eq!(tcp_in_ip(&v6(58, icmp.len() as u16, &icmp)), Err(Skip::NotTcp(58)));
     }
 
     #[test]
@@ -399,10 +382,7 @@ mod tests {
         assert_eq!(tcp_in_ip(&v6(50, 100, &[0; 40])), Err(Skip::NotTcp(50)));
         assert_eq!(tcp_in_ip(&v6(59, 0, &[])), Err(Skip::NotTcp(59)));
         assert_eq!(tcp_in_ip(&v6(17, 8, &[0; 8])), Err(Skip::NotTcp(17)));
-        assert_eq!(
-            tcp_in_ip(&v6(60, 100, &[6])),
-            Err(Skip::Truncated(Layer::Ip))
-        );
+        assert_eq!(tcp_in_ip(&v6(60, 100, &[6])), Err(Skip::Truncated(Layer::Ip)));
         assert_eq!(
             tcp_in_ip(&v6(60, 100, &[6, 1, 0, 0, 0, 0, 0, 0])),
             Err(Skip::Truncated(Layer::Ip))
@@ -412,10 +392,7 @@ mod tests {
     #[test]
     fn ipv6_fragments_are_skipped() {
         // first fragment: offset 0, M set
-        assert_eq!(
-            tcp_in_ip(&v6(44, 1000, &[6, 0, 0, 1, 0, 0, 0, 1])),
-            Err(Skip::Fragment)
-        );
+        assert_eq!(tcp_in_ip(&v6(44, 1000, &[6, 0, 0, 1, 0, 0, 0, 1])), Err(Skip::Fragment));
         // later fragment: offset 100
         assert_eq!(
             tcp_in_ip(&v6(44, 1000, &[6, 0, 0x03, 0x20, 0, 0, 0, 1])),
@@ -448,10 +425,7 @@ mod tests {
         assert_eq!(t.tcp, &[4; 20]);
         let inner6 = v6(6, 20, &[6; 20]);
         let p = v4(41, 20 + inner6.len() as u16, 0, &inner6);
-        assert_eq!(
-            tcp_in_ip(&p).unwrap().src,
-            "fd00::1".parse::<IpAddr>().unwrap()
-        );
+        assert_eq!(tcp_in_ip(&p).unwrap().src, "fd00::1".parse::<IpAddr>().unwrap());
         // the outer length bounds the inner one
         let mut padded = inner6.clone();
         padded[5] = 26; // inner IPv6 claims 6 more payload bytes than the tunnel carries

@@ -266,9 +266,7 @@ fn loopback(data: &[u8]) -> Result<IpPacket<'_>, Skip> {
         family = family.swap_bytes();
     }
     match family {
-        af::INET | af::INET6_NETBSD_OPENBSD | af::INET6_FREEBSD | af::INET6_DARWIN => {
-            Ok(IpPacket::new(rest))
-        }
+        af::INET | af::INET6_NETBSD_OPENBSD | af::INET6_FREEBSD | af::INET6_DARWIN => Ok(IpPacket::new(rest)),
         other => Err(Skip::NotIp(other as u16)),
     }
 }
@@ -335,10 +333,7 @@ mod tests {
 
     #[test]
     fn ethernet_shorter_than_its_header_is_truncated() {
-        assert_eq!(
-            ip(LinkType::ETHERNET, &[0; 13]),
-            Err(Skip::Truncated(Layer::Link))
-        );
+        assert_eq!(ip(LinkType::ETHERNET, &[0; 13]), Err(Skip::Truncated(Layer::Link)));
     }
 
     #[test]
@@ -358,10 +353,7 @@ mod tests {
     #[test]
     fn vlan_tag_cut_off_is_truncated() {
         let f = cat(&[&[0; 12], &[0x81, 0x00, 0, 1]]);
-        assert_eq!(
-            ip(LinkType::ETHERNET, &f),
-            Err(Skip::Truncated(Layer::Link))
-        );
+        assert_eq!(ip(LinkType::ETHERNET, &f), Err(Skip::Truncated(Layer::Link)));
     }
 
     #[test]
@@ -374,12 +366,7 @@ mod tests {
 
     #[test]
     fn ieee_802_3_with_snap_carries_ip_and_plain_llc_does_not() {
-        let f = cat(&[
-            &[0; 12],
-            &[0x00, 0x40],
-            &[0xaa, 0xaa, 3, 0, 0, 0, 0x08, 0x00],
-            &V4,
-        ]);
+        let f = cat(&[&[0; 12], &[0x00, 0x40], &[0xaa, 0xaa, 3, 0, 0, 0, 0x08, 0x00], &V4]);
         assert_eq!(ip(LinkType::ETHERNET, &f), Ok(&V4[..]));
         // spanning tree: LLC 42 42 03
         let f = cat(&[&[0; 12], &[0x00, 0x26], &[0x42, 0x42, 3, 0, 0, 0, 0, 0]]);
@@ -403,31 +390,14 @@ mod tests {
     fn pppoe_and_802_3_lengths_bound_the_ip_packet() {
         let hdr = [0x11, 0x00, 0x12, 0x34, 0x00, 42];
         let f = cat(&[&[0; 12], &[0x88, 0x64], &hdr, &[0x00, 0x21], &V4, &[0; 42]]);
-        assert_eq!(
-            ip_packet(LinkType::ETHERNET, &f).unwrap().declared_len,
-            Some(40)
-        );
+        assert_eq!(ip_packet(LinkType::ETHERNET, &f).unwrap().declared_len, Some(40));
         // compressed PPP protocol field: 1 byte
         let f = cat(&[&[0; 12], &[0x88, 0x64], &hdr, &[0x21], &V4]);
-        assert_eq!(
-            ip_packet(LinkType::ETHERNET, &f).unwrap().declared_len,
-            Some(41)
-        );
-        let f = cat(&[
-            &[0; 12],
-            &[0x00, 48],
-            &[0xaa, 0xaa, 3, 0, 0, 0, 0x08, 0x00],
-            &V4,
-        ]);
-        assert_eq!(
-            ip_packet(LinkType::ETHERNET, &f).unwrap().declared_len,
-            Some(40)
-        );
+        assert_eq!(ip_packet(LinkType::ETHERNET, &f).unwrap().declared_len, Some(41));
+        let f = cat(&[&[0; 12], &[0x00, 48], &[0xaa, 0xaa, 3, 0, 0, 0, 0x08, 0x00], &V4]);
+        assert_eq!(ip_packet(LinkType::ETHERNET, &f).unwrap().declared_len, Some(40));
         let f = cat(&[&[0; 12], &[0x08, 0x00], &V4]);
-        assert_eq!(
-            ip_packet(LinkType::ETHERNET, &f).unwrap().declared_len,
-            None
-        );
+        assert_eq!(ip_packet(LinkType::ETHERNET, &f).unwrap().declared_len, None);
     }
 
     #[test]
@@ -474,19 +444,13 @@ mod tests {
         ]);
         assert_eq!(ip(LinkType::ETHERNET, &f), Ok(&V4[..]));
         let f = cat(&[&[0; 12], &[0x88, 0x47], &labels, &[0; 4], &[0; 13]]);
-        assert_eq!(
-            ip(LinkType::ETHERNET, &f),
-            Err(Skip::Truncated(Layer::Link))
-        );
+        assert_eq!(ip(LinkType::ETHERNET, &f), Err(Skip::Truncated(Layer::Link)));
         // anything else after the stack is not IP
         let f = cat(&[&[0; 12], &[0x88, 0x47], &labels, &[0x10, 0, 0, 0]]);
         assert_eq!(ip(LinkType::ETHERNET, &f), Err(Skip::NotIp(0x8847)));
         // no bottom of stack before the end
         let f = cat(&[&[0; 12], &[0x88, 0x47], &labels[..4]]);
-        assert_eq!(
-            ip(LinkType::ETHERNET, &f),
-            Err(Skip::Truncated(Layer::Link))
-        );
+        assert_eq!(ip(LinkType::ETHERNET, &f), Err(Skip::Truncated(Layer::Link)));
     }
 
     #[test]
@@ -495,25 +459,13 @@ mod tests {
         sll[14..16].copy_from_slice(&[0x08, 0x00]);
         assert_eq!(ip(LinkType::LINUX_SLL, &cat(&[&sll, &V4])), Ok(&V4[..]));
         sll[14..16].copy_from_slice(&[0x08, 0x06]);
-        assert_eq!(
-            ip(LinkType::LINUX_SLL, &cat(&[&sll, &V4])),
-            Err(Skip::NotIp(0x0806))
-        );
-        assert_eq!(
-            ip(LinkType::LINUX_SLL, &sll[..15]),
-            Err(Skip::Truncated(Layer::Link))
-        );
+        assert_eq!(ip(LinkType::LINUX_SLL, &cat(&[&sll, &V4])), Err(Skip::NotIp(0x0806)));
+        assert_eq!(ip(LinkType::LINUX_SLL, &sll[..15]), Err(Skip::Truncated(Layer::Link)));
 
         let mut sll2 = [0u8; 20];
         sll2[0..2].copy_from_slice(&[0x86, 0xdd]);
-        assert_eq!(
-            ip(LinkType::LINUX_SLL2, &cat(&[&sll2, &[0x60]])),
-            Ok(&[0x60][..])
-        );
-        assert_eq!(
-            ip(LinkType::LINUX_SLL2, &sll2[..19]),
-            Err(Skip::Truncated(Layer::Link))
-        );
+        assert_eq!(ip(LinkType::LINUX_SLL2, &cat(&[&sll2, &[0x60]])), Ok(&[0x60][..]));
+        assert_eq!(ip(LinkType::LINUX_SLL2, &sll2[..19]), Err(Skip::Truncated(Layer::Link)));
     }
 
     #[test]
@@ -535,22 +487,13 @@ mod tests {
         // AF_APPLETALK (16) and OpenBSD DLT_LOOP as linktype 12
         assert_eq!(ip(LinkType::NULL, &[16, 0, 0, 0, 1]), Err(Skip::NotIp(16)));
         assert_eq!(ip(LinkType(12), &cat(&[&[0, 0, 0, 2], &V4])), Ok(&V4[..]));
-        assert_eq!(
-            ip(LinkType::NULL, &[2, 0, 0]),
-            Err(Skip::Truncated(Layer::Link))
-        );
+        assert_eq!(ip(LinkType::NULL, &[2, 0, 0]), Err(Skip::Truncated(Layer::Link)));
     }
 
     #[test]
     fn ppp_with_and_without_address_control_and_compressed_protocol() {
-        assert_eq!(
-            ip(LinkType::PPP, &cat(&[&[0xff, 0x03, 0x00, 0x21], &V4])),
-            Ok(&V4[..])
-        );
-        assert_eq!(
-            ip(LinkType::PPP, &cat(&[&[0x00, 0x57], &[0x60]])),
-            Ok(&[0x60][..])
-        );
+        assert_eq!(ip(LinkType::PPP, &cat(&[&[0xff, 0x03, 0x00, 0x21], &V4])), Ok(&V4[..]));
+        assert_eq!(ip(LinkType::PPP, &cat(&[&[0x00, 0x57], &[0x60]])), Ok(&[0x60][..]));
         assert_eq!(ip(LinkType::PPP, &cat(&[&[0x21], &V4])), Ok(&V4[..]));
         assert_eq!(
             ip(LinkType::PPP, &[0xff, 0x03, 0xc0, 0x21, 1]),
@@ -568,14 +511,8 @@ mod tests {
         h[40..42].copy_from_slice(&[0x08, 0x00]);
         assert_eq!(ip(LinkType::IPOIB, &cat(&[&h, &V4])), Ok(&V4[..]));
         h[40..42].copy_from_slice(&[0x08, 0x06]);
-        assert_eq!(
-            ip(LinkType::IPOIB, &cat(&[&h, &V4])),
-            Err(Skip::NotIp(0x0806))
-        );
-        assert_eq!(
-            ip(LinkType::IPOIB, &h[..43]),
-            Err(Skip::Truncated(Layer::Link))
-        );
+        assert_eq!(ip(LinkType::IPOIB, &cat(&[&h, &V4])), Err(Skip::NotIp(0x0806)));
+        assert_eq!(ip(LinkType::IPOIB, &h[..43]), Err(Skip::Truncated(Layer::Link)));
     }
 
     #[test]
@@ -583,10 +520,7 @@ mod tests {
         // from tcpdump__arcnet-rfc1201-arp-icmp-http.pcap, record 3
         let f = cat(&[&[0xbe, 0x50, 0xa8, 0xe7, 0xd4, 0x00, 0x01, 0x66], &V4]);
         assert_eq!(ip(LinkType::ARCNET_LINUX, &f), Ok(&V4[..]));
-        let f = cat(&[
-            &[0xbe, 0x50, 0, 0, 0xd4, 0xff, 0xff, 0xff, 0xd4, 0x00, 0, 1],
-            &V4,
-        ]);
+        let f = cat(&[&[0xbe, 0x50, 0, 0, 0xd4, 0xff, 0xff, 0xff, 0xd4, 0x00, 0, 1], &V4]);
         assert_eq!(ip(LinkType::ARCNET_LINUX, &f), Ok(&V4[..]));
         let f = cat(&[&[0xbe, 0x50, 0, 0, 0xf0], &V4]);
         assert_eq!(ip(LinkType::ARCNET_LINUX, &f), Ok(&V4[..]));
@@ -598,10 +532,7 @@ mod tests {
         // ARP
         let f = [0xbe, 0x00, 0xea, 0x08, 0xd5, 0x00, 0x01, 0x65, 0, 7];
         assert_eq!(ip(LinkType::ARCNET_LINUX, &f), Err(Skip::NotIp(0xd5)));
-        assert_eq!(
-            ip(LinkType::ARCNET_LINUX, &f[..4]),
-            Err(Skip::Truncated(Layer::Link))
-        );
+        assert_eq!(ip(LinkType::ARCNET_LINUX, &f[..4]), Err(Skip::Truncated(Layer::Link)));
         assert_eq!(ip(LinkType::ARCNET_LINUX, &f[..5]), Err(Skip::NotIp(0xd5)));
         assert_eq!(
             ip(LinkType::ARCNET_LINUX, &[1, 2, 0, 0, 0xd4, 0, 0]),
@@ -612,10 +543,7 @@ mod tests {
     #[test]
     fn other_link_types_are_unsupported() {
         for lt in [2, 105, 127, 147, 239, 0xffff_ffff] {
-            assert_eq!(
-                ip(LinkType(lt), &V4),
-                Err(Skip::UnsupportedLink(LinkType(lt)))
-            );
+            assert_eq!(ip(LinkType(lt), &V4), Err(Skip::UnsupportedLink(LinkType(lt))));
         }
     }
 }

@@ -203,10 +203,8 @@ fn options(area: &[u8], complete: bool) -> TcpOptions {
     let mut rest = area;
     // The layout of nearly every data segment of a timestamps connection (Linux, BSDs,
     // macOS, Windows): NOP, NOP, timestamps — and, in loss recovery, NOP, NOP, SACK after.
-    if let Some((
-        &[kind::NOP, kind::NOP, kind::TIMESTAMPS, 10, v0, v1, v2, v3, e0, e1, e2, e3],
-        after,
-    )) = area.split_first_chunk::<12>()
+    if let Some((&[kind::NOP, kind::NOP, kind::TIMESTAMPS, 10, v0, v1, v2, v3, e0, e1, e2, e3], after)) =
+        area.split_first_chunk::<12>()
     {
         o.timestamps = Some(Timestamps {
             val: be32(v0, v1, v2, v3),
@@ -323,10 +321,7 @@ mod tests {
 
     #[test]
     fn fewer_than_20_bytes_is_truncated() {
-        assert_eq!(
-            parse(&header(&[])[..19], 40),
-            Err(Skip::Truncated(Layer::Tcp))
-        );
+        assert_eq!(parse(&header(&[])[..19], 40), Err(Skip::Truncated(Layer::Tcp)));
         assert_eq!(parse(&[], 40), Err(Skip::Truncated(Layer::Tcp)));
     }
 
@@ -335,19 +330,14 @@ mod tests {
         for words in 0..5u8 {
             let mut h = header(&[]);
             h[12] = words << 4;
-            assert_eq!(
-                parse(&h, 40),
-                Err(Skip::Malformed(Layer::Tcp, "data offset below 5"))
-            );
+            assert_eq!(parse(&h, 40), Err(Skip::Malformed(Layer::Tcp, "data offset below 5")));
         }
     }
 
     #[test]
     fn syn_options_linux_layout() {
         // MSS 1460, SACK-permitted, TS, NOP, WS 7
-        let h = header(&[
-            2, 4, 5, 180, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7,
-        ]);
+        let h = header(&[2, 4, 5, 180, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7]);
         let o = parse(&h, h.len() as u32).unwrap().options;
         assert!(o.complete);
         assert_eq!(o.mss, Some(1460));
@@ -382,9 +372,7 @@ mod tests {
         assert!(o.complete);
         assert!(o.sack.is_empty());
         // a length that is not 2 + 8n is skipped by its length, later options still read
-        let o = parse(&header(&[5, 5, 0, 0, 0, 2, 4, 5, 180]), 32)
-            .unwrap()
-            .options;
+        let o = parse(&header(&[5, 5, 0, 0, 0, 2, 4, 5, 180]), 32).unwrap().options;
         assert!(o.sack.is_empty());
         assert_eq!(o.mss, Some(1460));
     }
@@ -399,10 +387,7 @@ mod tests {
         both.extend_from_slice(&[1, 1, 5, 10, 0, 0, 0, 1, 0, 0, 0, 2]);
         let o = parse(&header(&both), 44).unwrap().options;
         assert_eq!(o.timestamps, fast.timestamps);
-        assert_eq!(
-            o.sack.iter().collect::<Vec<_>>(),
-            vec![(SeqNum(1), SeqNum(2))]
-        );
+        assert_eq!(o.sack.iter().collect::<Vec<_>>(), vec![(SeqNum(1), SeqNum(2))]);
     }
 
     #[test]
@@ -419,9 +404,7 @@ mod tests {
     #[test]
     fn malformed_option_lengths_stop_parsing_but_keep_what_was_read() {
         for bad in [0u8, 1, 200] {
-            let o = parse(&header(&[2, 4, 5, 180, 3, bad, 7]), 28)
-                .unwrap()
-                .options;
+            let o = parse(&header(&[2, 4, 5, 180, 3, bad, 7]), 28).unwrap().options;
             assert_eq!(o.mss, Some(1460));
             assert_eq!(o.wscale, None);
             assert!(o.complete, "the area was fully captured, just malformed");
@@ -434,18 +417,14 @@ mod tests {
 
     #[test]
     fn eol_ends_the_option_list() {
-        let o = parse(&header(&[0, 0, 0, 0, 2, 4, 5, 180]), 28)
-            .unwrap()
-            .options;
+        let o = parse(&header(&[0, 0, 0, 0, 2, 4, 5, 180]), 28).unwrap().options;
         assert_eq!(o.mss, None);
         assert!(o.complete);
     }
 
     #[test]
     fn option_area_cut_by_the_snaplen_is_incomplete() {
-        let h = header(&[
-            2, 4, 5, 180, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7,
-        ]);
+        let h = header(&[2, 4, 5, 180, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7]);
         for cut in 20..h.len() {
             let o = parse(&h[..cut], 40).unwrap().options;
             assert!(!o.complete, "cut at {cut}");
@@ -475,10 +454,7 @@ mod tests {
 
     #[test]
     fn flags_debug_uses_tcpdump_letters() {
-        assert_eq!(
-            format!("{:?}", TcpFlags(TcpFlags::SYN | TcpFlags::ACK)),
-            "S."
-        );
+        assert_eq!(format!("{:?}", TcpFlags(TcpFlags::SYN | TcpFlags::ACK)), "S.");
         assert_eq!(format!("{:?}", TcpFlags(0xff)), "SFRP.UEW");
     }
 }

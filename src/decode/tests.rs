@@ -107,10 +107,7 @@ fn every_link_layer_carries_ipv4_and_ipv6() {
 #[test]
 fn unsupported_link_types_and_non_ip_are_skipped() {
     let (_, bytes) = v4().build();
-    assert_eq!(
-        decode(LinkType(147), &bytes),
-        Err(Skip::UnsupportedLink(LinkType(147)))
-    );
+    assert_eq!(decode(LinkType(147), &bytes), Err(Skip::UnsupportedLink(LinkType(147))));
     let mut arp = bytes.clone();
     arp[12..14].copy_from_slice(&[0x08, 0x06]);
     assert_eq!(decode(LinkType::ETHERNET, &arp), Err(Skip::NotIp(0x0806)));
@@ -139,14 +136,8 @@ fn ipv6_extension_headers_are_walked() {
 #[test]
 fn fragments_are_skipped() {
     assert_eq!(dec(&data(v4()).ipv4_fragment(0, true)), Err(Skip::Fragment));
-    assert_eq!(
-        dec(&data(v4()).ipv4_fragment(1480, false)),
-        Err(Skip::Fragment)
-    );
-    assert_eq!(
-        dec(&data(v4()).ipv4_fragment(1480, true)),
-        Err(Skip::Fragment)
-    );
+    assert_eq!(dec(&data(v4()).ipv4_fragment(1480, false)), Err(Skip::Fragment));
+    assert_eq!(dec(&data(v4()).ipv4_fragment(1480, true)), Err(Skip::Fragment));
     assert_eq!(dec(&data(v6()).ipv6_fragment(0, true)), Err(Skip::Fragment));
     assert_eq!(
         dec(&data(v6()).ipv6_ext(0).ipv6_fragment(1232, false)),
@@ -160,10 +151,7 @@ fn fragments_are_skipped() {
 fn ip_in_ip_tunnels_give_the_inner_endpoints() {
     assert_data_segment(&ok(&data(v4()).ip_in_ip("192.0.2.1", "192.0.2.2")), false);
     assert_data_segment(&ok(&data(v6()).ip_in_ip("192.0.2.1", "192.0.2.2")), true);
-    assert_data_segment(
-        &ok(&data(v4()).ip_in_ip("2001:db8::1", "2001:db8::2")),
-        false,
-    );
+    assert_data_segment(&ok(&data(v4()).ip_in_ip("2001:db8::1", "2001:db8::2")), false);
 }
 
 // ---- lengths ----------------------------------------------------------------------------
@@ -173,11 +161,7 @@ fn payload_length_comes_from_the_ip_header_under_snaplen_truncation() {
     for p in [v4(), v6()] {
         let p = p.ts(1, 2).payload_len(1448);
         for k in [0, 1, 100, 1447] {
-            assert_eq!(
-                ok(&p.clone().captured_payload(k)).payload_len,
-                1448,
-                "captured {k}"
-            );
+            assert_eq!(ok(&p.clone().captured_payload(k)).payload_len, 1448, "captured {k}");
         }
         // tcpdump -s 128: header + timestamps fit, the payload does not
         let s = ok(&p.clone().vlan(5).snaplen(128));
@@ -204,11 +188,7 @@ fn tso_sized_segments_longer_than_the_mss() {
     let s = ok(&v4().ts(1, 2).payload_len(30_000).ipv4_total_len(0).raw_ip());
     assert_eq!(s.payload_len, 30_000);
     // IPv6 payload length 0 without a jumbo option: same fallback
-    let s = ok(&v6()
-        .ts(1, 2)
-        .payload_len(30_000)
-        .ipv6_payload_len(0)
-        .raw_ip());
+    let s = ok(&v6().ts(1, 2).payload_len(30_000).ipv6_payload_len(0).raw_ip());
     assert_eq!(s.payload_len, 30_000);
 }
 
@@ -216,11 +196,7 @@ fn tso_sized_segments_longer_than_the_mss() {
 fn pppoe_length_bounds_an_ip_length_that_counts_ethernet_padding() {
     // zeek pppoe-over-qinq.pcap: a pure ACK whose IPv4 total length (46) counts the 6
     // padding bytes that follow the 40-byte packet PPPoE declares. tshark: tcp.len 0.
-    let p = v4()
-        .ack(1)
-        .ipv4_total_len(46)
-        .qinq(3704, 2474)
-        .pppoe(0x0f07);
+    let p = v4().ack(1).ipv4_total_len(46).qinq(3704, 2474).pppoe(0x0f07);
     let (link, mut bytes) = p.build();
     bytes.extend_from_slice(&[0; 6]);
     assert_eq!(decode(link, &bytes).unwrap().payload_len, 0);
@@ -240,10 +216,7 @@ fn syn_options_decode() {
     let s = ok(&v4().syn().mss(1460).sack_perm().ts(1, 0).wscale(7));
     assert!(s.flags.syn() && !s.flags.ack());
     let o = s.options;
-    assert_eq!(
-        (o.mss, o.wscale, o.sack_permitted),
-        (Some(1460), Some(7), true)
-    );
+    assert_eq!((o.mss, o.wscale, o.sack_permitted), (Some(1460), Some(7), true));
     assert_eq!(o.timestamps, Some(Timestamps { val: 1, ecr: 0 }));
     assert!(o.complete);
 }
@@ -264,15 +237,9 @@ fn options_cut_by_the_snaplen_are_unknown_not_absent() {
         assert!(!s.options.complete, "cut at {cut}");
         assert_eq!(s.options.wscale_seen(), Seen::Unknown);
     }
-    assert_eq!(
-        dec(&p.clone().snaplen(53)),
-        Err(Skip::Truncated(Layer::Tcp))
-    );
+    assert_eq!(dec(&p.clone().snaplen(53)), Err(Skip::Truncated(Layer::Tcp)));
     assert_eq!(dec(&p.clone().snaplen(33)), Err(Skip::Truncated(Layer::Ip)));
-    assert_eq!(
-        dec(&p.clone().snaplen(13)),
-        Err(Skip::Truncated(Layer::Link))
-    );
+    assert_eq!(dec(&p.clone().snaplen(13)), Err(Skip::Truncated(Layer::Link)));
     // zeek's truncated-header.pcap: snaplen 68 on a 12-byte-option header is complete
     let s = ok(&v4().ts(1, 2).payload_len(500).snaplen(66));
     assert!(s.options.complete);
@@ -296,10 +263,7 @@ fn empty_sack_option_is_zero_blocks() {
 
 #[test]
 fn sack_blocks_decode() {
-    let s = ok(&v6()
-        .ack(1)
-        .ts(1, 2)
-        .sack(&[(100, 200), (300, 400), (500, 600)]));
+    let s = ok(&v6().ack(1).ts(1, 2).sack(&[(100, 200), (300, 400), (500, 600)]));
     let b: Vec<_> = s.options.sack.iter().map(|(l, r)| (l.0, r.0)).collect();
     assert_eq!(b, vec![(100, 200), (300, 400), (500, 600)]);
 }
@@ -307,9 +271,7 @@ fn sack_blocks_decode() {
 #[test]
 fn only_the_first_tcp_header_is_decoded() {
     // an OpenFlow packet-in style payload that embeds another Ethernet/IPv4/TCP packet
-    let (_, inner) = TcpPacket::new("192.168.1.1:80", "192.168.1.2:1234")
-        .syn()
-        .build();
+    let (_, inner) = TcpPacket::new("192.168.1.1:80", "192.168.1.2:1234").syn().build();
     let s = ok(&v4().ack(5).psh().payload(&inner));
     assert_eq!((s.src_port, s.dst_port), (40000, 5001));
     assert_eq!(s.payload_len as usize, inner.len());
@@ -321,9 +283,7 @@ fn icmp_errors_quoting_tcp_are_not_tcp() {
     let (_, quoted) = v4().syn().raw_ip().build();
     let mut icmp = vec![3, 3, 0, 0, 0, 0, 0, 0];
     icmp.extend_from_slice(&quoted);
-    let mut ip = vec![
-        0x45, 0, 0, 0, 0, 0, 0, 0, 64, 1, 0, 0, 10, 0, 0, 2, 10, 0, 0, 1,
-    ];
+    let mut ip = vec![0x45, 0, 0, 0, 0, 0, 0, 0, 64, 1, 0, 0, 10, 0, 0, 2, 10, 0, 0, 1];
     let total = (ip.len() + icmp.len()) as u16;
     ip[2..4].copy_from_slice(&total.to_be_bytes());
     ip.extend_from_slice(&icmp);

@@ -86,16 +86,13 @@ impl DirAccumulator {
         }
         let (flight, window) = match ev.sender_view {
             Some(v) => (v.flight, v.window),
-            None => (ev.flight.unwrap_or(0), None),
+            None => (ev.naive_flight.unwrap_or(0), None),
         };
         // The next full segment does not fit in the window the sender had (Linux
         // tcp_snd_wnd_test), or the window was closed.
         let full = ev
             .sender_view
-            .and_then(|v| {
-                v.tick_window
-                    .map(|w| w == 0 || v.tick_flight + mss as u64 > w)
-            })
+            .and_then(|v| v.tick_window.map(|w| w == 0 || v.tick_flight + mss as u64 > w))
             .unwrap_or(false);
         if full {
             self.window_full_segments += 1;
@@ -177,8 +174,7 @@ impl Accumulator {
         let d = ev.dir;
         self.middlebox.on_segment(conn, ev);
         if !ev.flags.rst() {
-            self.windows
-                .on_advert(d, ev.win_bytes, ev.win_raw, ev.zero_window);
+            self.windows.on_advert(d, ev.win_bytes, ev.win_raw, ev.zero_window);
         }
         if ev.send.new_bytes > 0 {
             let mss = conn.mss(d);

@@ -48,11 +48,7 @@ pub fn write(f: &Findings<'_>) -> Vec<String> {
                     bytes(want)
                 );
                 if let Some((new, factor)) = expected(bdp) {
-                    s.push_str(&format!(
-                        ", expected goodput {} (~{:.1}x)",
-                        rate(new),
-                        factor
-                    ));
+                    s.push_str(&format!(", expected goodput {} (~{:.1}x)", rate(new), factor));
                 }
                 out.push(s);
             }
@@ -67,11 +63,7 @@ pub fn write(f: &Findings<'_>) -> Vec<String> {
                         bytes(BUFFER_PER_WINDOW * bdp)
                     );
                     if let Some((new, factor)) = expected(bdp) {
-                        s.push_str(&format!(
-                            ", expected goodput {} (~{:.1}x)",
-                            rate(new),
-                            factor
-                        ));
+                        s.push_str(&format!(", expected goodput {} (~{:.1}x)", rate(new), factor));
                     }
                     out.push(s);
                 }

@@ -78,10 +78,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         let mut t = [0u64; 4];
         t[Label::ReceiverWindow.index()] += b.rwnd_ns;
         t[Label::Sender.index()] += b.idle_ns;
-        let busy_label = if inp
-            .capacity
-            .is_some_and(|c| bottleneck::at_capacity(local_rate(i), c))
-        {
+        let busy_label = if inp.capacity.is_some_and(|c| bottleneck::at_capacity(local_rate(i), c)) {
             Label::Bottleneck
         } else if plateau.get(i / k).copied().unwrap_or(false) {
             Label::Sender
@@ -129,10 +126,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     };
     let plateau_share = fractions[Label::Sender.index()] - idle_share;
 
-    let own: f64 = tl.bins[steady_from..]
-        .iter()
-        .map(|b| b.delivered as f64)
-        .sum();
+    let own: f64 = tl.bins[steady_from..].iter().map(|b| b.delivered as f64).sum();
     let steady_rate = if steady_s > 0.0 { own / steady_s } else { 0.0 };
     let shared_steady_rate = inp.shared_delivered.map(|s| {
         let d: f64 = s[steady_from.min(s.len())..].iter().sum();
@@ -142,13 +136,9 @@ pub fn classify(inp: &Input<'_>) -> Classification {
             0.0
         }
     });
-    let utilisation = inp
-        .capacity
-        .map(|c| shared_steady_rate.unwrap_or(steady_rate) / c);
+    let utilisation = inp.capacity.map(|c| shared_steady_rate.unwrap_or(steady_rate) / c);
 
-    let verdict = if idle_share >= sender::MIN_IDLE_SHARE
-        || fractions[Label::Sender.index()] >= sender::MIN_SHARE
-    {
+    let verdict = if idle_share >= sender::MIN_IDLE_SHARE || fractions[Label::Sender.index()] >= sender::MIN_SHARE {
         Label::Sender
     } else if utilisation.is_some_and(|u| u >= bottleneck::AT_CAPACITY) {
         Label::Bottleneck
@@ -183,11 +173,7 @@ const MAX_PERIODS: usize = 400;
 
 /// Consecutive bins with the same dominant label, merged; periods shorter than a round
 /// are absorbed into the previous one so the timeline does not flicker.
-fn periods(
-    tl: &Timeline,
-    per_bin: &[[u64; 4]],
-    bins_per_round: usize,
-) -> Vec<(Timestamp, Timestamp, Label)> {
+fn periods(tl: &Timeline, per_bin: &[[u64; 4]], bins_per_round: usize) -> Vec<(Timestamp, Timestamp, Label)> {
     let mut out: Vec<(usize, usize, Label)> = Vec::new();
     for (i, t) in per_bin.iter().enumerate() {
         if t.iter().sum::<u64>() == 0 {

@@ -65,11 +65,7 @@ impl Dispersion {
         }
         // Smooth over 5 bins (about ±6%) so one jittery bin cannot win alone.
         let w = &self.weights;
-        let window = |i: usize| -> f64 {
-            (i.saturating_sub(2)..(i + 3).min(BINS))
-                .map(|k| w[k] as f64)
-                .sum()
-        };
+        let window = |i: usize| -> f64 { (i.saturating_sub(2)..(i + 3).min(BINS)).map(|k| w[k] as f64).sum() };
         let peak = (0..BINS).max_by(|&a, &b| window(a).total_cmp(&window(b)))?;
         let (mut num, mut den) = (0.0, 0.0);
         for k in peak.saturating_sub(2)..(peak + 3).min(BINS) {

@@ -23,10 +23,13 @@ pub fn write(f: &Findings<'_>) -> Vec<String> {
             (Some(s), n) if n > 1 => format!(" ({} flows together {})", n, rate(s)),
             _ => String::new(),
         };
-        let others: Vec<String> = [("best delivery over 4 RTTs", x.delivery_rate), ("ACK dispersion", x.dispersion_rate)]
-            .iter()
-            .filter_map(|(name, r)| r.map(|r| format!("{name} {}", rate(r))))
-            .collect();
+        let others: Vec<String> = [
+            ("best delivery over 4 RTTs", x.delivery_rate),
+            ("ACK dispersion", x.dispersion_rate),
+        ]
+        .iter()
+        .filter_map(|(name, r)| r.map(|r| format!("{name} {}", rate(r))))
+        .collect();
         out.push(format!(
             "delivery {}{} = {} of the bottleneck estimate {} ({}; {})",
             rate(c.steady_rate),
@@ -48,9 +51,9 @@ pub fn write(f: &Findings<'_>) -> Vec<String> {
         ));
     }
     if let Some(w) = x.max_rwnd {
-        let bound = x.window_bound().map_or(String::new(), |b| {
-            format!("; window bound rwnd/RTT = {}", rate(b))
-        });
+        let bound = x
+            .window_bound()
+            .map_or(String::new(), |b| format!("; window bound rwnd/RTT = {}", rate(b)));
         out.push(format!(
             "receiver window max {}{}; goodput {}",
             bytes(w as f64),

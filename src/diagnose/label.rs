@@ -10,12 +10,7 @@ pub enum Label {
 }
 
 impl Label {
-    pub const ALL: [Label; 4] = [
-        Label::ReceiverWindow,
-        Label::Cwnd,
-        Label::Bottleneck,
-        Label::Sender,
-    ];
+    pub const ALL: [Label; 4] = [Label::ReceiverWindow, Label::Cwnd, Label::Bottleneck, Label::Sender];
 
     pub fn as_str(self) -> &'static str {
         match self {

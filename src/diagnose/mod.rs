@@ -66,16 +66,13 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
     let d = conn.dir(bulk);
     let mss = conn.mss(bulk);
     if !conn.handshake.seen() {
-        summary.notes.push(
-            "the handshake is not in the capture: window scale and MSS are not known from it"
-                .into(),
-        );
+        summary
+            .notes
+            .push("the handshake is not in the capture: window scale and MSS are not known from it".into());
     }
     let base_rtt = conn.rtt.min_end_to_end();
     let why_not = match (base_rtt, dacc.timeline.as_ref()) {
-        (None, _) => {
-            Some("no RTT sample (no handshake, no data/ACK pair, no timestamp echo)".to_string())
-        }
+        (None, _) => Some("no RTT sample (no handshake, no data/ACK pair, no timestamp echo)".to_string()),
         (_, None) => Some("no payload in either direction".to_string()),
         _ if d.data_segments < MIN_SEGMENTS => Some(format!(
             "too little data to judge: {} data segments, {} bytes",
@@ -95,10 +92,7 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
     };
     if let Some(reason) = why_not {
         summary.notes.push(format!("undetermined: {reason}"));
-        return Finished {
-            summary,
-            kept: None,
-        };
+        return Finished { summary, kept: None };
     }
     let base_rtt = base_rtt.expect("checked");
     let tl = dacc.timeline.take().expect("checked");
@@ -110,14 +104,8 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
     );
     let past_bottleneck = matches!((via_sender, via_receiver), (Some(s), Some(r)) if r < s);
     let arrivals = past_bottleneck.then_some(&dacc.arrivals);
-    let (cap, delivered, dispersed) = capacity::estimate(
-        &tl,
-        &dacc.dispersion,
-        arrivals,
-        base_rtt,
-        mss,
-        config.link_rate_bps,
-    );
+    let (cap, delivered, dispersed) =
+        capacity::estimate(&tl, &dacc.dispersion, arrivals, base_rtt, mss, config.link_rate_bps);
     // Receivers that acknowledge whole bursts at once (stretch ACKs, a reader that lets the
     // window close) leave no spacing in their ACKs; before the bottleneck nothing else
     // shows its rate.
@@ -147,9 +135,7 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
         receiver_scale,
         stretch_acks,
         sack_permitted: match (conn.handshake.syn, conn.handshake.syn_ack, receiver_syn) {
-            (Some(a), Some(b), _) => {
-                Some(a.sack_permitted.present().is_some() && b.sack_permitted.present().is_some())
-            }
+            (Some(a), Some(b), _) => Some(a.sack_permitted.present().is_some() && b.sack_permitted.present().is_some()),
             _ => None,
         },
         flows_sharing: 1,
@@ -217,7 +203,8 @@ fn notes(x: &Findings<'_>) -> Vec<String> {
         ));
     }
     // A flow's own delivery rate measures the bottleneck only if the flow filled it.
-    let lower_bound = f.capacity.is_some_and(|cap| cap.method == Method::DeliveryRate) && c.verdict != Label::Bottleneck;
+    let lower_bound =
+        f.capacity.is_some_and(|cap| cap.method == Method::DeliveryRate) && c.verdict != Label::Bottleneck;
     if lower_bound {
         let why = match f.stretch_acks {
             Some(n) => format!(
@@ -241,14 +228,9 @@ fn round4(x: f64) -> f64 {
 /// is at least that sum's best round-trip rate, and each flow is judged against the share
 /// of the path the group used.
 pub fn across_flows(flows: &mut [Finished], _config: &AnalysisConfig) {
-    let mut idx: Vec<usize> = (0..flows.len())
-        .filter(|&i| flows[i].kept.is_some())
-        .collect();
+    let mut idx: Vec<usize> = (0..flows.len()).filter(|&i| flows[i].kept.is_some()).collect();
     idx.sort_by(|&a, &b| {
-        let (ka, kb) = (
-            flows[a].kept.as_ref().unwrap(),
-            flows[b].kept.as_ref().unwrap(),
-        );
+        let (ka, kb) = (flows[a].kept.as_ref().unwrap(), flows[b].kept.as_ref().unwrap());
         (ka.hosts.0, ka.hosts.1, ka.hosts.2.index(), ka.tl.origin).cmp(&(
             kb.hosts.0,
             kb.hosts.1,
@@ -282,17 +264,12 @@ pub fn across_flows(flows: &mut [Finished], _config: &AnalysisConfig) {
 const MAX_GRID: usize = 4096;
 
 fn share_path(flows: &mut [Finished], group: &[usize]) {
-    let members: Vec<&Kept> = group
-        .iter()
-        .map(|&i| flows[i].kept.as_ref().unwrap())
-        .collect();
+    let members: Vec<&Kept> = group.iter().map(|&i| flows[i].kept.as_ref().unwrap()).collect();
     let start = members.iter().map(|k| k.tl.origin).min().unwrap();
     let end = members.iter().map(|k| k.tl.end()).max().unwrap();
     let finest = members.iter().map(|k| k.tl.width.nanos()).min().unwrap();
     let span = (end - start).nanos().max(1);
-    let width = finest
-        .max((span + MAX_GRID as i64 - 1) / MAX_GRID as i64)
-        .max(1);
+    let width = finest.max((span + MAX_GRID as i64 - 1) / MAX_GRID as i64).max(1);
     let n = (span / width + 1) as usize;
     let mut grid = vec![0.0f64; n];
     for k in &members {

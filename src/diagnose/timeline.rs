@@ -156,9 +156,9 @@ impl Timeline {
 
     /// Total time in each state over the whole timeline: (busy, rwnd, idle) in ns.
     pub fn totals(&self) -> (u64, u64, u64) {
-        self.bins.iter().fold((0, 0, 0), |(b, r, i), x| {
-            (b + x.busy_ns, r + x.rwnd_ns, i + x.idle_ns)
-        })
+        self.bins
+            .iter()
+            .fold((0, 0, 0), |(b, r, i), x| (b + x.busy_ns, r + x.rwnd_ns, i + x.idle_ns))
     }
 }
 

@@ -108,11 +108,7 @@ impl<T: Tracked> FlowTable<T> {
             *next_id += 1;
             T::new(Connection::new(id, client, server, by_syn, ts))
         });
-        let dir = if entry.conn().client == src {
-            Dir::C2S
-        } else {
-            Dir::S2C
-        };
+        let dir = if entry.conn().client == src { Dir::C2S } else { Dir::S2C };
         (entry, dir, replaced)
     }
 

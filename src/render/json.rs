@@ -10,11 +10,7 @@ struct Document<'a> {
     flows: &'a [FlowSummary],
 }
 
-pub fn write<W: Write>(
-    out: &mut W,
-    captures: &[CaptureSummary],
-    flows: &[FlowSummary],
-) -> anyhow::Result<()> {
+pub fn write<W: Write>(out: &mut W, captures: &[CaptureSummary], flows: &[FlowSummary]) -> anyhow::Result<()> {
     serde_json::to_writer_pretty(&mut *out, &Document { captures, flows })?;
     writeln!(out)?;
     Ok(())

@@ -4,7 +4,7 @@ use bdpscope::observe::Observer;
 use bdpscope::tcp::SegmentEvent;
 use std::io::Write;
 
-pub const HEADER: &str = "frame,time,flow,dir,seq,ack,len,flags,win_raw,win_bytes,flight_bytes,rtt_ms,retransmission,pipe_bytes,ts_rtt_ms,dup_ack,zero_window,window_full";
+pub const HEADER: &str = "frame,time,flow,dir,seq,ack,len,flags,win_raw,win_bytes,flight_bytes,rtt_ms,retransmission,pipe_bytes,ts_rtt_ms,dup_ack,zero_window,window_full,naive_flight_bytes";
 
 pub struct PacketWriter<W: Write> {
     out: W,

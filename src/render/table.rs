@@ -49,42 +49,15 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
     t.f64("duration_s", it().map(|f| Some(f.duration_s)));
     t.u64("packets", it().map(|f| Some(f.packets)));
     t.bool("handshake_seen", it().map(|f| Some(f.handshake.seen)));
-    t.u64(
-        "client_wscale",
-        it().map(|f| f.handshake.client_wscale.map(u64::from)),
-    );
-    t.u64(
-        "server_wscale",
-        it().map(|f| f.handshake.server_wscale.map(u64::from)),
-    );
-    t.u64(
-        "client_mss",
-        it().map(|f| f.handshake.client_mss.map(u64::from)),
-    );
-    t.u64(
-        "server_mss",
-        it().map(|f| f.handshake.server_mss.map(u64::from)),
-    );
-    t.str(
-        "window_scaling",
-        it().map(|f| Some(f.handshake.window_scaling.clone())),
-    );
-    t.bool(
-        "client_sack_permitted",
-        it().map(|f| f.handshake.client_sack_permitted),
-    );
-    t.bool(
-        "server_sack_permitted",
-        it().map(|f| f.handshake.server_sack_permitted),
-    );
-    t.bool(
-        "client_timestamps",
-        it().map(|f| f.handshake.client_timestamps),
-    );
-    t.bool(
-        "server_timestamps",
-        it().map(|f| f.handshake.server_timestamps),
-    );
+    t.u64("client_wscale", it().map(|f| f.handshake.client_wscale.map(u64::from)));
+    t.u64("server_wscale", it().map(|f| f.handshake.server_wscale.map(u64::from)));
+    t.u64("client_mss", it().map(|f| f.handshake.client_mss.map(u64::from)));
+    t.u64("server_mss", it().map(|f| f.handshake.server_mss.map(u64::from)));
+    t.str("window_scaling", it().map(|f| Some(f.handshake.window_scaling.clone())));
+    t.bool("client_sack_permitted", it().map(|f| f.handshake.client_sack_permitted));
+    t.bool("server_sack_permitted", it().map(|f| f.handshake.server_sack_permitted));
+    t.bool("client_timestamps", it().map(|f| f.handshake.client_timestamps));
+    t.bool("server_timestamps", it().map(|f| f.handshake.server_timestamps));
     t.u64(
         "inferred_client_wscale",
         it().map(|f| {
@@ -105,10 +78,7 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
                 .map(u64::from)
         }),
     );
-    t.str(
-        "bulk_direction",
-        it().map(|f| Some(f.bulk_direction.clone())),
-    );
+    t.str("bulk_direction", it().map(|f| Some(f.bulk_direction.clone())));
     t.u64("bytes_c2s", it().map(|f| Some(f.bytes.c2s)));
     t.u64("bytes_s2c", it().map(|f| Some(f.bytes.s2c)));
     t.f64("goodput_bps", it().map(|f| Some(f.goodput_bps)));
@@ -121,25 +91,16 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
     t.u64("max_flight_bytes", it().map(|f| Some(f.max_flight_bytes)));
     t.u64("sender_max_flight_bytes", it().map(|f| f.sender_max_flight_bytes));
     t.u64("max_rwnd_bytes", it().map(|f| f.max_rwnd_bytes));
-    t.u64(
-        "retransmitted_segments",
-        it().map(|f| Some(f.retransmitted_segments)),
-    );
+    t.u64("retransmitted_segments", it().map(|f| Some(f.retransmitted_segments)));
     t.f64("bottleneck_bps", it().map(|f| f.bottleneck_bps));
-    t.str(
-        "bottleneck_method",
-        it().map(|f| f.bottleneck_method.clone()),
-    );
+    t.str("bottleneck_method", it().map(|f| f.bottleneck_method.clone()));
     t.u64("bdp_bytes", it().map(|f| f.bdp_bytes));
     t.f64(
         "limit_receiver_window",
         it().map(|f| f.limits.map(|l| l.receiver_window)),
     );
     t.f64("limit_cwnd", it().map(|f| f.limits.map(|l| l.cwnd)));
-    t.f64(
-        "limit_bottleneck",
-        it().map(|f| f.limits.map(|l| l.bottleneck)),
-    );
+    t.f64("limit_bottleneck", it().map(|f| f.limits.map(|l| l.bottleneck)));
     t.f64("limit_sender", it().map(|f| f.limits.map(|l| l.sender)));
     t.str("verdict", it().map(|f| Some(f.verdict.clone())));
     t.str(

@@ -80,29 +80,19 @@ pub fn write<W: Write>(
             writeln!(out, "  not TCP: {other} records ({})", top.join("; "))?;
         }
     }
-    let hidden = flows
-        .iter()
-        .filter(|f| !all && f.verdict == "undetermined")
-        .count();
+    let hidden = flows.iter().filter(|f| !all && f.verdict == "undetermined").count();
     for f in flows.iter().filter(|f| all || f.verdict != "undetermined") {
         writeln!(out)?;
         flow(out, f)?;
     }
     if hidden > 0 {
-        writeln!(
-            out,
-            "\n{hidden} more flow(s) too short to judge (show them with --all)"
-        )?;
+        writeln!(out, "\n{hidden} more flow(s) too short to judge (show them with --all)")?;
     }
     Ok(())
 }
 
 fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
-    let arrow = if f.bulk_direction == "s2c" {
-        "<-"
-    } else {
-        "->"
-    };
+    let arrow = if f.bulk_direction == "s2c" { "<-" } else { "->" };
     writeln!(
         out,
         "flow {}  {} {} {}  [{}]",
@@ -157,7 +147,11 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
     )?;
     let flight = match f.sender_max_flight_bytes {
         Some(s) if s > f.max_flight_bytes + f.max_flight_bytes / 4 => {
-            format!("{} at the sender ({} seen here)", bytes(s as f64), bytes(f.max_flight_bytes as f64))
+            format!(
+                "{} at the sender ({} seen here)",
+                bytes(s as f64),
+                bytes(f.max_flight_bytes as f64)
+            )
         }
         _ => bytes(f.max_flight_bytes as f64),
     };
@@ -166,8 +160,7 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
         "  {:<12}max flight {}, max rwnd {}, {} retransmitted segments",
         "window",
         flight,
-        f.max_rwnd_bytes
-            .map_or("unknown".into(), |w| bytes(w as f64)),
+        f.max_rwnd_bytes.map_or("unknown".into(), |w| bytes(w as f64)),
         f.retransmitted_segments
     )?;
     if let (Some(b), Some(bdp)) = (f.bottleneck_bps, f.bdp_bytes) {
@@ -199,11 +192,7 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
             "middlebox", m.kind, m.direction, m.confidence, m.evidence
         )?;
     }
-    for (title, lines) in [
-        ("evidence", &f.evidence),
-        ("advice", &f.advice),
-        ("notes", &f.notes),
-    ] {
+    for (title, lines) in [("evidence", &f.evidence), ("advice", &f.advice), ("notes", &f.notes)] {
         for (i, l) in lines.iter().enumerate() {
             writeln!(out, "  {:<12}- {l}", if i == 0 { title } else { "" })?;
         }

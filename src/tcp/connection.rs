@@ -48,13 +48,7 @@ pub struct Connection {
 }
 
 impl Connection {
-    pub fn new(
-        id: u64,
-        client: Endpoint,
-        server: Endpoint,
-        client_by_syn: bool,
-        ts: Timestamp,
-    ) -> Self {
+    pub fn new(id: u64, client: Endpoint, server: Endpoint, client_by_syn: bool, ts: Timestamp) -> Self {
         Connection {
             id,
             client,
@@ -85,20 +79,26 @@ impl Connection {
             Dir::S2C => self.handshake.server_scale(),
         };
         let evidence = &self.scale_evidence[dir.reverse().index()];
-        let inferred = || {
-            evidence
-                .settled()
-                .map_or(WindowScale::Unknown, WindowScale::Inferred)
-        };
+        let inferred = || evidence.settled().map_or(WindowScale::Unknown, WindowScale::Inferred);
+        // What the advertiser offered in its own SYN: a peer that never saw the other SYN
+        // lose its option still scales by it (the one-sided strip).
+        let offered = match dir {
+            Dir::C2S => self.handshake.syn,
+            Dir::S2C => self.handshake.syn_ack,
+        }
+        .and_then(|s| s.wscale.present())
+        .map(|k| k.min(14));
         match negotiated.shift() {
             None => inferred(),
-            Some(k) if evidence.contradicts(k) => inferred(),
+            Some(k) if evidence.contradicts(k) => match (evidence.settled(), offered) {
+                (Some(s), _) => WindowScale::Inferred(s),
+                (None, Some(o)) if o != k && !evidence.contradicts(o) => WindowScale::Inferred(o),
+                _ => WindowScale::Unknown,
+            },
             // The sender stops at the edge of another scale's window again and again: it
             // obeys a scale the capture point never saw.
             Some(k) => match evidence.result() {
-                Some(r) if r.confidence == Confidence::Certain && r.shift != k => {
-                    WindowScale::Inferred(r.shift)
-                }
+                Some(r) if r.confidence == Confidence::Certain && r.shift != k => WindowScale::Inferred(r.shift),
                 _ => negotiated,
             },
         }
@@ -160,13 +160,7 @@ impl Connection {
     }
 
     /// Processes one segment going `dir` at `ts`; returns what it meant.
-    pub fn on_segment(
-        &mut self,
-        seg: &Segment,
-        dir: Dir,
-        frame: u64,
-        ts: Timestamp,
-    ) -> SegmentEvent {
+    pub fn on_segment(&mut self, seg: &Segment, dir: Dir, frame: u64, ts: Timestamp) -> SegmentEvent {
         if ts < self.last_ts {
             self.time_reversals += 1;
         }
@@ -186,24 +180,16 @@ impl Connection {
             // Karn for SYNs: no sample when either SYN was retransmitted.
             if let (true, Some(syn)) = (first, self.handshake.syn) {
                 if syn.count == 1 && seg.ack == syn.isn.add(1) {
-                    self.rtt.add(
-                        ts,
-                        End::Server,
-                        RttSource::Handshake,
-                        (ts - syn.ts).max_zero(),
-                    );
+                    self.rtt
+                        .add(ts, End::Server, RttSource::Handshake, (ts - syn.ts).max_zero());
                 }
             }
         } else if dir == Dir::C2S && flags.ack() && !flags.syn() && !self.handshake_ack_sampled {
             if let Some(sa) = self.handshake.syn_ack {
                 self.handshake_ack_sampled = true;
                 if sa.count == 1 && seg.ack == sa.isn.add(1) {
-                    self.rtt.add(
-                        ts,
-                        End::Client,
-                        RttSource::Handshake,
-                        (ts - sa.ts).max_zero(),
-                    );
+                    self.rtt
+                        .add(ts, End::Client, RttSource::Handshake, (ts - sa.ts).max_zero());
                 }
             }
         }
@@ -263,11 +249,7 @@ impl Connection {
             let lp = self.sender_loop(dir);
             let min_loop = self.min_sender_loop(dir);
             let shift = self.scale_of_sender(dir.reverse()).shift();
-            let echo = seg
-                .options
-                .timestamps
-                .map(|t| t.ecr)
-                .filter(|_| flags.ack());
+            let echo = seg.options.timestamps.map(|t| t.ecr).filter(|_| flags.ack());
             let view = d
                 .nxt
                 .and_then(|nxt| self.views[dir.index()].view(ts, echo, min_loop, lp, nxt, shift));
@@ -294,18 +276,15 @@ impl Connection {
             flags,
             win_raw: seg.window,
             win_bytes,
-            flight: if carries_data { d.flight() } else { None },
+            flight: if carries_data { d.seen_flight() } else { None },
+            naive_flight: if carries_data { d.flight() } else { None },
             pipe: if carries_data { d.pipe(mss) } else { None },
             ack_rtt,
             ts_rtt,
             send,
             acked,
             zero_window: seg.window == 0 && !flags.syn() && !flags.rst() && rx_una.is_some(),
-            echo: seg
-                .options
-                .timestamps
-                .map(|t| t.ecr)
-                .filter(|_| flags.ack()),
+            echo: seg.options.timestamps.map(|t| t.ecr).filter(|_| flags.ack()),
             sender_view,
         }
     }
@@ -335,9 +314,6 @@ impl Connection {
     /// The shortest loop through the sender of `d` lately: no ACK reaches it sooner.
     pub fn min_sender_loop(&self, d: Dir) -> Span {
         let l = self.rtt.through(Self::sender_end(d));
-        l.segment_min
-            .get()
-            .or(l.windowed_min.get())
-            .unwrap_or(Span::ZERO)
+        l.segment_min.get().or(l.windowed_min.get()).unwrap_or(Span::ZERO)
     }
 }

@@ -2,6 +2,7 @@
 //! sent (highest sequence, retransmissions), what the peer acknowledged and the window
 //! it granted. Everything is "as observed at the capture point".
 
+use super::ranges::RangeSet;
 use super::rtt::{DataAckSampler, TsEchoSampler};
 use super::scoreboard::Scoreboard;
 use crate::decode::{SackBlocks, Segment};
@@ -74,6 +75,10 @@ pub struct Direction {
     pub last_new_data: Option<Timestamp>,
 
     pub sacks: Scoreboard,
+    /// Data of this direction the capture point saw and the peer has not acknowledged.
+    seen_unacked: RangeSet,
+    /// Bytes covered by the SACK blocks of the peer's latest ACK.
+    latest_sack_bytes: u64,
     /// Bytes credited by duplicate ACKs without SACK, not yet covered by the cumulative ACK.
     dupack_credit: u64,
     pub data_ack_rtt: DataAckSampler,
@@ -100,6 +105,16 @@ impl Direction {
         let nxt = self.nxt?;
         let una = self.una.or(self.base.map(|b| b.add(1)))?;
         Some(nxt.bytes_after(una) as u64)
+    }
+
+    /// Bytes in flight the way Wireshark counts them (`tcp.analysis.bytes_in_flight`): the
+    /// span of the data this capture point saw and the peer has not acknowledged, minus
+    /// the SACK blocks of the peer's latest ACK. It differs from `flight` where data was
+    /// lost before the capture point (never seen, so not counted) and during SACK recovery.
+    pub fn seen_flight(&self) -> Option<u64> {
+        let (first, _) = self.seen_unacked.first()?;
+        let (_, last) = self.seen_unacked.last()?;
+        Some((last.bytes_after(first) as u64).saturating_sub(self.latest_sack_bytes))
     }
 
     /// RFC 6675 pipe: flight minus SACKed and presumed-lost bytes plus their retransmissions.
@@ -175,6 +190,13 @@ impl Direction {
                 out.retransmission = true;
             }
         }
+        if len > 0 {
+            let ack_floor = self.una.unwrap_or(start);
+            if end.is_after(ack_floor) {
+                self.seen_unacked
+                    .insert(if start.is_before(ack_floor) { ack_floor } else { start }, end);
+            }
+        }
         if out.retransmission {
             self.retransmitted_segments += 1;
             self.retransmitted_bytes += len as u64;
@@ -215,12 +237,7 @@ impl Direction {
         match self.una {
             Some(una) if !ack.is_after(una) => {
                 let outstanding = self.nxt.is_some_and(|n| n.is_after(una));
-                if ack == una
-                    && !carries_data
-                    && !is_syn
-                    && outstanding
-                    && self.last_ack_seen == Some((ack, raw))
-                {
+                if ack == una && !carries_data && !is_syn && outstanding && self.last_ack_seen == Some((ack, raw)) {
                     out.duplicate = true;
                     self.duplicate_acks += 1;
                 }
@@ -245,7 +262,9 @@ impl Direction {
         let una = self.una.expect("set above");
         if out.acked > 0 {
             self.sacks.on_cumulative_ack(una);
+            self.seen_unacked.clip_below(una);
         }
+        self.latest_sack_bytes = sack.iter().map(|(l, r)| r.bytes_after(l) as u64).sum();
         for (l, r) in sack.iter() {
             self.sacks.on_sack(l, r, una);
         }
@@ -327,37 +346,13 @@ mod tests {
         for i in 0..4 {
             d.on_send(&seg(1 + i * 1000, 1000, ACK), Timestamp(0));
         }
-        let o = d.on_ack(
-            SeqNum(1001),
-            Some(65535),
-            65535,
-            &NOSACK,
-            false,
-            false,
-            1000,
-        );
+        let o = d.on_ack(SeqNum(1001), Some(65535), 65535, &NOSACK, false, false, 1000);
         assert_eq!(o.acked, 1000);
         assert_eq!(d.flight(), Some(3000));
-        let o = d.on_ack(
-            SeqNum(1001),
-            Some(65535),
-            65535,
-            &NOSACK,
-            false,
-            false,
-            1000,
-        );
+        let o = d.on_ack(SeqNum(1001), Some(65535), 65535, &NOSACK, false, false, 1000);
         assert!(o.duplicate);
         // a window update is not a duplicate ACK
-        let o = d.on_ack(
-            SeqNum(1001),
-            Some(70000),
-            70000u32 as u16,
-            &NOSACK,
-            false,
-            false,
-            1000,
-        );
+        let o = d.on_ack(SeqNum(1001), Some(70000), 70000u32 as u16, &NOSACK, false, false, 1000);
         assert!(!o.duplicate);
     }
 
@@ -382,15 +377,7 @@ mod tests {
             let o = d.on_ack(SeqNum(1), Some(65535), 65535, &sack, false, false, 1000);
             assert_eq!(o.delivered, 1000);
         }
-        let o = d.on_ack(
-            SeqNum(4001),
-            Some(65535),
-            65535,
-            &NOSACK,
-            false,
-            false,
-            1000,
-        );
+        let o = d.on_ack(SeqNum(4001), Some(65535), 65535, &NOSACK, false, false, 1000);
         assert_eq!(o.acked, 4000);
         assert_eq!(o.delivered, 1000);
     }
@@ -408,15 +395,7 @@ mod tests {
             assert!(o.duplicate);
             assert_eq!(o.delivered, 1000);
         }
-        let o = d.on_ack(
-            SeqNum(4001),
-            Some(65535),
-            65535,
-            &NOSACK,
-            false,
-            false,
-            1000,
-        );
+        let o = d.on_ack(SeqNum(4001), Some(65535), 65535, &NOSACK, false, false, 1000);
         assert_eq!(o.delivered, 1000);
     }
 

@@ -41,8 +41,11 @@ pub struct SegmentEvent {
     pub win_raw: u16,
     /// Scaled window in bytes, None while the scale is unknown.
     pub win_bytes: Option<u64>,
-    /// Naive flight of this segment's direction after it, on segments carrying data.
+    /// Bytes in flight of this segment's direction after it, on segments carrying data,
+    /// counted as Wireshark does (`Direction::seen_flight`).
     pub flight: Option<u64>,
+    /// Highest sequence seen minus highest cumulative ACK, on segments carrying data.
+    pub naive_flight: Option<u64>,
     /// RFC 6675 pipe of this segment's direction, on segments carrying data.
     pub pipe: Option<u64>,
     /// The data-to-ACK RTT sample this segment's ACK produced.

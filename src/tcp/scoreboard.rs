@@ -3,69 +3,24 @@
 //! resulting "pipe" — the sender's own estimate of bytes in flight during recovery, which
 //! the naive highest-sent minus highest-ACKed overstates (Wireshark issue 6683).
 
+use super::ranges::RangeSet;
 use crate::seq::SeqNum;
 
 /// RFC 6675 §2 DupThresh.
 const DUP_THRESH: u32 = 3;
-/// Bound on remembered ranges; beyond it the closest ranges are merged (a loss pattern
-/// that fragments a window into hundreds of holes is rare and the pipe stays approximate).
-const MAX_RANGES: usize = 256;
-
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
-    /// SACKed ranges [left, right), sorted, disjoint, all above the cumulative ACK.
-    sacked: Vec<(SeqNum, SeqNum)>,
+    /// SACKed ranges, all above the cumulative ACK.
+    sacked: RangeSet,
     /// Retransmitted ranges not yet cumulatively ACKed.
-    retransmitted: Vec<(SeqNum, SeqNum)>,
-}
-
-fn insert(ranges: &mut Vec<(SeqNum, SeqNum)>, l: SeqNum, r: SeqNum) {
-    if !r.is_after(l) {
-        return;
-    }
-    let (mut l, mut r) = (l, r);
-    // Merge every range that touches [l, r).
-    let mut i = 0;
-    while i < ranges.len() {
-        let (a, b) = ranges[i];
-        if b.is_before(l) || a.is_after(r) {
-            i += 1;
-            continue;
-        }
-        l = if a.is_before(l) { a } else { l };
-        r = r.max_seq(b);
-        ranges.remove(i);
-    }
-    let at = ranges.partition_point(|&(a, _)| a.is_before(l));
-    ranges.insert(at, (l, r));
-    if ranges.len() > MAX_RANGES {
-        // merge the pair with the smallest gap
-        let k = (0..ranges.len() - 1)
-            .min_by_key(|&k| ranges[k + 1].0.diff(ranges[k].1))
-            .expect("more than one range");
-        ranges[k].1 = ranges[k + 1].1;
-        ranges.remove(k + 1);
-    }
-}
-
-fn clip_below(ranges: &mut Vec<(SeqNum, SeqNum)>, una: SeqNum) {
-    ranges.retain(|&(_, r)| r.is_after(una));
-    if let Some(first) = ranges.first_mut() {
-        if first.0.is_before(una) {
-            first.0 = una;
-        }
-    }
-}
-
-fn total(ranges: &[(SeqNum, SeqNum)]) -> u64 {
-    ranges.iter().map(|&(l, r)| r.bytes_after(l) as u64).sum()
+    retransmitted: RangeSet,
 }
 
 impl Scoreboard {
     /// The cumulative ACK moved to `una`.
     pub fn on_cumulative_ack(&mut self, una: SeqNum) {
-        clip_below(&mut self.sacked, una);
-        clip_below(&mut self.retransmitted, una);
+        self.sacked.clip_below(una);
+        self.retransmitted.clip_below(una);
     }
 
     /// A SACK block [l, r) arrived. Blocks at or below the cumulative ACK are D-SACKs
@@ -75,15 +30,15 @@ impl Scoreboard {
             return;
         }
         let l = if l.is_before(una) { una } else { l };
-        insert(&mut self.sacked, l, r);
+        self.sacked.insert(l, r);
     }
 
     pub fn on_retransmit(&mut self, l: SeqNum, r: SeqNum) {
-        insert(&mut self.retransmitted, l, r);
+        self.retransmitted.insert(l, r);
     }
 
     pub fn sacked_bytes(&self) -> u64 {
-        total(&self.sacked)
+        self.sacked.total()
     }
 
     pub fn has_sacks(&self) -> bool {
@@ -92,7 +47,7 @@ impl Scoreboard {
 
     /// Highest SACKed sequence (RFC 6675 HighSACK's right edge).
     pub fn high_sacked(&self) -> Option<SeqNum> {
-        self.sacked.last().map(|&(_, r)| r)
+        self.sacked.last().map(|(_, r)| r)
     }
 
     /// RFC 6675 §4 IsLost: an un-SACKed byte is lost when more than (DupThresh - 1) * SMSS
@@ -100,7 +55,7 @@ impl Scoreboard {
     fn loss_point(&self, mss: u32) -> Option<SeqNum> {
         let need = ((DUP_THRESH - 1) * mss) as u64 + 1;
         let mut above = 0u64;
-        for &(l, r) in self.sacked.iter().rev() {
+        for (l, r) in self.sacked.iter().rev() {
             let len = r.bytes_after(l) as u64;
             if above + len >= need {
                 return Some(r.sub((need - above) as u32));
@@ -119,7 +74,7 @@ impl Scoreboard {
         let sacked_below: u64 = self
             .sacked
             .iter()
-            .map(|&(l, r)| {
+            .map(|(l, r)| {
                 let r = if r.is_after(p) { p } else { r };
                 r.bytes_after(l) as u64
             })
@@ -132,11 +87,8 @@ impl Scoreboard {
     pub fn pipe(&self, una: SeqNum, nxt: SeqNum, mss: u32) -> u64 {
         let flight = nxt.bytes_after(una) as u64;
         let lost = self.lost_bytes(una, mss);
-        let retrans = total(&self.retransmitted).min(lost);
-        flight
-            .saturating_sub(self.sacked_bytes())
-            .saturating_sub(lost)
-            + retrans
+        let retrans = self.retransmitted.total().min(lost);
+        flight.saturating_sub(self.sacked_bytes()).saturating_sub(lost) + retrans
     }
 }
 
@@ -151,7 +103,7 @@ mod tests {
         s.on_sack(SeqNum(2000), SeqNum(3000), una);
         s.on_sack(SeqNum(4000), SeqNum(5000), una);
         s.on_sack(SeqNum(3000), SeqNum(4000), una);
-        assert_eq!(s.sacked, vec![(SeqNum(2000), SeqNum(5000))]);
+        assert_eq!(s.sacked.iter().collect::<Vec<_>>(), vec![(SeqNum(2000), SeqNum(5000))]);
         assert_eq!(s.sacked_bytes(), 3000);
     }
 
@@ -192,6 +144,6 @@ mod tests {
         for i in 0..1000u32 {
             s.on_sack(SeqNum(i * 2000 + 1000), SeqNum(i * 2000 + 2000), SeqNum(0));
         }
-        assert!(s.sacked.len() <= MAX_RANGES);
+        assert!(s.sacked.len() <= 256);
     }
 }

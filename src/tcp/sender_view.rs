@@ -42,14 +42,7 @@ pub struct SenderViewTracker {
 
 impl SenderViewTracker {
     /// An ACK for this direction's data passed the capture point.
-    pub fn on_ack(
-        &mut self,
-        at: Timestamp,
-        ack: SeqNum,
-        window: Option<u64>,
-        raw: u16,
-        tsval: Option<u32>,
-    ) {
+    pub fn on_ack(&mut self, at: Timestamp, ack: SeqNum, window: Option<u64>, raw: u16, tsval: Option<u32>) {
         if let Some(back) = self.history.back_mut() {
             if back.ack == ack && back.raw == raw && back.window == window {
                 if tsval.is_some() {
@@ -87,15 +80,8 @@ impl SenderViewTracker {
         shift: Option<u8>,
     ) -> Option<SenderView> {
         let by_echo = echo.filter(|_| self.history.front().is_some_and(|a| a.tsval.is_some()));
-        let then = at
-            - if by_echo.is_some() {
-                min_loop
-            } else {
-                loop_now
-            };
-        let usable = |a: &Advert| {
-            a.at <= then && by_echo.is_none_or(|e| a.tsval.is_none_or(|v| ts_not_after(v, e)))
-        };
+        let then = at - if by_echo.is_some() { min_loop } else { loop_now };
+        let usable = |a: &Advert| a.at <= then && by_echo.is_none_or(|e| a.tsval.is_none_or(|v| ts_not_after(v, e)));
         // The latest usable advert, and the first one of its timestamp tick: the sender had
         // one of the ACKs of that tick (a millisecond of ACKs share one TSval on Linux).
         let mut latest = 0;
@@ -109,10 +95,7 @@ impl SenderViewTracker {
             // an earlier ACK of the tick may be the one; not earlier than one more loop
             // (next to the sender the loop is microseconds and so is this margin).
             let earliest = then - min_loop;
-            while first > 0
-                && self.history[first - 1].tsval == tick
-                && self.history[first - 1].at >= earliest
-            {
+            while first > 0 && self.history[first - 1].tsval == tick && self.history[first - 1].at >= earliest {
                 first -= 1;
             }
         }
@@ -144,13 +127,8 @@ mod tests {
     fn next_to_the_sender_it_is_the_naive_flight() {
         let mut v = SenderViewTracker::default();
         v.on_ack(t(0), SeqNum(1000), Some(64_000), 500, None);
-        let s = v
-            .view(t(1), None, Span::ZERO, Span::ZERO, SeqNum(5000), None)
-            .unwrap();
-        assert_eq!(
-            (s.flight, s.window, s.window_raw),
-            (4000, Some(64_000), 500)
-        );
+        let s = v.view(t(1), None, Span::ZERO, Span::ZERO, SeqNum(5000), None).unwrap();
+        assert_eq!((s.flight, s.window, s.window_raw), (4000, Some(64_000), 500));
     }
 
     #[test]
@@ -158,13 +136,7 @@ mod tests {
         let mut v = SenderViewTracker::default();
         // the receiver acknowledges everything at once; the sender learns it 100 ms later
         for i in 0..10 {
-            v.on_ack(
-                t(i * 10),
-                SeqNum(1 + i as u32 * 10_000),
-                Some(100_000),
-                100,
-                None,
-            );
+            v.on_ack(t(i * 10), SeqNum(1 + i as u32 * 10_000), Some(100_000), 100, None);
         }
         // data arriving at 105 ms was sent against the ACK of 0..5 ms
         let s = v
@@ -202,13 +174,7 @@ mod tests {
         // ACKs every ms, TSval = ms; the sender's data echoes TSval 3 although a loop-based
         // lookup would pick a later ACK (the data was queued on the way).
         for i in 0..10u32 {
-            v.on_ack(
-                t(i as i64),
-                SeqNum(1 + i * 2000),
-                Some(20_000),
-                20_000,
-                Some(i),
-            );
+            v.on_ack(t(i as i64), SeqNum(1 + i * 2000), Some(20_000), 20_000, Some(i));
         }
         let s = v
             .view(

@@ -56,34 +56,16 @@ mod tests {
 
     #[test]
     fn scaling_needs_both_syns() {
-        assert_eq!(
-            WindowScale::negotiate(Present(7), Present(2)),
-            WindowScale::Shift(7)
-        );
-        assert_eq!(
-            WindowScale::negotiate(Present(7), Absent),
-            WindowScale::NotUsed
-        );
-        assert_eq!(
-            WindowScale::negotiate(Absent, Present(7)),
-            WindowScale::NotUsed
-        );
-        assert_eq!(
-            WindowScale::negotiate(Present(7), Unknown),
-            WindowScale::Unknown
-        );
-        assert_eq!(
-            WindowScale::negotiate(Unknown, Unknown),
-            WindowScale::Unknown
-        );
+        assert_eq!(WindowScale::negotiate(Present(7), Present(2)), WindowScale::Shift(7));
+        assert_eq!(WindowScale::negotiate(Present(7), Absent), WindowScale::NotUsed);
+        assert_eq!(WindowScale::negotiate(Absent, Present(7)), WindowScale::NotUsed);
+        assert_eq!(WindowScale::negotiate(Present(7), Unknown), WindowScale::Unknown);
+        assert_eq!(WindowScale::negotiate(Unknown, Unknown), WindowScale::Unknown);
     }
 
     #[test]
     fn shift_is_clamped_to_14() {
-        assert_eq!(
-            WindowScale::negotiate(Present(15), Present(0)),
-            WindowScale::Shift(14)
-        );
+        assert_eq!(WindowScale::negotiate(Present(15), Present(0)), WindowScale::Shift(14));
     }
 
     #[test]

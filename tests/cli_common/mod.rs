@@ -18,7 +18,13 @@ pub fn run(args: &[&str]) -> Output {
 }
 
 pub fn run_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = bin().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     child.stdin.take().unwrap().write_all(input).unwrap();
     child.wait_with_output().unwrap()
 }
@@ -33,7 +39,11 @@ pub fn stderr(o: &Output) -> String {
 
 pub fn gunzip(path: &Path) -> Vec<u8> {
     let mut out = Vec::new();
-    std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap()), &mut out).unwrap();
+    std::io::Read::read_to_end(
+        &mut flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap()),
+        &mut out,
+    )
+    .unwrap();
     out
 }
 

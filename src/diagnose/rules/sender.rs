@@ -46,9 +46,7 @@ pub fn plateau_rounds(rounds: &[Round], mss: u32, from: usize) -> Vec<bool> {
     if rounds.len() < from + n {
         return flat;
     }
-    let usable = |r: &Round| {
-        r.retransmissions == 0 && r.rwnd_ns == 0 && r.max_flight > 0 && r.busy_ns > r.idle_ns
-    };
+    let usable = |r: &Round| r.retransmissions == 0 && r.rwnd_ns == 0 && r.max_flight > 0 && r.busy_ns > r.idle_ns;
     // Flight level before the most recent loss, per round.
     let mut loss_level: Vec<Option<u64>> = Vec::with_capacity(rounds.len());
     let mut level = None;

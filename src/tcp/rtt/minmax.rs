@@ -18,10 +18,7 @@ pub struct WindowedMin {
 
 impl WindowedMin {
     pub fn new(window: Span) -> Self {
-        WindowedMin {
-            window,
-            s: [None; 3],
-        }
+        WindowedMin { window, s: [None; 3] }
     }
 
     /// Current windowed minimum, if any sample was seen.
@@ -33,8 +30,7 @@ impl WindowedMin {
         let new = Sample { at, value };
         match self.s[0] {
             // A new minimum, or the window has passed with nothing newer: reset.
-            Some(best)
-                if value > best.value && at - self.s[2].unwrap_or(best).at <= self.window => {}
+            Some(best) if value > best.value && at - self.s[2].unwrap_or(best).at <= self.window => {}
             _ => {
                 self.s = [Some(new); 3];
                 return value;

@@ -107,9 +107,7 @@ impl Loop {
             self.segment_min.update(at, rtt);
             self.recent.push_back((at, rtt));
             let horizon = Span(round.unwrap_or(rtt).nanos().saturating_mul(RECENT_ROUNDS));
-            while self.recent.len() > RECENT_SAMPLES
-                || self.recent.front().is_some_and(|&(t, _)| at - t > horizon)
-            {
+            while self.recent.len() > RECENT_SAMPLES || self.recent.front().is_some_and(|&(t, _)| at - t > horizon) {
                 self.recent.pop_front();
             }
         }
@@ -179,10 +177,7 @@ impl RttTracker {
 
     /// Current base end-to-end RTT (windowed minima).
     pub fn base_end_to_end(&self) -> Option<Span> {
-        match (
-            self.loops[0].windowed_min.get(),
-            self.loops[1].windowed_min.get(),
-        ) {
+        match (self.loops[0].windowed_min.get(), self.loops[1].windowed_min.get()) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),
         }
@@ -213,12 +208,7 @@ mod tests {
     #[test]
     fn one_loop_alone_is_the_estimate() {
         let mut r = RttTracker::default();
-        r.add(
-            Timestamp(0),
-            End::Server,
-            RttSource::DataAck,
-            Span::from_millis(30),
-        );
+        r.add(Timestamp(0), End::Server, RttSource::DataAck, Span::from_millis(30));
         assert_eq!(r.min_end_to_end(), Some(Span::from_millis(30)));
     }
 }

@@ -37,10 +37,7 @@ impl TsEchoSampler {
         if self.pending.len() == MAX_PENDING {
             self.pending.pop_front();
         }
-        self.pending.push_back(Pending {
-            val,
-            first_seen: at,
-        });
+        self.pending.push_back(Pending { val, first_seen: at });
     }
 
     /// A segment the other way echoed `ecr` at `at`: the sample, when `ecr` is matched for

@@ -1,7 +1,9 @@
 //! The `bdpscope` command: a thin shell over the library. Parsing, dispatch and exit
 //! status live here; each command is one file under `cli/`.
 
+mod batch;
 mod cli;
+mod plot;
 mod render;
 
 use std::process::ExitCode;

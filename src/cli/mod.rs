@@ -1,10 +1,13 @@
 //! Command-line definitions (clap derive) and dispatch.
 
 mod analyze;
+mod batch;
 mod compare;
 mod input;
 mod packets;
+mod plot;
 mod progress;
+mod report;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::net::IpAddr;
@@ -28,6 +31,14 @@ pub enum Command {
     /// Every TCP segment as a CSV row (frame, time, flow, dir, seq, ack, len, flags,
     /// win_raw, win_bytes, flight_bytes, rtt_ms, retransmission).
     Packets(PacketsArgs),
+    /// Plots per flow (SVG and PNG): flight vs BDP, RTT, goodput, time-sequence.
+    Plot(plot::PlotArgs),
+    /// One self-contained HTML report: captures, a flow table, and per flow its
+    /// findings and plots.
+    Report(report::ReportArgs),
+    /// A whole archive (folders, recursive) in parallel: flows and captures tables
+    /// (Parquet, CSV) and a summary report (Markdown, HTML) in DIR.
+    Batch(BatchArgs),
     /// The same connections captured at two points of a path (e.g. client and server):
     /// options removed or rewritten, NAT, ISN shifts, losses and delay between the points.
     Compare(compare::CompareArgs),
@@ -72,6 +83,41 @@ pub struct PacketsArgs {
     pub capture: PathBuf,
     #[command(flatten)]
     pub select: Selection,
+}
+
+#[derive(Args, Debug)]
+pub struct BatchArgs {
+    /// Capture files and folders (walked recursively); files are recognised by content,
+    /// anything else is listed as skipped.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Output folder: flows.parquet/csv, captures.parquet/csv, summary.md/html, and the
+    /// state (done.jsonl, parts/) that lets a re-run skip what is done.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Files analysed in parallel (default: one per core).
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 0, hide_default_value = true)]
+    pub jobs: usize,
+    /// Join rotated captures (tcpdump -C/-G: trace.pcap, trace.pcap1, ...) so that
+    /// connections carry over from file to file.
+    #[arg(long)]
+    pub stitch: bool,
+    /// Redo every input, even those already done in DIR.
+    #[arg(long)]
+    pub force: bool,
+    /// Process only the K-th of N deterministic parts of the inputs (by a hash of the
+    /// path); the tables of all N parts together are the full run.
+    #[arg(long, value_name = "K/N", value_parser = batch::parse_shard)]
+    pub shard: Option<crate::batch::Shard>,
+    /// Only connections with this address at either end (repeatable).
+    #[arg(long = "host", value_name = "ADDR")]
+    pub hosts: Vec<IpAddr>,
+    /// Only connections with this port at either end (repeatable).
+    #[arg(long = "port", value_name = "PORT")]
+    pub ports: Vec<u16>,
+    /// The bottleneck link rate when you know it (e.g. 50M, 1G).
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub link_rate: Option<f64>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,6 +169,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
     match cli.command {
         Command::Analyze(a) => analyze::run(a),
         Command::Packets(a) => packets::run(a),
+        Command::Plot(a) => plot::run(a),
+        Command::Report(a) => report::run(a),
+        Command::Batch(a) => batch::run(a),
         Command::Compare(a) => compare::run(a),
     }
 }

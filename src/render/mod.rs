@@ -1,5 +1,6 @@
 //! Output formats: the analysis never formats; these modules do.
 
+pub mod html;
 pub mod json;
 pub mod packets;
 pub mod table;

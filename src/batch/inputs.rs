@@ -1,0 +1,190 @@
+//! Finding the inputs: walking folders, stamping files (size, mtime) and cutting them
+//! into units of work (one file, or one rotation group with `--stitch`).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+/// One input file as found.
+#[derive(Clone, Debug)]
+pub struct Input {
+    pub path: PathBuf,
+    /// The path as shown in every table (and in the flows' `capture` column).
+    pub name: String,
+    pub size: u64,
+    /// Modification time, nanoseconds since the epoch (0 when unknown).
+    pub mtime_ns: i64,
+    /// Why it cannot be read at all (a missing path, an unreadable folder, a fifo).
+    pub problem: Option<Problem>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Problem {
+    /// Not read, and that is an error (status `failed`).
+    Failed(String),
+    /// Not a file to read (status `skipped`).
+    Skipped(String),
+}
+
+/// What one worker does in one go: a file, or a rotation group read in order.
+#[derive(Debug)]
+pub struct Unit {
+    /// The path (or the group's folder/template with `--stitch`): sharding and state key.
+    pub key: String,
+    pub inputs: Vec<Input>,
+}
+
+impl Unit {
+    pub fn size(&self) -> u64 {
+        self.inputs.iter().map(|i| i.size).sum()
+    }
+}
+
+fn name_of(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+/// Every file under the given paths, in name order, each once. Not entered: `exclude`
+/// (this run's output folder, canonical) and other batch output folders.
+pub fn collect(paths: &[PathBuf], exclude: Option<&Path>) -> Vec<Input> {
+    let mut out = Vec::new();
+    for p in paths {
+        let mut ancestors = Vec::new();
+        walk(p, exclude, &mut ancestors, &mut out);
+    }
+    let mut seen = HashSet::new();
+    out.retain(|i| seen.insert(i.name.clone()));
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+fn failed(path: &Path, why: String) -> Input {
+    Input { path: path.to_path_buf(), name: name_of(path), size: 0, mtime_ns: 0, problem: Some(Problem::Failed(why)) }
+}
+
+fn walk(path: &Path, exclude: Option<&Path>, ancestors: &mut Vec<PathBuf>, out: &mut Vec<Input>) {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => return out.push(failed(path, format!("cannot open: {e}"))),
+    };
+    if meta.is_dir() {
+        let canon = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        if exclude == Some(canon.as_path()) || ancestors.contains(&canon) || is_batch_output(path) {
+            return;
+        }
+        let entries = match std::fs::read_dir(path) {
+            Ok(rd) => rd,
+            Err(e) => return out.push(failed(path, format!("cannot read the folder: {e}"))),
+        };
+        let mut children: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        children.sort();
+        ancestors.push(canon);
+        for c in children {
+            walk(&c, exclude, ancestors, out);
+        }
+        ancestors.pop();
+        return;
+    }
+    let mtime_ns = meta
+        .modified()
+        .ok()
+        .and_then(|t| match t.duration_since(UNIX_EPOCH) {
+            Ok(d) => i64::try_from(d.as_nanos()).ok(),
+            Err(e) => i64::try_from(e.duration().as_nanos()).ok().map(|n| -n),
+        })
+        .unwrap_or(0);
+    let problem = (!meta.is_file()).then(|| Problem::Skipped("not a regular file".to_string()));
+    out.push(Input { path: path.to_path_buf(), name: name_of(path), size: meta.len(), mtime_ns, problem });
+}
+
+/// A folder written by `bdpscope batch` (its state file next to its parts): its tables
+/// are not captures to list.
+fn is_batch_output(dir: &Path) -> bool {
+    dir.join(super::state::DONE).is_file() && dir.join(super::state::PARTS).is_dir()
+}
+
+/// Cuts the inputs into units: one per file, or with `stitch` one per rotation group.
+/// Units come in key order, group members in rotation order.
+pub fn units(inputs: Vec<Input>, stitch: bool) -> Vec<Unit> {
+    if !stitch {
+        return inputs.into_iter().map(|i| Unit { key: i.name.clone(), inputs: vec![i] }).collect();
+    }
+    let mut groups: std::collections::BTreeMap<String, Vec<(Vec<u128>, Input)>> = Default::default();
+    for i in inputs {
+        let (key, numbers) = rotation_key(&i.name);
+        groups.entry(key).or_default().push((numbers, i));
+    }
+    groups
+        .into_iter()
+        .map(|(key, mut members)| {
+            members.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.name.cmp(&b.1.name)));
+            Unit { key, inputs: members.into_iter().map(|(_, i)| i).collect() }
+        })
+        .collect()
+}
+
+/// The rotation group of a path and its place in the group: the folder plus the file
+/// name with the compression suffix removed, each run of digits replaced by `#` (the
+/// numbers, in order, give the place) and a trailing counter dropped, so that
+/// `d/trace.pcap`, `d/trace.pcap1`, `d/trace.pcap12.gz` share `d/trace.pcap` and
+/// `d/x-20240101-1200.pcap` falls into `d/x-#-#.pcap`.
+pub fn rotation_key(name: &str) -> (String, Vec<u128>) {
+    let (dir, file) = match name.rfind(['/', std::path::MAIN_SEPARATOR]) {
+        Some(i) => name.split_at(i + 1),
+        None => ("", name),
+    };
+    let lower = file.to_ascii_lowercase();
+    let mut stem = file;
+    for suffix in [".gz", ".zst", ".zstd"] {
+        if lower.ends_with(suffix) {
+            stem = &file[..file.len() - suffix.len()];
+            break;
+        }
+    }
+    let mut template = String::with_capacity(stem.len());
+    let mut numbers = Vec::new();
+    let mut digits = String::new();
+    for ch in stem.chars().chain(std::iter::once('\0')) {
+        if ch.is_ascii_digit() {
+            digits.push(ch);
+            continue;
+        }
+        if !digits.is_empty() {
+            numbers.push(digits.parse::<u128>().unwrap_or(u128::MAX));
+            template.push('#');
+            digits.clear();
+        }
+        if ch != '\0' {
+            template.push(ch);
+        }
+    }
+    if template.ends_with('#') {
+        template.pop();
+    }
+    (format!("{dir}{template}"), numbers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotation_keys_group_tcpdump_rotations() {
+        assert_eq!(rotation_key("d/trace.pcap"), ("d/trace.pcap".into(), vec![]));
+        assert_eq!(rotation_key("d/trace.pcap1"), ("d/trace.pcap".into(), vec![1]));
+        assert_eq!(rotation_key("d/trace.pcap12.gz"), ("d/trace.pcap".into(), vec![12]));
+        assert_eq!(rotation_key("x-20240101-120000.pcap"), ("x-#-#.pcap".into(), vec![20240101, 120000]));
+        assert_ne!(rotation_key("d/client.pcap.gz").0, rotation_key("d/server.pcap.gz").0);
+        assert_ne!(rotation_key("a/trace.pcap1").0, rotation_key("b/trace.pcap1").0);
+    }
+
+    #[test]
+    fn groups_are_read_in_numeric_order() {
+        let mk = |n: &str| Input { path: n.into(), name: n.into(), size: 1, mtime_ns: 0, problem: None };
+        let u = units(vec![mk("d/t.pcap10"), mk("d/t.pcap2"), mk("d/t.pcap"), mk("d/other")], true);
+        assert_eq!(u.len(), 2);
+        let names: Vec<&str> = u[1].inputs.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(u[1].key, "d/t.pcap");
+        assert_eq!(names, ["d/t.pcap", "d/t.pcap2", "d/t.pcap10"]);
+    }
+}

@@ -1,0 +1,544 @@
+//! `summary.md` and `summary.html`: verdict counts and shares, goodput / RTT / window
+//! distributions (HTML/CSS bar charts: the page is self-contained, no scripts), the
+//! worst flows, every middlebox finding, every input that failed and why.
+//!
+//! Built from the flows as they stream out of the parts (see `tables::write_all`): the
+//! summary keeps three numbers per judged flow for the distributions and the 20 worst
+//! flows, not the flows themselves. No clock, no host name: the same tables give the same
+//! summary.
+
+use super::state::{MiddleboxRow, Record};
+use super::tables::{CaptureRow, Report};
+use anyhow::{Context, Result};
+use polars::prelude::*;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// How many of the worst flows are listed.
+const WORST: usize = 20;
+
+/// The verdicts, in the order the spec lists them.
+const LABELS: [&str; 5] = ["receiver-window-limited", "cwnd-limited", "bottleneck-limited", "sender-limited", "undetermined"];
+
+/// A flow judged slow against what its window allowed.
+#[derive(Clone, Debug)]
+struct Worst {
+    capture: String,
+    id: u64,
+    client: String,
+    server: String,
+    verdict: String,
+    goodput_bps: f64,
+    rtt_min_ms: f64,
+    max_rwnd_bytes: u64,
+    /// max rwnd / min RTT, bits/s: the most the receiver's window allowed.
+    bound_bps: f64,
+}
+
+impl Worst {
+    fn ratio(&self) -> f64 {
+        self.goodput_bps / self.bound_bps
+    }
+}
+
+#[derive(Default)]
+pub struct Collector {
+    flows: u64,
+    verdicts: BTreeMap<String, u64>,
+    goodput_bps: Vec<f64>,
+    rtt_min_ms: Vec<f64>,
+    max_rwnd_bytes: Vec<f64>,
+    worst: Vec<Worst>,
+}
+
+impl Collector {
+    /// Takes in one part of the flows table (the columns of `flows_frame`).
+    pub fn add(&mut self, df: &DataFrame) -> PolarsResult<()> {
+        let capture = df.column("capture")?.str()?;
+        let id = df.column("id")?.u64()?;
+        let client = df.column("client")?.str()?;
+        let server = df.column("server")?.str()?;
+        let verdict = df.column("verdict")?.str()?;
+        let goodput = df.column("goodput_bps")?.f64()?;
+        let rtt = df.column("rtt_min_ms")?.f64()?;
+        let rwnd = df.column("max_rwnd_bytes")?.u64()?;
+        for i in 0..df.height() {
+            self.flows += 1;
+            let v = verdict.get(i).unwrap_or("undetermined");
+            *self.verdicts.entry(v.to_string()).or_insert(0) += 1;
+            if v == "undetermined" {
+                continue;
+            }
+            let network_limited = v != "sender-limited";
+            let g = goodput.get(i);
+            if let Some(g) = g {
+                self.goodput_bps.push(g);
+            }
+            if let Some(r) = rtt.get(i) {
+                self.rtt_min_ms.push(r);
+            }
+            if let Some(w) = rwnd.get(i) {
+                self.max_rwnd_bytes.push(w as f64);
+            }
+            if let (true, Some(g), Some(r), Some(w)) = (network_limited, g, rtt.get(i), rwnd.get(i)) {
+                if r > 0.0 && w > 0 {
+                    self.offer(Worst {
+                        capture: capture.get(i).unwrap_or("").to_string(),
+                        id: id.get(i).unwrap_or(0),
+                        client: client.get(i).unwrap_or("").to_string(),
+                        server: server.get(i).unwrap_or("").to_string(),
+                        verdict: v.to_string(),
+                        goodput_bps: g,
+                        rtt_min_ms: r,
+                        max_rwnd_bytes: w,
+                        bound_bps: w as f64 * 8.0 / (r / 1e3),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps the WORST lowest ratios (ties: capture, id), in order.
+    fn offer(&mut self, w: Worst) {
+        let key = |x: &Worst| (x.ratio(), x.capture.clone(), x.id);
+        let pos = self.worst.partition_point(|x| key(x).partial_cmp(&key(&w)) == Some(std::cmp::Ordering::Less));
+        if pos < WORST {
+            self.worst.insert(pos, w);
+            self.worst.truncate(WORST);
+        }
+    }
+}
+
+/// A histogram over fixed edges: bin 0 is below the first edge, the last at or above the
+/// last edge.
+struct Histogram {
+    title: &'static str,
+    unit: fn(f64) -> String,
+    edges: Vec<f64>,
+    values: Vec<f64>,
+}
+
+impl Histogram {
+    fn new(title: &'static str, unit: fn(f64) -> String, edges: Vec<f64>, mut values: Vec<f64>) -> Histogram {
+        values.retain(|v| v.is_finite());
+        values.sort_by(f64::total_cmp);
+        Histogram { title, unit, edges, values }
+    }
+
+    /// (label, count) of the bins from the first to the last non-empty one.
+    fn bins(&self) -> Vec<(String, u64)> {
+        let mut counts = vec![0u64; self.edges.len() + 1];
+        for v in &self.values {
+            counts[self.edges.partition_point(|e| e <= v)] += 1;
+        }
+        let u = self.unit;
+        let label = |i: usize| match i {
+            0 => format!("< {}", u(self.edges[0])),
+            i if i == self.edges.len() => format!("≥ {}", u(self.edges[i - 1])),
+            i => format!("{} – {}", u(self.edges[i - 1]), u(self.edges[i])),
+        };
+        let first = counts.iter().position(|&c| c > 0).unwrap_or(0);
+        let last = counts.iter().rposition(|&c| c > 0).unwrap_or(0);
+        (first..=last).map(|i| (label(i), counts[i])).collect()
+    }
+
+    fn quantile(&self, q: f64) -> Option<f64> {
+        let n = self.values.len();
+        (n > 0).then(|| self.values[((q * n as f64).ceil() as usize).clamp(1, n) - 1])
+    }
+
+    fn line(&self) -> String {
+        match (self.quantile(0.1), self.quantile(0.5), self.quantile(0.9)) {
+            (Some(a), Some(b), Some(c)) => {
+                let u = self.unit;
+                format!("{} flows: p10 {}, median {}, p90 {}", self.values.len(), u(a), u(b), u(c))
+            }
+            _ => "no judged flows".to_string(),
+        }
+    }
+}
+
+/// 1-2-5 steps from `lo` to `hi`.
+fn steps125(lo: f64, hi: f64) -> Vec<f64> {
+    let mut v = Vec::new();
+    let mut d = lo;
+    while d <= hi * 1.0001 {
+        for m in [1.0, 2.0, 5.0] {
+            if d * m <= hi * 1.0001 {
+                v.push(d * m);
+            }
+        }
+        d *= 10.0;
+    }
+    v
+}
+
+fn bits(bps: f64) -> String {
+    if bps >= 1e9 {
+        format!("{} Gbit/s", trim(bps / 1e9))
+    } else if bps >= 1e6 {
+        format!("{} Mbit/s", trim(bps / 1e6))
+    } else if bps >= 1e3 {
+        format!("{} kbit/s", trim(bps / 1e3))
+    } else {
+        format!("{} bit/s", trim(bps))
+    }
+}
+
+fn bytes(b: f64) -> String {
+    const K: f64 = 1024.0;
+    if b >= K * K * K {
+        format!("{} GiB", trim(b / (K * K * K)))
+    } else if b >= K * K {
+        format!("{} MiB", trim(b / (K * K)))
+    } else if b >= K {
+        format!("{} KiB", trim(b / K))
+    } else {
+        format!("{} B", trim(b))
+    }
+}
+
+fn ms(v: f64) -> String {
+    format!("{} ms", trim(v))
+}
+
+/// Three significant digits at most, no trailing zeros.
+fn trim(v: f64) -> String {
+    let s = if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    };
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+fn pct(n: u64, of: u64) -> f64 {
+    if of == 0 {
+        0.0
+    } else {
+        n as f64 * 100.0 / of as f64
+    }
+}
+
+/// The summary's content, rendered twice.
+struct Model<'a> {
+    report: &'a Report,
+    packets: u64,
+    verdicts: Vec<(String, u64)>,
+    flows: u64,
+    histograms: Vec<Histogram>,
+    worst: &'a [Worst],
+    middlebox: Vec<&'a MiddleboxRow>,
+    failed: Vec<&'a CaptureRow>,
+    partial: Vec<&'a CaptureRow>,
+    skipped: Vec<&'a CaptureRow>,
+}
+
+fn model<'a>(records: &'a [Record], report: &'a Report, c: &'a Collector) -> Model<'a> {
+    let mut rows: Vec<&CaptureRow> = records.iter().flat_map(|r| r.captures.iter()).collect();
+    rows.sort_by(|a, b| a.path.cmp(&b.path));
+    let with = |s: &str| rows.iter().copied().filter(|r| r.status == s).collect::<Vec<_>>();
+    let mut verdicts: Vec<(String, u64)> =
+        LABELS.iter().filter_map(|l| c.verdicts.get(*l).map(|n| (l.to_string(), *n))).collect();
+    verdicts.extend(c.verdicts.iter().filter(|(l, _)| !LABELS.contains(&l.as_str())).map(|(l, n)| (l.clone(), *n)));
+    let histograms = vec![
+        Histogram::new("Goodput (bulk direction)", bits, steps125(1e3, 1e10), c.goodput_bps.clone()),
+        Histogram::new("Minimum RTT", ms, steps125(0.1, 5000.0), c.rtt_min_ms.clone()),
+        Histogram::new(
+            "Largest advertised receive window",
+            bytes,
+            (12..=27).map(|p| f64::from(1u32 << p)).collect(),
+            c.max_rwnd_bytes.clone(),
+        ),
+    ];
+    Model {
+        report,
+        packets: rows.iter().filter_map(|r| r.packets).sum(),
+        verdicts,
+        flows: c.flows,
+        histograms,
+        worst: &c.worst,
+        middlebox: records.iter().flat_map(|r| r.middlebox.iter()).collect(),
+        failed: with("failed"),
+        partial: with("partial"),
+        skipped: with("skipped"),
+    }
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+fn markdown(m: &Model) -> String {
+    let mut o = String::new();
+    let r = m.report;
+    let _ = writeln!(o, "# bdpscope batch summary\n");
+    let _ = writeln!(
+        o,
+        "{} inputs: {} ok, {} cut short or damaged, {} failed, {} skipped (not captures). {} packets, {} flows.\n",
+        r.inputs, r.ok, r.partial, r.failed, r.skipped, m.packets, m.flows
+    );
+    let _ = writeln!(o, "## Verdicts\n\n| verdict | flows | share |\n|---|---:|---:|");
+    for (l, n) in &m.verdicts {
+        let _ = writeln!(o, "| {l} | {n} | {:.1}% |", pct(*n, m.flows));
+    }
+    let _ = writeln!(o, "\nDistributions below are over the judged flows (verdict other than undetermined).");
+    for h in &m.histograms {
+        let _ = writeln!(o, "\n## {}\n\n{}\n", h.title, h.line());
+        let bins = h.bins();
+        if !h.values.is_empty() {
+            let max = bins.iter().map(|b| b.1).max().unwrap_or(1).max(1);
+            let _ = writeln!(o, "| range | flows | |\n|---|---:|---|");
+            for (label, n) in bins {
+                let bar = "█".repeat((n * 30).div_ceil(max) as usize);
+                let _ = writeln!(o, "| {label} | {n} | {bar} |");
+            }
+        }
+    }
+    let _ = writeln!(
+        o,
+        "\n## Worst flows: lowest goodput against their window bound\n\nWindow bound = largest advertised receive window / minimum RTT: the most the receiver's window allowed. Sender-limited flows (nothing more to send) are left out.\n"
+    );
+    if m.worst.is_empty() {
+        let _ = writeln!(o, "No network-limited flow with a known window and RTT.");
+    } else {
+        let _ = writeln!(o, "| capture | flow | client → server | verdict | goodput | window bound | of bound | max rwnd | min RTT |\n|---|---:|---|---|---:|---:|---:|---:|---:|");
+        for w in m.worst {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} → {} | {} | {} | {} | {:.1}% | {} | {} |",
+                md_cell(&w.capture),
+                w.id,
+                w.client,
+                w.server,
+                w.verdict,
+                bits(w.goodput_bps),
+                bits(w.bound_bps),
+                w.ratio() * 100.0,
+                bytes(w.max_rwnd_bytes as f64),
+                ms(w.rtt_min_ms)
+            );
+        }
+    }
+    let _ = writeln!(o, "\n## Middlebox findings ({})\n", m.middlebox.len());
+    if m.middlebox.is_empty() {
+        let _ = writeln!(o, "None.");
+    } else {
+        let _ = writeln!(o, "| capture | flow | client → server | finding | on | confidence | evidence |\n|---|---:|---|---|---|---|---|");
+        for x in &m.middlebox {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} → {} | {} | {} | {} | {} |",
+                md_cell(&x.capture),
+                x.id,
+                x.client,
+                x.server,
+                x.kind,
+                x.direction,
+                x.confidence,
+                md_cell(&x.evidence)
+            );
+        }
+    }
+    for (title, rows, why) in [
+        ("Inputs that failed", &m.failed, (|r: &CaptureRow| r.error.clone()) as fn(&CaptureRow) -> Option<String>),
+        ("Inputs cut short or damaged (flows before the problem kept)", &m.partial, |r| r.error.clone()),
+        ("Skipped inputs (not captures)", &m.skipped, |r| r.skipped_reason.clone()),
+    ] {
+        let _ = writeln!(o, "\n## {title} ({})\n", rows.len());
+        if rows.is_empty() {
+            let _ = writeln!(o, "None.");
+            continue;
+        }
+        let _ = writeln!(o, "| input | why |\n|---|---|");
+        for r in rows.iter() {
+            let _ = writeln!(o, "| {} | {} |", md_cell(&r.path), md_cell(&why(r).unwrap_or_default()));
+        }
+    }
+    o
+}
+
+fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:90em;padding:0 1em;color:#222}.wide{overflow-x:auto}td.long{min-width:24em}td code{word-break:break-all;display:inline-block;min-width:16em}\
+h1{font-size:1.6em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}\
+table{border-collapse:collapse;margin:.5em 0}td,th{padding:.2em .6em;border-bottom:1px solid #eee;text-align:left;vertical-align:top}\
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}.bar{background:#4a7bb7;height:.9em;min-width:1px}\
+.barcell{width:20em}.rwnd{background:#c0504d}.cwnd{background:#e69f00}.bottleneck{background:#4a7bb7}.sender{background:#6a9f58}.undetermined{background:#999}\
+.muted{color:#666}code{font-size:.95em}";
+
+fn bar_class(label: &str) -> &'static str {
+    match label {
+        "receiver-window-limited" => "rwnd",
+        "cwnd-limited" => "cwnd",
+        "bottleneck-limited" => "bottleneck",
+        "sender-limited" => "sender",
+        _ => "undetermined",
+    }
+}
+
+/// A CSS bar `width` percent long; nothing for an empty bin.
+fn bar_div(class: &str, width: f64) -> String {
+    if width <= 0.0 {
+        return String::new();
+    }
+    format!("<div class=\"bar {class}\" style=\"width:{width:.1}%\"></div>")
+}
+
+fn html(m: &Model) -> String {
+    let mut o = String::new();
+    let r = m.report;
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>bdpscope batch summary</title><style>{STYLE}</style></head><body>\n<h1>bdpscope batch summary</h1>\n<p>{} inputs: {} ok, {} cut short or damaged, {} failed, {} skipped (not captures). {} packets, {} flows.</p>\n",
+        r.inputs, r.ok, r.partial, r.failed, r.skipped, m.packets, m.flows
+    );
+    let _ = write!(o, "<h2>Verdicts</h2>\n<table><tr><th>verdict</th><th>flows</th><th>share</th><th></th></tr>\n");
+    for (l, n) in &m.verdicts {
+        let p = pct(*n, m.flows);
+        let _ = writeln!(
+            o,
+            "<tr><td>{}</td><td class=\"n\">{n}</td><td class=\"n\">{p:.1}%</td><td class=\"barcell\">{}</td></tr>",
+            esc(l),
+            bar_div(bar_class(l), p)
+        );
+    }
+    let _ = writeln!(o, "</table>\n<p class=\"muted\">Distributions below are over the judged flows (verdict other than undetermined).</p>");
+    for h in &m.histograms {
+        let _ = writeln!(o, "<h2>{}</h2>\n<p>{}</p>", esc(h.title), esc(&h.line()));
+        if h.values.is_empty() {
+            continue;
+        }
+        let bins = h.bins();
+        let max = bins.iter().map(|b| b.1).max().unwrap_or(1).max(1);
+        let _ = writeln!(o, "<table><tr><th>range</th><th>flows</th><th></th></tr>");
+        for (label, n) in bins {
+            let _ = writeln!(
+                o,
+                "<tr><td>{}</td><td class=\"n\">{n}</td><td class=\"barcell\">{}</td></tr>",
+                esc(&label),
+                bar_div("", n as f64 * 100.0 / max as f64)
+            );
+        }
+        let _ = writeln!(o, "</table>");
+    }
+    let _ = writeln!(o, "<h2 id=\"worst\">Worst flows: lowest goodput against their window bound</h2>\n<p class=\"muted\">Window bound = largest advertised receive window / minimum RTT: the most the receiver's window allowed. Sender-limited flows (nothing more to send) are left out.</p>");
+    if m.worst.is_empty() {
+        let _ = writeln!(o, "<p>No network-limited flow with a known window and RTT.</p>");
+    } else {
+        let _ = writeln!(o, "<div class=\"wide\"><table><tr><th>capture</th><th>flow</th><th>client → server</th><th>verdict</th><th>goodput</th><th>window bound</th><th>of bound</th><th>max rwnd</th><th>min RTT</th></tr>");
+        for w in m.worst {
+            let _ = writeln!(
+                o,
+                "<tr><td><code>{}</code></td><td class=\"n\">{}</td><td>{} → {}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1}%</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+                esc(&w.capture),
+                w.id,
+                esc(&w.client),
+                esc(&w.server),
+                esc(&w.verdict),
+                bits(w.goodput_bps),
+                bits(w.bound_bps),
+                w.ratio() * 100.0,
+                bytes(w.max_rwnd_bytes as f64),
+                ms(w.rtt_min_ms)
+            );
+        }
+        let _ = writeln!(o, "</table></div>");
+    }
+    let _ = writeln!(o, "<h2 id=\"middlebox\">Middlebox findings ({})</h2>", m.middlebox.len());
+    if m.middlebox.is_empty() {
+        let _ = writeln!(o, "<p>None.</p>");
+    } else {
+        let _ = writeln!(o, "<div class=\"wide\"><table><tr><th>capture</th><th>flow</th><th>client → server</th><th>finding</th><th>on</th><th>confidence</th><th>evidence</th></tr>");
+        for x in &m.middlebox {
+            let _ = writeln!(
+                o,
+                "<tr><td><code>{}</code></td><td class=\"n\">{}</td><td>{} → {}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"long\">{}</td></tr>",
+                esc(&x.capture),
+                x.id,
+                esc(&x.client),
+                esc(&x.server),
+                esc(&x.kind),
+                esc(&x.direction),
+                esc(&x.confidence),
+                esc(&x.evidence)
+            );
+        }
+        let _ = writeln!(o, "</table></div>");
+    }
+    for (title, rows, why) in [
+        ("Inputs that failed", &m.failed, (|r: &CaptureRow| r.error.clone()) as fn(&CaptureRow) -> Option<String>),
+        ("Inputs cut short or damaged (flows before the problem kept)", &m.partial, |r| r.error.clone()),
+        ("Skipped inputs (not captures)", &m.skipped, |r| r.skipped_reason.clone()),
+    ] {
+        let _ = writeln!(o, "<h2>{} ({})</h2>", esc(title), rows.len());
+        if rows.is_empty() {
+            let _ = writeln!(o, "<p>None.</p>");
+            continue;
+        }
+        let _ = writeln!(o, "<table><tr><th>input</th><th>why</th></tr>");
+        for r in rows.iter() {
+            let _ = writeln!(o, "<tr><td><code>{}</code></td><td>{}</td></tr>", esc(&r.path), esc(&why(r).unwrap_or_default()));
+        }
+        let _ = writeln!(o, "</table>");
+    }
+    let _ = writeln!(o, "</body></html>");
+    o
+}
+
+fn write_file(out: &Path, name: &str, text: &str) -> Result<()> {
+    let tmp = out.join(format!(".{name}.tmp"));
+    std::fs::write(&tmp, text).with_context(|| format!("{}: cannot write", tmp.display()))?;
+    std::fs::rename(&tmp, out.join(name)).with_context(|| format!("{}: cannot write", out.join(name).display()))
+}
+
+pub fn write(out: &Path, records: &[Record], report: &Report, collector: &Collector) -> Result<()> {
+    let m = model(records, report, collector);
+    write_file(out, "summary.md", &markdown(&m))?;
+    write_file(out, "summary.html", &html(&m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histograms_bin_and_quantile() {
+        let h = Histogram::new("x", ms, vec![1.0, 10.0, 100.0], vec![0.5, 5.0, 5.0, 50.0, 500.0, f64::NAN]);
+        let bins = h.bins();
+        assert_eq!(bins.iter().map(|b| b.1).collect::<Vec<_>>(), [1, 2, 1, 1]);
+        assert_eq!(bins[0].0, "< 1 ms");
+        assert_eq!(bins[3].0, "≥ 100 ms");
+        assert_eq!(h.quantile(0.5), Some(5.0));
+        assert_eq!(steps125(1.0, 100.0), [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]);
+    }
+
+    #[test]
+    fn html_is_escaped() {
+        assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(trim(12.0), "12");
+        assert_eq!(trim(1.5), "1.5");
+        assert_eq!(bits(2.5e6), "2.5 Mbit/s");
+    }
+}

@@ -1,0 +1,226 @@
+//! The batch tables: `flows.{parquet,csv}` streamed from the units' parts (the columns of
+//! `analyze --format csv`, [`flows_frame`]), and `captures.{parquet,csv}`, one row per
+//! input.
+
+use super::state::Record;
+use crate::render::table::flows_frame;
+use anyhow::{Context, Result};
+use polars::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+
+/// One row of `captures.*`: what became of one input file.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CaptureRow {
+    pub path: String,
+    /// ok | partial (cut short or damaged: the flows before the problem are kept) |
+    /// failed (could not be read) | skipped (not a capture).
+    pub status: String,
+    pub format: Option<String>,
+    pub compression: Option<String>,
+    pub size_bytes: u64,
+    /// Modification time, seconds since the epoch.
+    #[serde(with = "exact")]
+    pub mtime: Option<f64>,
+    pub packets: Option<u64>,
+    pub tcp_segments: Option<u64>,
+    pub non_tcp_records: Option<u64>,
+    pub flows: Option<u64>,
+    #[serde(with = "exact")]
+    pub first_ts: Option<f64>,
+    #[serde(with = "exact")]
+    pub last_ts: Option<f64>,
+    pub link_types: Option<String>,
+    pub warnings: Option<String>,
+    pub error: Option<String>,
+    pub skipped_reason: Option<String>,
+    /// The `capture` value of this file's flows: its path, or the stitched chain's name.
+    pub chain: Option<String>,
+}
+
+/// Floats in `done.jsonl` as strings (Rust's shortest round-trip form), so that a row read
+/// back is bit for bit the row written (serde_json's float parsing may be off by an ulp).
+mod exact {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(x) => s.serialize_str(&x.to_string()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        Option::<String>::deserialize(d)?.map(|t| t.parse().map_err(serde::de::Error::custom)).transpose()
+    }
+}
+
+/// The columns of `captures.*`, in order.
+pub const CAPTURE_COLUMNS: [&str; 17] = [
+    "path",
+    "status",
+    "format",
+    "compression",
+    "size_bytes",
+    "mtime",
+    "packets",
+    "tcp_segments",
+    "non_tcp_records",
+    "flows",
+    "first_ts",
+    "last_ts",
+    "link_types",
+    "warnings",
+    "error",
+    "skipped_reason",
+    "chain",
+];
+
+pub fn captures_frame(rows: &[&CaptureRow]) -> PolarsResult<DataFrame> {
+    let s = |f: fn(&CaptureRow) -> Option<String>| rows.iter().map(|r| f(r)).collect::<Vec<_>>();
+    let u = |f: fn(&CaptureRow) -> Option<u64>| rows.iter().map(|r| f(r)).collect::<Vec<_>>();
+    let x = |f: fn(&CaptureRow) -> Option<f64>| rows.iter().map(|r| f(r)).collect::<Vec<_>>();
+    let [path, status, format, compression, size_bytes, mtime, packets, tcp_segments, non_tcp_records, flows, first_ts, last_ts, link_types, warnings, error, skipped_reason, chain] =
+        CAPTURE_COLUMNS.map(PlSmallStr::from_static);
+    let columns = vec![
+        Column::new(path, s(|r| Some(r.path.clone()))),
+        Column::new(status, s(|r| Some(r.status.clone()))),
+        Column::new(format, s(|r| r.format.clone())),
+        Column::new(compression, s(|r| r.compression.clone())),
+        Column::new(size_bytes, u(|r| Some(r.size_bytes))),
+        Column::new(mtime, x(|r| r.mtime)),
+        Column::new(packets, u(|r| r.packets)),
+        Column::new(tcp_segments, u(|r| r.tcp_segments)),
+        Column::new(non_tcp_records, u(|r| r.non_tcp_records)),
+        Column::new(flows, u(|r| r.flows)),
+        Column::new(first_ts, x(|r| r.first_ts)),
+        Column::new(last_ts, x(|r| r.last_ts)),
+        Column::new(link_types, s(|r| r.link_types.clone())),
+        Column::new(warnings, s(|r| r.warnings.clone())),
+        Column::new(error, s(|r| r.error.clone())),
+        Column::new(skipped_reason, s(|r| r.skipped_reason.clone())),
+        Column::new(chain, s(|r| r.chain.clone())),
+    ];
+    DataFrame::new(rows.len(), columns)
+}
+
+/// Column names and types of the flows table: a part written by another version with
+/// other columns cannot be merged, so it is part of the state's fingerprint.
+pub fn flows_schema_fingerprint() -> Result<String> {
+    let empty = flows_frame(&[])?;
+    let columns = empty.schema().iter().map(|(n, t)| format!("{n}:{t}")).collect::<Vec<_>>().join(",");
+    Ok(format!("{:016x}", super::fnv1a(columns.as_bytes())))
+}
+
+/// Writes one unit's flows as a part file (not in parallel: the workers are).
+pub fn write_part(path: &Path, flows: &[bdpscope::summary::FlowSummary]) -> Result<()> {
+    let mut df = flows_frame(flows)?;
+    let tmp = path.with_extension("parquet.tmp");
+    let file = File::create(&tmp).with_context(|| format!("{}: cannot write", tmp.display()))?;
+    // Parts are scratch files, read back once: no compression, no statistics.
+    ParquetWriter::new(BufWriter::new(file))
+        .with_compression(ParquetCompression::Uncompressed)
+        .with_statistics(StatisticsOptions { min_value: false, max_value: false, distinct_count: false, null_count: false, ..Default::default() })
+        .set_parallel(false)
+        .finish(&mut df)?;
+    std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot write", path.display()))?;
+    Ok(())
+}
+
+pub fn read_part(path: &Path) -> Result<DataFrame> {
+    let file = File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    anyhow::Context::with_context(ParquetReader::new(file).finish(), || format!("{}: cannot read", path.display()))
+}
+
+/// Counts for the closing line and the summary.
+#[derive(Default)]
+pub struct Report {
+    pub inputs: usize,
+    pub ok: usize,
+    pub partial: usize,
+    pub failed: usize,
+    pub skipped: usize,
+    pub flows: u64,
+}
+
+/// Rows buffered before they are written (a Parquet row group; one CSV batch).
+const ROW_GROUP: usize = 1 << 16;
+
+/// A file written next to its final name and renamed when complete, so a reader never
+/// sees half a table.
+struct Staged {
+    tmp: std::path::PathBuf,
+    path: std::path::PathBuf,
+}
+
+impl Staged {
+    /// Not buffered: the CSV writer writes whole batches; the Parquet writers get a
+    /// `BufWriter` (they write small pieces, and flush at the end of the file).
+    fn create(out: &Path, name: &str) -> Result<(Staged, File)> {
+        let path = out.join(name);
+        let tmp = out.join(format!(".{name}.tmp"));
+        let f = File::create(&tmp).with_context(|| format!("{}: cannot write", tmp.display()))?;
+        Ok((Staged { tmp, path }, f))
+    }
+    fn commit(self) -> Result<()> {
+        std::fs::rename(&self.tmp, &self.path).with_context(|| format!("{}: cannot write", self.path.display()))
+    }
+}
+
+/// Writes flows.* (streaming the parts, each handed to `each` on the way) and captures.*.
+pub fn write_all(out: &Path, records: &[Record], mut each: impl FnMut(&DataFrame) -> PolarsResult<()>) -> Result<Report> {
+    let schema = flows_frame(&[])?.schema().clone();
+    let (pq_file, pq_out) = Staged::create(out, "flows.parquet")?;
+    let (csv_file, csv_out) = Staged::create(out, "flows.csv")?;
+    let mut pq = ParquetWriter::new(BufWriter::new(pq_out)).batched(&schema)?;
+    let mut csv = CsvWriter::new(csv_out).batched(&schema)?;
+    let mut buffer = DataFrame::empty_with_schema(&schema);
+    let mut report = Report::default();
+    for r in records {
+        let Some(part) = &r.part else { continue };
+        let df = read_part(&out.join(super::state::PARTS).join(part))?;
+        anyhow::ensure!(df.schema() == &schema, "{part}: the part's columns differ from this version's; rerun with --force");
+        each(&df)?;
+        report.flows += df.height() as u64;
+        buffer.vstack_mut_owned(df)?;
+        if buffer.height() >= ROW_GROUP {
+            buffer.rechunk_mut();
+            csv.write_batch(&buffer)?;
+            pq.write_batch(&buffer)?;
+            buffer = DataFrame::empty_with_schema(&schema);
+        }
+    }
+    if buffer.height() > 0 || report.flows == 0 {
+        buffer.rechunk_mut();
+        csv.write_batch(&buffer)?;
+        pq.write_batch(&buffer)?;
+    }
+    pq.finish()?;
+    csv.finish()?;
+    drop(pq);
+    drop(csv);
+    pq_file.commit()?;
+    csv_file.commit()?;
+
+    let mut rows: Vec<&CaptureRow> = records.iter().flat_map(|r| r.captures.iter()).collect();
+    rows.sort_by(|a, b| a.path.cmp(&b.path));
+    for c in &rows {
+        report.inputs += 1;
+        match c.status.as_str() {
+            "ok" => report.ok += 1,
+            "partial" => report.partial += 1,
+            "failed" => report.failed += 1,
+            _ => report.skipped += 1,
+        }
+    }
+    let mut df = captures_frame(&rows)?;
+    let (f, w) = Staged::create(out, "captures.parquet")?;
+    ParquetWriter::new(BufWriter::new(w)).finish(&mut df)?;
+    f.commit()?;
+    let (f, w) = Staged::create(out, "captures.csv")?;
+    CsvWriter::new(w).finish(&mut df)?;
+    f.commit()?;
+    Ok(report)
+}

@@ -1,0 +1,208 @@
+//! One unit of work: its files read in order through the library's analysis — the loop
+//! of `analyze` (`cli::analyze::analyze_one`) — one analysis per chain of files.
+//!
+//! Without `--stitch` a unit is one file, hence one chain, and its flows are exactly what
+//! `bdpscope analyze FILE` finds. With `--stitch` consecutive files of a rotation group
+//! are fed into the same analysis while their timestamps continue (see the module docs of
+//! `batch`).
+
+use super::inputs::{Input, Problem, Unit};
+use super::progress::Progress;
+use super::tables::CaptureRow;
+use bdpscope::analysis::{Analysis, AnalysisConfig, FlowFilter};
+use bdpscope::capture::{CaptureError, CaptureReader};
+use bdpscope::observe::NoObserver;
+use bdpscope::summary::FlowSummary;
+use bdpscope::time::{Span, Timestamp};
+
+pub struct Context<'a> {
+    pub filter: FlowFilter,
+    pub link_rate_bps: Option<f64>,
+    pub progress: &'a Progress,
+}
+
+/// What a unit produced.
+pub struct Done {
+    pub captures: Vec<CaptureRow>,
+    pub flows: Vec<FlowSummary>,
+}
+
+/// Packets between progress updates.
+const REPORT_EVERY: u64 = 1 << 16;
+/// A file continues a chain when it starts at most this long before the previous one ended.
+const OVERLAP: Span = Span(1_000_000_000);
+
+/// Files being fed into one analysis.
+struct Chain {
+    analysis: Analysis<NoObserver>,
+    first_name: String,
+    last_name: String,
+    /// Indexes (in `Done::captures`) of the files read into it.
+    members: Vec<usize>,
+    last_ts: Option<Timestamp>,
+}
+
+impl Chain {
+    fn new(ctx: &Context, name: &str) -> Chain {
+        let config = AnalysisConfig {
+            first_flow_id: 0,
+            capture_name: name.to_string(),
+            filter: ctx.filter.clone(),
+            link_rate_bps: ctx.link_rate_bps,
+            ..Default::default()
+        };
+        Chain {
+            analysis: Analysis::new(config, NoObserver),
+            first_name: name.to_string(),
+            last_name: name.to_string(),
+            members: Vec::new(),
+            last_ts: None,
+        }
+    }
+
+    /// Whether a file whose first packet is at `first` continues this chain.
+    fn continued_by(&self, first: Timestamp, idle: Span) -> bool {
+        self.last_ts.is_none_or(|last| first >= last - OVERLAP && first <= last + idle)
+    }
+
+    /// Ends the analysis: flows go to `done`, and the members' rows get the chain's name
+    /// (and, for a chain of one file, the capture summary's counts).
+    fn close(self, done: &mut Done) {
+        let (summary, mut flows, _) = self.analysis.finish(&self.first_name, None);
+        let name = if self.members.len() > 1 {
+            let last = self.last_name.rsplit(['/', std::path::MAIN_SEPARATOR]).next().unwrap_or(&self.last_name);
+            format!("{}..{last}", self.first_name)
+        } else {
+            self.first_name.clone()
+        };
+        if self.members.len() == 1 {
+            let row = &mut done.captures[self.members[0]];
+            row.packets = Some(summary.packets);
+            row.tcp_segments = Some(summary.tcp_segments);
+            row.non_tcp_records = Some(summary.skipped.iter().map(|s| s.records).sum());
+            row.flows = Some(summary.flows);
+            row.first_ts = summary.first_ts;
+            row.last_ts = summary.last_ts;
+            row.link_types = join(&summary.link_types);
+            row.warnings = join(&summary.warnings);
+        }
+        for &m in &self.members {
+            done.captures[m].chain = Some(name.clone());
+        }
+        if self.members.len() > 1 {
+            for f in &mut flows {
+                f.capture = name.clone();
+            }
+        }
+        done.flows.extend(flows);
+    }
+}
+
+/// A list in one cell, as the flows table joins them; none when empty.
+fn join(v: &[String]) -> Option<String> {
+    (!v.is_empty()).then(|| v.join(" | "))
+}
+
+fn row(input: &Input, status: &str) -> CaptureRow {
+    CaptureRow {
+        path: input.name.clone(),
+        status: status.to_string(),
+        size_bytes: input.size,
+        mtime: (input.mtime_ns != 0).then(|| input.mtime_ns as f64 / 1e9),
+        ..Default::default()
+    }
+}
+
+/// The row of a file that is not read.
+fn unread(input: &Input, problem: Problem) -> CaptureRow {
+    match problem {
+        Problem::Failed(why) => CaptureRow { error: Some(why), ..row(input, "failed") },
+        Problem::Skipped(why) => CaptureRow { skipped_reason: Some(why), ..row(input, "skipped") },
+    }
+}
+
+/// Opens a file as a capture (recognised by content).
+fn open(input: &Input) -> Result<CaptureReader, Problem> {
+    if let Some(p) = &input.problem {
+        return Err(p.clone());
+    }
+    let file = std::fs::File::open(&input.path).map_err(|e| Problem::Failed(format!("cannot open: {e}")))?;
+    CaptureReader::new(Box::new(file)).map_err(|e| match e {
+        CaptureError::NotACapture(_) => Problem::Skipped(e.to_string()),
+        e => Problem::Failed(e.to_string()),
+    })
+}
+
+pub fn process(unit: &Unit, ctx: &Context) -> Done {
+    let idle = AnalysisConfig::default().table.idle_timeout;
+    let mut done = Done { captures: Vec::with_capacity(unit.inputs.len()), flows: Vec::new() };
+    let mut chain: Option<Chain> = None;
+    for input in &unit.inputs {
+        let mut reader = match open(input) {
+            Ok(r) => r,
+            Err(problem) => {
+                ctx.progress.advance(input.size, 0);
+                ctx.progress.file_done();
+                done.captures.push(unread(input, problem));
+                continue;
+            }
+        };
+        let mut r = CaptureRow {
+            format: Some(reader.format().name().to_string()),
+            compression: Some(reader.compression().name().to_string()),
+            ..row(input, "ok")
+        };
+        // This file's first and last packet times.
+        let mut span: Option<(Timestamp, Timestamp)> = None;
+        let (mut reported_bytes, mut reported_packets) = (0u64, 0u64);
+        loop {
+            match reader.next_frame() {
+                Ok(Some(frame)) => {
+                    if span.is_none() && chain.as_ref().is_some_and(|c| !c.continued_by(frame.ts, idle)) {
+                        if let Some(c) = chain.take() {
+                            c.close(&mut done);
+                        }
+                    }
+                    span = Some(span.map_or((frame.ts, frame.ts), |(first, last)| (first, last.max(frame.ts))));
+                    let c = chain.get_or_insert_with(|| Chain::new(ctx, &input.name));
+                    c.analysis.on_frame(&frame);
+                    if frame.number - reported_packets >= REPORT_EVERY {
+                        let bytes = reader.input_bytes();
+                        ctx.progress.advance(bytes.saturating_sub(reported_bytes), REPORT_EVERY);
+                        reported_bytes = bytes;
+                        reported_packets += REPORT_EVERY;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    // As `analyze`: the packets before the problem are analysed, the
+                    // problem becomes a warning.
+                    let c = chain.get_or_insert_with(|| Chain::new(ctx, &input.name));
+                    c.analysis.warn(e.to_string());
+                    r.status = "partial".to_string();
+                    r.error = Some(e.to_string());
+                    r.warnings = r.error.clone();
+                    break;
+                }
+            }
+        }
+        let packets = reader.frames_read();
+        ctx.progress.advance(input.size.saturating_sub(reported_bytes), packets - reported_packets.min(packets));
+        ctx.progress.file_done();
+        let c = chain.get_or_insert_with(|| Chain::new(ctx, &input.name));
+        if let Some((_, t)) = span {
+            c.last_ts = Some(c.last_ts.map_or(t, |l| l.max(t)));
+        }
+        c.last_name = input.name.clone();
+        c.members.push(done.captures.len());
+        r.packets = Some(packets);
+        r.first_ts = span.map(|(t, _)| t.secs_f64());
+        r.last_ts = span.map(|(_, t)| t.secs_f64());
+        r.link_types = join(&reader.link_types().iter().map(|l| l.to_string()).collect::<Vec<_>>());
+        done.captures.push(r);
+    }
+    if let Some(c) = chain.take() {
+        c.close(&mut done);
+    }
+    done
+}

@@ -1,0 +1,25 @@
+//! `bdpscope batch`: the command line of [`crate::batch`] (which documents the outputs,
+//! re-runs, sharding and stitching).
+
+use super::{BatchArgs, Status};
+use crate::batch::{self, Options, Shard};
+use anyhow::Result;
+use bdpscope::analysis::FlowFilter;
+
+pub fn parse_shard(s: &str) -> Result<Shard, String> {
+    Shard::parse(s)
+}
+
+pub fn run(args: BatchArgs) -> Result<Status> {
+    let outcome = batch::run(Options {
+        paths: args.paths,
+        out: args.out,
+        jobs: args.jobs,
+        stitch: args.stitch,
+        force: args.force,
+        shard: args.shard,
+        filter: FlowFilter { hosts: args.hosts, ports: args.ports },
+        link_rate_bps: args.link_rate,
+    })?;
+    Ok(if outcome.failed > 0 { Status::InputFailed } else { Status::Success })
+}

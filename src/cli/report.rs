@@ -1,0 +1,93 @@
+//! `bdpscope report`: one self-contained HTML page — the captures, a sortable and
+//! filterable flow table, and per flow its findings and four plots (inline SVG).
+
+use super::analyze::{analyze_one, filter_of};
+use super::{parse_rate, Selection, Status};
+use crate::plot::{self, Ctx, Kind, SeriesRecorder};
+use crate::render::html::{self, Page, Plots};
+use anyhow::{Context, Result};
+use clap::Args;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Capture files (pcap, pcapng, optionally gzip/zstd); `-` reads standard input.
+    #[arg(required = true, value_name = "CAPTURE")]
+    pub captures: Vec<PathBuf>,
+    /// Directory to write index.html into (created when missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub select: Selection,
+    /// The bottleneck link rate when you know it (e.g. 50M, 1G), instead of the estimate.
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub link_rate: Option<f64>,
+    /// Draw plots for at most this many flows (those with the most data); the others
+    /// are in the table and described, without plots.
+    #[arg(long, value_name = "N", default_value_t = 40)]
+    pub max_plots: usize,
+    /// The page's title.
+    #[arg(long, value_name = "TEXT", default_value = "bdpscope report")]
+    pub title: String,
+}
+
+pub fn run(args: ReportArgs) -> Result<Status> {
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("{}: cannot create the directory", args.out.display()))?;
+    let mut recorder = SeriesRecorder::new(args.select.flows.clone(), args.max_plots);
+    let (mut captures, mut flows, mut failed) = (Vec::new(), Vec::new(), Vec::new());
+    let mut next_id = 0;
+    for path in &args.captures {
+        match analyze_one(path, next_id, filter_of(&args.select), args.link_rate, &mut recorder) {
+            Ok((summary, fl, _, next)) => {
+                next_id = next;
+                captures.push(summary);
+                flows.extend(
+                    fl.into_iter()
+                        .filter(|f| args.select.flows.is_empty() || args.select.flows.contains(&f.id)),
+                );
+            }
+            Err(e) => {
+                eprintln!("bdpscope: {e:#}");
+                failed.push(format!("{e:#}"));
+            }
+        }
+    }
+    let mut plots: HashMap<u64, Plots> = HashMap::new();
+    for f in &flows {
+        let Some(rec) = recorder.get(f.id) else { continue };
+        let ctx = Ctx::new(f, rec);
+        let mut v = Vec::new();
+        for kind in Kind::ALL {
+            v.push((kind.reading(), plot::svg(kind, &ctx)?));
+        }
+        plots.insert(f.id, v);
+    }
+    let plot_note = (!recorder.dropped.is_empty()).then(|| {
+        format!(
+            "{} flow(s) with less data have no plots (the report draws at most {}; see --max-plots)",
+            recorder.dropped.len(),
+            args.max_plots
+        )
+    });
+    let page = Page {
+        title: &args.title,
+        captures: &captures,
+        flows: &flows,
+        plots: &plots,
+        failed: &failed,
+        plot_note,
+    };
+    let index = args.out.join("index.html");
+    let file = std::fs::File::create(&index).with_context(|| format!("{}: cannot write", index.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    html::write(&mut out, &page).with_context(|| format!("{}: cannot write", index.display()))?;
+    std::io::Write::flush(&mut out)?;
+    println!("{}", index.display());
+    Ok(if failed.is_empty() && !captures.is_empty() {
+        Status::Success
+    } else {
+        Status::InputFailed
+    })
+}

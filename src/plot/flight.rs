@@ -1,0 +1,136 @@
+//! The signature plot: bytes in flight against the receive window and the BDP, over the
+//! periods of what limited the flow.
+
+use super::style::*;
+use super::{runs_below, split_gaps, steps, Ctx};
+use anyhow::Result;
+use plotters::prelude::*;
+
+fn max_of(p: &[(f64, f64)]) -> f64 {
+    p.iter().map(|q| q.1).fold(0.0, f64::max)
+}
+
+pub fn draw<DB: DrawingBackend>(ctx: &Ctx<'_>, root: &Area<DB>) -> Result<()> {
+    let d = &ctx.rec.data;
+    let f = ctx.flow;
+    // Everything in bytes first; the unit is chosen from what is on screen.
+    let sender = ctx.points(&d.sender_flight, 1.0);
+    let naive = ctx.points(&d.flight, 1.0);
+    let rwnd = steps(&ctx.points(&d.rwnd, 1.0));
+    let bdp = f.bdp_bytes.map(|b| b as f64).filter(|b| *b > 0.0);
+    // Near the receiver the capture point's flight says little about the sender (data is
+    // acknowledged as it arrives), and neither does the pipe: draw the pipe only where the
+    // capture was taken near the sender (or in the middle).
+    let sender_end = if f.bulk_direction == "c2s" { "client" } else { "server" };
+    let receiver_end = if f.bulk_direction == "c2s" { "server" } else { "client" };
+    let near_receiver = f.rtt_ms.vantage == receiver_end && f.rtt_ms.vantage != sender_end;
+    let pipe = if d.retransmitted_segments > 0 && !near_receiver {
+        ctx.points(&d.pipe, 1.0)
+    } else {
+        Vec::new()
+    };
+    let data_max = max_of(&sender).max(max_of(&naive)).max(max_of(&pipe));
+    let rwnd_max = max_of(&rwnd);
+    let near = data_max.max(bdp.unwrap_or(0.0));
+    // A window far above both flight and BDP would squash them: cut the axis and say so.
+    let cut = near > 0.0 && rwnd_max > 1.6 * near;
+    let top = if cut { 1.25 * near } else { near.max(rwnd_max) };
+    let unit = bytes_unit(top);
+    let y_max = headroom(top) / unit.div;
+    let scale = |p: Vec<(f64, f64)>| -> Vec<(f64, f64)> { p.into_iter().map(|(x, y)| (x, y / unit.div)).collect() };
+
+    let main_is_sender = !sender.is_empty();
+    let mut legend = Vec::new();
+    if main_is_sender {
+        legend.push(LegendItem::new(Swatch::Line(pal::BLUE, 2), "flight (sender's view)"));
+        legend.push(LegendItem::new(
+            Swatch::Line(pal::LIGHT_BLUE, 1),
+            "flight at the capture point",
+        ));
+    } else {
+        legend.push(LegendItem::new(
+            Swatch::Line(pal::BLUE, 2),
+            "flight at the capture point",
+        ));
+    }
+    if !rwnd.is_empty() {
+        let label = if cut {
+            format!("advertised receive window (up to {}, off the top)", fmt_bytes(rwnd_max))
+        } else {
+            "advertised receive window".to_string()
+        };
+        legend.push(LegendItem::new(Swatch::Line(pal::ORANGE, 4), label));
+    }
+    if !pipe.is_empty() {
+        legend.push(LegendItem::new(
+            Swatch::Line(pal::GREEN, 1),
+            "pipe (RFC 6675, SACK-aware)",
+        ));
+    }
+    match (bdp, f.bottleneck_bps, f.rtt_ms.min) {
+        (Some(b), Some(rate), Some(rtt)) => legend.push(LegendItem::new(
+            Swatch::Dashed(pal::INK),
+            format!("BDP {} = {} × {:.1} ms", fmt_bytes(b), fmt_rate(rate), rtt),
+        )),
+        (Some(b), _, _) => legend.push(LegendItem::new(
+            Swatch::Dashed(pal::INK),
+            format!("BDP {}", fmt_bytes(b)),
+        )),
+        _ => {}
+    }
+    if d.retransmitted_segments > 0 {
+        legend.push(LegendItem::new(
+            Swatch::Bar(pal::RED),
+            format!("retransmissions ({})", d.retransmitted_segments),
+        ));
+    }
+    let bands = ctx.bands();
+    for l in BAND_LABELS {
+        if let (true, Some(c)) = (bands.iter().any(|b| b.2 == l), band_colour(l)) {
+            legend.push(LegendItem::new(Swatch::Band(c), l));
+        }
+    }
+
+    let area = frame(root, &ctx.title(super::Kind::Flight), &legend)?;
+    let mut c = chart(&area, ctx.x_max, 0.0..y_max, &format!("bytes ({})", unit.name))?;
+    draw_bands(&mut c, &bands, 0.0..y_max)?;
+    if !rwnd.is_empty() {
+        // Wider than the flight line, and under it: where the sender keeps the whole window
+        // in flight the window shows as an orange edge around the blue line.
+        for run in runs_below(&scale(rwnd), y_max) {
+            c.draw_series(LineSeries::new(run, pal::ORANGE.stroke_width(4)))
+                .map_err(err)?;
+        }
+    }
+    if main_is_sender {
+        c.draw_series(LineSeries::new(scale(naive.clone()), pal::LIGHT_BLUE.stroke_width(1)))
+            .map_err(err)?;
+    }
+    // The sender's view and the pipe exist only on data segments: not drawn across pauses
+    // longer than a round trip (the capture point's flight shows what happened there).
+    let gap = f.rtt_ms.min.map_or(0.2, |ms| (ms / 1000.0).max(0.005)) * 1.5;
+    for run in split_gaps(scale(pipe), gap) {
+        c.draw_series(LineSeries::new(run, pal::GREEN.stroke_width(1)))
+            .map_err(err)?;
+    }
+    if main_is_sender {
+        for run in split_gaps(scale(sender), gap) {
+            c.draw_series(LineSeries::new(run, pal::BLUE.stroke_width(2)))
+                .map_err(err)?;
+        }
+    } else {
+        c.draw_series(LineSeries::new(scale(naive), pal::BLUE.stroke_width(2)))
+            .map_err(err)?;
+    }
+    if let Some(b) = bdp {
+        hline(&mut c, (b / unit.div).min(y_max), pal::INK, 2)?;
+    }
+    // Retransmissions as a rug along the bottom: where the saw-tooth's teeth come from.
+    let rug = y_max * 0.045;
+    c.draw_series(d.retransmissions.coarsened(PLOT_PX / 2).iter().map(|(_, r)| {
+        let x = ctx.x(r.t());
+        PathElement::new(vec![(x, 0.0), (x, rug)], pal::RED.stroke_width(2))
+    }))
+    .map_err(err)?;
+    Ok(())
+}

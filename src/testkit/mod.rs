@@ -47,6 +47,8 @@
 //! template can be cloned and varied. Misuse (an unparsable address, mixed address
 //! families, more than 40 option bytes) panics: this is test code.
 
+pub mod sim;
+
 use crate::capture::LinkType;
 use crate::decode::TcpFlags;
 use std::net::{IpAddr, SocketAddr};

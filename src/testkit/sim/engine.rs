@@ -1,0 +1,1121 @@
+//! The event loop: hosts, the two link directions, timers, the handshake, the capture
+//! points and the truth accounting.
+
+use super::receiver::{AckNow, Receiver, DELACK};
+use super::rng::Rng;
+use super::sender::{Sender, State, Xmit};
+use super::wire::{self, Opt, Seg, SynOpts};
+use super::{App, Flow, FlowTruth, LimitTimes, Path, SimOutput};
+use crate::capture::{LinkType, PcapWriter};
+use crate::decode::TcpFlags;
+use crate::time::Timestamp;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+const US: i64 = 1_000;
+const MS: i64 = 1_000_000;
+/// Capture timestamps start here (2023-11-14).
+const EPOCH_NS: i64 = 1_700_000_000 * 1_000_000_000;
+/// Time a host takes to react to a segment (ACK clocking, ACK generation).
+const PROC: i64 = 8 * US;
+/// Time one packet takes at a host's own interface (bursts leave 1 µs apart).
+const HOST_GAP: i64 = US;
+/// How long the run goes on after the applications stop, at most.
+const DRAIN: i64 = 3_000 * MS;
+/// The sender host's own receive buffer (Linux's tcp_rmem max: window scale 7).
+const SENDER_HOST_SPACE: u64 = 6 << 20;
+const SENDER: usize = 0;
+const RECEIVER: usize = 1;
+
+fn ns(d: Duration) -> i64 {
+    d.as_nanos().min(i64::MAX as u128) as i64
+}
+
+fn dur(n: i64) -> Duration {
+    Duration::from_nanos(n.max(0) as u64)
+}
+
+/// Smallest shift that fits `space` in 16 bits (at most 14).
+fn shift_for(space: u64) -> u8 {
+    let mut s = 0;
+    while s < 14 && (space >> s) > 65535 {
+        s += 1;
+    }
+    s
+}
+
+/// The window of a SYN: the space rounded down to whole segments, at most 16 bits.
+fn syn_window(space: u64, mss: u32) -> u64 {
+    let m = mss.max(1) as u64;
+    (space.min(65535) / m * m).max(m.min(65535))
+}
+
+fn ms_clock(t: i64, off: u32) -> u32 {
+    off.wrapping_add((t.div_euclid(MS)) as u32)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Which {
+    Rto,
+    Persist,
+    Delack,
+    Reader,
+}
+
+enum Kind {
+    Connect(usize),
+    /// Boxed: heap entries stay small.
+    Arrive(Box<(Seg, Vec<u8>, u32)>),
+    Timer {
+        flow: usize,
+        which: Which,
+        gen: u64,
+    },
+    AppBurst(usize),
+    AppStop,
+}
+
+struct Ev {
+    t: i64,
+    n: u64,
+    kind: Kind,
+}
+
+impl PartialEq for Ev {
+    fn eq(&self, o: &Self) -> bool {
+        (self.t, self.n) == (o.t, o.n)
+    }
+}
+impl Eq for Ev {}
+impl PartialOrd for Ev {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Ev {
+    /// Reversed: the heap pops the earliest event, ties in scheduling order.
+    fn cmp(&self, o: &Self) -> Ordering {
+        (o.t, o.n).cmp(&(self.t, self.n))
+    }
+}
+
+/// One direction of the path.
+struct Link {
+    /// Bits/s; 0 = no bottleneck.
+    rate: u64,
+    delay: i64,
+    limit: usize,
+    departures: VecDeque<i64>,
+    last_dep: i64,
+}
+
+impl Link {
+    /// A packet of `wire` bytes reaches the queue at `t`: None when the queue is full,
+    /// else (start of its serialisation, its departure, its arrival at the far end).
+    fn enter(&mut self, t: i64, wire: u32) -> Option<(i64, i64, i64)> {
+        if self.rate == 0 {
+            return Some((t, t, t + self.delay));
+        }
+        while self.departures.front().is_some_and(|&d| d <= t) {
+            self.departures.pop_front();
+        }
+        if self.departures.len() >= self.limit {
+            return None;
+        }
+        let ser = ((wire as u128 * 8 * 1_000_000_000 + self.rate as u128 / 2) / self.rate as u128) as i64;
+        let start = t.max(self.last_dep);
+        let dep = start + ser;
+        self.departures.push_back(dep);
+        self.last_dep = dep;
+        Some((start, dep, dep + self.delay))
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Timer {
+    at: Option<i64>,
+    gen: u64,
+}
+
+/// Handshake knowledge of one end.
+#[derive(Clone, Copy, Debug, Default)]
+struct End {
+    isn: u32,
+    ts_off: u32,
+    /// Shift this end offers (from its buffer).
+    shift: u8,
+    space: u64,
+    /// Window of its SYN / SYN-ACK (unscaled).
+    syn_wnd: u64,
+    established: bool,
+    ws_on: bool,
+    ts_on: bool,
+    sack_on: bool,
+    /// Shift applied to windows received / to windows advertised.
+    snd_wscale: u8,
+    rcv_wscale: u8,
+    peer_mss: u16,
+    peer_syn_ts: u32,
+}
+
+struct FlowSim {
+    cfg: Flow,
+    /// "ip:port" of the end at the sender host / receiver host.
+    addr: [String; 2],
+    client_host: usize,
+    end: [End; 2],
+    snd: Option<Sender>,
+    rcv: Option<Receiver>,
+    /// TSval of the latest segment the sender host's end received.
+    s_ts_recent: u32,
+    s_got_fin: bool,
+    r_fin_sent: bool,
+    r_fin_acked: bool,
+    rto: Timer,
+    persist: Timer,
+    delack: Timer,
+    reader: Timer,
+    chrono: Vec<(i64, Option<State>)>,
+    last_state: Option<State>,
+    first_data: Option<i64>,
+    all_acked: Option<i64>,
+    queue_drops: u64,
+    random_losses: u64,
+    mss_payload: u32,
+    closed: bool,
+}
+
+impl FlowSim {
+    fn ws(&self, host: usize) -> Option<u8> {
+        let e = &self.end[host];
+        e.established
+            .then_some(e.ws_on)
+            .and_then(|on| on.then_some(e.snd_wscale))
+    }
+}
+
+struct Rec {
+    t: i64,
+    n: u64,
+    bytes: Vec<u8>,
+    wire: u32,
+}
+
+pub(super) struct Sim {
+    path: Path,
+    now: i64,
+    n: u64,
+    heap: BinaryHeap<Ev>,
+    links: [Link; 2],
+    nic_free: [i64; 2],
+    flows: Vec<FlowSim>,
+    caps: [Vec<Rec>; 2],
+    loss_rng: Rng,
+    /// Busy periods of the forward bottleneck, merged.
+    busy: Vec<(i64, i64)>,
+    stop: i64,
+    end: i64,
+    scratch: Vec<Xmit>,
+    builder: wire::Builder,
+}
+
+impl Sim {
+    pub fn new(path: &Path, flows: &[Flow], duration: Duration) -> Sim {
+        let fwd_delay = ns(path.one_way_delay);
+        let rev_delay = path.ack_delay.map_or(fwd_delay, ns);
+        let links = [
+            Link {
+                rate: path.rate_bps,
+                delay: fwd_delay,
+                limit: path.queue_pkts.max(1),
+                departures: VecDeque::new(),
+                last_dep: i64::MIN,
+            },
+            Link {
+                rate: if path.ack_rate_limited { path.rate_bps } else { 0 },
+                delay: rev_delay,
+                limit: path.queue_pkts.max(1),
+                departures: VecDeque::new(),
+                last_dep: i64::MIN,
+            },
+        ];
+        let hosts: [IpAddr; 2] = if path.ipv6 {
+            ["fd00::2".parse().unwrap(), "fd00::1".parse().unwrap()]
+        } else {
+            ["10.0.0.2".parse().unwrap(), "10.0.0.1".parse().unwrap()]
+        };
+        let mut id_rng = Rng::new(path.seed, 1);
+        let sims = flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let client_host = if f.upload { SENDER } else { RECEIVER };
+                let port = |h: usize| -> u16 {
+                    if h == client_host {
+                        40000 + i as u16
+                    } else {
+                        5001 + i as u16
+                    }
+                };
+                let addr = [0, 1].map(|h| SocketAddr::new(hosts[h], port(h)).to_string());
+                let spaces = [SENDER_HOST_SPACE, f.rcvbuf as u64];
+                let end = [0, 1].map(|h| End {
+                    isn: id_rng.next_u32(),
+                    ts_off: id_rng.next_u32(),
+                    shift: shift_for(spaces[h]),
+                    space: spaces[h],
+                    ..End::default()
+                });
+                // A 1500-byte MTU: MSS at most 1460 (1440 over IPv6).
+                let mut cfg = f.clone();
+                cfg.mss = cfg.mss.clamp(88, if path.ipv6 { 1440 } else { 1460 });
+                FlowSim {
+                    cfg,
+                    addr,
+                    client_host,
+                    end,
+                    snd: None,
+                    rcv: None,
+                    s_ts_recent: 0,
+                    s_got_fin: false,
+                    r_fin_sent: false,
+                    r_fin_acked: false,
+                    rto: Timer::default(),
+                    persist: Timer::default(),
+                    delack: Timer::default(),
+                    reader: Timer::default(),
+                    chrono: Vec::new(),
+                    last_state: None,
+                    first_data: None,
+                    all_acked: None,
+                    queue_drops: 0,
+                    random_losses: 0,
+                    mss_payload: 0,
+                    closed: false,
+                }
+            })
+            .collect();
+        let stop = ns(duration);
+        let mut sim = Sim {
+            path: path.clone(),
+            now: 0,
+            n: 0,
+            heap: BinaryHeap::new(),
+            links,
+            nic_free: [0; 2],
+            flows: sims,
+            caps: [Vec::new(), Vec::new()],
+            loss_rng: Rng::new(path.seed, 2),
+            busy: Vec::new(),
+            stop,
+            end: stop + DRAIN,
+            scratch: Vec::new(),
+            builder: wire::Builder::default(),
+        };
+        for (i, f) in flows.iter().enumerate() {
+            sim.push(ns(f.start), Kind::Connect(i));
+        }
+        sim.push(stop, Kind::AppStop);
+        sim
+    }
+
+    fn push(&mut self, t: i64, kind: Kind) {
+        self.n += 1;
+        self.heap.push(Ev { t, n: self.n, kind });
+    }
+
+    fn arm(&mut self, f: usize, which: Which, at: i64) {
+        let t = match which {
+            Which::Rto => &mut self.flows[f].rto,
+            Which::Persist => &mut self.flows[f].persist,
+            Which::Delack => &mut self.flows[f].delack,
+            Which::Reader => &mut self.flows[f].reader,
+        };
+        t.gen += 1;
+        t.at = Some(at);
+        let gen = t.gen;
+        self.push(at, Kind::Timer { flow: f, which, gen });
+    }
+
+    fn disarm(&mut self, f: usize, which: Which) {
+        match which {
+            Which::Rto => self.flows[f].rto.at = None,
+            Which::Persist => self.flows[f].persist.at = None,
+            Which::Delack => self.flows[f].delack.at = None,
+            Which::Reader => self.flows[f].reader.at = None,
+        }
+    }
+
+    pub fn run(mut self) -> SimOutput {
+        while let Some(ev) = self.heap.pop() {
+            if ev.t > self.end {
+                break;
+            }
+            self.now = ev.t;
+            match ev.kind {
+                Kind::Connect(f) => self.connect(f),
+                Kind::Arrive(a) => {
+                    let (seg, bytes, wire) = *a;
+                    self.arrive(seg, bytes, wire)
+                }
+                Kind::Timer { flow, which, gen } => self.timer(flow, which, gen),
+                Kind::AppBurst(f) => self.app_burst(f),
+                Kind::AppStop => self.app_stop(),
+            }
+            if self.now >= self.stop && self.flows.iter().all(|f| f.closed) {
+                break;
+            }
+        }
+        self.output()
+    }
+
+    // ---- the wire ----------------------------------------------------------------------
+
+    /// A host puts a segment on its interface now (after its reaction time): capture at
+    /// its side, middlebox, loss, queue, propagation.
+    fn emit(&mut self, host: usize, mut seg: Seg) {
+        let t = (self.now + PROC).max(self.nic_free[host]);
+        self.nic_free[host] = t + HOST_GAP;
+        // Timestamps carry the ms clock of the emitting host: `ts.0` holds its offset.
+        if let Some((off, ecr)) = seg.ts {
+            seg.ts = Some((ms_clock(t, off), ecr));
+        }
+        if let Some(o) = seg.syn.as_mut() {
+            if let Opt::On((off, ecr)) = o.ts {
+                o.ts = Opt::On((ms_clock(t, off), ecr));
+            }
+        }
+        let f = seg.flow;
+        let (src, dst) = (&self.flows[f].addr[host], &self.flows[f].addr[1 - host]);
+        let (ipv6, snap) = (self.path.ipv6, self.path.snaplen);
+        let (bytes, wire) = self.builder.build(&seg, src, dst, ipv6, snap);
+        let mut far = None;
+        if seg.syn.is_some() && wire::rewrite(&mut seg, &self.flows[f].cfg.options) {
+            let (src, dst) = (&self.flows[f].addr[host], &self.flows[f].addr[1 - host]);
+            far = Some(wire::build(&seg, src, dst, ipv6, snap));
+        }
+        self.n += 1;
+        let n = self.n;
+        self.caps[host].push(Rec {
+            t,
+            n,
+            bytes: bytes.clone(),
+            wire,
+        });
+        let (bytes, wire) = far.unwrap_or((bytes, wire));
+        let link = host; // forward link leaves the sender host
+        if link == SENDER && self.path.loss > 0.0 && !seg.is_syn() && self.loss_rng.next_f64() < self.path.loss {
+            if seg.len > 0 {
+                self.flows[f].random_losses += 1;
+            }
+            return;
+        }
+        match self.links[link].enter(t, wire) {
+            None => {
+                if link == SENDER && seg.len > 0 {
+                    self.flows[f].queue_drops += 1;
+                }
+            }
+            Some((start, dep, arrival)) => {
+                if link == SENDER {
+                    match self.busy.last_mut() {
+                        Some(last) if start <= last.1 => last.1 = last.1.max(dep),
+                        _ => self.busy.push((start, dep)),
+                    }
+                }
+                self.push(arrival, Kind::Arrive(Box::new((seg, bytes, wire))));
+            }
+        }
+    }
+
+    fn arrive(&mut self, seg: Seg, bytes: Vec<u8>, wire: u32) {
+        let host = if seg.forward { RECEIVER } else { SENDER };
+        self.n += 1;
+        let n = self.n;
+        self.caps[host].push(Rec {
+            t: self.now,
+            n,
+            bytes,
+            wire,
+        });
+        if host == SENDER {
+            self.at_sender(seg);
+        } else {
+            self.at_receiver(seg);
+        }
+    }
+
+    // ---- handshake -----------------------------------------------------------------------
+
+    fn syn_opts(&self, f: usize, host: usize, syn_ack: bool) -> SynOpts {
+        let fl = &self.flows[f];
+        let o = &fl.cfg.options;
+        let e = &fl.end[host];
+        let (ws, sack, ts) = if syn_ack {
+            (e.ws_on, e.sack_on, e.ts_on)
+        } else {
+            (o.wscale, o.sack, o.timestamps)
+        };
+        SynOpts {
+            mss: Some(fl.cfg.mss),
+            sack_perm: if sack { Opt::On(()) } else { Opt::Absent },
+            ts: if ts {
+                Opt::On((e.ts_off, if syn_ack { e.peer_syn_ts } else { 0 }))
+            } else {
+                Opt::Absent
+            },
+            wscale: if ws { Opt::On(e.shift) } else { Opt::Absent },
+        }
+    }
+
+    fn connect(&mut self, f: usize) {
+        let c = self.flows[f].client_host;
+        let mss = self.flows[f].cfg.mss as u32;
+        let e = &mut self.flows[f].end[c];
+        e.syn_wnd = syn_window(e.space, mss);
+        let seg = Seg {
+            flow: f,
+            forward: c == SENDER,
+            seq: e.isn,
+            ack: 0,
+            flags: TcpFlags::SYN,
+            win: e.syn_wnd as u16,
+            len: 0,
+            ts: None,
+            sack: Vec::new(),
+            syn: Some(self.syn_opts(f, c, false)),
+            probe: false,
+        };
+        self.emit(c, seg);
+    }
+
+    /// The server end (at `host`) gets the SYN and answers.
+    fn on_syn(&mut self, host: usize, seg: &Seg) {
+        let fl = &mut self.flows[seg.flow];
+        if fl.end[host].peer_mss != 0 {
+            return; // a duplicate SYN
+        }
+        let o = seg.syn.unwrap_or(SynOpts {
+            mss: None,
+            sack_perm: Opt::Absent,
+            ts: Opt::Absent,
+            wscale: Opt::Absent,
+        });
+        let cfg = fl.cfg.options;
+        let e = &mut fl.end[host];
+        e.peer_mss = o.mss.unwrap_or(536);
+        e.ws_on = cfg.wscale && o.wscale.get().is_some();
+        e.sack_on = cfg.sack && o.sack_perm.get().is_some();
+        e.ts_on = cfg.timestamps && o.ts.get().is_some();
+        e.peer_syn_ts = o.ts.get().map_or(0, |t| t.0);
+        e.snd_wscale = if e.ws_on { o.wscale.get().unwrap_or(0) } else { 0 };
+        e.rcv_wscale = if e.ws_on { e.shift } else { 0 };
+        let mss = fl.cfg.mss as u32 - if e.ts_on { 12 } else { 0 };
+        e.syn_wnd = syn_window(e.space, mss);
+        let peer_isn = seg.seq;
+        let reply = Seg {
+            flow: seg.flow,
+            forward: host == SENDER,
+            seq: e.isn,
+            ack: peer_isn.wrapping_add(1),
+            flags: TcpFlags::SYN | TcpFlags::ACK,
+            win: e.syn_wnd as u16,
+            len: 0,
+            ts: None,
+            sack: Vec::new(),
+            syn: None,
+            probe: false,
+        };
+        let mut reply = reply;
+        reply.syn = Some(self.syn_opts(seg.flow, host, true));
+        self.emit(host, reply);
+    }
+
+    /// The client end (at `host`) gets the SYN-ACK: it is established and ACKs.
+    fn on_syn_ack(&mut self, host: usize, seg: &Seg) {
+        let f = seg.flow;
+        let fl = &mut self.flows[f];
+        if fl.end[host].established {
+            return;
+        }
+        let o = seg.syn.unwrap_or(SynOpts {
+            mss: None,
+            sack_perm: Opt::Absent,
+            ts: Opt::Absent,
+            wscale: Opt::Absent,
+        });
+        let cfg = fl.cfg.options;
+        let e = &mut fl.end[host];
+        e.peer_mss = o.mss.unwrap_or(536);
+        e.ws_on = cfg.wscale && o.wscale.get().is_some();
+        e.sack_on = cfg.sack && o.sack_perm.get().is_some();
+        e.ts_on = cfg.timestamps && o.ts.get().is_some();
+        e.peer_syn_ts = o.ts.get().map_or(0, |t| t.0);
+        e.snd_wscale = if e.ws_on { o.wscale.get().unwrap_or(0) } else { 0 };
+        e.rcv_wscale = if e.ws_on { e.shift } else { 0 };
+        let syn_ack_wnd = seg.win as u64;
+        self.establish(f, host, syn_ack_wnd);
+        if host == SENDER {
+            self.flows[f].s_ts_recent = self.flows[f].end[SENDER].peer_syn_ts;
+            // The handshake's ACK, then data.
+            self.sender_pure_ack(f);
+            self.sender_send(f);
+        } else {
+            self.receiver_ack(f, false);
+        }
+    }
+
+    /// `host`'s end of flow `f` becomes established; `peer_wnd` is the window the peer
+    /// last advertised (unscaled when it came in a SYN).
+    fn establish(&mut self, f: usize, host: usize, peer_wnd: u64) {
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        fl.end[host].established = true;
+        let s_end = fl.end[SENDER];
+        if host == SENDER {
+            let peer_mss = s_end.peer_mss.min(fl.cfg.mss) as u32;
+            let mss = peer_mss.saturating_sub(if s_end.ts_on { 12 } else { 0 }).max(64);
+            fl.mss_payload = mss;
+            let bulk = matches!(fl.cfg.app, App::Bulk);
+            fl.snd = Some(Sender::new(
+                mss,
+                fl.cfg.cc,
+                s_end.sack_on,
+                peer_wnd,
+                fl.cfg.sndbuf,
+                bulk,
+            ));
+            if let App::OnOff { .. } = fl.cfg.app {
+                self.push(now, Kind::AppBurst(f));
+            }
+            if now >= self.stop {
+                if let Some(s) = self.flows[f].snd.as_mut() {
+                    s.app_close();
+                }
+            }
+        } else {
+            let r = fl.end[RECEIVER];
+            // The receiver measures the segment size; the sender's is known here.
+            let peer = r.peer_mss.min(fl.cfg.mss) as u32;
+            let ts_data = fl.end[SENDER].ts_on || r.ts_on;
+            let rcv_mss = peer.saturating_sub(if ts_data { 12 } else { 0 }).max(64);
+            let mut rcv = Receiver::new(r.space, r.rcv_wscale, r.syn_wnd, rcv_mss, fl.cfg.reader, r.peer_syn_ts);
+            rcv.start_reader(now);
+            fl.rcv = Some(rcv);
+            self.reader_timer(f);
+        }
+    }
+
+    // ---- the sender host ------------------------------------------------------------------
+
+    fn at_sender(&mut self, seg: Seg) {
+        let f = seg.flow;
+        let syn = seg.flags & TcpFlags::SYN != 0;
+        let ack = seg.flags & TcpFlags::ACK != 0;
+        if syn && !ack {
+            self.on_syn(SENDER, &seg);
+            return;
+        }
+        if syn && ack {
+            self.on_syn_ack(SENDER, &seg);
+            return;
+        }
+        if !ack {
+            return;
+        }
+        if !self.flows[f].end[SENDER].established {
+            let e = &self.flows[f].end[SENDER];
+            if e.peer_mss == 0 {
+                return;
+            }
+            // The server's handshake completes with the client's ACK.
+            let w = (seg.win as u64) << e.snd_wscale;
+            self.establish(f, SENDER, w);
+        }
+        let fl = &mut self.flows[f];
+        let e = fl.end[SENDER];
+        if e.ts_on {
+            if let Some((v, _)) = seg.ts {
+                fl.s_ts_recent = v;
+            }
+        }
+        let Some(snd) = fl.snd.as_mut() else { return };
+        let base = e.isn.wrapping_add(1);
+        let una_wire = base.wrapping_add(snd.una as u32);
+        let to_off = |w: u32| -> Option<u64> {
+            let d = w.wrapping_sub(una_wire) as i32 as i64;
+            let o = snd.una as i64 + d;
+            (o >= 0).then_some(o as u64)
+        };
+        let Some(ack_off) = to_off(seg.ack) else { return };
+        let sacks: Vec<(u64, u64)> = if e.sack_on {
+            seg.sack
+                .iter()
+                .filter_map(|&(l, r)| Some((to_off(l)?, to_off(r)?)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let win = (seg.win as u64) << e.snd_wscale;
+        let res = snd.on_ack(self.now, ack_off, win, &sacks);
+        let fin = seg.flags & TcpFlags::FIN != 0;
+        if fin && !fl.s_got_fin {
+            fl.s_got_fin = true;
+        }
+        if res.una_advanced {
+            self.disarm(f, Which::Rto);
+        }
+        if fin {
+            self.sender_pure_ack(f);
+        }
+        self.sender_send(f);
+    }
+
+    /// Lets the sender transmit, then looks after its timers and the chronograph.
+    fn sender_send(&mut self, f: usize) {
+        let now = self.now;
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        if let Some(snd) = self.flows[f].snd.as_mut() {
+            snd.try_send(now, &mut out);
+        }
+        self.emit_xmits(f, &out);
+        self.scratch = out;
+        self.sender_timers(f);
+        self.account(f);
+    }
+
+    fn emit_xmits(&mut self, f: usize, out: &[Xmit]) {
+        if out.is_empty() {
+            return;
+        }
+        let fl = &mut self.flows[f];
+        if fl.first_data.is_none() && out.iter().any(|x| x.len > 0) {
+            fl.first_data = Some(self.now);
+        }
+        let e = fl.end[SENDER];
+        let r_isn = fl.end[RECEIVER].isn;
+        let ack = r_isn.wrapping_add(1 + fl.s_got_fin as u32);
+        let win = self.sender_window(f);
+        let ts_recent = self.flows[f].s_ts_recent;
+        for x in out {
+            let mut flags = TcpFlags::ACK;
+            if x.psh {
+                flags |= TcpFlags::PSH;
+            }
+            if x.fin {
+                flags |= TcpFlags::FIN;
+            }
+            let seq = if x.probe {
+                e.isn.wrapping_add(x.start as u32)
+            } else {
+                e.isn.wrapping_add(1).wrapping_add(x.start as u32)
+            };
+            let seg = Seg {
+                flow: f,
+                forward: true,
+                seq,
+                ack,
+                flags,
+                win,
+                len: x.len,
+                ts: e.ts_on.then_some((e.ts_off, ts_recent)),
+                sack: Vec::new(),
+                syn: None,
+                probe: x.probe,
+            };
+            self.emit(SENDER, seg);
+        }
+    }
+
+    /// The window the sender host's end advertises: its initial window, never grown (it
+    /// receives no data).
+    fn sender_window(&self, f: usize) -> u16 {
+        let e = &self.flows[f].end[SENDER];
+        let s = e.rcv_wscale as u32;
+        let w = e.syn_wnd.div_ceil(1 << s) * (1 << s);
+        (w.min(65535 << s) >> s) as u16
+    }
+
+    fn sender_pure_ack(&mut self, f: usize) {
+        let fl = &self.flows[f];
+        let e = fl.end[SENDER];
+        let nxt = fl.snd.as_ref().map_or(0, |s| s.nxt + s.fin_sent as u64);
+        let seg = Seg {
+            flow: f,
+            forward: true,
+            seq: e.isn.wrapping_add(1).wrapping_add(nxt as u32),
+            ack: fl.end[RECEIVER].isn.wrapping_add(1 + fl.s_got_fin as u32),
+            flags: TcpFlags::ACK,
+            win: self.sender_window(f),
+            len: 0,
+            ts: e.ts_on.then_some((e.ts_off, fl.s_ts_recent)),
+            sack: Vec::new(),
+            syn: None,
+            probe: false,
+        };
+        self.emit(SENDER, seg);
+    }
+
+    fn sender_timers(&mut self, f: usize) {
+        let now = self.now;
+        let Some(snd) = self.flows[f].snd.as_ref() else {
+            return;
+        };
+        let (out, rto) = (snd.packets_out, snd.rto());
+        let blocked = out == 0 && snd.has_unsent() && snd.window_blocked();
+        let probe = snd.probe_interval();
+        if out == 0 {
+            self.disarm(f, Which::Rto);
+        } else if self.flows[f].rto.at.is_none() {
+            self.arm(f, Which::Rto, now + rto);
+        }
+        if blocked {
+            if self.flows[f].persist.at.is_none() {
+                self.arm(f, Which::Persist, now + probe);
+            }
+        } else {
+            self.disarm(f, Which::Persist);
+        }
+    }
+
+    /// Records the sender's state when it changes (the truth's chronograph).
+    fn account(&mut self, f: usize) {
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        let (Some(snd), Some(_)) = (fl.snd.as_ref(), fl.first_data) else {
+            return;
+        };
+        if fl.all_acked.is_some() {
+            return;
+        }
+        let done = snd.app_closed && snd.una >= snd.written && !snd.has_unsent();
+        let st = if done { None } else { Some(snd.state()) };
+        if fl.chrono.is_empty() || st != fl.last_state {
+            fl.chrono.push((now, st));
+            fl.last_state = st;
+        }
+        if done {
+            fl.all_acked = Some(now);
+        }
+    }
+
+    // ---- the receiver host -----------------------------------------------------------------
+
+    fn at_receiver(&mut self, seg: Seg) {
+        let f = seg.flow;
+        let syn = seg.flags & TcpFlags::SYN != 0;
+        let ack = seg.flags & TcpFlags::ACK != 0;
+        if syn && !ack {
+            self.on_syn(RECEIVER, &seg);
+            return;
+        }
+        if syn && ack {
+            self.on_syn_ack(RECEIVER, &seg);
+            return;
+        }
+        if !self.flows[f].end[RECEIVER].established {
+            if !ack || self.flows[f].end[RECEIVER].peer_mss == 0 {
+                return;
+            }
+            let w = (seg.win as u64) << self.flows[f].end[RECEIVER].snd_wscale;
+            self.establish(f, RECEIVER, w);
+        }
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        let r_isn = fl.end[RECEIVER].isn;
+        if fl.r_fin_sent && ack && seg.ack == r_isn.wrapping_add(2) && !fl.r_fin_acked {
+            fl.r_fin_acked = true;
+            fl.closed = fl.snd.as_ref().is_some_and(|s| s.fin_acked);
+        }
+        let ts_on = fl.end[RECEIVER].ts_on;
+        let base = fl.end[SENDER].isn.wrapping_add(1);
+        let Some(rcv) = fl.rcv.as_mut() else { return };
+        let nxt_wire = base.wrapping_add(rcv.data_end as u32);
+        let start = if seg.probe {
+            rcv.data_end.saturating_sub(1)
+        } else {
+            let d = seg.seq.wrapping_sub(nxt_wire) as i32 as i64;
+            (rcv.data_end as i64 + d).max(0) as u64
+        };
+        let fin = seg.flags & TcpFlags::FIN != 0;
+        let tsval = if ts_on { seg.ts.map(|t| t.0) } else { None };
+        let decision = rcv.on_segment(now, start, seg.len, fin, tsval, seg.probe);
+        match decision {
+            AckNow::Now => self.receiver_ack(f, false),
+            AckNow::Delay => {
+                if self.flows[f].delack.at.is_none() {
+                    self.arm(f, Which::Delack, now + DELACK);
+                }
+            }
+            AckNow::No => {}
+        }
+        self.receiver_maybe_close(f);
+        self.reader_timer(f);
+    }
+
+    /// Sends the receiver's ACK (with FIN when it closes).
+    fn receiver_ack(&mut self, f: usize, fin: bool) {
+        self.disarm(f, Which::Delack);
+        let fl = &mut self.flows[f];
+        let e = fl.end[RECEIVER];
+        let s_base = fl.end[SENDER].isn.wrapping_add(1);
+        let (ack_off, win, sacks) = match fl.rcv.as_mut() {
+            Some(r) => {
+                let n = if e.ts_on { 3 } else { 4 };
+                let blocks = if e.sack_on { r.sack_blocks(n) } else { Vec::new() };
+                let win = r.select_window();
+                (r.rcv_nxt, win, blocks)
+            }
+            // The client's handshake ACK before anything else.
+            None => (0, (e.syn_wnd >> e.rcv_wscale) as u16, Vec::new()),
+        };
+        let ts_recent = fl.rcv.as_ref().map_or(e.peer_syn_ts, |r| r.ts_recent);
+        let mut flags = TcpFlags::ACK;
+        if fin {
+            flags |= TcpFlags::FIN;
+        }
+        let seg = Seg {
+            flow: f,
+            forward: false,
+            seq: e.isn.wrapping_add(1 + (fl.r_fin_sent && !fin) as u32),
+            ack: s_base.wrapping_add(ack_off as u32),
+            flags,
+            win,
+            len: 0,
+            ts: e.ts_on.then_some((e.ts_off, ts_recent)),
+            sack: sacks
+                .iter()
+                .map(|&(l, r)| (s_base.wrapping_add(l as u32), s_base.wrapping_add(r as u32)))
+                .collect(),
+            syn: None,
+            probe: false,
+        };
+        self.emit(RECEIVER, seg);
+    }
+
+    fn receiver_maybe_close(&mut self, f: usize) {
+        let fl = &self.flows[f];
+        if fl.r_fin_sent || !fl.rcv.as_ref().is_some_and(|r| r.at_eof()) {
+            return;
+        }
+        self.flows[f].r_fin_sent = true;
+        self.receiver_ack(f, true);
+    }
+
+    // ---- applications and timers --------------------------------------------------------------
+
+    fn app_burst(&mut self, f: usize) {
+        let now = self.now;
+        let App::OnOff { burst, every } = self.flows[f].cfg.app else {
+            return;
+        };
+        if now >= self.stop {
+            return;
+        }
+        if let Some(s) = self.flows[f].snd.as_mut() {
+            s.app_write(burst as u64);
+        }
+        let next = now + ns(every).max(MS);
+        if next < self.stop {
+            self.push(next, Kind::AppBurst(f));
+        }
+        self.sender_send(f);
+    }
+
+    fn app_stop(&mut self) {
+        for f in 0..self.flows.len() {
+            if let Some(s) = self.flows[f].snd.as_mut() {
+                s.app_close();
+                self.sender_send(f);
+            }
+        }
+    }
+
+    /// Wakes a sleeping reader when its tick is over.
+    fn reader_timer(&mut self, f: usize) {
+        let at = self.flows[f].rcv.as_ref().and_then(|r| r.sleep_until);
+        match at {
+            Some(t) if self.flows[f].reader.at != Some(t) => self.arm(f, Which::Reader, t),
+            Some(_) => {}
+            None => self.disarm(f, Which::Reader),
+        }
+    }
+
+    fn timer(&mut self, f: usize, which: Which, gen: u64) {
+        let now = self.now;
+        let t = match which {
+            Which::Rto => &mut self.flows[f].rto,
+            Which::Persist => &mut self.flows[f].persist,
+            Which::Delack => &mut self.flows[f].delack,
+            Which::Reader => &mut self.flows[f].reader,
+        };
+        if t.gen != gen || t.at != Some(now) {
+            return;
+        }
+        t.at = None;
+        match which {
+            Which::Delack => {
+                if self.flows[f].rcv.as_ref().is_some_and(|r| r.pending) {
+                    self.receiver_ack(f, false);
+                }
+            }
+            Which::Reader => {
+                let ack = self.flows[f].rcv.as_mut().is_some_and(|r| r.reader_wake(now));
+                if ack {
+                    self.receiver_ack(f, false);
+                }
+                self.receiver_maybe_close(f);
+                self.reader_timer(f);
+            }
+            Which::Rto => {
+                let mut out = std::mem::take(&mut self.scratch);
+                out.clear();
+                if let Some(s) = self.flows[f].snd.as_mut() {
+                    s.on_rto(now, &mut out);
+                }
+                self.emit_xmits(f, &out);
+                self.scratch = out;
+                if let Some(s) = self.flows[f].snd.as_ref() {
+                    if s.packets_out > 0 {
+                        let rto = s.rto();
+                        self.arm(f, Which::Rto, now + rto);
+                    }
+                }
+                self.sender_timers(f);
+                self.account(f);
+            }
+            Which::Persist => {
+                let mut out = std::mem::take(&mut self.scratch);
+                out.clear();
+                if let Some(s) = self.flows[f].snd.as_mut() {
+                    s.on_persist(now, &mut out);
+                }
+                self.emit_xmits(f, &out);
+                self.scratch = out;
+                self.sender_timers(f);
+                self.account(f);
+            }
+        }
+    }
+
+    // ---- output ----------------------------------------------------------------------------
+
+    fn output(mut self) -> SimOutput {
+        let end_of_run = self.now;
+        let pcaps = [0, 1].map(|h| {
+            let mut recs = std::mem::take(&mut self.caps[h]);
+            recs.sort_by_key(|r| (r.t, r.n));
+            let mut w = PcapWriter::new(Vec::new(), LinkType::ETHERNET, self.path.snaplen, false, false)
+                .expect("writing to a Vec");
+            for r in &recs {
+                w.write_packet(Timestamp::from_nanos(EPOCH_NS + r.t), &r.bytes, r.wire)
+                    .expect("writing to a Vec");
+            }
+            w.into_inner()
+        });
+        let truth = (0..self.flows.len()).map(|f| self.truth(f, end_of_run)).collect();
+        let [sender_side_pcap, receiver_side_pcap] = pcaps;
+        SimOutput {
+            sender_side_pcap,
+            receiver_side_pcap,
+            truth,
+        }
+    }
+
+    fn limit_times(&self, f: usize, from: i64, to: i64) -> LimitTimes {
+        let fl = &self.flows[f];
+        let mut t = LimitTimes::default();
+        if to <= from {
+            return t;
+        }
+        let mut acc = [0i64; 4];
+        for (i, &(at, st)) in fl.chrono.iter().enumerate() {
+            let next = fl.chrono.get(i + 1).map_or(to, |c| c.0);
+            let (a, b) = (at.max(from), next.min(to));
+            if b <= a {
+                continue;
+            }
+            let k = match st {
+                Some(State::Rwnd) => 0,
+                Some(State::Cwnd) => 1,
+                Some(State::Sender) => 2,
+                Some(State::Idle) => 3,
+                None => continue,
+            };
+            acc[k] += b - a;
+        }
+        let cap: i64 = self.busy.iter().map(|&(a, b)| (b.min(to) - a.max(from)).max(0)).sum();
+        t.rwnd_limited = dur(acc[0]);
+        t.cwnd_limited = dur(acc[1]);
+        t.sender_limited = dur(acc[2] + acc[3]);
+        t.idle = dur(acc[3]);
+        t.total = dur(acc.iter().sum());
+        t.at_capacity = dur(cap);
+        t
+    }
+
+    fn truth(&self, f: usize, end_of_run: i64) -> FlowTruth {
+        let fl = &self.flows[f];
+        let ipv6 = self.path.ipv6;
+        let mss = if fl.mss_payload > 0 {
+            fl.mss_payload
+        } else {
+            fl.cfg.mss as u32 - 12
+        };
+        let ts = fl.end[SENDER].ts_on || !fl.end[SENDER].established;
+        let data_frame = (wire::link_ip_len(ipv6) + wire::tcp_len(ts, 0) + mss).max(60);
+        let ack_frame = (wire::link_ip_len(ipv6) + wire::tcp_len(ts, 0)).max(60);
+        let rate = self.path.rate_bps.max(1) as f64;
+        let ser = |b: u32| (b as f64 * 8.0 / rate * 1e9).round() as i64;
+        let base = self.links[0].delay
+            + self.links[1].delay
+            + ser(data_frame)
+            + if self.path.ack_rate_limited { ser(ack_frame) } else { 0 }
+            + PROC;
+        let payload_rate = rate / 8.0 * mss as f64 / data_frame as f64;
+        let (from, to) = match fl.first_data {
+            Some(a) => (a, fl.all_acked.unwrap_or(end_of_run)),
+            None => (0, 0),
+        };
+        let warm = ((to - from) / 4).min(1_000 * MS);
+        let snd = fl.snd.as_ref();
+        let client = fl.addr[fl.client_host].clone();
+        let server = fl.addr[1 - fl.client_host].clone();
+        FlowTruth {
+            client,
+            server,
+            sender_is_client: fl.client_host == SENDER,
+            intended: fl.cfg.intended,
+            base_rtt: dur(base),
+            min_rtt: snd.and_then(|s| s.min_rtt).map(dur),
+            payload_rate,
+            bdp_bytes: (payload_rate * base as f64 / 1e9).round() as u64,
+            mss,
+            bytes_written: snd.map_or(0, |s| s.written),
+            bytes_acked: snd.map_or(0, |s| s.una.min(s.written)),
+            bytes_read: fl.rcv.as_ref().map_or(0, |r| r.read),
+            segments_sent: snd.map_or(0, |s| s.segments_sent),
+            retransmitted_segments: snd.map_or(0, |s| s.retransmitted),
+            queue_drops: fl.queue_drops,
+            random_losses: fl.random_losses,
+            rto_count: snd.map_or(0, |s| s.rto_count),
+            fast_recoveries: snd.map_or(0, |s| s.fast_recoveries),
+            zero_window_acks: fl.rcv.as_ref().map_or(0, |r| r.zero_windows),
+            max_cwnd_segments: snd.map_or(0, |s| s.max_cwnd),
+            max_flight_bytes: snd.map_or(0, |s| s.max_flight),
+            max_rwnd_bytes: snd.map_or(0, |s| s.max_rwnd),
+            sender_snd_wscale: fl.ws(SENDER),
+            receiver_rcv_wscale: {
+                let e = &fl.end[RECEIVER];
+                (e.established && e.ws_on).then_some(e.rcv_wscale)
+            },
+            window_violations: snd.map_or(0, |s| s.violations),
+            closed: fl.closed,
+            transfer: self.limit_times(f, from, to),
+            steady: self.limit_times(f, from + warm, to),
+        }
+    }
+}

@@ -1,0 +1,332 @@
+//! The data receiver: reassembly with SACK blocks, Linux's receive-window selection
+//! (`__tcp_select_window`, `tcp_select_window`, `tcp_grow_window`), delayed and quick
+//! ACKs, the RFC 7323 timestamp echo, and the reading application.
+
+use super::Reader;
+
+const MS: i64 = 1_000_000;
+/// Delayed-ACK timeout (Linux TCP_DELACK_MIN / TCP_ATO_MIN).
+pub(super) const DELACK: i64 = 40 * MS;
+const QUICKACK_MAX: u64 = 16;
+/// Data after a silence this long restarts quick ACKs (Linux: longer than the RTO).
+const QUICKACK_IDLE: i64 = 200 * MS;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum AckNow {
+    Now,
+    Delay,
+    No,
+}
+
+fn align_up(v: u64, a: u64) -> u64 {
+    v.div_ceil(a) * a
+}
+
+pub(super) struct Receiver {
+    /// Window space of the buffer (bytes), capped at what 16 bits can say at `wscale`.
+    pub space: u64,
+    /// Memory limit: data beyond it is dropped.
+    mem: u64,
+    /// Shift applied to the windows this end advertises (0 when scaling is off).
+    pub wscale: u8,
+    rcv_ssthresh: u64,
+    /// Next expected offset, FIN included once received.
+    pub rcv_nxt: u64,
+    /// End of the in-order data.
+    pub data_end: u64,
+    /// The application has read [0, read).
+    pub read: u64,
+    ooo: Vec<(u64, u64)>,
+    /// SACK blocks, most recent first.
+    recent: Vec<(u64, u64)>,
+    pub rcv_wnd: u64,
+    pub rcv_wup: u64,
+    pub ts_recent: u32,
+    quick: u64,
+    /// Data arrived that no ACK has covered yet.
+    pub pending: bool,
+    pushed: bool,
+    last_data: Option<i64>,
+    mss: u64,
+    fin_off: Option<u64>,
+    pub fin_received: bool,
+    reader: Reader,
+    /// Token bucket of a rate-limited reader, in milli-bytes, and when it last filled.
+    tokens: u128,
+    tokens_at: i64,
+    /// A rate-limited reader out of tokens sleeps a tick (not woken by data).
+    pub sleep_until: Option<i64>,
+    pub zero_windows: u64,
+    pub dropped: u64,
+}
+
+impl Receiver {
+    /// `space`: window space; `init_wnd`: the window of this end's SYN; `ts_recent`: the
+    /// peer's SYN TSval.
+    pub fn new(space: u64, wscale: u8, init_wnd: u64, mss: u32, reader: Reader, ts_recent: u32) -> Self {
+        let space_eff = space.min(65535u64 << wscale);
+        Receiver {
+            space: space_eff,
+            mem: 2 * space.max(space_eff),
+            wscale,
+            rcv_ssthresh: init_wnd.min(space_eff),
+            rcv_nxt: 0,
+            data_end: 0,
+            read: 0,
+            ooo: Vec::new(),
+            recent: Vec::new(),
+            rcv_wnd: init_wnd,
+            rcv_wup: 0,
+            ts_recent,
+            quick: 0,
+            pending: false,
+            pushed: false,
+            last_data: None,
+            mss: mss.max(1) as u64,
+            fin_off: None,
+            fin_received: false,
+            reader,
+            tokens: 0,
+            tokens_at: 0,
+            sleep_until: None,
+            zero_windows: 0,
+            dropped: 0,
+        }
+    }
+
+    fn ooo_bytes(&self) -> u64 {
+        self.ooo.iter().map(|(l, r)| r - l).sum()
+    }
+
+    fn buffered(&self) -> u64 {
+        self.data_end - self.read + self.ooo_bytes()
+    }
+
+    /// What is left of the window last advertised (`tcp_receive_window`).
+    fn receive_window(&self) -> u64 {
+        (self.rcv_wup + self.rcv_wnd).saturating_sub(self.rcv_nxt)
+    }
+
+    /// Linux `__tcp_select_window`: the window free space allows now, in bytes.
+    fn new_window(&self) -> u64 {
+        let full = self.space;
+        let mss = self.mss.min(full).max(1);
+        let ws = self.wscale as u32;
+        let mut free = full.saturating_sub(self.buffered());
+        if free < full / 2 {
+            free = free >> ws << ws;
+            if free < full / 16 || free < mss {
+                return 0;
+            }
+        }
+        free = free.min(self.rcv_ssthresh);
+        if ws > 0 {
+            align_up(free, 1 << ws)
+        } else {
+            let w = self.rcv_wnd;
+            if w + mss <= free || w > free {
+                free / mss * mss
+            } else if mss == full && free > w + full / 2 {
+                free
+            } else {
+                w
+            }
+        }
+    }
+
+    /// Linux `tcp_select_window` for an ACK being sent now: never moves the right edge
+    /// left. Returns the 16-bit field.
+    pub fn select_window(&mut self) -> u16 {
+        let ws = self.wscale as u32;
+        let cur = self.receive_window();
+        let mut new = self.new_window();
+        if new < cur {
+            new = align_up(cur, 1 << ws);
+        }
+        self.rcv_wnd = new;
+        self.rcv_wup = self.rcv_nxt;
+        let raw = (new.min(65535u64 << ws) >> ws) as u16;
+        if raw == 0 {
+            self.zero_windows += 1;
+        }
+        self.pending = false;
+        self.pushed = false;
+        self.quick = self.quick.saturating_sub(1);
+        raw
+    }
+
+    /// `tcp_grow_window`: the window offered grows by two segments per segment received
+    /// until it reaches the buffer's space.
+    fn grow(&mut self) {
+        let free = self.space.saturating_sub(self.buffered());
+        if self.rcv_ssthresh < self.space && free > self.rcv_ssthresh {
+            self.rcv_ssthresh = (self.rcv_ssthresh + 2 * self.mss).min(self.space);
+        }
+    }
+
+    fn add_ooo(&mut self, l: u64, r: u64) {
+        let i = self.ooo.partition_point(|&(_, e)| e < l);
+        let (mut nl, mut nr) = (l, r);
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].0 <= r {
+            nl = nl.min(self.ooo[j].0);
+            nr = nr.max(self.ooo[j].1);
+            j += 1;
+        }
+        self.ooo.splice(i..j, [(nl, nr)]);
+        // SACK blocks: the block holding the newest segment goes first (RFC 2018).
+        self.recent.retain(|&(a, b)| b < nl || a > nr);
+        self.recent.insert(0, (nl, nr));
+        self.recent.truncate(4);
+    }
+
+    /// The connection is up at `now`: a rate-limited reader starts with an empty bucket,
+    /// so it sleeps its first tick.
+    pub fn start_reader(&mut self, now: i64) {
+        if let Reader::Rate { tick, .. } = self.reader {
+            self.tokens_at = now;
+            self.sleep_until = Some(now + (tick.as_nanos() as i64).max(MS));
+        }
+    }
+
+    /// The reading application takes what it may: everything (fast reader), or what its
+    /// tokens allow when it is not asleep; when they run out it sleeps a tick.
+    fn app_read(&mut self, now: i64) -> u64 {
+        let avail = self.data_end - self.read;
+        match self.reader {
+            Reader::Fast => {
+                self.read += avail;
+                avail
+            }
+            Reader::Rate { bps, tick } => {
+                if self.sleep_until.is_some_and(|t| now < t) {
+                    return 0;
+                }
+                self.sleep_until = None;
+                let tick = (tick.as_nanos() as i64).max(MS);
+                // milli-bytes: bits/s * ns / 8e6
+                let cap = bps as u128 * tick as u128 / 8_000_000;
+                let dt = (now - self.tokens_at).max(0) as u128;
+                self.tokens = (self.tokens + bps as u128 * dt / 8_000_000).min(cap);
+                self.tokens_at = now;
+                let n = avail.min((self.tokens / 1000) as u64);
+                self.read += n;
+                self.tokens -= n as u128 * 1000;
+                if self.tokens < 1000 {
+                    self.sleep_until = Some(now + tick);
+                }
+                n
+            }
+        }
+    }
+
+    /// A data-direction segment arrived. Returns when to acknowledge it.
+    pub fn on_segment(&mut self, now: i64, start: u64, len: u32, fin: bool, tsval: Option<u32>, probe: bool) -> AckNow {
+        if probe {
+            return AckNow::Now;
+        }
+        if len == 0 && !fin {
+            return AckNow::No;
+        }
+        let end = start + len as u64;
+        // Acceptability (tcp_sequence) and memory.
+        let wnd = self.receive_window();
+        let in_order = start <= self.data_end;
+        if (in_order && wnd == 0 && len > 0 && end > self.data_end)
+            || (!in_order && start >= self.rcv_nxt + wnd)
+            || (end > self.data_end && self.buffered() + len as u64 > self.mem)
+        {
+            self.dropped += 1;
+            return AckNow::Now;
+        }
+        if let Some(v) = tsval {
+            if start <= self.rcv_wup {
+                self.ts_recent = v;
+            }
+        }
+        if fin {
+            self.fin_off = Some(end);
+        }
+        if end <= self.data_end && (self.fin_received || !fin) {
+            return AckNow::Now; // duplicate
+        }
+        if self.last_data.is_none_or(|t| now - t > QUICKACK_IDLE) {
+            self.quick = (self.rcv_wnd / (2 * self.mss)).clamp(2, QUICKACK_MAX);
+        }
+        self.last_data = Some(now);
+        if len > 0 && (len as u64) < self.mss {
+            self.pushed = true;
+        }
+        self.pending = true;
+        if !in_order {
+            self.add_ooo(start, end);
+            self.grow();
+            return AckNow::Now;
+        }
+        let had_ooo = !self.ooo.is_empty();
+        self.data_end = self.data_end.max(end);
+        while let Some(&(l, r)) = self.ooo.first() {
+            if l > self.data_end {
+                break;
+            }
+            self.data_end = self.data_end.max(r);
+            self.ooo.remove(0);
+        }
+        let de = self.data_end;
+        self.recent.retain(|&(l, _)| l > de);
+        self.rcv_nxt = self.data_end;
+        if let Some(f) = self.fin_off {
+            if self.data_end >= f {
+                self.fin_received = true;
+                self.rcv_nxt = f + 1;
+            }
+        }
+        self.grow();
+        self.app_read(now);
+        if self.fin_received || had_ooo || self.quick > 0 {
+            return AckNow::Now;
+        }
+        // __tcp_ack_snd_check: more than one full segment unacknowledged, and either the
+        // application has read everything or the window would not shrink; a short
+        // segment at once when the application has taken everything (tcp_cleanup_rbuf).
+        let all_read = self.read == self.data_end;
+        if self.rcv_nxt - self.rcv_wup > self.mss && (all_read || self.new_window() >= self.rcv_wnd) {
+            return AckNow::Now;
+        }
+        if self.pushed && all_read {
+            return AckNow::Now;
+        }
+        AckNow::Delay
+    }
+
+    /// A rate-limited reader wakes up and reads. Returns whether the read makes an ACK
+    /// due (Linux `tcp_cleanup_rbuf`: a window update that at least doubles the window,
+    /// or a short segment now fully read).
+    pub fn reader_wake(&mut self, now: i64) -> bool {
+        let copied = self.app_read(now);
+        if copied == 0 {
+            return false;
+        }
+        if self.pending && self.pushed && self.read == self.data_end && self.ooo.is_empty() {
+            return true;
+        }
+        let cur = self.receive_window();
+        if 2 * cur <= self.space {
+            let new = self.new_window();
+            if new != 0 && new >= 2 * cur {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Up to `n` SACK blocks, most recent first.
+    pub fn sack_blocks(&self, n: usize) -> Vec<(u64, u64)> {
+        self.recent.iter().take(n).copied().collect()
+    }
+
+    /// The application has read everything up to the peer's FIN.
+    pub fn at_eof(&self) -> bool {
+        self.fin_received && self.read == self.data_end
+    }
+}

@@ -15,7 +15,10 @@ fn main() -> ExitCode {
         Err(err) => {
             // A closed pipe (`bdpscope packets f | head`) is a normal way to stop reading
             // (ripgrep's rule): exit quietly.
-            if err.chain().any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)) {
+            if err.chain().any(|e| {
+                e.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) {
                 return ExitCode::SUCCESS;
             }
             eprintln!("bdpscope: {err:#}");

@@ -55,14 +55,25 @@ fn inferred(conn: &Connection) -> Option<InferredScales> {
         let negotiated = conn.negotiated_scale(d);
         let ev = &conn.scale_evidence[d.reverse().index()];
         let beyond = negotiated.shift().map_or(0, |k| ev.violations_at(k));
-        (used, ev.result(), used != negotiated || negotiated.shift().is_none(), beyond)
+        (
+            used,
+            ev.result(),
+            used != negotiated || negotiated.shift().is_none(),
+            beyond,
+        )
     };
     let (client, server) = (end(Dir::C2S), end(Dir::S2C));
     if !client.2 && !server.2 {
         return None;
     }
     type End = (WindowScale, Option<InferredShift>, bool, u64);
-    let shift = |e: &End| if e.2 { e.0.shift().or(e.1.map(|r| r.shift)) } else { None };
+    let shift = |e: &End| {
+        if e.2 {
+            e.0.shift().or(e.1.map(|r| r.shift))
+        } else {
+            None
+        }
+    };
     if shift(&client).is_none() && shift(&server).is_none() {
         return None;
     }
@@ -79,7 +90,8 @@ fn inferred(conn: &Connection) -> Option<InferredScales> {
         .filter(|e| shift(e).is_some())
         .map(confidence)
         .max_by_key(|c| *c as u8)?;
-    let describe = |who: &str, e: &End| match (e.0, e.1) {
+    let describe = |who: &str, e: &End| {
+        match (e.0, e.1) {
         _ if !e.2 => format!("{who}: as the handshake says"),
         (WindowScale::Inferred(k), Some(r)) if r.shift != k => format!(
             "{who}: shift {k}, the one it offered in its SYN: the peer's data went past the window the capture's handshake implies on {} of {} segments",
@@ -94,6 +106,7 @@ fn inferred(conn: &Connection) -> Option<InferredScales> {
             r.events,
             r.violations_below
         ),
+    }
     };
     Some(InferredScales {
         client_wscale: shift(&client),

@@ -126,10 +126,7 @@ mod tests {
 
     #[test]
     fn debug_prints_seconds_and_nanos() {
-        assert_eq!(
-            format!("{:?}", Timestamp::from_nanos(1_500_000_001)),
-            "1.500000001"
-        );
+        assert_eq!(format!("{:?}", Timestamp::from_nanos(1_500_000_001)), "1.500000001");
         assert_eq!(format!("{:?}", Span::from_micros(1500)), "1.500ms");
     }
 }

@@ -21,7 +21,15 @@ fn run_archive(name: &str) -> (Scratch, std::path::PathBuf, std::path::PathBuf, 
 #[test]
 fn batch_runs_to_completion_with_a_row_per_input_and_the_flows_of_analyze() {
     let (_dir, arch, out, o) = run_archive("archive");
-    for f in ["flows.parquet", "flows.csv", "captures.parquet", "captures.csv", "summary.md", "summary.html", "done.jsonl"] {
+    for f in [
+        "flows.parquet",
+        "flows.csv",
+        "captures.parquet",
+        "captures.csv",
+        "summary.md",
+        "summary.html",
+        "done.jsonl",
+    ] {
         assert!(out.join(f).is_file(), "{f} missing\n{}", stderr(&o));
     }
 

@@ -14,7 +14,10 @@ fn read(p: &Path) -> String {
 /// "N inputs read" from the closing line.
 fn inputs_read(o: &std::process::Output) -> usize {
     let e = stderr(o);
-    let line = e.lines().find(|l| l.contains("bdpscope: batch:")).unwrap_or_else(|| panic!("no closing line in\n{e}"));
+    let line = e
+        .lines()
+        .find(|l| l.contains("bdpscope: batch:"))
+        .unwrap_or_else(|| panic!("no closing line in\n{e}"));
     let after = &line[line.find("batch:").unwrap() + 6..];
     after.split_whitespace().next().unwrap().parse().unwrap()
 }
@@ -44,7 +47,14 @@ fn batch_shards_together_equal_the_full_run() {
     // Bad shard specs are usage errors.
     for bad in ["0/2", "3/2", "x", "1/0"] {
         let o = std::process::Command::new(BIN)
-            .args(["batch", arch.to_str().unwrap(), "--out", dir.join("bad").to_str().unwrap(), "--shard", bad])
+            .args([
+                "batch",
+                arch.to_str().unwrap(),
+                "--out",
+                dir.join("bad").to_str().unwrap(),
+                "--shard",
+                bad,
+            ])
             .output()
             .unwrap();
         assert_eq!(o.status.code(), Some(2), "--shard {bad}");
@@ -74,7 +84,13 @@ fn batch_rerun_skips_done_files_and_force_redoes_them() {
     // One file changed (new content, new size): only it is read again.
     let one = arch.join("lab/one.pcap");
     let bytes = std::fs::read(&one).unwrap();
-    let extra = pcap(&bulk("10.9.0.1:41000", "10.9.0.2:5009", 1_700_000_100_000_000_000, 5, 4));
+    let extra = pcap(&bulk(
+        "10.9.0.1:41000",
+        "10.9.0.2:5009",
+        1_700_000_100_000_000_000,
+        5,
+        4,
+    ));
     write(&one, &[&bytes[..], &extra[24..]].concat());
     let changed = batch(&[&arch], &out, &[]);
     assert_eq!(inputs_read(&changed), 1, "{}", stderr(&changed));
@@ -92,11 +108,23 @@ fn batch_rerun_skips_done_files_and_force_redoes_them() {
 
     // Adding another folder keeps the rows of the first.
     let more = dir.join("more");
-    write(&more.join("four.pcap"), &pcap(&bulk("10.0.0.5:40005", "10.0.0.2:5001", 1_700_000_000_000_000_000, 10, 4)));
+    write(
+        &more.join("four.pcap"),
+        &pcap(&bulk(
+            "10.0.0.5:40005",
+            "10.0.0.2:5001",
+            1_700_000_000_000_000_000,
+            10,
+            4,
+        )),
+    );
     let added = batch(&[&more], &out, &[]);
     assert_eq!(inputs_read(&added), 1);
     assert_eq!(captures(&out).len(), n + 1);
-    assert_eq!(read(&out.join("flows.csv")).lines().count(), after_change.lines().count() + 1);
+    assert_eq!(
+        read(&out.join("flows.csv")).lines().count(),
+        after_change.lines().count() + 1
+    );
 
     // A run killed half way leaves a partial line in done.jsonl: it is ignored.
     let state = out.join("done.jsonl");
@@ -112,7 +140,16 @@ fn batch_rerun_skips_done_files_and_force_redoes_them() {
 fn batch_output_folders_inside_the_archive_are_not_inputs() {
     let dir = scratch("inside");
     let arch = dir.join("archive");
-    write(&arch.join("one.pcap"), &pcap(&bulk("10.0.0.1:40000", "10.0.0.2:5001", 1_700_000_000_000_000_000, 5, 4)));
+    write(
+        &arch.join("one.pcap"),
+        &pcap(&bulk(
+            "10.0.0.1:40000",
+            "10.0.0.2:5001",
+            1_700_000_000_000_000_000,
+            5,
+            4,
+        )),
+    );
     let report = arch.join("report");
     batch(&[&arch], &report, &[]);
     batch(&[&arch], &report, &[]);

@@ -20,7 +20,10 @@ fn batch_stitch_carries_connections_over_rotated_files() {
     write(&rot.join("trace.pcap1"), &gzip(&pcap(&recs[third..2 * third])));
     write(&rot.join("trace.pcap2"), &pcap(&recs[2 * third..]));
     // An hour later: not a continuation.
-    write(&rot.join("trace.pcap3"), &pcap(&bulk("10.0.0.1:40001", "10.0.0.2:5001", T0 + HOUR, 10, 4)));
+    write(
+        &rot.join("trace.pcap3"),
+        &pcap(&bulk("10.0.0.1:40001", "10.0.0.2:5001", T0 + HOUR, 10, 4)),
+    );
     write(&rot.join("trace.pcap4"), b"not a capture\n");
 
     let out = dir.join("stitched");
@@ -29,7 +32,11 @@ fn batch_stitch_carries_connections_over_rotated_files() {
     let (header, rows) = csv_rows(&out.join("flows.csv"));
     assert_eq!(rows.len(), 2, "{rows:#?}");
     let chain = format!("{}..trace.pcap2", rot.join("trace.pcap").display());
-    let stitched = rows.iter().map(|r| fields(r)).find(|f| f[0] == chain).expect("the chained flow");
+    let stitched = rows
+        .iter()
+        .map(|r| fields(r))
+        .find(|f| f[0] == chain)
+        .expect("the chained flow");
     assert_eq!(stitched[1], "0");
 
     // The same flow as in the unsplit capture, apart from the capture's name.
@@ -41,7 +48,11 @@ fn batch_stitch_carries_connections_over_rotated_files() {
     let expected = fields(lines.next().unwrap());
     assert_eq!(stitched[1..], expected[1..]);
 
-    let later = rows.iter().map(|r| fields(r)).find(|f| f[0].ends_with("trace.pcap3")).expect("the later flow");
+    let later = rows
+        .iter()
+        .map(|r| fields(r))
+        .find(|f| f[0].ends_with("trace.pcap3"))
+        .expect("the later flow");
     assert_eq!(later[1], "0");
 
     let caps = captures(&out);
@@ -66,7 +77,11 @@ fn batch_stitch_carries_connections_over_rotated_files() {
     let (s1, s2) = (dir.join("s1"), dir.join("s2"));
     batch(&[&rot], &s1, &["--stitch", "--shard", "1/2"]);
     batch(&[&rot], &s2, &["--stitch", "--shard", "2/2"]);
-    let mut union: Vec<String> = csv_rows(&s1.join("flows.csv")).1.into_iter().chain(csv_rows(&s2.join("flows.csv")).1).collect();
+    let mut union: Vec<String> = csv_rows(&s1.join("flows.csv"))
+        .1
+        .into_iter()
+        .chain(csv_rows(&s2.join("flows.csv")).1)
+        .collect();
     union.sort();
     assert_eq!(union, rows);
 

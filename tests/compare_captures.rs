@@ -44,7 +44,14 @@ fn capture(v: &View) -> Side {
         .sack_perm()
         .ts(9, 1);
     pkts.push((s2c(40_000), if v.syn_ws.is_some() { sa.wscale(7) } else { sa }));
-    pkts.push((c2s(40_050), TcpPacket::new(v.client, v.server).seq(v.cisn + 1).ack(v.sisn + 1).window(502).ts(2, 9)));
+    pkts.push((
+        c2s(40_050),
+        TcpPacket::new(v.client, v.server)
+            .seq(v.cisn + 1)
+            .ack(v.sisn + 1)
+            .window(502)
+            .ts(2, 9),
+    ));
     for i in 0..100u32 {
         let t = 80_000 + i as i64 * 200;
         pkts.push((
@@ -70,15 +77,25 @@ fn capture(v: &View) -> Side {
     for (us, p) in &pkts {
         let (_, bytes) = p.build();
         let n = bytes.len().min(128);
-        w.write_packet(Timestamp::from_nanos(1_700_000_000_000_000_000 + us * 1000), &bytes[..n], p.wire_len() as u32)
-            .unwrap();
+        w.write_packet(
+            Timestamp::from_nanos(1_700_000_000_000_000_000 + us * 1000),
+            &bytes[..n],
+            p.wire_len() as u32,
+        )
+        .unwrap();
     }
     let mut r = CaptureReader::from_reader(std::io::Cursor::new(w.into_inner())).unwrap();
     compare::read(&mut r, "test")
 }
 
-const CLIENT_SIDE: View =
-    View { client: "10.0.0.1:40000", server: "10.0.0.2:5001", cisn: 1000, sisn: 9000, syn_ws: Some(7), shift_us: 0 };
+const CLIENT_SIDE: View = View {
+    client: "10.0.0.1:40000",
+    server: "10.0.0.2:5001",
+    cisn: 1000,
+    sisn: 9000,
+    syn_ws: Some(7),
+    shift_us: 0,
+};
 
 #[test]
 fn the_same_capture_twice_shows_no_middlebox_effects() {
@@ -92,15 +109,23 @@ fn the_same_capture_twice_shows_no_middlebox_effects() {
 #[test]
 fn a_stripped_syn_behind_nat_with_isn_rewriting() {
     let a = capture(&CLIENT_SIDE);
-    let b =
-        capture(&View { client: "192.0.2.1:61000", cisn: 777_000_000, syn_ws: None, shift_us: 20_000, ..CLIENT_SIDE });
+    let b = capture(&View {
+        client: "192.0.2.1:61000",
+        cisn: 777_000_000,
+        syn_ws: None,
+        shift_us: 20_000,
+        ..CLIENT_SIDE
+    });
     let c = compare::compare(&a, &b);
     assert_eq!(c.connections.len(), 1, "{c:#?}");
     let k = &c.connections[0];
     assert_eq!(k.matched_by, "segment sequence");
     assert_eq!(k.nearer_client, "a");
-    let m: Vec<(&str, &str, &str)> =
-        k.middlebox.iter().map(|m| (m.kind.as_str(), m.direction.as_str(), m.confidence.as_str())).collect();
+    let m: Vec<(&str, &str, &str)> = k
+        .middlebox
+        .iter()
+        .map(|m| (m.kind.as_str(), m.direction.as_str(), m.confidence.as_str()))
+        .collect();
     assert_eq!(m, vec![("wscale-stripped", "syn", "certain")]);
     let d: Vec<&str> = k.differences.iter().map(|d| d.kind.as_str()).collect();
     for want in ["address-rewritten", "isn-shifted", "option-removed"] {

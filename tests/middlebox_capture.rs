@@ -30,17 +30,30 @@ impl Cap {
         let mut w = PcapWriter::new(Vec::new(), LinkType::ETHERNET, 65535, true, false).unwrap();
         for (us, p) in &self.pkts {
             let (_, bytes) = p.build();
-            w.write_packet(Timestamp::from_nanos(1_700_000_000_000_000_000 + us * 1000), &bytes, p.wire_len() as u32)
-                .unwrap();
+            w.write_packet(
+                Timestamp::from_nanos(1_700_000_000_000_000_000 + us * 1000),
+                &bytes,
+                p.wire_len() as u32,
+            )
+            .unwrap();
         }
         let mut r = CaptureReader::from_reader(std::io::Cursor::new(w.into_inner())).unwrap();
-        let config = AnalysisConfig { capture_name: "test".into(), ..Default::default() };
+        let config = AnalysisConfig {
+            capture_name: "test".into(),
+            ..Default::default()
+        };
         analyze_reader(&mut r, config, NoObserver).1
     }
 }
 
 fn syn(ws: Option<u8>) -> TcpPacket {
-    let p = TcpPacket::new(C, S).seq(CISN).flags(TcpFlags::SYN).window(65535).mss(1460).sack_perm().ts(100, 0);
+    let p = TcpPacket::new(C, S)
+        .seq(CISN)
+        .flags(TcpFlags::SYN)
+        .window(65535)
+        .mss(1460)
+        .sack_perm()
+        .ts(100, 0);
     match ws {
         Some(w) => p.wscale(w),
         None => p,
@@ -76,9 +89,21 @@ fn download(cap: &mut Cap, n: u32, burst: u32, cwin: u16, swin: u16) {
             let us = t + i as i64 * 10;
             cap.at(
                 us,
-                TcpPacket::new(S, C).seq(SISN + seq).ack(CISN + 1).window(swin).ts(sv, cv - 1).payload_len(1448),
+                TcpPacket::new(S, C)
+                    .seq(SISN + seq)
+                    .ack(CISN + 1)
+                    .window(swin)
+                    .ts(sv, cv - 1)
+                    .payload_len(1448),
             );
-            cap.at(us + 5, TcpPacket::new(C, S).seq(CISN + 1).ack(SISN + seq + 1448).window(cwin).ts(cv, sv));
+            cap.at(
+                us + 5,
+                TcpPacket::new(C, S)
+                    .seq(CISN + 1)
+                    .ack(SISN + seq + 1448)
+                    .window(cwin)
+                    .ts(cv, sv),
+            );
         }
         sent += burst.min(n - sent);
         t += 60_000;
@@ -86,7 +111,9 @@ fn download(cap: &mut Cap, n: u32, burst: u32, cwin: u16, swin: u16) {
 }
 
 fn kinds(f: &[MiddleboxFinding]) -> Vec<(&str, &str, &str)> {
-    f.iter().map(|m| (m.kind.as_str(), m.direction.as_str(), m.confidence.as_str())).collect()
+    f.iter()
+        .map(|m| (m.kind.as_str(), m.direction.as_str(), m.confidence.as_str()))
+        .collect()
 }
 
 #[test]
@@ -95,7 +122,14 @@ fn window_scale_stripped_from_the_syn_ack_seen_at_the_client() {
     // against the client's 65535 unscaled: both ends' behaviour shows the missing option.
     let mut cap = Cap::new();
     cap.at(0, syn(Some(7))).at(60_000, syn_ack(None, 65160));
-    cap.at(60_050, TcpPacket::new(C, S).seq(CISN + 1).ack(SISN + 1).window(65535).ts(101, 500));
+    cap.at(
+        60_050,
+        TcpPacket::new(C, S)
+            .seq(CISN + 1)
+            .ack(SISN + 1)
+            .window(65535)
+            .ts(101, 500),
+    );
     download(&mut cap, 2700, 270, 65535, 64);
     let flows = cap.analyze();
     assert_eq!(flows.len(), 1);
@@ -108,7 +142,14 @@ fn window_scale_stripped_from_the_syn_ack_seen_at_the_client() {
 fn window_scale_missing_from_a_modern_syn_seen_at_the_server() {
     let mut cap = Cap::new();
     cap.at(0, syn(None)).at(50, syn_ack(None, 65160));
-    cap.at(60_050, TcpPacket::new(C, S).seq(CISN + 1).ack(SISN + 1).window(65535).ts(101, 500));
+    cap.at(
+        60_050,
+        TcpPacket::new(C, S)
+            .seq(CISN + 1)
+            .ack(SISN + 1)
+            .window(65535)
+            .ts(101, 500),
+    );
     download(&mut cap, 200, 40, 65535, 65160);
     let flows = cap.analyze();
     assert_eq!(kinds(&flows[0].middlebox), vec![("wscale-stripped", "syn", "possible")]);
@@ -118,7 +159,14 @@ fn window_scale_missing_from_a_modern_syn_seen_at_the_server() {
 fn a_clean_connection_has_no_finding() {
     let mut cap = Cap::new();
     cap.at(0, syn(Some(7))).at(60_000, syn_ack(Some(10), 65160));
-    cap.at(60_050, TcpPacket::new(C, S).seq(CISN + 1).ack(SISN + 1).window(32759).ts(101, 500));
+    cap.at(
+        60_050,
+        TcpPacket::new(C, S)
+            .seq(CISN + 1)
+            .ack(SISN + 1)
+            .window(32759)
+            .ts(101, 500),
+    );
     download(&mut cap, 2700, 270, 32759, 64);
     let flows = cap.analyze();
     assert!(flows[0].middlebox.is_empty(), "{:?}", flows[0].middlebox);

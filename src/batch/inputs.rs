@@ -59,7 +59,13 @@ pub fn collect(paths: &[PathBuf], exclude: Option<&Path>) -> Vec<Input> {
 }
 
 fn failed(path: &Path, why: String) -> Input {
-    Input { path: path.to_path_buf(), name: name_of(path), size: 0, mtime_ns: 0, problem: Some(Problem::Failed(why)) }
+    Input {
+        path: path.to_path_buf(),
+        name: name_of(path),
+        size: 0,
+        mtime_ns: 0,
+        problem: Some(Problem::Failed(why)),
+    }
 }
 
 fn walk(path: &Path, exclude: Option<&Path>, ancestors: &mut Vec<PathBuf>, out: &mut Vec<Input>) {
@@ -94,7 +100,13 @@ fn walk(path: &Path, exclude: Option<&Path>, ancestors: &mut Vec<PathBuf>, out: 
         })
         .unwrap_or(0);
     let problem = (!meta.is_file()).then(|| Problem::Skipped("not a regular file".to_string()));
-    out.push(Input { path: path.to_path_buf(), name: name_of(path), size: meta.len(), mtime_ns, problem });
+    out.push(Input {
+        path: path.to_path_buf(),
+        name: name_of(path),
+        size: meta.len(),
+        mtime_ns,
+        problem,
+    });
 }
 
 /// A folder written by `bdpscope batch` (its state file next to its parts): its tables
@@ -107,7 +119,13 @@ fn is_batch_output(dir: &Path) -> bool {
 /// Units come in key order, group members in rotation order.
 pub fn units(inputs: Vec<Input>, stitch: bool) -> Vec<Unit> {
     if !stitch {
-        return inputs.into_iter().map(|i| Unit { key: i.name.clone(), inputs: vec![i] }).collect();
+        return inputs
+            .into_iter()
+            .map(|i| Unit {
+                key: i.name.clone(),
+                inputs: vec![i],
+            })
+            .collect();
     }
     let mut groups: std::collections::BTreeMap<String, Vec<(Vec<u128>, Input)>> = Default::default();
     for i in inputs {
@@ -118,7 +136,10 @@ pub fn units(inputs: Vec<Input>, stitch: bool) -> Vec<Unit> {
         .into_iter()
         .map(|(key, mut members)| {
             members.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.name.cmp(&b.1.name)));
-            Unit { key, inputs: members.into_iter().map(|(_, i)| i).collect() }
+            Unit {
+                key,
+                inputs: members.into_iter().map(|(_, i)| i).collect(),
+            }
         })
         .collect()
 }
@@ -173,15 +194,27 @@ mod tests {
         assert_eq!(rotation_key("d/trace.pcap"), ("d/trace.pcap".into(), vec![]));
         assert_eq!(rotation_key("d/trace.pcap1"), ("d/trace.pcap".into(), vec![1]));
         assert_eq!(rotation_key("d/trace.pcap12.gz"), ("d/trace.pcap".into(), vec![12]));
-        assert_eq!(rotation_key("x-20240101-120000.pcap"), ("x-#-#.pcap".into(), vec![20240101, 120000]));
+        assert_eq!(
+            rotation_key("x-20240101-120000.pcap"),
+            ("x-#-#.pcap".into(), vec![20240101, 120000])
+        );
         assert_ne!(rotation_key("d/client.pcap.gz").0, rotation_key("d/server.pcap.gz").0);
         assert_ne!(rotation_key("a/trace.pcap1").0, rotation_key("b/trace.pcap1").0);
     }
 
     #[test]
     fn groups_are_read_in_numeric_order() {
-        let mk = |n: &str| Input { path: n.into(), name: n.into(), size: 1, mtime_ns: 0, problem: None };
-        let u = units(vec![mk("d/t.pcap10"), mk("d/t.pcap2"), mk("d/t.pcap"), mk("d/other")], true);
+        let mk = |n: &str| Input {
+            path: n.into(),
+            name: n.into(),
+            size: 1,
+            mtime_ns: 0,
+            problem: None,
+        };
+        let u = units(
+            vec![mk("d/t.pcap10"), mk("d/t.pcap2"), mk("d/t.pcap"), mk("d/other")],
+            true,
+        );
         assert_eq!(u.len(), 2);
         let names: Vec<&str> = u[1].inputs.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(u[1].key, "d/t.pcap");

@@ -147,7 +147,9 @@ pub struct Shard {
 impl Shard {
     /// "K/N" with 1 <= K <= N.
     pub fn parse(s: &str) -> Result<Shard, String> {
-        let (k, n) = s.split_once('/').ok_or_else(|| format!("not a shard: {s:?} (try 1/4)"))?;
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("not a shard: {s:?} (try 1/4)"))?;
         let k: u64 = k.trim().parse().map_err(|_| format!("not a shard: {s:?} (try 1/4)"))?;
         let n: u64 = n.trim().parse().map_err(|_| format!("not a shard: {s:?} (try 1/4)"))?;
         if n == 0 || k == 0 || k > n {
@@ -222,12 +224,23 @@ pub fn run(opts: Options) -> Result<Outcome> {
     let plan = state.plan(&units, &options, opts.force);
     let todo: Vec<&inputs::Unit> = plan.todo.iter().map(|&i| &units[i]).collect();
 
-    let jobs = if opts.jobs == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { opts.jobs };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().context("cannot start the worker threads")?;
+    let jobs = if opts.jobs == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        opts.jobs
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .context("cannot start the worker threads")?;
     let total_bytes: u64 = todo.iter().map(|u| u.size()).sum();
     let total_files: usize = todo.iter().map(|u| u.inputs.len()).sum();
     let bar = progress::Progress::new(total_files, total_bytes);
-    let ctx = worker::Context { filter: opts.filter.clone(), link_rate_bps: opts.link_rate_bps, progress: &bar };
+    let ctx = worker::Context {
+        filter: opts.filter.clone(),
+        link_rate_bps: opts.link_rate_bps,
+        progress: &bar,
+    };
     let appender = state.appender()?;
     // Largest first, one unit at a time per worker (par_bridge pulls in order): the long
     // captures start early and the small ones fill the gaps at the end.
@@ -252,13 +265,19 @@ pub fn run(opts: Options) -> Result<Outcome> {
     let report = tables::write_all(&opts.out, &records, |df| collector.add(df))?;
     summary::write(&opts.out, &records, &report, &collector)?;
 
-    let failed: Vec<&tables::CaptureRow> =
-        records.iter().flat_map(|r| r.captures.iter()).filter(|c| c.status == "failed").collect();
+    let failed: Vec<&tables::CaptureRow> = records
+        .iter()
+        .flat_map(|r| r.captures.iter())
+        .filter(|c| c.status == "failed")
+        .collect();
     for c in failed.iter().take(20) {
         eprintln!("bdpscope: {}: {}", c.path, c.error.as_deref().unwrap_or("failed"));
     }
     if failed.len() > 20 {
-        eprintln!("bdpscope: ... and {} more failed inputs (see captures.csv)", failed.len() - 20);
+        eprintln!(
+            "bdpscope: ... and {} more failed inputs (see captures.csv)",
+            failed.len() - 20
+        );
     }
     eprintln!(
         "bdpscope: batch: {total_files} inputs read, {} unchanged; tables: {} inputs ({} ok, {} partial, {} failed, {} skipped), {} flows -> {}",

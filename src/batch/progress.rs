@@ -25,7 +25,13 @@ impl Progress {
             );
             pb
         });
-        let p = Progress { bar, files_total, files_done: AtomicUsize::new(0), packets: AtomicU64::new(0), started: Instant::now() };
+        let p = Progress {
+            bar,
+            files_total,
+            files_done: AtomicUsize::new(0),
+            packets: AtomicU64::new(0),
+            started: Instant::now(),
+        };
         p.redraw();
         p
     }

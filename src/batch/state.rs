@@ -73,7 +73,14 @@ pub struct Plan {
 }
 
 fn stamps(unit: &Unit) -> Vec<Stamp> {
-    unit.inputs.iter().map(|i| Stamp { path: i.name.clone(), size: i.size, mtime_ns: i.mtime_ns }).collect()
+    unit.inputs
+        .iter()
+        .map(|i| Stamp {
+            path: i.name.clone(),
+            size: i.size,
+            mtime_ns: i.mtime_ns,
+        })
+        .collect()
 }
 
 fn part_name(unit: &str) -> String {
@@ -99,13 +106,23 @@ impl State {
             }
         }
         if foreign > 0 {
-            eprintln!("bdpscope: warning: {foreign} earlier result(s) in {} were made by another version and are dropped", dir.display());
+            eprintln!(
+                "bdpscope: warning: {foreign} earlier result(s) in {} were made by another version and are dropped",
+                dir.display()
+            );
         }
-        State { dir: dir.to_path_buf(), old }
+        State {
+            dir: dir.to_path_buf(),
+            old,
+        }
     }
 
     pub fn plan(&self, units: &[Unit], options: &str, force: bool) -> Plan {
-        let mut plan = Plan { todo: Vec::new(), kept: Vec::new(), unchanged_inputs: 0 };
+        let mut plan = Plan {
+            todo: Vec::new(),
+            kept: Vec::new(),
+            unchanged_inputs: 0,
+        };
         for (i, u) in units.iter().enumerate() {
             let same = self.old.get(&u.key).filter(|r| {
                 r.options == options
@@ -122,7 +139,10 @@ impl State {
         }
         // Results of other inputs stay, unless one of this run's units covers their files.
         let keys: HashSet<&str> = units.iter().map(|u| u.key.as_str()).collect();
-        let paths: HashSet<&str> = units.iter().flat_map(|u| u.inputs.iter().map(|i| i.name.as_str())).collect();
+        let paths: HashSet<&str> = units
+            .iter()
+            .flat_map(|u| u.inputs.iter().map(|i| i.name.as_str()))
+            .collect();
         for (key, r) in &self.old {
             if !keys.contains(key.as_str()) && !r.inputs.iter().any(|s| paths.contains(s.path.as_str())) {
                 plan.kept.push(r.clone());
@@ -133,13 +153,20 @@ impl State {
 
     pub fn appender(&self) -> Result<Appender> {
         let path = self.dir.join(DONE);
-        let mut f = OpenOptions::new().create(true).append(true).open(&path).with_context(|| format!("{}: cannot write", path.display()))?;
+        let mut f = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
         // A run killed mid-line leaves a partial line: start on a fresh one.
         let len = f.metadata().map(|m| m.len()).unwrap_or(0);
         if len > 0 {
             f.write_all(b"\n")?;
         }
-        Ok(Appender { file: Mutex::new(f), path })
+        Ok(Appender {
+            file: Mutex::new(f),
+            path,
+        })
     }
 
     /// Writes a finished unit's flows to its part and returns its record.
@@ -224,6 +251,7 @@ impl Appender {
         let mut line = serde_json::to_string(r)?;
         line.push('\n');
         let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        f.write_all(line.as_bytes()).with_context(|| format!("{}: cannot write", self.path.display()))
+        f.write_all(line.as_bytes())
+            .with_context(|| format!("{}: cannot write", self.path.display()))
     }
 }

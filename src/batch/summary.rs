@@ -19,7 +19,13 @@ use std::path::Path;
 const WORST: usize = 20;
 
 /// The verdicts, in the order the spec lists them.
-const LABELS: [&str; 5] = ["receiver-window-limited", "cwnd-limited", "bottleneck-limited", "sender-limited", "undetermined"];
+const LABELS: [&str; 5] = [
+    "receiver-window-limited",
+    "cwnd-limited",
+    "bottleneck-limited",
+    "sender-limited",
+    "undetermined",
+];
 
 /// A flow judged slow against what its window allowed.
 #[derive(Clone, Debug)]
@@ -103,7 +109,9 @@ impl Collector {
     /// Keeps the WORST lowest ratios (ties: capture, id), in order.
     fn offer(&mut self, w: Worst) {
         let key = |x: &Worst| (x.ratio(), x.capture.clone(), x.id);
-        let pos = self.worst.partition_point(|x| key(x).partial_cmp(&key(&w)) == Some(std::cmp::Ordering::Less));
+        let pos = self
+            .worst
+            .partition_point(|x| key(x).partial_cmp(&key(&w)) == Some(std::cmp::Ordering::Less));
         if pos < WORST {
             self.worst.insert(pos, w);
             self.worst.truncate(WORST);
@@ -124,7 +132,12 @@ impl Histogram {
     fn new(title: &'static str, unit: fn(f64) -> String, edges: Vec<f64>, mut values: Vec<f64>) -> Histogram {
         values.retain(|v| v.is_finite());
         values.sort_by(f64::total_cmp);
-        Histogram { title, unit, edges, values }
+        Histogram {
+            title,
+            unit,
+            edges,
+            values,
+        }
     }
 
     /// (label, count) of the bins from the first to the last non-empty one.
@@ -153,7 +166,13 @@ impl Histogram {
         match (self.quantile(0.1), self.quantile(0.5), self.quantile(0.9)) {
             (Some(a), Some(b), Some(c)) => {
                 let u = self.unit;
-                format!("{} flows: p10 {}, median {}, p90 {}", self.values.len(), u(a), u(b), u(c))
+                format!(
+                    "{} flows: p10 {}, median {}, p90 {}",
+                    self.values.len(),
+                    u(a),
+                    u(b),
+                    u(c)
+                )
             }
             _ => "no judged flows".to_string(),
         }
@@ -246,11 +265,23 @@ fn model<'a>(records: &'a [Record], report: &'a Report, c: &'a Collector) -> Mod
     let mut rows: Vec<&CaptureRow> = records.iter().flat_map(|r| r.captures.iter()).collect();
     rows.sort_by(|a, b| a.path.cmp(&b.path));
     let with = |s: &str| rows.iter().copied().filter(|r| r.status == s).collect::<Vec<_>>();
-    let mut verdicts: Vec<(String, u64)> =
-        LABELS.iter().filter_map(|l| c.verdicts.get(*l).map(|n| (l.to_string(), *n))).collect();
-    verdicts.extend(c.verdicts.iter().filter(|(l, _)| !LABELS.contains(&l.as_str())).map(|(l, n)| (l.clone(), *n)));
+    let mut verdicts: Vec<(String, u64)> = LABELS
+        .iter()
+        .filter_map(|l| c.verdicts.get(*l).map(|n| (l.to_string(), *n)))
+        .collect();
+    verdicts.extend(
+        c.verdicts
+            .iter()
+            .filter(|(l, _)| !LABELS.contains(&l.as_str()))
+            .map(|(l, n)| (l.clone(), *n)),
+    );
     let histograms = vec![
-        Histogram::new("Goodput (bulk direction)", bits, steps125(1e3, 1e10), c.goodput_bps.clone()),
+        Histogram::new(
+            "Goodput (bulk direction)",
+            bits,
+            steps125(1e3, 1e10),
+            c.goodput_bps.clone(),
+        ),
         Histogram::new("Minimum RTT", ms, steps125(0.1, 5000.0), c.rtt_min_ms.clone()),
         Histogram::new(
             "Largest advertised receive window",
@@ -290,7 +321,10 @@ fn markdown(m: &Model) -> String {
     for (l, n) in &m.verdicts {
         let _ = writeln!(o, "| {l} | {n} | {:.1}% |", pct(*n, m.flows));
     }
-    let _ = writeln!(o, "\nDistributions below are over the judged flows (verdict other than undetermined).");
+    let _ = writeln!(
+        o,
+        "\nDistributions below are over the judged flows (verdict other than undetermined)."
+    );
     for h in &m.histograms {
         let _ = writeln!(o, "\n## {}\n\n{}\n", h.title, h.line());
         let bins = h.bins();
@@ -349,9 +383,19 @@ fn markdown(m: &Model) -> String {
         }
     }
     for (title, rows, why) in [
-        ("Inputs that failed", &m.failed, (|r: &CaptureRow| r.error.clone()) as fn(&CaptureRow) -> Option<String>),
-        ("Inputs cut short or damaged (flows before the problem kept)", &m.partial, |r| r.error.clone()),
-        ("Skipped inputs (not captures)", &m.skipped, |r| r.skipped_reason.clone()),
+        (
+            "Inputs that failed",
+            &m.failed,
+            (|r: &CaptureRow| r.error.clone()) as fn(&CaptureRow) -> Option<String>,
+        ),
+        (
+            "Inputs cut short or damaged (flows before the problem kept)",
+            &m.partial,
+            |r| r.error.clone(),
+        ),
+        ("Skipped inputs (not captures)", &m.skipped, |r| {
+            r.skipped_reason.clone()
+        }),
     ] {
         let _ = writeln!(o, "\n## {title} ({})\n", rows.len());
         if rows.is_empty() {
@@ -414,7 +458,10 @@ fn html(m: &Model) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>bdpscope batch summary</title><style>{STYLE}</style></head><body>\n<h1>bdpscope batch summary</h1>\n<p>{} inputs: {} ok, {} cut short or damaged, {} failed, {} skipped (not captures). {} packets, {} flows.</p>\n",
         r.inputs, r.ok, r.partial, r.failed, r.skipped, m.packets, m.flows
     );
-    let _ = write!(o, "<h2>Verdicts</h2>\n<table><tr><th>verdict</th><th>flows</th><th>share</th><th></th></tr>\n");
+    let _ = write!(
+        o,
+        "<h2>Verdicts</h2>\n<table><tr><th>verdict</th><th>flows</th><th>share</th><th></th></tr>\n"
+    );
     for (l, n) in &m.verdicts {
         let p = pct(*n, m.flows);
         let _ = writeln!(
@@ -466,7 +513,11 @@ fn html(m: &Model) -> String {
         }
         let _ = writeln!(o, "</table></div>");
     }
-    let _ = writeln!(o, "<h2 id=\"middlebox\">Middlebox findings ({})</h2>", m.middlebox.len());
+    let _ = writeln!(
+        o,
+        "<h2 id=\"middlebox\">Middlebox findings ({})</h2>",
+        m.middlebox.len()
+    );
     if m.middlebox.is_empty() {
         let _ = writeln!(o, "<p>None.</p>");
     } else {
@@ -488,9 +539,19 @@ fn html(m: &Model) -> String {
         let _ = writeln!(o, "</table></div>");
     }
     for (title, rows, why) in [
-        ("Inputs that failed", &m.failed, (|r: &CaptureRow| r.error.clone()) as fn(&CaptureRow) -> Option<String>),
-        ("Inputs cut short or damaged (flows before the problem kept)", &m.partial, |r| r.error.clone()),
-        ("Skipped inputs (not captures)", &m.skipped, |r| r.skipped_reason.clone()),
+        (
+            "Inputs that failed",
+            &m.failed,
+            (|r: &CaptureRow| r.error.clone()) as fn(&CaptureRow) -> Option<String>,
+        ),
+        (
+            "Inputs cut short or damaged (flows before the problem kept)",
+            &m.partial,
+            |r| r.error.clone(),
+        ),
+        ("Skipped inputs (not captures)", &m.skipped, |r| {
+            r.skipped_reason.clone()
+        }),
     ] {
         let _ = writeln!(o, "<h2>{} ({})</h2>", esc(title), rows.len());
         if rows.is_empty() {
@@ -499,7 +560,12 @@ fn html(m: &Model) -> String {
         }
         let _ = writeln!(o, "<table><tr><th>input</th><th>why</th></tr>");
         for r in rows.iter() {
-            let _ = writeln!(o, "<tr><td><code>{}</code></td><td>{}</td></tr>", esc(&r.path), esc(&why(r).unwrap_or_default()));
+            let _ = writeln!(
+                o,
+                "<tr><td><code>{}</code></td><td>{}</td></tr>",
+                esc(&r.path),
+                esc(&why(r).unwrap_or_default())
+            );
         }
         let _ = writeln!(o, "</table>");
     }
@@ -525,7 +591,12 @@ mod tests {
 
     #[test]
     fn histograms_bin_and_quantile() {
-        let h = Histogram::new("x", ms, vec![1.0, 10.0, 100.0], vec![0.5, 5.0, 5.0, 50.0, 500.0, f64::NAN]);
+        let h = Histogram::new(
+            "x",
+            ms,
+            vec![1.0, 10.0, 100.0],
+            vec![0.5, 5.0, 5.0, 50.0, 500.0, f64::NAN],
+        );
         let bins = h.bins();
         assert_eq!(bins.iter().map(|b| b.1).collect::<Vec<_>>(), [1, 2, 1, 1]);
         assert_eq!(bins[0].0, "< 1 ms");

@@ -53,7 +53,9 @@ mod exact {
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-        Option::<String>::deserialize(d)?.map(|t| t.parse().map_err(serde::de::Error::custom)).transpose()
+        Option::<String>::deserialize(d)?
+            .map(|t| t.parse().map_err(serde::de::Error::custom))
+            .transpose()
     }
 }
 
@@ -110,7 +112,12 @@ pub fn captures_frame(rows: &[&CaptureRow]) -> PolarsResult<DataFrame> {
 /// other columns cannot be merged, so it is part of the state's fingerprint.
 pub fn flows_schema_fingerprint() -> Result<String> {
     let empty = flows_frame(&[])?;
-    let columns = empty.schema().iter().map(|(n, t)| format!("{n}:{t}")).collect::<Vec<_>>().join(",");
+    let columns = empty
+        .schema()
+        .iter()
+        .map(|(n, t)| format!("{n}:{t}"))
+        .collect::<Vec<_>>()
+        .join(",");
     Ok(format!("{:016x}", super::fnv1a(columns.as_bytes())))
 }
 
@@ -122,7 +129,13 @@ pub fn write_part(path: &Path, flows: &[bdpscope::summary::FlowSummary]) -> Resu
     // Parts are scratch files, read back once: no compression, no statistics.
     ParquetWriter::new(BufWriter::new(file))
         .with_compression(ParquetCompression::Uncompressed)
-        .with_statistics(StatisticsOptions { min_value: false, max_value: false, distinct_count: false, null_count: false, ..Default::default() })
+        .with_statistics(StatisticsOptions {
+            min_value: false,
+            max_value: false,
+            distinct_count: false,
+            null_count: false,
+            ..Default::default()
+        })
         .set_parallel(false)
         .finish(&mut df)?;
     std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot write", path.display()))?;
@@ -131,7 +144,9 @@ pub fn write_part(path: &Path, flows: &[bdpscope::summary::FlowSummary]) -> Resu
 
 pub fn read_part(path: &Path) -> Result<DataFrame> {
     let file = File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    anyhow::Context::with_context(ParquetReader::new(file).finish(), || format!("{}: cannot read", path.display()))
+    anyhow::Context::with_context(ParquetReader::new(file).finish(), || {
+        format!("{}: cannot read", path.display())
+    })
 }
 
 /// Counts for the closing line and the summary.
@@ -170,7 +185,11 @@ impl Staged {
 }
 
 /// Writes flows.* (streaming the parts, each handed to `each` on the way) and captures.*.
-pub fn write_all(out: &Path, records: &[Record], mut each: impl FnMut(&DataFrame) -> PolarsResult<()>) -> Result<Report> {
+pub fn write_all(
+    out: &Path,
+    records: &[Record],
+    mut each: impl FnMut(&DataFrame) -> PolarsResult<()>,
+) -> Result<Report> {
     let schema = flows_frame(&[])?.schema().clone();
     let (pq_file, pq_out) = Staged::create(out, "flows.parquet")?;
     let (csv_file, csv_out) = Staged::create(out, "flows.csv")?;
@@ -181,7 +200,10 @@ pub fn write_all(out: &Path, records: &[Record], mut each: impl FnMut(&DataFrame
     for r in records {
         let Some(part) = &r.part else { continue };
         let df = read_part(&out.join(super::state::PARTS).join(part))?;
-        anyhow::ensure!(df.schema() == &schema, "{part}: the part's columns differ from this version's; rerun with --force");
+        anyhow::ensure!(
+            df.schema() == &schema,
+            "{part}: the part's columns differ from this version's; rerun with --force"
+        );
         each(&df)?;
         report.flows += df.height() as u64;
         buffer.vstack_mut_owned(df)?;

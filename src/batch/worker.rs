@@ -62,7 +62,8 @@ impl Chain {
 
     /// Whether a file whose first packet is at `first` continues this chain.
     fn continued_by(&self, first: Timestamp, idle: Span) -> bool {
-        self.last_ts.is_none_or(|last| first >= last - OVERLAP && first <= last + idle)
+        self.last_ts
+            .is_none_or(|last| first >= last - OVERLAP && first <= last + idle)
     }
 
     /// Ends the analysis: flows go to `done`, and the members' rows get the chain's name
@@ -70,7 +71,11 @@ impl Chain {
     fn close(self, done: &mut Done) {
         let (summary, mut flows, _) = self.analysis.finish(&self.first_name, None);
         let name = if self.members.len() > 1 {
-            let last = self.last_name.rsplit(['/', std::path::MAIN_SEPARATOR]).next().unwrap_or(&self.last_name);
+            let last = self
+                .last_name
+                .rsplit(['/', std::path::MAIN_SEPARATOR])
+                .next()
+                .unwrap_or(&self.last_name);
             format!("{}..{last}", self.first_name)
         } else {
             self.first_name.clone()
@@ -116,8 +121,14 @@ fn row(input: &Input, status: &str) -> CaptureRow {
 /// The row of a file that is not read.
 fn unread(input: &Input, problem: Problem) -> CaptureRow {
     match problem {
-        Problem::Failed(why) => CaptureRow { error: Some(why), ..row(input, "failed") },
-        Problem::Skipped(why) => CaptureRow { skipped_reason: Some(why), ..row(input, "skipped") },
+        Problem::Failed(why) => CaptureRow {
+            error: Some(why),
+            ..row(input, "failed")
+        },
+        Problem::Skipped(why) => CaptureRow {
+            skipped_reason: Some(why),
+            ..row(input, "skipped")
+        },
     }
 }
 
@@ -135,7 +146,10 @@ fn open(input: &Input) -> Result<CaptureReader, Problem> {
 
 pub fn process(unit: &Unit, ctx: &Context) -> Done {
     let idle = AnalysisConfig::default().table.idle_timeout;
-    let mut done = Done { captures: Vec::with_capacity(unit.inputs.len()), flows: Vec::new() };
+    let mut done = Done {
+        captures: Vec::with_capacity(unit.inputs.len()),
+        flows: Vec::new(),
+    };
     let mut chain: Option<Chain> = None;
     for input in &unit.inputs {
         let mut reader = match open(input) {
@@ -187,7 +201,10 @@ pub fn process(unit: &Unit, ctx: &Context) -> Done {
             }
         }
         let packets = reader.frames_read();
-        ctx.progress.advance(input.size.saturating_sub(reported_bytes), packets - reported_packets.min(packets));
+        ctx.progress.advance(
+            input.size.saturating_sub(reported_bytes),
+            packets - reported_packets.min(packets),
+        );
         ctx.progress.file_done();
         let c = chain.get_or_insert_with(|| Chain::new(ctx, &input.name));
         if let Some((_, t)) = span {

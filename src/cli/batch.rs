@@ -18,8 +18,15 @@ pub fn run(args: BatchArgs) -> Result<Status> {
         stitch: args.stitch,
         force: args.force,
         shard: args.shard,
-        filter: FlowFilter { hosts: args.hosts, ports: args.ports },
+        filter: FlowFilter {
+            hosts: args.hosts,
+            ports: args.ports,
+        },
         link_rate_bps: args.link_rate,
     })?;
-    Ok(if outcome.failed > 0 { Status::InputFailed } else { Status::Success })
+    Ok(if outcome.failed > 0 {
+        Status::InputFailed
+    } else {
+        Status::Success
+    })
 }

@@ -107,7 +107,10 @@ fn dir_line<W: Write>(out: &mut W, name: &str, d: &DirComparison) -> Result<()> 
         s += &match lost {
             0 => "; none lost between the points".to_string(),
             n if d.lost_beyond_window > 0 => {
-                format!("; {n} lost between the points ({} estimated from counts)", d.lost_beyond_window)
+                format!(
+                    "; {n} lost between the points ({} estimated from counts)",
+                    d.lost_beyond_window
+                )
             }
             n => format!("; {n} lost between the points"),
         };
@@ -116,7 +119,10 @@ fn dir_line<W: Write>(out: &mut W, name: &str, d: &DirComparison) -> Result<()> 
         }
         match (d.one_way_delay_ms, d.delay_min_ms) {
             (Some(owd), _) => {
-                s += &format!("; one-way delay {owd:.3} ms (min), {:.3} ms (median)", d.delay_median_ms.unwrap_or(owd))
+                s += &format!(
+                    "; one-way delay {owd:.3} ms (min), {:.3} ms (median)",
+                    d.delay_median_ms.unwrap_or(owd)
+                )
             }
             (None, Some(m)) => s += &format!("; delay {m:.3} ms (min, clock offset included)"),
             _ => {}
@@ -130,7 +136,10 @@ fn write_conn<W: Write>(out: &mut W, c: &ConnComparison) -> Result<()> {
     let names = if c.a.client == c.b.client && c.a.server == c.b.server {
         format!("{} -> {}", c.a.client, c.a.server)
     } else {
-        format!("{} -> {} (A) = {} -> {} (B)", c.a.client, c.a.server, c.b.client, c.b.server)
+        format!(
+            "{} -> {} (A) = {} -> {} (B)",
+            c.a.client, c.a.server, c.b.client, c.b.server
+        )
     };
     writeln!(out, "connection {names}")?;
     writeln!(out, "  matched by {}", c.matched_by)?;
@@ -145,7 +154,10 @@ fn write_conn<W: Write>(out: &mut W, c: &ConnComparison) -> Result<()> {
     dir_line(out, "c2s", &c.c2s)?;
     dir_line(out, "s2c", &c.s2c)?;
     if let Some(rt) = c.round_trip_between_points_ms {
-        writeln!(out, "  round trip between the points {rt:.3} ms (independent of the clocks)")?;
+        writeln!(
+            out,
+            "  round trip between the points {rt:.3} ms (independent of the clocks)"
+        )?;
     }
     for d in &c.differences {
         writeln!(out, "  * {}", d.detail)?;
@@ -159,10 +171,17 @@ fn write_conn<W: Write>(out: &mut W, c: &ConnComparison) -> Result<()> {
 
 pub fn write_text<W: Write>(out: &mut W, c: &Comparison) -> Result<()> {
     for (tag, s) in [("A", &c.a), ("B", &c.b)] {
-        writeln!(out, "{tag}: {} ({}, {} packets, {} TCP connection(s))", s.path, s.format, s.packets, s.connections)?;
+        writeln!(
+            out,
+            "{tag}: {} ({}, {} packets, {} TCP connection(s))",
+            s.path, s.format, s.packets, s.connections
+        )?;
     }
     if let Some(off) = c.clock_offset_ms {
-        writeln!(out, "clock of B minus clock of A: {off:.3} ms (assuming symmetric delays between the points)")?;
+        writeln!(
+            out,
+            "clock of B minus clock of A: {off:.3} ms (assuming symmetric delays between the points)"
+        )?;
     }
     writeln!(out)?;
     for conn in &c.connections {

@@ -129,7 +129,11 @@ pub enum Format {
 
 /// Parses "50M", "1.5G", "800k" or a plain number of bits per second.
 fn parse_rate(s: &str) -> Result<f64, String> {
-    let t = s.trim().trim_end_matches("bit/s").trim_end_matches("bps").trim_end_matches("b");
+    let t = s
+        .trim()
+        .trim_end_matches("bit/s")
+        .trim_end_matches("bps")
+        .trim_end_matches("b");
     let (num, mult) = match t.chars().last() {
         Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
         Some('m' | 'M') => (&t[..t.len() - 1], 1e6),
@@ -137,7 +141,10 @@ fn parse_rate(s: &str) -> Result<f64, String> {
         Some('t' | 'T') => (&t[..t.len() - 1], 1e12),
         _ => (t, 1.0),
     };
-    let v: f64 = num.trim().parse().map_err(|_| format!("not a rate: {s:?} (try 50M or 1G)"))?;
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("not a rate: {s:?} (try 50M or 1G)"))?;
     if v > 0.0 && v.is_finite() {
         Ok(v * mult)
     } else {

@@ -41,7 +41,11 @@ fn match_fps(a: &ConnRecord, b: &ConnRecord, d: Dir) -> Vec<(usize, usize)> {
         _ => 0,
     };
     let key = |c: &ConnRecord, f: &Fp| -> Key {
-        let ack = if f.flags & crate::decode::TcpFlags::ACK != 0 { rel(f.ack, base(c, d.reverse())) } else { 0 };
+        let ack = if f.flags & crate::decode::TcpFlags::ACK != 0 {
+            rel(f.ack, base(c, d.reverse()))
+        } else {
+            0
+        };
         (rel(f.seq, base(c, d)), ack, f.len, f.flags)
     };
     let mut in_b: FxHashMap<Key, VecDeque<usize>> = FxHashMap::default();
@@ -91,7 +95,10 @@ fn nearer_client(a: &ConnRecord, b: &ConnRecord, m: &[Vec<(usize, usize)>; 2]) -
     // Clock-free: a c2s segment reaches the capture nearer the client first and an s2c
     // segment last, so (t_B − t_A) is larger for c2s than for s2c when A is nearer.
     let delta = |d: Dir| {
-        let mut v: Vec<i64> = m[d.index()].iter().map(|&(i, j)| b.dir(d).fps[j].t - a.dir(d).fps[i].t).collect();
+        let mut v: Vec<i64> = m[d.index()]
+            .iter()
+            .map(|&(i, j)| b.dir(d).fps[j].t - a.dir(d).fps[i].t)
+            .collect();
         median(&mut v)
     };
     if m[0].len() >= 3 && m[1].len() >= 3 {
@@ -113,13 +120,23 @@ fn nearer_client(a: &ConnRecord, b: &ConnRecord, m: &[Vec<(usize, usize)>; 2]) -
     if let (Some(ga), Some(gb)) = (gap(a), gap(b)) {
         if ga != gb {
             let near = if ga > gb { Near::A } else { Near::B };
-            return (near, format!("the SYN/ACK follows the SYN after {:.3} ms in A, {:.3} ms in B", ms(ga), ms(gb)));
+            return (
+                near,
+                format!(
+                    "the SYN/ACK follows the SYN after {:.3} ms in A, {:.3} ms in B",
+                    ms(ga),
+                    ms(gb)
+                ),
+            );
         }
     }
     if let (Some(la), Some(lb)) = (a.loop_server_ms, b.loop_server_ms) {
         if (la - lb).abs() > 0.05 {
             let near = if la > lb { Near::A } else { Near::B };
-            return (near, format!("the loop through the server is {la:.3} ms from A, {lb:.3} ms from B"));
+            return (
+                near,
+                format!("the loop through the server is {la:.3} ms from A, {lb:.3} ms from B"),
+            );
         }
     }
     (Near::Unknown, "no segment timing tells the order of the points".into())
@@ -142,7 +159,11 @@ impl<'a> Ctx<'a> {
             (Near::B, Dir::C2S) | (Near::A, Dir::S2C) => false,
             (Near::Unknown, _) => return None,
         };
-        Some(if a_first { (self.a, self.b, "A", "B") } else { (self.b, self.a, "B", "A") })
+        Some(if a_first {
+            (self.a, self.b, "A", "B")
+        } else {
+            (self.b, self.a, "B", "A")
+        })
     }
 
     fn handshake(&mut self, d: Dir) {
@@ -291,7 +312,9 @@ impl<'a> Ctx<'a> {
 
     fn isn_and_addresses(&mut self) {
         for d in [Dir::C2S, Dir::S2C] {
-            let Some((u, w, un, dn)) = self.order(d).or(Some((self.a, self.b, "A", "B"))) else { continue };
+            let Some((u, w, un, dn)) = self.order(d).or(Some((self.a, self.b, "A", "B"))) else {
+                continue;
+            };
             if let (Some(x), Some(y)) = (u.isn(d), w.isn(d)) {
                 if x != y {
                     self.differences.push(Difference {
@@ -309,7 +332,10 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        for (end, x, y) in [("client", self.a.client, self.b.client), ("server", self.a.server, self.b.server)] {
+        for (end, x, y) in [
+            ("client", self.a.client, self.b.client),
+            ("server", self.a.server, self.b.server),
+        ] {
             if x != y {
                 self.differences.push(Difference {
                     kind: "address-rewritten".into(),
@@ -335,7 +361,9 @@ impl<'a> Ctx<'a> {
             ..Default::default()
         };
         // Orient: pairs as (upstream fp, downstream fp).
-        let Some((u, w, un, dn)) = self.order(d) else { return out };
+        let Some((u, w, un, dn)) = self.order(d) else {
+            return out;
+        };
         out.travel = format!("{}->{}", un.to_lowercase(), dn.to_lowercase());
         let a_up = std::ptr::eq(u, self.a);
         let (up, down) = (u.dir(d), w.dir(d));
@@ -350,7 +378,10 @@ impl<'a> Ctx<'a> {
             seen_down[j] = true;
         }
         let span = |seen: &[bool]| -> (usize, usize) {
-            (seen.iter().position(|&s| s).unwrap_or(0), seen.iter().rposition(|&s| s).unwrap_or(0))
+            (
+                seen.iter().position(|&s| s).unwrap_or(0),
+                seen.iter().rposition(|&s| s).unwrap_or(0),
+            )
         };
         let (u0, u1) = span(&seen_up);
         let (d0, d1) = span(&seen_down);
@@ -366,8 +397,11 @@ impl<'a> Ctx<'a> {
         out.delay_min_ms = min.map(ms);
         out.delay_median_ms = median(&mut delays).map(ms);
         // Windows and per-segment options.
-        let rewritten: Vec<(u16, u16)> =
-            pairs.iter().map(|&(i, j)| (up.fps[i].win, down.fps[j].win)).filter(|(x, y)| x != y).collect();
+        let rewritten: Vec<(u16, u16)> = pairs
+            .iter()
+            .map(|&(i, j)| (up.fps[i].win, down.fps[j].win))
+            .filter(|(x, y)| x != y)
+            .collect();
         out.windows_rewritten = rewritten.len() as u64;
         if let Some(&(x, y)) = rewritten.first() {
             self.differences.push(Difference {
@@ -385,7 +419,11 @@ impl<'a> Ctx<'a> {
             });
         }
         for (kind, what, test) in [
-            ("timestamps-removed", "timestamps option", (|f: &Fp| f.has_ts()) as fn(&Fp) -> bool),
+            (
+                "timestamps-removed",
+                "timestamps option",
+                (|f: &Fp| f.has_ts()) as fn(&Fp) -> bool,
+            ),
             ("sack-blocks-removed", "SACK blocks", |f: &Fp| f.has_sack()),
         ] {
             // The handshake's options are compared above; these are the other segments'.
@@ -419,7 +457,13 @@ fn richness(h: HsRecord) -> usize {
 pub fn compare_conn(a: &ConnRecord, b: &ConnRecord, how: &str) -> ConnComparison {
     let m = [match_fps(a, b, Dir::C2S), match_fps(a, b, Dir::S2C)];
     let (near, why) = nearer_client(a, b, &m);
-    let mut cx = Ctx { a, b, near, differences: Vec::new(), found: Vec::new() };
+    let mut cx = Ctx {
+        a,
+        b,
+        near,
+        differences: Vec::new(),
+        found: Vec::new(),
+    };
     cx.isn_and_addresses();
     cx.handshake(Dir::C2S);
     cx.handshake(Dir::S2C);
@@ -437,7 +481,11 @@ pub fn compare_conn(a: &ConnRecord, b: &ConnRecord, how: &str) -> ConnComparison
         }
     }
     // Findings of one kind on both handshake segments merge into "both".
-    let confidence = if near == Near::Unknown { Confidence::Likely } else { Confidence::Certain };
+    let confidence = if near == Near::Unknown {
+        Confidence::Likely
+    } else {
+        Confidence::Certain
+    };
     let mut middlebox: Vec<MiddleboxFinding> = Vec::new();
     for (kind, seg, text) in &cx.found {
         let other = cx.found.iter().find(|(k, s, _)| k == kind && s != seg);
@@ -457,7 +505,11 @@ pub fn compare_conn(a: &ConnRecord, b: &ConnRecord, how: &str) -> ConnComparison
     }
     let effects = cx.differences.len();
     let lost = c2s.lost + s2c.lost + c2s.lost_beyond_window + s2c.lost_beyond_window;
-    let path = if lost > 0 { format!(" ({lost} segment(s) lost between the points)") } else { String::new() };
+    let path = if lost > 0 {
+        format!(" ({lost} segment(s) lost between the points)")
+    } else {
+        String::new()
+    };
     let verdict = if effects == 0 {
         format!("no middlebox effects seen{path}")
     } else {
@@ -469,8 +521,14 @@ pub fn compare_conn(a: &ConnRecord, b: &ConnRecord, how: &str) -> ConnComparison
         matched_by: how.to_string(),
         nearer_client: name(near).into(),
         nearer_client_evidence: why,
-        syn: HandshakePair { a: syn_info(a.syn), b: syn_info(b.syn) },
-        syn_ack: HandshakePair { a: syn_info(a.syn_ack), b: syn_info(b.syn_ack) },
+        syn: HandshakePair {
+            a: syn_info(a.syn),
+            b: syn_info(b.syn),
+        },
+        syn_ack: HandshakePair {
+            a: syn_info(a.syn_ack),
+            b: syn_info(b.syn_ack),
+        },
         differences: cx.differences,
         middlebox,
         c2s,

@@ -49,7 +49,12 @@ fn keys(c: &ConnRecord, relative: bool, n: usize) -> Vec<(u8, u32, u16)> {
             0
         };
         out.extend(
-            c.dir(d).fps.iter().filter(|f| f.len > 0).take(n).map(|f| (d.index() as u8, rel(f.seq, base), f.len)),
+            c.dir(d)
+                .fps
+                .iter()
+                .filter(|f| f.len > 0)
+                .take(n)
+                .map(|f| (d.index() as u8, rel(f.seq, base), f.len)),
         );
     }
     out
@@ -78,14 +83,20 @@ pub fn pair(a: &Side, b: &Side) -> Vec<Pair> {
         by_tuple.entry((c.client, c.server)).or_default().push(j);
     }
     for (i, ca) in a.conns.iter().enumerate() {
-        let Some(cands) = by_tuple.get(&(ca.client, ca.server)) else { continue };
+        let Some(cands) = by_tuple.get(&(ca.client, ca.server)) else {
+            continue;
+        };
         // Same ISN first.
         let same_isn = cands
             .iter()
             .copied()
             .find(|&j| !used_b[j] && matches!((ca.syn, b.conns[j].syn), (Some(x), Some(y)) if x.isn == y.isn));
         if let Some(j) = same_isn {
-            pairs.push(Pair { a: i, b: j, how: "4-tuple and ISN" });
+            pairs.push(Pair {
+                a: i,
+                b: j,
+                how: "4-tuple and ISN",
+            });
             used_a[i] = true;
             used_b[j] = true;
             continue;
@@ -111,7 +122,11 @@ pub fn pair(a: &Side, b: &Side) -> Vec<Pair> {
             let only = cands.iter().filter(|&&j| !used_b[j]).count() == 1;
             match best {
                 Some((j, s)) if s >= MIN_SCORE || (only && ka.len() < MIN_KEYS) => {
-                    pairs.push(Pair { a: i, b: j, how: "4-tuple" });
+                    pairs.push(Pair {
+                        a: i,
+                        b: j,
+                        how: "4-tuple",
+                    });
                     used_a[i] = true;
                     used_b[j] = true;
                 }
@@ -124,7 +139,11 @@ pub fn pair(a: &Side, b: &Side) -> Vec<Pair> {
     //    captures may start at different moments).
     let mut best: FxHashMap<(usize, usize), f64> = FxHashMap::default();
     for flip in [false, true] {
-        let (x, y, used_x, used_y) = if flip { (b, a, &used_b, &used_a) } else { (a, b, &used_a, &used_b) };
+        let (x, y, used_x, used_y) = if flip {
+            (b, a, &used_b, &used_a)
+        } else {
+            (a, b, &used_a, &used_b)
+        };
         let mut index: KeyIndex = FxHashMap::default();
         for (j, c) in y.conns.iter().enumerate().filter(|(j, _)| !used_y[*j]) {
             for relative in [true, false] {
@@ -165,12 +184,19 @@ pub fn pair(a: &Side, b: &Side) -> Vec<Pair> {
             }
         }
     }
-    let mut scored: Vec<(f64, usize, usize)> =
-        best.into_iter().filter(|(_, s)| *s >= MIN_SCORE).map(|((i, j), s)| (s, i, j)).collect();
+    let mut scored: Vec<(f64, usize, usize)> = best
+        .into_iter()
+        .filter(|(_, s)| *s >= MIN_SCORE)
+        .map(|((i, j), s)| (s, i, j))
+        .collect();
     scored.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
     for (_, i, j) in scored {
         if !used_a[i] && !used_b[j] {
-            pairs.push(Pair { a: i, b: j, how: "segment sequence" });
+            pairs.push(Pair {
+                a: i,
+                b: j,
+                how: "segment sequence",
+            });
             used_a[i] = true;
             used_b[j] = true;
         }
@@ -195,7 +221,11 @@ pub fn pair(a: &Side, b: &Side) -> Vec<Pair> {
     timed.sort();
     for (_, i, j) in timed {
         if !used_a[i] && !used_b[j] {
-            pairs.push(Pair { a: i, b: j, how: "handshake timing" });
+            pairs.push(Pair {
+                a: i,
+                b: j,
+                how: "handshake timing",
+            });
             used_a[i] = true;
             used_b[j] = true;
         }
@@ -206,7 +236,10 @@ pub fn pair(a: &Side, b: &Side) -> Vec<Pair> {
 
 /// Median of (SYN time in B − SYN time in A) over matched pairs with both SYNs.
 fn syn_offset(a: &Side, b: &Side, pairs: &[Pair]) -> Option<i64> {
-    let mut d: Vec<i64> = pairs.iter().filter_map(|p| Some(b.conns[p.b].syn?.t - a.conns[p.a].syn?.t)).collect();
+    let mut d: Vec<i64> = pairs
+        .iter()
+        .filter_map(|p| Some(b.conns[p.b].syn?.t - a.conns[p.a].syn?.t))
+        .collect();
     if d.is_empty() {
         return None;
     }

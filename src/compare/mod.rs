@@ -43,10 +43,17 @@ fn info(s: &Side) -> CaptureInfo {
 /// Matches the connections of two captures and compares each pair.
 pub fn compare(a: &Side, b: &Side) -> Comparison {
     let pairs = matching::pair(a, b);
-    let connections: Vec<ConnComparison> =
-        pairs.iter().map(|p| diff::compare_conn(&a.conns[p.a], &b.conns[p.b], p.how)).collect();
+    let connections: Vec<ConnComparison> = pairs
+        .iter()
+        .map(|p| diff::compare_conn(&a.conns[p.a], &b.conns[p.b], p.how))
+        .collect();
     let only = |side: &Side, used: Vec<usize>| -> Vec<String> {
-        side.conns.iter().enumerate().filter(|(i, _)| !used.contains(i)).map(|(_, c)| c.label()).collect()
+        side.conns
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !used.contains(i))
+            .map(|(_, c)| c.label())
+            .collect()
     };
     let only_in_a = only(a, pairs.iter().map(|p| p.a).collect());
     let only_in_b = only(b, pairs.iter().map(|p| p.b).collect());
@@ -79,5 +86,13 @@ pub fn compare(a: &Side, b: &Side) -> Comparison {
             format!("{affected} with middlebox effects")
         }
     );
-    Comparison { a: info(a), b: info(b), clock_offset_ms, connections, only_in_a, only_in_b, summary }
+    Comparison {
+        a: info(a),
+        b: info(b),
+        clock_offset_ms,
+        connections,
+        only_in_a,
+        only_in_b,
+        summary,
+    }
 }

@@ -204,7 +204,11 @@ pub struct Builder {
 impl Builder {
     pub fn new(name: &str) -> Builder {
         Builder {
-            side: Side { name: name.to_string(), format: "pcap".into(), ..Default::default() },
+            side: Side {
+                name: name.to_string(),
+                format: "pcap".into(),
+                ..Default::default()
+            },
             table: FlowTable::new(TableConfig::default(), 0),
             done: Vec::new(),
             fps_total: 0,
@@ -213,7 +217,9 @@ impl Builder {
 
     pub fn on_frame(&mut self, frame: &Frame<'_>) {
         self.side.packets += 1;
-        let Ok(seg) = decode::decode(frame.link, frame.data) else { return };
+        let Ok(seg) = decode::decode(frame.link, frame.data) else {
+            return;
+        };
         self.side.tcp_segments += 1;
         let (entry, dir, replaced) = self.table.lookup(&seg, frame.ts);
         entry.conn.on_segment(&seg, dir, frame.number, frame.ts);
@@ -319,7 +325,11 @@ mod tests {
     #[test]
     fn the_option_area_is_found_behind_any_link_layer() {
         for p in [
-            TcpPacket::new("10.0.0.1:40000", "10.0.0.2:5001").seq(7).flags(TcpFlags::SYN).mss(1460).wscale(7),
+            TcpPacket::new("10.0.0.1:40000", "10.0.0.2:5001")
+                .seq(7)
+                .flags(TcpFlags::SYN)
+                .mss(1460)
+                .wscale(7),
             TcpPacket::new("10.0.0.1:40000", "10.0.0.2:5001")
                 .seq(7)
                 .flags(TcpFlags::SYN)

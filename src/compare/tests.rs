@@ -30,7 +30,13 @@ pub struct Hs {
     pub nop_ws: bool,
 }
 
-pub const LINUX: Hs = Hs { mss: 1460, ws: Some(7), sack: true, ts: true, nop_ws: false };
+pub const LINUX: Hs = Hs {
+    mss: 1460,
+    ws: Some(7),
+    sack: true,
+    ts: true,
+    nop_ws: false,
+};
 
 /// How one point sees the connection.
 #[derive(Clone)]
@@ -64,7 +70,10 @@ impl View {
         }
     }
     pub fn server_side(owd_us: i64) -> View {
-        View { shift_us: owd_us, ..View::client_side() }
+        View {
+            shift_us: owd_us,
+            ..View::client_side()
+        }
     }
 }
 
@@ -86,14 +95,54 @@ fn hs_packet(mut p: TcpPacket, h: Hs, tsval: u32) -> TcpPacket {
 /// A download: handshake, a request, `n` data segments of 1448 bytes, each ACKed.
 pub fn download(n: u32) -> Vec<Seg> {
     let mut v = vec![
-        Seg { t_us: 0, c2s: true, seq: 0, ack: 0, flags: TcpFlags::SYN, len: 0, win: 65535 },
-        Seg { t_us: 60_000, c2s: false, seq: 0, ack: 1, flags: TcpFlags::SYN | TcpFlags::ACK, len: 0, win: 65160 },
-        Seg { t_us: 60_050, c2s: true, seq: 1, ack: 1, flags: TcpFlags::ACK, len: 0, win: 502 },
-        Seg { t_us: 60_100, c2s: true, seq: 1, ack: 1, flags: TcpFlags::ACK | TcpFlags::PSH, len: 100, win: 502 },
+        Seg {
+            t_us: 0,
+            c2s: true,
+            seq: 0,
+            ack: 0,
+            flags: TcpFlags::SYN,
+            len: 0,
+            win: 65535,
+        },
+        Seg {
+            t_us: 60_000,
+            c2s: false,
+            seq: 0,
+            ack: 1,
+            flags: TcpFlags::SYN | TcpFlags::ACK,
+            len: 0,
+            win: 65160,
+        },
+        Seg {
+            t_us: 60_050,
+            c2s: true,
+            seq: 1,
+            ack: 1,
+            flags: TcpFlags::ACK,
+            len: 0,
+            win: 502,
+        },
+        Seg {
+            t_us: 60_100,
+            c2s: true,
+            seq: 1,
+            ack: 1,
+            flags: TcpFlags::ACK | TcpFlags::PSH,
+            len: 100,
+            win: 502,
+        },
     ];
     for i in 0..n {
         let t = 121_000 + i as i64 * 250;
-        v.push(Seg { t_us: t, c2s: false, seq: 1 + i * 1448, ack: 101, flags: TcpFlags::ACK, len: 1448, win: 509 });
+        v.push(Seg {
+            t_us: t,
+            c2s: false,
+            seq: 1 + i * 1448,
+            ack: 101,
+            flags: TcpFlags::ACK,
+            len: 1448,
+            win: 509,
+        });
         v.push(Seg {
             t_us: t + 20,
             c2s: true,
@@ -119,8 +168,11 @@ pub fn side(name: &str, segs: &[Seg], view: &View) -> Side {
         } else {
             (&view.server, &view.client, view.sisn, view.cisn)
         };
-        let mut p =
-            TcpPacket::new(src, dst).seq(isn.wrapping_add(s.seq)).flags(s.flags).window(s.win).payload_len(s.len);
+        let mut p = TcpPacket::new(src, dst)
+            .seq(isn.wrapping_add(s.seq))
+            .flags(s.flags)
+            .window(s.win)
+            .payload_len(s.len);
         if s.flags & TcpFlags::ACK != 0 {
             p = p.ack(peer_isn.wrapping_add(s.ack));
         }
@@ -156,7 +208,10 @@ fn one(c: &Comparison) -> &ConnComparison {
 #[test]
 fn identical_captures_show_no_effects_and_the_delay_between_the_points() {
     let segs = download(50);
-    let c = compare(&side("a", &segs, &View::client_side()), &side("b", &segs, &View::server_side(30_000)));
+    let c = compare(
+        &side("a", &segs, &View::client_side()),
+        &side("b", &segs, &View::server_side(30_000)),
+    );
     let k = one(&c);
     assert_eq!(k.matched_by, "4-tuple and ISN");
     assert_eq!(k.nearer_client, "a");
@@ -175,7 +230,11 @@ fn identical_captures_show_no_effects_and_the_delay_between_the_points() {
 fn a_window_scale_stripped_from_the_syn_with_nops_in_its_place() {
     let segs = download(20);
     let mut b = View::server_side(30_000);
-    b.syn = Hs { ws: None, nop_ws: true, ..LINUX };
+    b.syn = Hs {
+        ws: None,
+        nop_ws: true,
+        ..LINUX
+    };
     b.syn_ack = Hs { ws: None, ..LINUX }; // the server never saw it, never answers it
     let mut a = View::client_side();
     a.syn_ack = b.syn_ack;
@@ -183,7 +242,10 @@ fn a_window_scale_stripped_from_the_syn_with_nops_in_its_place() {
     let k = one(&c);
     assert_eq!(k.middlebox.len(), 1, "{:?}", k.middlebox);
     let m = &k.middlebox[0];
-    assert_eq!((m.kind.as_str(), m.direction.as_str(), m.confidence.as_str()), ("wscale-stripped", "syn", "certain"));
+    assert_eq!(
+        (m.kind.as_str(), m.direction.as_str(), m.confidence.as_str()),
+        ("wscale-stripped", "syn", "certain")
+    );
     assert!(m.evidence.contains("4 NOPs"), "{}", m.evidence);
     assert_eq!(k.differences.len(), 1);
     // the same pair the other way round: B first
@@ -203,7 +265,10 @@ fn mss_clamped_both_ways_is_one_finding_in_both_directions() {
     let c = compare(&side("a", &segs, &a), &side("b", &segs, &b));
     let k = one(&c);
     assert_eq!(k.middlebox.len(), 1, "{:?}", k.middlebox);
-    assert_eq!((k.middlebox[0].kind.as_str(), k.middlebox[0].direction.as_str()), ("mss-clamped", "both"));
+    assert_eq!(
+        (k.middlebox[0].kind.as_str(), k.middlebox[0].direction.as_str()),
+        ("mss-clamped", "both")
+    );
 }
 
 #[test]
@@ -216,7 +281,10 @@ fn nat_and_isn_rewriting_are_matched_by_the_data_and_reported() {
     let k = one(&c);
     assert_eq!(k.matched_by, "segment sequence");
     let kinds: Vec<&str> = k.differences.iter().map(|d| d.kind.as_str()).collect();
-    assert!(kinds.contains(&"address-rewritten") && kinds.contains(&"isn-shifted"), "{kinds:?}");
+    assert!(
+        kinds.contains(&"address-rewritten") && kinds.contains(&"isn-shifted"),
+        "{kinds:?}"
+    );
     assert!(k.middlebox.is_empty());
     assert_eq!((k.c2s.lost, k.s2c.lost), (0, 0));
     assert_eq!(k.c2s.matched as usize, segs.iter().filter(|s| s.c2s).count());
@@ -258,8 +326,13 @@ fn unrelated_connections_stay_unmatched() {
     b.server = "10.9.9.8:80".into();
     b.cisn = 42;
     b.sisn = 43;
-    let other: Vec<Seg> =
-        download(20).into_iter().map(|s| Seg { len: if s.len > 0 { s.len - 100 } else { 0 }, ..s }).collect();
+    let other: Vec<Seg> = download(20)
+        .into_iter()
+        .map(|s| Seg {
+            len: if s.len > 0 { s.len - 100 } else { 0 },
+            ..s
+        })
+        .collect();
     let c = compare(&side("a", &segs, &View::client_side()), &side("b", &other, &b));
     assert!(c.connections.is_empty(), "{c:#?}");
     assert_eq!((c.only_in_a.len(), c.only_in_b.len()), (1, 1));

@@ -117,7 +117,10 @@ impl DirAccumulator {
     /// An ACK for this direction's data: `delivered` bytes newly reported, `drained` when it
     /// acknowledged everything sent and left the window open (a closed window is the
     /// receiver's doing, not the sender's idleness).
-    fn on_ack(&mut self, ts: Timestamp, delivered: u64, drained: bool, sender_loop: Span) {
+    /// `round` is the current base RTT: a gap between ACKs longer than a round trip is a
+    /// pause (the pipe drained, the receiver's application or delayed-ACK timer paced it),
+    /// not the spacing of a train, and gives no dispersion sample.
+    fn on_ack(&mut self, ts: Timestamp, delivered: u64, drained: bool, sender_loop: Span, round: Option<Span>) {
         if delivered > 0 {
             self.delivery_acks += 1;
             self.delivered_bytes += delivered;
@@ -125,7 +128,10 @@ impl DirAccumulator {
                 tl.bin(ts).delivered += delivered;
             }
             if let Some(prev) = self.last_ack {
-                self.dispersion.add(delivered, ts - prev);
+                let gap = ts - prev;
+                if round.is_none_or(|r| gap <= r) {
+                    self.dispersion.add(delivered, gap);
+                }
             }
             self.last_ack = Some(ts);
         }
@@ -191,7 +197,8 @@ impl Accumulator {
             let drained = covers_all && ev.win_raw > 0 && dd.unique_bytes > 0;
             if ev.acked.delivered > 0 || drained {
                 let lp = conn.sender_loop(data_dir);
-                self.dirs[data_dir.index()].on_ack(ev.ts, ev.acked.delivered as u64, drained, lp);
+                let round = conn.rtt.base_end_to_end();
+                self.dirs[data_dir.index()].on_ack(ev.ts, ev.acked.delivered as u64, drained, lp, round);
             }
         }
         for s in [ev.ack_rtt, ev.ts_rtt].into_iter().flatten() {

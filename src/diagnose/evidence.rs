@@ -18,7 +18,7 @@ pub fn write(f: &Findings<'_>) -> Vec<String> {
         pct(fr(Label::Sender))
     ));
     if let Some(cap) = x.capacity {
-        let util = c.utilisation.unwrap_or(0.0);
+        let util = c.steady_rate.max(c.shared_steady_rate.unwrap_or(0.0)) / cap.rate.max(1.0);
         let shared = match (c.shared_steady_rate, x.flows_sharing) {
             (Some(s), n) if n > 1 => format!(" ({} flows together {})", n, rate(s)),
             _ => String::new(),

@@ -10,6 +10,8 @@ pub struct Facts {
     /// Delivery-rate and dispersion estimates (B/s) before choosing.
     pub delivery_rate: Option<f64>,
     pub dispersion_rate: Option<f64>,
+    /// Data-arrival dispersion (only past the bottleneck).
+    pub arrival_rate: Option<f64>,
     pub base_rtt_s: f64,
     pub median_rtt_s: Option<f64>,
     pub p95_rtt_s: Option<f64>,

@@ -121,6 +121,7 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
         capacity: cap,
         delivery_rate: delivered,
         dispersion_rate: dispersed,
+        arrival_rate: arrivals.and_then(|a| a.capacity()),
         base_rtt_s: base_rtt.secs_f64(),
         median_rtt_s: summary.rtt_ms.median.map(|m| m / 1000.0),
         p95_rtt_s: summary.rtt_ms.p95.map(|m| m / 1000.0),
@@ -150,7 +151,7 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
     };
     let class = classify::classify(&classify::Input {
         tl: &kept.tl,
-        capacity: cap.map(|c| c.rate),
+        capacity: judged_capacity(&kept.facts),
         base_rtt,
         mss,
         shared_delivered: None,
@@ -161,6 +162,35 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
         kept: Some(kept),
     }
 }
+
+/// The capacity a flow's delivery is judged against. When the only evidence of the
+/// bottleneck's rate is the flow's own delivery, calling the flow "at capacity" would be
+/// circular: it needs a sign that the pipe was actually full — a queue (RTT above the
+/// base) or losses. Without one the rate is a lower bound, reported but not judged by.
+fn judged_capacity(f: &Facts) -> Option<f64> {
+    let cap = f.capacity?;
+    if cap.method != Method::DeliveryRate {
+        return Some(cap.rate);
+    }
+    let queue = f.queueing_s().unwrap_or(0.0);
+    // Packet spacing that shows (nearly) the same rate is independent evidence too: a
+    // paced sender (BBR) fills the pipe with hardly any queue and no loss.
+    let acks = if f.stretch_acks.is_some() {
+        None
+    } else {
+        f.dispersion_rate
+    };
+    let spacing = acks.unwrap_or(0.0).max(f.arrival_rate.unwrap_or(0.0));
+    let full = f.retransmitted_segments > 0
+        || queue >= QUEUE_SIGN_S.max(QUEUE_SIGN_SHARE * f.base_rtt_s)
+        || spacing >= rules::bottleneck::AT_CAPACITY * cap.rate;
+    full.then_some(cap.rate)
+}
+
+/// Queueing delay that shows a full pipe: 5% of the base RTT, at least a millisecond
+/// (below that, timer and scheduling noise).
+const QUEUE_SIGN_SHARE: f64 = 0.05;
+const QUEUE_SIGN_S: f64 = 0.001;
 
 /// Writes the diagnosis fields of the summary.
 fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
@@ -287,17 +317,7 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
     // Capacity of the shared path: the best summed delivery over the longest base RTT.
     let rtt = members.iter().map(|k| k.base_rtt).max().unwrap();
     let window = capacity::delivery_window(rtt, Span(width)).nanos();
-    let w = ((window + width - 1) / width).max(1) as usize;
-    let mut best = 0.0f64;
-    let mut sum: f64 = grid.iter().take(w).sum();
-    if grid.len() >= w {
-        best = sum;
-        for i in w..grid.len() {
-            sum += grid[i] - grid[i - w];
-            best = best.max(sum);
-        }
-    }
-    let shared_rate = best / (w as f64 * width as f64 / 1e9);
+    let shared_rate = delivery::rate_percentile(&grid, Span(width), Span(window)).unwrap_or(0.0);
     let count = group.len();
     for &i in group {
         let f = &mut flows[i];
@@ -318,7 +338,7 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
             .collect();
         let class = classify::classify(&classify::Input {
             tl: &k.tl,
-            capacity: k.facts.capacity.map(|c| c.rate),
+            capacity: judged_capacity(&k.facts),
             base_rtt: k.base_rtt,
             mss: k.mss,
             shared_delivered: Some(&shared),

@@ -46,7 +46,11 @@ impl SizeCounts {
 
     /// The most frequent size and its (lower-bound) count.
     pub fn mode(&self) -> Option<(u32, u64)> {
-        self.slots.iter().filter(|s| s.1 > 0).max_by_key(|s| (s.1, s.0)).copied()
+        self.slots
+            .iter()
+            .filter(|s| s.1 > 0)
+            .max_by_key(|s| (s.1, s.0))
+            .copied()
     }
 }
 
@@ -166,7 +170,9 @@ impl Evidence {
         // A record identical to the previous one within 50 µs is the capture seeing one
         // packet twice (two interfaces, a mirror port), not the receiver sending again.
         let key = (ev.ack, ev.win_raw, ev.len);
-        let twice = e.last.is_some_and(|(t, a, w, l)| (a, w, l) == key && (ev.ts.0 - t).abs() < 50_000);
+        let twice = e
+            .last
+            .is_some_and(|(t, a, w, l)| (a, w, l) == key && (ev.ts.0 - t).abs() < 50_000);
         e.last = Some((ev.ts.0, ev.ack, ev.win_raw, ev.len));
         if ev.acked.duplicate && !twice {
             e.dup_acks += 1;

@@ -195,7 +195,10 @@ mod tests {
         let out = merge(vec![
             f(Confidence::Possible, "weak"),
             f(Confidence::Certain, "strong"),
-            Found { kind: Kind::WscaleMismatch, ..f(Confidence::Likely, "other") },
+            Found {
+                kind: Kind::WscaleMismatch,
+                ..f(Confidence::Likely, "other")
+            },
         ]);
         assert_eq!(out.len(), 2);
         assert_eq!(out[0].confidence, "certain");

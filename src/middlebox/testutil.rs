@@ -24,7 +24,12 @@ pub struct Opts {
 }
 
 impl Opts {
-    pub const LINUX: Opts = Opts { mss: Some(1460), sack: true, ts: true, ws: Some(7) };
+    pub const LINUX: Opts = Opts {
+        mss: Some(1460),
+        sack: true,
+        ts: true,
+        ws: Some(7),
+    };
 
     pub fn ws(self, ws: Option<u8>) -> Opts {
         Opts { ws, ..self }
@@ -66,7 +71,10 @@ pub struct Flow {
 
 fn ep(s: &str) -> Endpoint {
     let a: std::net::SocketAddr = s.parse().unwrap();
-    Endpoint { addr: a.ip(), port: a.port() }
+    Endpoint {
+        addr: a.ip(),
+        port: a.port(),
+    }
 }
 
 impl Flow {
@@ -100,14 +108,25 @@ impl Flow {
 
     /// SYN from the client with these options and window.
     pub fn syn(&mut self, o: Opts, window: u16) -> &mut Self {
-        let p = o.apply(TcpPacket::new(CLIENT, SERVER).seq(CISN).flags(TcpFlags::SYN).window(window), 100, 0);
+        let p = o.apply(
+            TcpPacket::new(CLIENT, SERVER)
+                .seq(CISN)
+                .flags(TcpFlags::SYN)
+                .window(window),
+            100,
+            0,
+        );
         self.feed(&p)
     }
 
     /// SYN/ACK from the server.
     pub fn syn_ack(&mut self, o: Opts, window: u16) -> &mut Self {
         let p = o.apply(
-            TcpPacket::new(SERVER, CLIENT).seq(SISN).ack(CISN + 1).flags(TcpFlags::SYN | TcpFlags::ACK).window(window),
+            TcpPacket::new(SERVER, CLIENT)
+                .seq(SISN)
+                .ack(CISN + 1)
+                .flags(TcpFlags::SYN | TcpFlags::ACK)
+                .window(window),
             500,
             100,
         );
@@ -116,7 +135,11 @@ impl Flow {
 
     /// A segment from the client: relative seq/ack, payload, raw window, timestamps or not.
     pub fn c2s(&mut self, seq: u32, ack: u32, len: usize, window: u16, ts: Option<(u32, u32)>) -> &mut Self {
-        let mut p = TcpPacket::new(CLIENT, SERVER).seq(CISN + seq).ack(SISN + ack).window(window).payload_len(len);
+        let mut p = TcpPacket::new(CLIENT, SERVER)
+            .seq(CISN + seq)
+            .ack(SISN + ack)
+            .window(window)
+            .payload_len(len);
         if let Some((v, e)) = ts {
             p = p.ts(v, e);
         }
@@ -125,7 +148,11 @@ impl Flow {
 
     /// A segment from the server.
     pub fn s2c(&mut self, seq: u32, ack: u32, len: usize, window: u16, ts: Option<(u32, u32)>) -> &mut Self {
-        let mut p = TcpPacket::new(SERVER, CLIENT).seq(SISN + seq).ack(CISN + ack).window(window).payload_len(len);
+        let mut p = TcpPacket::new(SERVER, CLIENT)
+            .seq(SISN + seq)
+            .ack(CISN + ack)
+            .window(window)
+            .payload_len(len);
         if let Some((v, e)) = ts {
             p = p.ts(v, e);
         }

@@ -242,8 +242,7 @@ impl TcpPacket {
     /// SACK option (kind 5) with these (left, right) edges, after two NOPs; an empty slice
     /// writes the (legal-ish) empty SACK option.
     pub fn sack(mut self, blocks: &[(u32, u32)]) -> Self {
-        self.options
-            .extend_from_slice(&[1, 1, 5, 2 + 8 * blocks.len() as u8]);
+        self.options.extend_from_slice(&[1, 1, 5, 2 + 8 * blocks.len() as u8]);
         for (l, r) in blocks {
             self.options.extend_from_slice(&l.to_be_bytes());
             self.options.extend_from_slice(&r.to_be_bytes());
@@ -366,11 +365,7 @@ impl TcpPacket {
                 .unwrap_or_else(|e| panic!("testkit: bad IP address {s:?}: {e}"))
         };
         let (s, d) = (parse(outer_src), parse(outer_dst));
-        assert_eq!(
-            s.is_ipv4(),
-            d.is_ipv4(),
-            "testkit: outer addresses of mixed versions"
-        );
+        assert_eq!(s.is_ipv4(), d.is_ipv4(), "testkit: outer addresses of mixed versions");
         self.ip.tunnel = Some((s, d));
         self
     }
@@ -534,8 +529,7 @@ impl TcpPacket {
         tcp[16..18].copy_from_slice(&sum.to_be_bytes());
 
         // IP
-        let (mut ip, inner_header_len) =
-            self.ip_header(self.src.ip(), self.dst.ip(), 6, &tcp, true);
+        let (mut ip, inner_header_len) = self.ip_header(self.src.ip(), self.dst.ip(), 6, &tcp, true);
         let mut ip_headers_len = inner_header_len;
         if let Some((s, d)) = self.ip.tunnel {
             let proto = if self.src.is_ipv4() { 4 } else { 41 };
@@ -571,14 +565,7 @@ impl TcpPacket {
 
     /// An IP header (with options or extension headers when `inner`) followed by `payload`.
     /// Returns the packet and its header length.
-    fn ip_header(
-        &self,
-        src: IpAddr,
-        dst: IpAddr,
-        proto: u8,
-        payload: &[u8],
-        inner: bool,
-    ) -> (Vec<u8>, usize) {
+    fn ip_header(&self, src: IpAddr, dst: IpAddr, proto: u8, payload: &[u8], inner: bool) -> (Vec<u8>, usize) {
         match (src, dst) {
             (IpAddr::V4(s), IpAddr::V4(d)) => {
                 let mut options = if inner {
@@ -590,8 +577,8 @@ impl TcpPacket {
                     options.push(0);
                 }
                 let header_len = 20 + options.len();
-                let total = if inner { self.ip.ipv4_total_len } else { None }
-                    .unwrap_or((header_len + payload.len()) as u16);
+                let total =
+                    if inner { self.ip.ipv4_total_len } else { None }.unwrap_or((header_len + payload.len()) as u16);
                 let frag = if inner { self.ip.ipv4_frag } else { 0x4000 };
                 let mut h = vec![0x40 | (header_len / 4) as u8, 0];
                 h.extend_from_slice(&total.to_be_bytes());
@@ -615,12 +602,8 @@ impl TcpPacket {
                     ext_bytes.extend_from_slice(body);
                 }
                 let first = exts.first().map_or(proto, |e| e.0);
-                let plen = if inner {
-                    self.ip.ipv6_payload_len
-                } else {
-                    None
-                }
-                .unwrap_or((ext_bytes.len() + payload.len()) as u16);
+                let plen = if inner { self.ip.ipv6_payload_len } else { None }
+                    .unwrap_or((ext_bytes.len() + payload.len()) as u16);
                 let mut h = vec![0x60, 0, 0, 0];
                 h.extend_from_slice(&plen.to_be_bytes());
                 h.extend_from_slice(&[first, self.ip.ttl]);
@@ -645,10 +628,7 @@ impl TcpPacket {
         let ethertype: u16 = if v4 { 0x0800 } else { 0x86dd };
         match &self.link {
             Link::Ethernet { tags, pppoe, mpls } => {
-                assert!(
-                    pppoe.is_none() || mpls.is_empty(),
-                    "testkit: PPPoE and MPLS together"
-                );
+                assert!(pppoe.is_none() || mpls.is_empty(), "testkit: PPPoE and MPLS together");
                 let mut f = Vec::with_capacity(64);
                 f.extend_from_slice(&DST_MAC);
                 f.extend_from_slice(&SRC_MAC);
@@ -714,10 +694,7 @@ impl TcpPacket {
             }
             Link::Arcnet => {
                 let proto = if v4 { 0xd4 } else { 0xc4 };
-                (
-                    LinkType::ARCNET_LINUX,
-                    vec![0x01, 0x02, 0, 0, proto, 0, 0, 1],
-                )
+                (LinkType::ARCNET_LINUX, vec![0x01, 0x02, 0, 0, proto, 0, 0, 1])
             }
         }
     }
@@ -797,12 +774,8 @@ mod tests {
     #[test]
     fn checksums_match_etherparse() {
         for p in [
-            TcpPacket::new("10.0.0.1:1", "10.0.0.2:2")
-                .ts(1, 2)
-                .payload_len(33),
-            TcpPacket::new("[fd00::1]:1", "[fd00::2]:2")
-                .mss(1440)
-                .payload_len(7),
+            TcpPacket::new("10.0.0.1:1", "10.0.0.2:2").ts(1, 2).payload_len(33),
+            TcpPacket::new("[fd00::1]:1", "[fd00::2]:2").mss(1440).payload_len(7),
         ] {
             let (_, bytes) = p.build();
             let s = etherparse::SlicedPacket::from_ethernet(&bytes).unwrap();

@@ -64,9 +64,22 @@ pub fn bulk(client: &str, server: &str, start_ns: i64, rounds: u32, per_round: u
     let s = |to: &str| TcpPacket::new(server, to);
     let mut out = Vec::new();
     let mut t = start_ns;
-    out.push(rec(t, &c(server).seq(cisn).syn().mss(1460).wscale(7).sack_perm().window(64240)));
+    out.push(rec(
+        t,
+        &c(server).seq(cisn).syn().mss(1460).wscale(7).sack_perm().window(64240),
+    ));
     t += rtt;
-    out.push(rec(t, &s(client).seq(sisn).ack(cisn + 1).syn().mss(1460).wscale(7).sack_perm().window(65160)));
+    out.push(rec(
+        t,
+        &s(client)
+            .seq(sisn)
+            .ack(cisn + 1)
+            .syn()
+            .mss(1460)
+            .wscale(7)
+            .sack_perm()
+            .window(65160),
+    ));
     t += rtt;
     out.push(rec(t, &c(server).seq(cisn + 1).ack(sisn + 1).window(502)));
     let mut seq = sisn + 1;
@@ -75,7 +88,10 @@ pub fn bulk(client: &str, server: &str, start_ns: i64, rounds: u32, per_round: u
         let mut acks = Vec::new();
         for k in 0..per_round {
             let ts = round_start + i64::from(k) * gap;
-            out.push(rec(ts, &s(client).seq(seq).ack(cisn + 1).payload_len(MSS as usize).window(509)));
+            out.push(rec(
+                ts,
+                &s(client).seq(seq).ack(cisn + 1).payload_len(MSS as usize).window(509),
+            ));
             seq = seq.wrapping_add(MSS);
             if k % 2 == 1 || k + 1 == per_round {
                 acks.push((ts + rtt, seq));
@@ -134,7 +150,10 @@ pub fn archive(dir: &Path) {
     two.extend(bulk("10.0.0.3:40002", "10.0.0.2:5002", T0 + 5_000_000, 25, 6));
     two.sort_by_key(|r| r.0);
     write(&dir.join("lab/deep/er/two.pcap.gz"), &gzip(&pcap(&two)));
-    write(&dir.join("lab/three.cap"), &zstd(&pcap(&bulk("[fd00::1]:40003", "[fd00::2]:443", T0, 15, 8))));
+    write(
+        &dir.join("lab/three.cap"),
+        &zstd(&pcap(&bulk("[fd00::1]:40003", "[fd00::2]:443", T0, 15, 8))),
+    );
     // Broken: cut in the middle of a record, garbage, empty, a text file.
     write(&dir.join("broken/cut.pcap"), &one[..one.len() * 2 / 3 + 7]);
     let mut x: u32 = 12345;

@@ -42,18 +42,66 @@ pub struct Rule {
 }
 
 pub const ALL: &[Rule] = &[
-    Rule { code: "MB101", name: "wscale_stripped", check: wscale_stripped::check },
-    Rule { code: "MB102", name: "wscale_unscaled_end", check: wscale_unscaled_end::check },
-    Rule { code: "MB103", name: "wscale_window_retreat", check: wscale_window_retreat::check },
-    Rule { code: "MB104", name: "wscale_sender_over_window", check: wscale_sender_over_window::check },
-    Rule { code: "MB105", name: "wscale_sender_unscaled", check: wscale_sender_unscaled::check },
-    Rule { code: "MB201", name: "mss_asymmetric", check: mss_asymmetric::check },
-    Rule { code: "MB202", name: "mss_above_announced", check: mss_above_announced::check },
-    Rule { code: "MB203", name: "mss_below_announced", check: mss_below_announced::check },
-    Rule { code: "MB301", name: "timestamps_stripped", check: timestamps_stripped::check },
-    Rule { code: "MB302", name: "timestamps_unused", check: timestamps_unused::check },
-    Rule { code: "MB401", name: "sack_stripped", check: sack_stripped::check },
-    Rule { code: "MB402", name: "sack_unused", check: sack_unused::check },
+    Rule {
+        code: "MB101",
+        name: "wscale_stripped",
+        check: wscale_stripped::check,
+    },
+    Rule {
+        code: "MB102",
+        name: "wscale_unscaled_end",
+        check: wscale_unscaled_end::check,
+    },
+    Rule {
+        code: "MB103",
+        name: "wscale_window_retreat",
+        check: wscale_window_retreat::check,
+    },
+    Rule {
+        code: "MB104",
+        name: "wscale_sender_over_window",
+        check: wscale_sender_over_window::check,
+    },
+    Rule {
+        code: "MB105",
+        name: "wscale_sender_unscaled",
+        check: wscale_sender_unscaled::check,
+    },
+    Rule {
+        code: "MB201",
+        name: "mss_asymmetric",
+        check: mss_asymmetric::check,
+    },
+    Rule {
+        code: "MB202",
+        name: "mss_above_announced",
+        check: mss_above_announced::check,
+    },
+    Rule {
+        code: "MB203",
+        name: "mss_below_announced",
+        check: mss_below_announced::check,
+    },
+    Rule {
+        code: "MB301",
+        name: "timestamps_stripped",
+        check: timestamps_stripped::check,
+    },
+    Rule {
+        code: "MB302",
+        name: "timestamps_unused",
+        check: timestamps_unused::check,
+    },
+    Rule {
+        code: "MB401",
+        name: "sack_stripped",
+        check: sack_stripped::check,
+    },
+    Rule {
+        code: "MB402",
+        name: "sack_unused",
+        check: sack_unused::check,
+    },
 ];
 
 /// Both handshake segments, when the capture has them.
@@ -109,8 +157,16 @@ pub(crate) fn retreat(e: &EndEvidence, k: u8) -> Option<Retreat> {
     let edge = |a: &Advert, s: u8| a.ack as u64 + ((a.raw as u64) << s);
     // A zero window is flow control, not a shift; ACKs far from the start are not
     // "first" windows of this connection (a capture joined late).
-    let usable: Vec<Advert> = e.adverts().iter().copied().filter(|a| a.raw > 0 && (a.ack as u64) < syn_edge).collect();
-    let worst = usable.iter().copied().max_by_key(|a| syn_edge.saturating_sub(edge(a, k)))?;
+    let usable: Vec<Advert> = e
+        .adverts()
+        .iter()
+        .copied()
+        .filter(|a| a.raw > 0 && (a.ack as u64) < syn_edge)
+        .collect();
+    let worst = usable
+        .iter()
+        .copied()
+        .max_by_key(|a| syn_edge.saturating_sub(edge(a, k)))?;
     let back = syn_edge.saturating_sub(edge(&worst, k));
     // A quarter of the SYN window (at least 4 KB): far beyond rounding to the scale
     // granularity or a receiver trimming a few bytes off an odd SYN window.
@@ -119,7 +175,12 @@ pub(crate) fn retreat(e: &EndEvidence, k: u8) -> Option<Retreat> {
     }
     let slack = w0 / 8;
     let min_shift = (k + 1..=14).find(|&s| usable.iter().all(|a| edge(a, s) + slack >= syn_edge))?;
-    Some(Retreat { syn_window: w0 as u16, worst, back, min_shift })
+    Some(Retreat {
+        syn_window: w0 as u16,
+        worst,
+        back,
+        min_shift,
+    })
 }
 
 /// The end's first window after its SYN (or SYN/ACK) is, raw, its SYN window (within an

@@ -24,9 +24,13 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         return;
     }
     for d in [Dir::C2S, Dir::S2C] {
-        let Some(own) = syn_of(conn, d).and_then(|o| o.mss.present()) else { continue };
+        let Some(own) = syn_of(conn, d).and_then(|o| o.mss.present()) else {
+            continue;
+        };
         let peer = syn_of(conn, d.reverse()).and_then(|o| o.mss.present()).unwrap_or(1460) as u32;
-        let Some((size, n)) = ev.end(d).sizes.mode() else { continue };
+        let Some((size, n)) = ev.end(d).sizes.mode() else {
+            continue;
+        };
         if n < MIN_SEGMENTS || size <= own as u32 || size > peer {
             continue;
         }
@@ -52,7 +56,10 @@ mod tests {
     #[test]
     fn a_client_announcing_1200_that_sends_1448_byte_segments() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX.mss(1200).no_ts(), 64240).at_ms(0.1).syn_ack(Opts::LINUX.no_ts(), 65160).at_ms(30.0);
+        f.syn(Opts::LINUX.mss(1200).no_ts(), 64240)
+            .at_ms(0.1)
+            .syn_ack(Opts::LINUX.no_ts(), 65160)
+            .at_ms(30.0);
         for i in 0..20u32 {
             f.c2s(1 + i * 1448, 1, 1448, 501, None);
         }
@@ -64,13 +71,19 @@ mod tests {
     #[test]
     fn segments_within_the_announced_mss_or_tso_aggregates_are_fine() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX.no_ts(), 64240).at_ms(0.1).syn_ack(Opts::LINUX.no_ts(), 65160).at_ms(30.0);
+        f.syn(Opts::LINUX.no_ts(), 64240)
+            .at_ms(0.1)
+            .syn_ack(Opts::LINUX.no_ts(), 65160)
+            .at_ms(30.0);
         for i in 0..20u32 {
             f.c2s(1 + i * 1448, 1, 1448, 501, None);
         }
         assert!(!has(&f.findings(), "mss-clamped", "syn"));
         let mut f = Flow::new();
-        f.syn(Opts::LINUX.no_ts(), 64240).at_ms(0.1).syn_ack(Opts::LINUX.no_ts(), 65160).at_ms(30.0);
+        f.syn(Opts::LINUX.no_ts(), 64240)
+            .at_ms(0.1)
+            .syn_ack(Opts::LINUX.no_ts(), 65160)
+            .at_ms(30.0);
         for i in 0..20u32 {
             f.c2s(1 + i * 14480, 1, 14480, 501, None); // TSO, captured on the sending host
         }

@@ -65,7 +65,9 @@ mod tests {
     #[test]
     fn a_syn_ack_announcing_1200_against_1460() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 65535).at_ms(1.0).syn_ack(Opts::LINUX.mss(1200), 65160);
+        f.syn(Opts::LINUX, 65535)
+            .at_ms(1.0)
+            .syn_ack(Opts::LINUX.mss(1200), 65160);
         let out = f.findings();
         assert!(has(&out, "mss-clamped", "syn-ack"), "{out:?}");
         assert_eq!(out[0].confidence, "possible");
@@ -89,7 +91,9 @@ mod tests {
             assert!(!common_link_mss(m, v6), "{m}");
         }
         let mut f = Flow::new();
-        f.syn(Opts::LINUX.mss(1452), 65535).at_ms(1.0).syn_ack(Opts::LINUX, 65160);
+        f.syn(Opts::LINUX.mss(1452), 65535)
+            .at_ms(1.0)
+            .syn_ack(Opts::LINUX, 65160);
         assert!(f.findings().is_empty());
     }
 }

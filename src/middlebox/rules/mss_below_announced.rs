@@ -26,9 +26,10 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         return;
     }
     for d in [Dir::C2S, Dir::S2C] {
-        let (Some(own), Some(peer)) =
-            (syn_of(conn, d).and_then(|o| o.mss.present()), syn_of(conn, d.reverse()).and_then(|o| o.mss.present()))
-        else {
+        let (Some(own), Some(peer)) = (
+            syn_of(conn, d).and_then(|o| o.mss.present()),
+            syn_of(conn, d.reverse()).and_then(|o| o.mss.present()),
+        ) else {
             continue;
         };
         let allowed = (own.min(peer) as u32).saturating_sub(12);
@@ -65,8 +66,13 @@ mod tests {
     #[test]
     fn a_server_sending_1188_byte_segments_although_both_announced_1460() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX.no_ts(), 64240).at_ms(30.0).syn_ack(Opts::LINUX.no_ts(), 65160).at_ms(30.1);
-        f.c2s(1, 1, 0, 501, None).at_ms(61.0).download(400, 1188, 40, 501, 509, 30.0, false);
+        f.syn(Opts::LINUX.no_ts(), 64240)
+            .at_ms(30.0)
+            .syn_ack(Opts::LINUX.no_ts(), 65160)
+            .at_ms(30.1);
+        f.c2s(1, 1, 0, 501, None)
+            .at_ms(61.0)
+            .download(400, 1188, 40, 501, 509, 30.0, false);
         let out = f.findings();
         assert!(has(&out, "mss-clamped", "syn"), "{out:?}");
     }
@@ -74,8 +80,13 @@ mod tests {
     #[test]
     fn full_segments_are_fine() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX.no_ts(), 64240).at_ms(30.0).syn_ack(Opts::LINUX.no_ts(), 65160).at_ms(30.1);
-        f.c2s(1, 1, 0, 501, None).at_ms(61.0).download(400, 1448, 40, 501, 509, 30.0, false);
+        f.syn(Opts::LINUX.no_ts(), 64240)
+            .at_ms(30.0)
+            .syn_ack(Opts::LINUX.no_ts(), 65160)
+            .at_ms(30.1);
+        f.c2s(1, 1, 0, 501, None)
+            .at_ms(61.0)
+            .download(400, 1448, 40, 501, 509, 30.0, false);
         assert!(f.findings().is_empty(), "{:?}", f.findings());
     }
 }

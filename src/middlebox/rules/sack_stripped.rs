@@ -22,9 +22,15 @@ use crate::tcp::Connection;
 
 pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
     let Some((syn, sa)) = handshake(conn) else { return };
-    let (Some(c), Some(s)) = (has(syn.sack_permitted), has(sa.sack_permitted)) else { return };
-    let found =
-        |segment, confidence, evidence: String| Found { kind: Kind::SackStripped, segment, confidence, evidence };
+    let (Some(c), Some(s)) = (has(syn.sack_permitted), has(sa.sack_permitted)) else {
+        return;
+    };
+    let found = |segment, confidence, evidence: String| Found {
+        kind: Kind::SackStripped,
+        segment,
+        confidence,
+        evidence,
+    };
     match (c, s) {
         (true, false) => {
             let server = ev.end(Dir::S2C);
@@ -70,23 +76,34 @@ mod tests {
     #[test]
     fn handshake_cases() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 65535).at_ms(1.0).syn_ack(Opts::LINUX.no_sack(), 65160);
+        f.syn(Opts::LINUX, 65535)
+            .at_ms(1.0)
+            .syn_ack(Opts::LINUX.no_sack(), 65160);
         assert!(has(&f.findings(), "sack-stripped", "syn"));
         let mut f = Flow::new();
-        f.syn(Opts::LINUX.no_sack(), 65535).at_ms(1.0).syn_ack(Opts::LINUX.no_sack(), 65160);
+        f.syn(Opts::LINUX.no_sack(), 65535)
+            .at_ms(1.0)
+            .syn_ack(Opts::LINUX.no_sack(), 65160);
         assert!(has(&f.findings(), "sack-stripped", "syn"));
         // WS-only SYN/ACK (a load balancer): nothing
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 65535).at_ms(1.0).syn_ack(Opts::LINUX.no_sack().no_ts(), 65160);
+        f.syn(Opts::LINUX, 65535)
+            .at_ms(1.0)
+            .syn_ack(Opts::LINUX.no_sack().no_ts(), 65160);
         assert!(f.findings().is_empty());
     }
 
     #[test]
     fn a_server_sending_sack_blocks_had_its_syn_ack_stripped() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 65535).at_ms(60.0).syn_ack(Opts::LINUX.no_sack(), 65160).at_ms(60.1);
+        f.syn(Opts::LINUX, 65535)
+            .at_ms(60.0)
+            .syn_ack(Opts::LINUX.no_sack(), 65160)
+            .at_ms(60.1);
         f.c2s(1, 1, 0, 512, None);
-        f.c2s(1, 1, 1000, 512, None).c2s(1001, 1, 1000, 512, None).c2s(2001, 1, 1000, 512, None);
+        f.c2s(1, 1, 1000, 512, None)
+            .c2s(1001, 1, 1000, 512, None)
+            .c2s(2001, 1, 1000, 512, None);
         f.at_ms(120.0);
         // the server lost the first segment and SACKs the other two
         let sack =
@@ -94,10 +111,17 @@ mod tests {
                 .seq(crate::middlebox::testutil::SISN + 1)
                 .ack(crate::middlebox::testutil::CISN + 1)
                 .window(509)
-                .sack(&[(crate::middlebox::testutil::CISN + 1001, crate::middlebox::testutil::CISN + 3001)]);
+                .sack(&[(
+                    crate::middlebox::testutil::CISN + 1001,
+                    crate::middlebox::testutil::CISN + 3001,
+                )]);
         f.feed(&sack);
         let out = f.findings();
         let m = out.iter().find(|m| m.kind == "sack-stripped").unwrap();
-        assert_eq!((m.direction.as_str(), m.confidence.as_str()), ("syn-ack", "certain"), "{out:?}");
+        assert_eq!(
+            (m.direction.as_str(), m.confidence.as_str()),
+            ("syn-ack", "certain"),
+            "{out:?}"
+        );
     }
 }

@@ -51,7 +51,10 @@ mod tests {
 
     fn lossy(sack: bool) -> Flow {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX.no_ts(), 65535).at_ms(0.1).syn_ack(Opts::LINUX.no_ts(), 65160).at_ms(60.0);
+        f.syn(Opts::LINUX.no_ts(), 65535)
+            .at_ms(0.1)
+            .syn_ack(Opts::LINUX.no_ts(), 65160)
+            .at_ms(60.0);
         f.c2s(1, 1, 0, 512, None);
         // segment 1 lost before the client: it duplicates its ACK for segments 2..5
         for i in 1..5u32 {
@@ -76,8 +79,14 @@ mod tests {
     #[test]
     fn records_captured_twice_are_not_duplicate_acks() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX.no_ts(), 65535).at_ms(0.1).syn_ack(Opts::LINUX.no_ts(), 65160).at_ms(60.0);
-        f.c2s(1, 1, 0, 512, None).at_ms(61.0).s2c(1, 1, 1448, 509, None).s2c(1, 1, 1448, 509, None);
+        f.syn(Opts::LINUX.no_ts(), 65535)
+            .at_ms(0.1)
+            .syn_ack(Opts::LINUX.no_ts(), 65160)
+            .at_ms(60.0);
+        f.c2s(1, 1, 0, 512, None)
+            .at_ms(61.0)
+            .s2c(1, 1, 1448, 509, None)
+            .s2c(1, 1, 1448, 509, None);
         for _ in 0..4 {
             f.c2s(1, 1449, 0, 512, None);
         }

@@ -70,19 +70,28 @@ mod tests {
     #[test]
     fn a_server_that_echoes_timestamps_had_its_syn_ack_stripped() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 65535).at_ms(60.0).syn_ack(Opts::LINUX.no_ts(), 65160).at_ms(60.1);
+        f.syn(Opts::LINUX, 65535)
+            .at_ms(60.0)
+            .syn_ack(Opts::LINUX.no_ts(), 65160)
+            .at_ms(60.1);
         f.c2s(1, 1, 0, 512, None).at_ms(61.0);
         // the server echoes the SYN's TSval (100)
         f.s2c(1, 1, 1448, 509, Some((501, 100)));
         let out = f.findings();
         let m = out.iter().find(|m| m.kind == "timestamps-stripped").unwrap();
-        assert_eq!((m.direction.as_str(), m.confidence.as_str()), ("syn-ack", "certain"), "{out:?}");
+        assert_eq!(
+            (m.direction.as_str(), m.confidence.as_str()),
+            ("syn-ack", "certain"),
+            "{out:?}"
+        );
     }
 
     #[test]
     fn windows_clients_and_normal_handshakes_give_nothing() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX.no_ts(), 65535).at_ms(1.0).syn_ack(Opts::LINUX.no_ts(), 65160);
+        f.syn(Opts::LINUX.no_ts(), 65535)
+            .at_ms(1.0)
+            .syn_ack(Opts::LINUX.no_ts(), 65160);
         assert!(f.findings().is_empty());
     }
 }

@@ -49,7 +49,10 @@ mod tests {
     #[test]
     fn a_client_that_never_echoes() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 65535).at_ms(0.1).syn_ack(Opts::LINUX, 65160).at_ms(60.0);
+        f.syn(Opts::LINUX, 65535)
+            .at_ms(0.1)
+            .syn_ack(Opts::LINUX, 65160)
+            .at_ms(60.0);
         for i in 0..10u32 {
             f.c2s(1 + i * 100, 1, 100, 502, None);
             f.at_ms(60.0 + i as f64);
@@ -62,7 +65,10 @@ mod tests {
     #[test]
     fn ends_that_echo_are_fine() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 65535).at_ms(0.1).syn_ack(Opts::LINUX, 65160).at_ms(60.0);
+        f.syn(Opts::LINUX, 65535)
+            .at_ms(0.1)
+            .syn_ack(Opts::LINUX, 65160)
+            .at_ms(60.0);
         for i in 0..10u32 {
             f.c2s(1 + i * 100, 1, 100, 502, Some((101 + i, 500 + i)));
             f.at_ms(60.0 + i as f64 + 0.5);

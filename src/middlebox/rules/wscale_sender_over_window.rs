@@ -40,7 +40,9 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         // the capture point saw it) did not put in force: the sender's own option is what
         // the capture point missed. A sender obeying a shift nobody offered at the capture
         // point would need an option *added* on the way: not judged.
-        let Some(offered) = syn_of(conn, rx).and_then(|o| o.wscale.present()) else { continue };
+        let Some(offered) = syn_of(conn, rx).and_then(|o| o.wscale.present()) else {
+            continue;
+        };
         if conn.negotiated_scale(rx) != WindowScale::NotUsed || offered == 0 {
             continue;
         }
@@ -91,7 +93,10 @@ mod tests {
     #[test]
     fn a_server_that_keeps_six_times_the_unscaled_window_in_flight() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 65535).at_ms(60.0).syn_ack(Opts::LINUX.ws(None), 65160).at_ms(60.1);
+        f.syn(Opts::LINUX, 65535)
+            .at_ms(60.0)
+            .syn_ack(Opts::LINUX.ws(None), 65160)
+            .at_ms(60.1);
         f.c2s(1, 1, 0, 65535, Some((101, 500)));
         // 270 segments in flight per round against a 65535-byte unscaled window
         f.at_ms(121.0).download(2700, 1448, 270, 65535, 65160, 60.0, true);
@@ -105,7 +110,10 @@ mod tests {
     fn without_an_offered_shift_nothing_is_judged() {
         // neither SYN offers scaling: a sender beyond the window is a capture artefact here
         let mut f = Flow::new();
-        f.syn(Opts::LINUX.ws(None), 65535).at_ms(60.0).syn_ack(Opts::LINUX.ws(None), 65160).at_ms(60.1);
+        f.syn(Opts::LINUX.ws(None), 65535)
+            .at_ms(60.0)
+            .syn_ack(Opts::LINUX.ws(None), 65160)
+            .at_ms(60.1);
         f.c2s(1, 1, 0, 65535, Some((101, 500)));
         f.at_ms(121.0).download(2700, 1448, 270, 65535, 65160, 60.0, true);
         assert!(f.findings().iter().all(|m| m.kind != "wscale-mismatch"));
@@ -114,7 +122,10 @@ mod tests {
     #[test]
     fn a_sender_within_the_window_is_fine() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 65535).at_ms(60.0).syn_ack(Opts::LINUX, 65160).at_ms(60.1);
+        f.syn(Opts::LINUX, 65535)
+            .at_ms(60.0)
+            .syn_ack(Opts::LINUX, 65160)
+            .at_ms(60.1);
         f.c2s(1, 1, 0, 32759, Some((101, 500)));
         f.at_ms(121.0).download(2700, 1448, 270, 32759, 509, 60.0, true);
         assert!(f.findings().is_empty(), "{:?}", f.findings());

@@ -33,7 +33,9 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
     }
     for data in [Dir::C2S, Dir::S2C] {
         let rx = data.reverse();
-        let WindowScale::Shift(s) = conn.negotiated_scale(rx) else { continue };
+        let WindowScale::Shift(s) = conn.negotiated_scale(rx) else {
+            continue;
+        };
         if s < 2 {
             continue;
         }
@@ -49,9 +51,15 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         let Some(j) = obeyed else { continue };
         let (sender, receiver) = (end_name(data), end_name(rx));
         let reading = if j == 0 {
-            format!("the raw, unscaled window value (raw {}..{})", r.hit_raw_min[j], r.hit_raw_max[j])
+            format!(
+                "the raw, unscaled window value (raw {}..{})",
+                r.hit_raw_min[j], r.hit_raw_max[j]
+            )
         } else {
-            format!("the window read with shift {j} (raw {}..{} << {j})", r.hit_raw_min[j], r.hit_raw_max[j])
+            format!(
+                "the window read with shift {j} (raw {}..{} << {j})",
+                r.hit_raw_min[j], r.hit_raw_max[j]
+            )
         };
         let cause = if j == 0 {
             format!("it did not receive the {receiver}'s window-scale option — removed")
@@ -84,7 +92,10 @@ mod tests {
     /// — or 100 segments when `obeyed` is None.
     fn upload(obeyed: Option<u32>) -> Flow {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX.ws(Some(10)).no_ts(), 64240).at_ms(0.1).syn_ack(Opts::LINUX.no_ts(), 65535).at_ms(60.0);
+        f.syn(Opts::LINUX.ws(Some(10)).no_ts(), 64240)
+            .at_ms(0.1)
+            .syn_ack(Opts::LINUX.no_ts(), 65535)
+            .at_ms(60.0);
         f.c2s(1, 1, 0, 62, None);
         let mut t = 60.1;
         let mut seq = 1u32;
@@ -105,14 +116,22 @@ mod tests {
     fn a_client_that_stops_at_the_raw_window() {
         let out = upload(Some(0)).findings();
         assert!(has(&out, "wscale-mismatch", "syn-ack"), "{out:?}");
-        assert!(out[0].evidence.contains("inferred real shift: 0"), "{}", out[0].evidence);
+        assert!(
+            out[0].evidence.contains("inferred real shift: 0"),
+            "{}",
+            out[0].evidence
+        );
     }
 
     #[test]
     fn a_client_that_reads_the_windows_with_shift_2() {
         let out = upload(Some(2)).findings();
         assert!(has(&out, "wscale-mismatch", "syn-ack"), "{out:?}");
-        assert!(out[0].evidence.contains("inferred real shift: 2"), "{}", out[0].evidence);
+        assert!(
+            out[0].evidence.contains("inferred real shift: 2"),
+            "{}",
+            out[0].evidence
+        );
     }
 
     #[test]

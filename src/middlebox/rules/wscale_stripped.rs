@@ -31,12 +31,21 @@ use crate::tcp::Connection;
 
 pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
     let Some((syn, sa)) = handshake(conn) else { return };
-    let (Some(c_ws), Some(s_ws)) = (has(syn.wscale), has(sa.wscale)) else { return };
-    let modern = |o: &crate::tcp::SynOptions| {
-        [has(o.sack_permitted), has(o.timestamps)].iter().filter(|x| **x == Some(true)).count()
+    let (Some(c_ws), Some(s_ws)) = (has(syn.wscale), has(sa.wscale)) else {
+        return;
     };
-    let found =
-        |segment, confidence, evidence: String| Found { kind: Kind::WscaleStripped, segment, confidence, evidence };
+    let modern = |o: &crate::tcp::SynOptions| {
+        [has(o.sack_permitted), has(o.timestamps)]
+            .iter()
+            .filter(|x| **x == Some(true))
+            .count()
+    };
+    let found = |segment, confidence, evidence: String| Found {
+        kind: Kind::WscaleStripped,
+        segment,
+        confidence,
+        evidence,
+    };
     match (c_ws, s_ws) {
         (true, false) => {
             let shift = syn.wscale.present().unwrap_or(0);
@@ -44,7 +53,11 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
             if let Some(r) = retreat(server, 0) {
                 // A SYN/ACK without any modern option may come from a SYN proxy (SYN
                 // cookies cannot carry options) answering for a server with a small window.
-                let confidence = if modern(&sa) > 0 { Confidence::Certain } else { Confidence::Likely };
+                let confidence = if modern(&sa) > 0 {
+                    Confidence::Certain
+                } else {
+                    Confidence::Likely
+                };
                 out.push(found(
                     HsSegment::SynAck,
                     confidence,
@@ -69,7 +82,11 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
             } else {
                 "timestamps"
             };
-            let confidence = if m == 2 { Confidence::Likely } else { Confidence::Possible };
+            let confidence = if m == 2 {
+                Confidence::Likely
+            } else {
+                Confidence::Possible
+            };
             let behaviour = match first_window_unscaled(server) {
                 Some((w0, raw)) => format!(
                     "; the server does not scale its windows either (first window {raw}, SYN/ACK window {w0}), so it never received the \
@@ -109,31 +126,46 @@ mod tests {
     #[test]
     fn syn_ack_without_scaling_from_a_modern_server_that_does_not_scale() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 65535).at_ms(60.0).syn_ack(Opts::LINUX.ws(None), 65160).at_ms(60.1);
+        f.syn(Opts::LINUX, 65535)
+            .at_ms(60.0)
+            .syn_ack(Opts::LINUX.ws(None), 65160)
+            .at_ms(60.1);
         f.c2s(1, 1, 0, 65535, Some((101, 500)));
         f.at_ms(121.0).download(60, 1448, 40, 65535, 65160, 60.0, true);
         let out = f.findings();
         assert!(has(&out, "wscale-stripped", "syn"), "{out:?}");
-        assert_eq!(out.iter().find(|m| m.kind == "wscale-stripped").unwrap().confidence, "likely");
+        assert_eq!(
+            out.iter().find(|m| m.kind == "wscale-stripped").unwrap().confidence,
+            "likely"
+        );
     }
 
     #[test]
     fn syn_ack_without_scaling_from_a_server_that_scales_was_stripped_on_the_syn_ack() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 65535).at_ms(60.0).syn_ack(Opts::LINUX.ws(None), 65160).at_ms(60.1);
+        f.syn(Opts::LINUX, 65535)
+            .at_ms(60.0)
+            .syn_ack(Opts::LINUX.ws(None), 65160)
+            .at_ms(60.1);
         f.c2s(1, 1, 0, 65535, Some((101, 500)));
         // the server scales by 2^10: its windows are 64 raw
         f.at_ms(121.0).download(60, 1448, 40, 65535, 64, 60.0, true);
         let out = f.findings();
         let m = out.iter().find(|m| m.kind == "wscale-stripped").unwrap();
-        assert_eq!((m.direction.as_str(), m.confidence.as_str()), ("syn-ack", "certain"), "{out:?}");
+        assert_eq!(
+            (m.direction.as_str(), m.confidence.as_str()),
+            ("syn-ack", "certain"),
+            "{out:?}"
+        );
         assert!(m.evidence.contains("at least 10"), "{}", m.evidence);
     }
 
     #[test]
     fn a_syn_with_modern_options_and_no_scaling_is_possible() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX.ws(None), 65535).at_ms(1.0).syn_ack(Opts::LINUX.ws(None), 65160);
+        f.syn(Opts::LINUX.ws(None), 65535)
+            .at_ms(1.0)
+            .syn_ack(Opts::LINUX.ws(None), 65160);
         let out = f.findings();
         let m = out.iter().find(|m| m.kind == "wscale-stripped").unwrap();
         assert_eq!((m.direction.as_str(), m.confidence.as_str()), ("syn", "possible"));
@@ -142,16 +174,32 @@ mod tests {
     #[test]
     fn legacy_servers_and_normal_handshakes_give_nothing() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 65535).at_ms(1.0).syn_ack(Opts { mss: Some(1460), sack: false, ts: false, ws: None }, 8192);
+        f.syn(Opts::LINUX, 65535).at_ms(1.0).syn_ack(
+            Opts {
+                mss: Some(1460),
+                sack: false,
+                ts: false,
+                ws: None,
+            },
+            8192,
+        );
         assert!(f.findings().is_empty());
         let mut f = Flow::new();
         f.syn(Opts::LINUX, 64240).at_ms(1.0).syn_ack(Opts::LINUX, 65160);
         assert!(f.findings().is_empty());
         // a client that sends no modern options and no scaling (Windows XP era)
         let mut f = Flow::new();
-        f.syn(Opts { mss: Some(1460), sack: true, ts: false, ws: None }, 65535)
-            .at_ms(1.0)
-            .syn_ack(Opts::LINUX.ws(None), 65160);
+        f.syn(
+            Opts {
+                mss: Some(1460),
+                sack: true,
+                ts: false,
+                ws: None,
+            },
+            65535,
+        )
+        .at_ms(1.0)
+        .syn_ack(Opts::LINUX.ws(None), 65160);
         assert!(f.findings().is_empty());
     }
 }

@@ -30,12 +30,16 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         return;
     }
     for d in [Dir::C2S, Dir::S2C] {
-        let WindowScale::Shift(s) = conn.negotiated_scale(d) else { continue };
+        let WindowScale::Shift(s) = conn.negotiated_scale(d) else {
+            continue;
+        };
         if s < 2 {
             continue;
         }
         let e = ev.end(d);
-        let (Some(w0), Some(first)) = (e.syn_window, e.adverts().first()) else { continue };
+        let (Some(w0), Some(first)) = (e.syn_window, e.adverts().first()) else {
+            continue;
+        };
         if first.raw != w0 || (w0 as u64) < MIN_SYN_WINDOW {
             continue;
         }
@@ -74,7 +78,10 @@ mod tests {
     #[test]
     fn a_client_that_repeats_its_syn_window_does_not_scale() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 65535).at_ms(0.1).syn_ack(Opts::LINUX.ws(Some(10)), 65160).at_ms(60.0);
+        f.syn(Opts::LINUX, 65535)
+            .at_ms(0.1)
+            .syn_ack(Opts::LINUX.ws(Some(10)), 65160)
+            .at_ms(60.0);
         f.c2s(1, 1, 0, 65535, Some((101, 500)));
         // a SYN window at the field's cap is only possible, and only after eight windows
         assert!(f.findings().is_empty());
@@ -83,11 +90,17 @@ mod tests {
         }
         let out = f.findings();
         assert_eq!(out.len(), 1);
-        assert_eq!((out[0].direction.as_str(), out[0].confidence.as_str()), ("syn-ack", "possible"));
+        assert_eq!(
+            (out[0].direction.as_str(), out[0].confidence.as_str()),
+            ("syn-ack", "possible")
+        );
         assert!(out[0].evidence.contains("client uses shift 0"));
 
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 64240).at_ms(0.1).syn_ack(Opts::LINUX.ws(Some(10)), 65160).at_ms(60.0);
+        f.syn(Opts::LINUX, 64240)
+            .at_ms(0.1)
+            .syn_ack(Opts::LINUX.ws(Some(10)), 65160)
+            .at_ms(60.0);
         f.c2s(1, 1, 0, 64240, Some((101, 500)));
         let out = f.findings();
         assert!(has(&out, "wscale-mismatch", "syn-ack"), "{out:?}");
@@ -97,12 +110,18 @@ mod tests {
     #[test]
     fn a_scaling_client_is_fine() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 65535).at_ms(0.1).syn_ack(Opts::LINUX.ws(Some(10)), 65160).at_ms(60.0);
+        f.syn(Opts::LINUX, 65535)
+            .at_ms(0.1)
+            .syn_ack(Opts::LINUX.ws(Some(10)), 65160)
+            .at_ms(60.0);
         f.c2s(1, 1, 0, 32759, Some((101, 500)));
         assert!(f.findings().is_empty());
         // small shifts are not judged
         let mut f = Flow::new();
-        f.syn(Opts::LINUX.ws(Some(1)), 64240).at_ms(0.1).syn_ack(Opts::LINUX, 65160).at_ms(60.0);
+        f.syn(Opts::LINUX.ws(Some(1)), 64240)
+            .at_ms(0.1)
+            .syn_ack(Opts::LINUX, 65160)
+            .at_ms(60.0);
         f.c2s(1, 1, 0, 64240, Some((101, 500)));
         assert!(f.findings().is_empty());
     }

@@ -33,10 +33,16 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         return;
     }
     for d in [Dir::C2S, Dir::S2C] {
-        let Some(k) = conn.negotiated_scale(d).shift() else { continue };
+        let Some(k) = conn.negotiated_scale(d).shift() else {
+            continue;
+        };
         let Some(r) = retreat(ev.end(d), k) else { continue };
         let who = end_name(d);
-        let seen = if k == 0 { "no scaling".to_string() } else { format!("shift {k}") };
+        let seen = if k == 0 {
+            "no scaling".to_string()
+        } else {
+            format!("shift {k}")
+        };
         let own = syn_of(conn, d);
         let absent = own.and_then(|o| has(o.wscale)) == Some(false);
         let modern = own.is_some_and(|o| has(o.sack_permitted) == Some(true) || has(o.timestamps) == Some(true));
@@ -81,7 +87,10 @@ mod tests {
     #[test]
     fn a_server_window_of_64_after_a_syn_ack_of_65160_is_scaled_by_2_pow_10() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 65535).at_ms(60.0).syn_ack(Opts::LINUX.ws(None), 65160).at_ms(60.1);
+        f.syn(Opts::LINUX, 65535)
+            .at_ms(60.0)
+            .syn_ack(Opts::LINUX.ws(None), 65160)
+            .at_ms(60.1);
         f.c2s(1, 1, 0, 65535, None).at_ms(121.0).s2c(1, 1, 1448, 64, None);
         let out = f.findings();
         let m = out.iter().find(|m| m.kind == "wscale-mismatch").expect("mismatch");
@@ -92,7 +101,10 @@ mod tests {
     #[test]
     fn a_halved_window_is_likely_and_a_window_that_follows_the_data_is_fine() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX, 64240).at_ms(60.0).syn_ack(Opts::LINUX.ws(None), 65535).at_ms(60.1);
+        f.syn(Opts::LINUX, 64240)
+            .at_ms(60.0)
+            .syn_ack(Opts::LINUX.ws(None), 65535)
+            .at_ms(60.1);
         f.c2s(1, 1, 1448, 64240, None).at_ms(60.3).s2c(1, 1449, 0, 32784, None);
         let out = f.findings();
         let m = out.iter().find(|m| m.kind == "wscale-mismatch").expect("mismatch");
@@ -100,18 +112,30 @@ mod tests {
 
         // unscaled receiver whose window shrinks only as data arrives: the edge stays put
         let mut f = Flow::new();
-        f.syn(Opts::LINUX.ws(None), 64240).at_ms(60.0).syn_ack(Opts::LINUX.ws(None), 65535).at_ms(60.1);
-        f.c2s(1, 1, 30000, 64240, None).at_ms(60.3).s2c(1, 30001, 0, 35535, None);
+        f.syn(Opts::LINUX.ws(None), 64240)
+            .at_ms(60.0)
+            .syn_ack(Opts::LINUX.ws(None), 65535)
+            .at_ms(60.1);
+        f.c2s(1, 1, 30000, 64240, None)
+            .at_ms(60.3)
+            .s2c(1, 30001, 0, 35535, None);
         assert!(f.findings().iter().all(|m| m.kind != "wscale-mismatch"));
     }
 
     #[test]
     fn a_retreat_under_an_announced_shift_is_only_possible() {
         let mut f = Flow::new();
-        f.syn(Opts::LINUX.ws(Some(8)), 65535).at_ms(170.0).syn_ack(Opts::LINUX.ws(Some(8)).no_ts(), 65535).at_ms(172.0);
+        f.syn(Opts::LINUX.ws(Some(8)), 65535)
+            .at_ms(170.0)
+            .syn_ack(Opts::LINUX.ws(Some(8)).no_ts(), 65535)
+            .at_ms(172.0);
         f.c2s(1, 1, 215, 343, None).at_ms(350.0).s2c(1, 216, 0, 62, None);
         let out = f.findings();
         let m = out.iter().find(|m| m.kind == "wscale-mismatch").expect("mismatch");
-        assert_eq!((m.direction.as_str(), m.confidence.as_str()), ("syn-ack", "possible"), "{out:?}");
+        assert_eq!(
+            (m.direction.as_str(), m.confidence.as_str()),
+            ("syn-ack", "possible"),
+            "{out:?}"
+        );
     }
 }

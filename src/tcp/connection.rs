@@ -88,8 +88,15 @@ impl Connection {
         }
         .and_then(|s| s.wscale.present())
         .map(|k| k.min(14));
+        // Neither SYN offered scaling: no end can be scaling, and data beyond the window
+        // means the capture missed ACKs, not that the scale is wrong.
+        let anyone_offered = [self.handshake.syn, self.handshake.syn_ack]
+            .iter()
+            .flatten()
+            .any(|s| s.wscale.present().is_some());
         match negotiated.shift() {
             None => inferred(),
+            Some(_) if !anyone_offered => negotiated,
             Some(k) if evidence.contradicts(k) => match (evidence.settled(), offered) {
                 (Some(s), _) => WindowScale::Inferred(s),
                 (None, Some(o)) if o != k && !evidence.contradicts(o) => WindowScale::Inferred(o),
@@ -198,7 +205,8 @@ impl Connection {
         // other direction's data.
         let rx_mss = self.mss(dir.reverse());
         let scale = self.scale_of_sender(dir);
-        let win_bytes = scale.bytes(seg.window, flags.syn());
+        // A zero window is zero under any scale.
+        let win_bytes = scale.bytes(seg.window, flags.syn()).or((seg.window == 0).then_some(0));
         let (tx, rx) = self.pair_mut(dir);
         let send = tx.on_send(seg, ts);
         let mut acked = Default::default();
@@ -227,7 +235,9 @@ impl Connection {
         if let Some(o) = seg.options.timestamps {
             let (tx, rx) = (&mut self.dirs[dir.index()], dir.reverse().index());
             tx.ts_echo_rtt.on_tsval(o.val, ts);
-            if flags.ack() && o.ecr != 0 {
+            // The SYN/ACK's echo of the SYN's TSval times the same loop as the handshake
+            // sample, which already counts it.
+            if flags.ack() && o.ecr != 0 && !flags.syn() {
                 if let Some(raw) = self.dirs[rx].ts_echo_rtt.on_tsecr(o.ecr, ts) {
                     ts_rtt = Some(self.rtt.add(ts, from, RttSource::TsEcho, raw));
                 }
@@ -276,7 +286,7 @@ impl Connection {
             flags,
             win_raw: seg.window,
             win_bytes,
-            flight: if carries_data { d.seen_flight() } else { None },
+            flight: if carries_data { d.seen_flight(flags.syn() || flags.fin()) } else { None },
             naive_flight: if carries_data { d.flight() } else { None },
             pipe: if carries_data { d.pipe(mss) } else { None },
             ack_rtt,

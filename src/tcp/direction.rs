@@ -111,10 +111,13 @@ impl Direction {
     /// span of the data this capture point saw and the peer has not acknowledged, minus
     /// the SACK blocks of the peer's latest ACK. It differs from `flight` where data was
     /// lost before the capture point (never seen, so not counted) and during SACK recovery.
-    pub fn seen_flight(&self) -> Option<u64> {
+    /// `syn_or_fin` is whether the segment just sent had SYN or FIN, whose sequence number
+    /// is not data.
+    pub fn seen_flight(&self, syn_or_fin: bool) -> Option<u64> {
         let (first, _) = self.seen_unacked.first()?;
         let (_, last) = self.seen_unacked.last()?;
-        Some((last.bytes_after(first) as u64).saturating_sub(self.latest_sack_bytes))
+        let span = last.bytes_after(first) as u64;
+        Some(span.saturating_sub(self.latest_sack_bytes).saturating_sub(syn_or_fin as u64))
     }
 
     /// RFC 6675 pipe: flight minus SACKed and presumed-lost bytes plus their retransmissions.
@@ -152,6 +155,11 @@ impl Direction {
             self.first_data.get_or_insert(at);
             self.last_data = Some(at);
         }
+        // Every segment that takes sequence space is outstanding until an ACK covers it —
+        // a re-sent old segment too, until the next ACK (how Wireshark keeps its list).
+        if seq_len > 0 {
+            self.seen_unacked.insert(seg.seq, end);
+        }
         let Some(nxt) = self.nxt else {
             self.nxt = Some(end);
             if len > 0 {
@@ -188,13 +196,6 @@ impl Direction {
                 out.keep_alive = true;
             } else if len > 0 {
                 out.retransmission = true;
-            }
-        }
-        if len > 0 {
-            let ack_floor = self.una.unwrap_or(start);
-            if end.is_after(ack_floor) {
-                self.seen_unacked
-                    .insert(if start.is_before(ack_floor) { ack_floor } else { start }, end);
             }
         }
         if out.retransmission {
@@ -262,8 +263,8 @@ impl Direction {
         let una = self.una.expect("set above");
         if out.acked > 0 {
             self.sacks.on_cumulative_ack(una);
-            self.seen_unacked.clip_below(una);
         }
+        self.seen_unacked.clip_below(una);
         self.latest_sack_bytes = sack.iter().map(|(l, r)| r.bytes_after(l) as u64).sum();
         for (l, r) in sack.iter() {
             self.sacks.on_sack(l, r, una);

@@ -18,6 +18,8 @@ const MIN_EVENTS: u64 = 16;
 /// Edge landings that make the shift certain, and the share of events they must be.
 const EDGE_HITS_CERTAIN: u64 = 16;
 const EDGE_SHARE: f64 = 0.05;
+/// A window must hold this many segments for landing at its edge to mean anything.
+const EDGE_MIN_SEGMENTS: u64 = 4;
 /// Violations allowed (reordering, a capture point that saw an ACK the sender missed).
 const VIOLATION_SHARE: f64 = 0.01;
 /// Share of violating segments that proves a known scale wrong. A sender never exceeds
@@ -87,7 +89,9 @@ impl ScaleInference {
             let w = (raw as u64) << k;
             if flight > w + slack {
                 self.violations[k] += 1;
-            } else if flight + slack > w {
+            } else if flight + slack > w && w >= EDGE_MIN_SEGMENTS * slack {
+                // Only a window of several segments has an edge worth stopping at: below
+                // that, any small flight (a request, a keep-alive) would land "at" it.
                 self.edge_hits[k] += 1;
             }
         }
@@ -196,6 +200,17 @@ mod tests {
         let r = s.result().unwrap();
         assert_eq!(r.shift, 0);
         assert_eq!(r.confidence, Confidence::Likely);
+    }
+
+    #[test]
+    fn small_messages_under_a_tiny_raw_window_prove_nothing() {
+        // Shift 7, raw 512 (64 KiB): requests of a few hundred bytes never reach it.
+        let mut s = ScaleInference::default();
+        for i in 0..200 {
+            s.observe(200 + (i % 5) * 50, 512, 1448);
+        }
+        assert_ne!(s.result().map(|r| r.confidence), Some(Confidence::Certain));
+        assert_eq!(s.settled(), None);
     }
 
     #[test]

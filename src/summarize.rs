@@ -195,6 +195,7 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
         client: conn.client.to_string(),
         server: conn.server.to_string(),
         client_from: if conn.client_by_syn { "syn" } else { "port" }.to_string(),
+        first_frame: conn.first_frame,
         start_ts: conn.first_ts.secs_f64(),
         end_ts: conn.last_ts.secs_f64(),
         duration_s: (conn.last_ts - conn.first_ts).secs_f64(),

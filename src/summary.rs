@@ -142,6 +142,8 @@ pub struct FlowSummary {
     pub server: String,
     /// How the client was identified: "syn" or "port" (no SYN in the capture).
     pub client_from: String,
+    /// Record number (frame) of the connection's first packet in its capture.
+    pub first_frame: u64,
     pub start_ts: f64,
     pub end_ts: f64,
     pub duration_s: f64,

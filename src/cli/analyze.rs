@@ -3,8 +3,8 @@
 use super::{input, progress, AnalyzeArgs, Format, Selection, Status};
 use crate::render;
 use anyhow::Result;
-use bdpscope::analysis::{Analysis, AnalysisConfig, FlowFilter};
-use bdpscope::observe::{NoObserver, Observer};
+use bdpscope::analysis::{analyze_reader_parallel, Analysis, AnalysisConfig, FlowFilter};
+use bdpscope::observe::Observer;
 use bdpscope::summary::{CaptureSummary, FlowSummary};
 use std::io::Write;
 use std::path::Path;
@@ -71,6 +71,41 @@ pub fn analyze_one<O: Observer>(
     Ok((summary, flows, observer, next))
 }
 
+/// Analyses one capture for its summaries only, over all cores: the reading thread
+/// decodes, a worker per core tracks the connections it owns (the same flows, numbered
+/// the same way, as [`analyze_one`]).
+pub fn analyze_summaries(
+    path: &Path,
+    first_id: u64,
+    filter: FlowFilter,
+    link_rate_bps: Option<f64>,
+) -> Result<(CaptureSummary, Vec<FlowSummary>, u64)> {
+    let (mut reader, size) = input::open(path)?;
+    let name = input::display_name(path);
+    let config = AnalysisConfig {
+        first_flow_id: first_id,
+        capture_name: name.clone(),
+        filter,
+        link_rate_bps,
+        ..Default::default()
+    };
+    let bar = progress::bar(size, &name);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (summary, flows) = analyze_reader_parallel(&mut reader, config, workers, &mut |bytes| {
+        if let Some(b) = &bar {
+            b.set_position(bytes);
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    for w in &summary.warnings {
+        eprintln!("bdpscope: warning: {name}: {w}; the packets before were analysed");
+    }
+    let next = first_id + flows.len() as u64;
+    Ok((summary, flows, next))
+}
+
 /// Analyses every capture in turn; a capture that cannot be read is reported and skipped.
 pub fn analyze_all(paths: &[std::path::PathBuf], sel: &Selection, link_rate: Option<f64>) -> Run {
     let mut run = Run {
@@ -80,8 +115,8 @@ pub fn analyze_all(paths: &[std::path::PathBuf], sel: &Selection, link_rate: Opt
     };
     let mut next_id = 0;
     for p in paths {
-        match analyze_one(p, next_id, filter_of(sel), link_rate, NoObserver) {
-            Ok((summary, flows, _, next)) => {
+        match analyze_summaries(p, next_id, filter_of(sel), link_rate) {
+            Ok((summary, flows, next)) => {
                 next_id = next;
                 run.captures.push(summary);
                 run.flows.extend(

@@ -197,7 +197,7 @@ pub fn read(reader: &mut CaptureReader, name: &str) -> Side {
 pub struct Builder {
     side: Side,
     table: FlowTable<Entry>,
-    done: Vec<Entry>,
+    done: Vec<Box<Entry>>,
     fps_total: usize,
 }
 
@@ -221,7 +221,7 @@ impl Builder {
             return;
         };
         self.side.tcp_segments += 1;
-        let (entry, dir, replaced) = self.table.lookup(&seg, frame.ts);
+        let (entry, dir, replaced) = self.table.lookup(&seg, frame.number, frame.ts);
         entry.conn.on_segment(&seg, dir, frame.number, frame.ts);
         record(&mut entry.rec, &seg, dir, frame, &mut self.fps_total);
         if let Some(old) = replaced {
@@ -232,7 +232,7 @@ impl Builder {
 
     pub fn finish(mut self) -> Side {
         self.done.extend(self.table.drain());
-        let mut conns: Vec<ConnRecord> = self.done.into_iter().map(Entry::finish).collect();
+        let mut conns: Vec<ConnRecord> = self.done.into_iter().map(|e| e.finish()).collect();
         conns.sort_by_key(|c| (c.first_t, c.client, c.server));
         self.side.conns = conns;
         self.side

@@ -10,14 +10,16 @@
 //! two window-limited trains — give lower rates; ACK compression gives a few higher ones.
 //! The capacity is the byte-weighted mode of the per-gap rates.
 
+use crate::fastmath::fast_log2;
 use crate::time::Span;
 
 /// Rates are binned on a log scale: 3% wide bins from 1 kB/s upward.
-const BIN_GROWTH: f64 = 1.03;
 const MIN_RATE: f64 = 1_000.0;
 const BINS: usize = 800; // 1.03^800 * 1 kB/s is far beyond any link
 /// Samples at least this many bytes' worth before trusting a mode.
 const MIN_SAMPLES: u32 = 8;
+/// Bins per doubling of the rate: 1 / log2(BIN_GROWTH).
+const BINS_PER_OCTAVE: f64 = 23.449_772_250_437_736;
 
 #[derive(Clone, Debug, Default)]
 pub struct Dispersion {
@@ -26,15 +28,16 @@ pub struct Dispersion {
 }
 
 impl Dispersion {
+    #[inline]
     fn bin(rate: f64) -> Option<usize> {
         if !(rate.is_finite() && rate >= MIN_RATE) {
             return None;
         }
-        Some(((rate / MIN_RATE).ln() / BIN_GROWTH.ln()) as usize).filter(|&b| b < BINS)
+        Some((fast_log2(rate / MIN_RATE) * BINS_PER_OCTAVE) as usize).filter(|&b| b < BINS)
     }
 
     fn rate_of(bin: f64) -> f64 {
-        MIN_RATE * BIN_GROWTH.powf(bin + 0.5)
+        MIN_RATE * ((bin + 0.5) / BINS_PER_OCTAVE).exp2()
     }
 
     /// `bytes` were acknowledged `gap` after the previous acknowledgment, while data was
@@ -63,10 +66,24 @@ impl Dispersion {
         if self.samples < MIN_SAMPLES {
             return None;
         }
-        // Smooth over 5 bins (about ±6%) so one jittery bin cannot win alone.
+        // Smooth over 5 bins (about ±6%) so one jittery bin cannot win alone; the window
+        // sums slide along the bins in one pass.
         let w = &self.weights;
         let window = |i: usize| -> f64 { (i.saturating_sub(2)..(i + 3).min(BINS)).map(|k| w[k] as f64).sum() };
-        let peak = (0..BINS).max_by(|&a, &b| window(a).total_cmp(&window(b)))?;
+        let mut sum = window(0);
+        let (mut peak, mut best) = (0, sum);
+        for i in 1..BINS {
+            if i + 2 < BINS {
+                sum += w[i + 2] as f64;
+            }
+            if i >= 3 {
+                sum -= w[i - 3] as f64;
+            }
+            if sum > best {
+                best = sum;
+                peak = i;
+            }
+        }
         let (mut num, mut den) = (0.0, 0.0);
         for k in peak.saturating_sub(2)..(peak + 3).min(BINS) {
             num += w[k] as f64 * k as f64;

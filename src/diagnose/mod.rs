@@ -59,7 +59,9 @@ struct Kept {
 
 pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) -> Finished {
     let mut summary = summarize::base(conn, &config.capture_name, &acc.windows);
-    summary.middlebox = crate::middlebox::findings(conn, &acc.middlebox);
+    let (findings, hints) = crate::middlebox::findings(conn, &acc.middlebox);
+    summary.middlebox = findings;
+    summary.notes.extend(hints);
     let bulk = summarize::bulk_direction(conn);
     let dacc = &mut acc.dirs[bulk.index()];
     dacc.close(conn.last_ts);
@@ -230,6 +232,17 @@ fn notes(x: &Findings<'_>) -> Vec<String> {
         out.push(format!(
             "shares its path with {} other flow(s) between the same hosts at the same time; the bottleneck and utilisation are the group's",
             f.flows_sharing - 1
+        ));
+    }
+    if f.capacity.is_none() {
+        let why = match f.stretch_acks {
+            Some(n) => {
+                format!(", and the receiver acknowledged {n:.0} segments per ACK, so ACK spacing shows nothing of it")
+            }
+            None => String::new(),
+        };
+        out.push(format!(
+            "no bottleneck rate (and no BDP): the sender was never busy long enough to fill the path, and no ACK or data spacing showed the link's rate from this capture point{why}; a capture at the receiver would, or give it with --link-rate"
         ));
     }
     // A flow's own delivery rate measures the bottleneck only if the flow filled it.

@@ -2,6 +2,7 @@
 //! plus a direction, so both directions of one connection land on the same entry.
 
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::net::IpAddr;
 
 /// One end of a connection.
@@ -51,10 +52,28 @@ impl Dir {
 }
 
 /// Canonical key of a connection: the lower endpoint first, whatever the packet direction.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct FlowKey {
     pub lo: Endpoint,
     pub hi: Endpoint,
+}
+
+impl Hash for FlowKey {
+    /// Hashes each endpoint as one or two machine words (address and port packed), not
+    /// field by field: the flow table hashes every packet's key.
+    #[inline]
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        for e in [self.lo, self.hi] {
+            match e.addr {
+                IpAddr::V4(a) => h.write_u64(((u32::from(a) as u64) << 16) | e.port as u64),
+                IpAddr::V6(a) => {
+                    let v = u128::from(a);
+                    h.write_u64(v as u64);
+                    h.write_u64(((v >> 64) as u64) ^ ((e.port as u64) << 48));
+                }
+            }
+        }
+    }
 }
 
 impl FlowKey {

@@ -32,11 +32,21 @@ impl Default for TableConfig {
     }
 }
 
+/// Whether a connection is over at `now`: closed long enough ago, or idle too long.
+fn expired(c: &Connection, now: Timestamp, cfg: &TableConfig) -> bool {
+    match c.state {
+        ConnState::Closed(at) => now - at.max(c.last_ts) > cfg.closed_linger,
+        ConnState::Open => now - c.last_ts > cfg.idle_timeout,
+    }
+}
+
 /// How often (in capture time) the table looks for connections to evict.
 const SWEEP_EVERY: Span = Span::from_millis(1_000);
 
+/// Entries are boxed: a connection's state is a few kilobytes, and moving it by value
+/// (into the map, out on eviction) would copy all of it.
 pub struct FlowTable<T: Tracked> {
-    map: FxHashMap<FlowKey, T>,
+    map: FxHashMap<FlowKey, Box<T>>,
     next_id: u64,
     config: TableConfig,
     now: Timestamp,
@@ -64,7 +74,11 @@ impl<T: Tracked> FlowTable<T> {
 
     /// The connection a segment belongs to (created when new), its direction, and the
     /// previous connection on the same tuple when this segment starts a new one.
-    pub fn lookup(&mut self, seg: &Segment, ts: Timestamp) -> (&mut T, Dir, Option<T>) {
+    ///
+    /// Whether an existing connection is still the one a segment belongs to is decided
+    /// here, from its own idle time and close, not by when the sweep last ran: so every
+    /// way of driving the table (one shard or several) cuts connections the same way.
+    pub fn lookup(&mut self, seg: &Segment, frame: u64, ts: Timestamp) -> (&mut T, Dir, Option<Box<T>>) {
         self.now = self.now.max(ts);
         let src = Endpoint {
             addr: seg.src,
@@ -77,20 +91,22 @@ impl<T: Tracked> FlowTable<T> {
         let (key, _) = FlowKey::of(src, dst);
         let starts_new = seg.flags.syn() && !seg.flags.ack();
         let mut replaced = None;
-        if starts_new {
-            if let Some(t) = self.map.get(&key) {
-                let c = t.conn();
-                // A SYN from the recorded client is a new incarnation after a close or
-                // with another ISN (port reuse); a SYN from the other end means the roles
-                // were guessed mid-stream and a new connection starts the other way.
-                let new_one = if c.client == src {
+        if let Some(t) = self.map.get(&key) {
+            let c = t.conn();
+            // A SYN from the recorded client is a new incarnation after a close or
+            // with another ISN (port reuse); a SYN from the other end means the roles
+            // were guessed mid-stream and a new connection starts the other way.
+            let new_one = if starts_new {
+                if c.client == src {
                     c.is_new_incarnation(seg)
                 } else {
                     c.packets.iter().sum::<u64>() > 0
-                };
-                if new_one {
-                    replaced = self.map.remove(&key);
                 }
+            } else {
+                expired(c, ts, &self.config)
+            };
+            if new_one {
+                replaced = self.map.remove(&key);
             }
         }
         let next_id = &mut self.next_id;
@@ -106,14 +122,14 @@ impl<T: Tracked> FlowTable<T> {
             };
             let id = *next_id;
             *next_id += 1;
-            T::new(Connection::new(id, client, server, by_syn, ts))
+            Box::new(T::new(Connection::new(id, client, server, by_syn, frame, ts)))
         });
         let dir = if entry.conn().client == src { Dir::C2S } else { Dir::S2C };
-        (entry, dir, replaced)
+        (&mut **entry, dir, replaced)
     }
 
     /// Removes connections that closed long enough ago or went idle, if a sweep is due.
-    pub fn evict_due(&mut self, out: &mut Vec<T>) {
+    pub fn evict_due(&mut self, out: &mut Vec<Box<T>>) {
         match self.last_sweep {
             Some(t) if self.now - t < SWEEP_EVERY => return,
             _ => self.last_sweep = Some(self.now),
@@ -122,13 +138,7 @@ impl<T: Tracked> FlowTable<T> {
         let expired: Vec<FlowKey> = self
             .map
             .iter()
-            .filter(|(_, t)| {
-                let c = t.conn();
-                match c.state {
-                    ConnState::Closed(at) => now - at.max(c.last_ts) > cfg.closed_linger,
-                    ConnState::Open => now - c.last_ts > cfg.idle_timeout,
-                }
-            })
+            .filter(|(_, t)| expired(t.conn(), now, &cfg))
             .map(|(k, _)| *k)
             .collect();
         for k in expired {
@@ -139,7 +149,7 @@ impl<T: Tracked> FlowTable<T> {
     }
 
     /// Every connection still in the table (end of the capture).
-    pub fn drain(&mut self) -> Vec<T> {
+    pub fn drain(&mut self) -> Vec<Box<T>> {
         self.map.drain().map(|(_, t)| t).collect()
     }
 }

@@ -121,6 +121,9 @@ impl Kind {
 /// One rule's conclusion, before findings of the same kind and segment are merged.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Found {
+    /// Only a hint even if its confidence says more: the same evidence has innocent
+    /// explanations common on real networks (reported in the notes, not as a finding).
+    pub hint: bool,
     pub kind: Kind,
     pub segment: HsSegment,
     pub confidence: Confidence,
@@ -144,12 +147,42 @@ pub(crate) fn segment_name(d: Dir) -> &'static str {
 }
 
 /// What the handshake and the behaviour of one flow say about middleboxes on its path.
-pub fn findings(conn: &Connection, evidence: &Evidence) -> Vec<MiddleboxFinding> {
+///
+/// Returns the findings and the hints: a *possible* finding other than broken window
+/// scaling is a hint, written to the flow's notes, not a finding — the same handshake is
+/// what some stacks send on their own (Windows servers omit timestamps, VPNs and PPPoE
+/// lower the MSS), so on its own it is no evidence of a middlebox. Window-scale stripping
+/// and mismatch stay findings even when only possible: their cost (a 64 KiB window, or a
+/// sender obeying a window the receiver never meant) is what users look for.
+pub fn findings(conn: &Connection, evidence: &Evidence) -> (Vec<MiddleboxFinding>, Vec<String>) {
+    let (hints, findings): (Vec<Found>, Vec<Found>) = run_rules(conn, evidence).into_iter().partition(|f| {
+        f.hint || f.confidence == Confidence::Possible && !matches!(f.kind, Kind::WscaleStripped | Kind::WscaleMismatch)
+    });
+    let hints = merge(hints)
+        .into_iter()
+        .map(|h| {
+            format!(
+                "possible middlebox effect ({} on the {}): {}",
+                h.kind, h.direction, h.evidence
+            )
+        })
+        .collect();
+    (merge(findings), hints)
+}
+
+/// What every rule found, at every confidence.
+fn run_rules(conn: &Connection, evidence: &Evidence) -> Vec<Found> {
     let mut found: Vec<Found> = Vec::new();
     for rule in rules::ALL {
         (rule.check)(conn, evidence, &mut found);
     }
-    merge(found)
+    found
+}
+
+/// Every rule's findings merged, hints included (for the rules' own tests).
+#[cfg(test)]
+pub(crate) fn all_findings(conn: &Connection, evidence: &Evidence) -> Vec<MiddleboxFinding> {
+    merge(run_rules(conn, evidence))
 }
 
 /// One finding per (kind, segment): the strongest confidence, the evidence of every rule
@@ -187,6 +220,7 @@ mod tests {
     #[test]
     fn findings_of_one_kind_and_segment_merge_at_the_strongest_confidence() {
         let f = |c, e: &str| Found {
+            hint: false,
             kind: Kind::WscaleStripped,
             segment: HsSegment::Syn,
             confidence: c,
@@ -196,6 +230,7 @@ mod tests {
             f(Confidence::Possible, "weak"),
             f(Confidence::Certain, "strong"),
             Found {
+                hint: false,
                 kind: Kind::WscaleMismatch,
                 ..f(Confidence::Likely, "other")
             },

@@ -1,7 +1,7 @@
 //! Test scaffolding: hand-built segments (`testkit::TcpPacket`) fed through a real
 //! `Connection` and the middlebox `Evidence`, then judged by `findings`.
 
-use super::{findings, Evidence};
+use super::{all_findings, Evidence};
 use crate::decode::{decode, TcpFlags};
 use crate::flow::{Dir, Endpoint};
 use crate::summary::MiddleboxFinding;
@@ -80,7 +80,7 @@ fn ep(s: &str) -> Endpoint {
 impl Flow {
     pub fn new() -> Flow {
         Flow {
-            conn: Connection::new(0, ep(CLIENT), ep(SERVER), true, Timestamp(0)),
+            conn: Connection::new(0, ep(CLIENT), ep(SERVER), true, 1, Timestamp(0)),
             ev: Evidence::default(),
             now_us: 1_000_000,
             frame: 0,
@@ -195,7 +195,7 @@ impl Flow {
     }
 
     pub fn findings(&self) -> Vec<MiddleboxFinding> {
-        findings(&self.conn, &self.ev)
+        all_findings(&self.conn, &self.ev)
     }
 }
 

@@ -28,6 +28,8 @@ pub struct Connection {
     pub server: Endpoint,
     /// How the client was chosen: by its SYN, or by the port heuristic (higher port).
     pub client_by_syn: bool,
+    /// Record number of the connection's first packet in the capture.
+    pub first_frame: u64,
     pub first_ts: Timestamp,
     pub last_ts: Timestamp,
     pub packets: [u64; 2],
@@ -48,12 +50,20 @@ pub struct Connection {
 }
 
 impl Connection {
-    pub fn new(id: u64, client: Endpoint, server: Endpoint, client_by_syn: bool, ts: Timestamp) -> Self {
+    pub fn new(
+        id: u64,
+        client: Endpoint,
+        server: Endpoint,
+        client_by_syn: bool,
+        first_frame: u64,
+        ts: Timestamp,
+    ) -> Self {
         Connection {
             id,
             client,
             server,
             client_by_syn,
+            first_frame,
             first_ts: ts,
             last_ts: ts,
             packets: [0; 2],
@@ -104,7 +114,7 @@ impl Connection {
             },
             // The sender stops at the edge of another scale's window again and again: it
             // obeys a scale the capture point never saw.
-            Some(k) => match evidence.result() {
+            Some(k) => match evidence.cached() {
                 Some(r) if r.confidence == Confidence::Certain && r.shift != k => WindowScale::Inferred(r.shift),
                 _ => negotiated,
             },
@@ -204,6 +214,7 @@ impl Connection {
         // The segment as data of its own direction, then as an ACK and a window for the
         // other direction's data.
         let rx_mss = self.mss(dir.reverse());
+        let tx_mss = self.mss(dir);
         let scale = self.scale_of_sender(dir);
         // A zero window is zero under any scale.
         let win_bytes = scale.bytes(seg.window, flags.syn()).or((seg.window == 0).then_some(0));
@@ -254,7 +265,7 @@ impl Connection {
 
         let d = &self.dirs[dir.index()];
         let carries_data = seg.payload_len > 0;
-        let mss = self.mss(dir);
+        let mss = tx_mss;
         let sender_view = if carries_data && send.new_bytes > 0 {
             let lp = self.sender_loop(dir);
             let min_loop = self.min_sender_loop(dir);
@@ -286,7 +297,11 @@ impl Connection {
             flags,
             win_raw: seg.window,
             win_bytes,
-            flight: if carries_data { d.seen_flight(flags.syn() || flags.fin()) } else { None },
+            flight: if carries_data {
+                d.seen_flight(flags.syn() || flags.fin())
+            } else {
+                None
+            },
             naive_flight: if carries_data { d.flight() } else { None },
             pipe: if carries_data { d.pipe(mss) } else { None },
             ack_rtt,

@@ -117,7 +117,10 @@ impl Direction {
         let (first, _) = self.seen_unacked.first()?;
         let (_, last) = self.seen_unacked.last()?;
         let span = last.bytes_after(first) as u64;
-        Some(span.saturating_sub(self.latest_sack_bytes).saturating_sub(syn_or_fin as u64))
+        Some(
+            span.saturating_sub(self.latest_sack_bytes)
+                .saturating_sub(syn_or_fin as u64),
+        )
     }
 
     /// RFC 6675 pipe: flight minus SACKed and presumed-lost bytes plus their retransmissions.

@@ -69,7 +69,13 @@ pub struct ScaleInference {
     mss_multiples: u64,
     nonzero_raw: u64,
     max_flight: u64,
+    /// `result()` as of the last refresh: the tracker asks for the scale on every segment,
+    /// and the evidence moves slowly.
+    cached: Option<InferredShift>,
 }
+
+/// How often (in observations) the cached result is refreshed once past the first ones.
+const REFRESH_EVERY: u64 = 32;
 
 impl ScaleInference {
     /// The sender had `flight` bytes outstanding against a window whose raw field was
@@ -79,6 +85,9 @@ impl ScaleInference {
             return;
         }
         self.events += 1;
+        if self.events <= 2 * MIN_EVENTS || self.events % REFRESH_EVERY == 0 {
+            self.cached = self.result();
+        }
         self.nonzero_raw += 1;
         self.max_flight = self.max_flight.max(flight);
         if mss > 0 && raw as u32 % mss == 0 {
@@ -153,9 +162,15 @@ impl ScaleInference {
         v >= MIN_EVENTS && v as f64 > CONTRADICTION_SHARE * self.events as f64
     }
 
-    /// True once the shift is known well enough to scale windows with it.
+    /// The result as of the last refresh (at most `REFRESH_EVERY` observations old).
+    pub fn cached(&self) -> Option<InferredShift> {
+        self.cached
+    }
+
+    /// True once the shift is known well enough to scale windows with it (as of the last
+    /// refresh).
     pub fn settled(&self) -> Option<u8> {
-        self.result()
+        self.cached
             .filter(|r| r.confidence != Confidence::Possible)
             .map(|r| r.shift)
     }

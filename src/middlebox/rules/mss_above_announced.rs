@@ -36,6 +36,7 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         }
         let who = end_name(d);
         out.push(Found {
+            hint: false,
             kind: Kind::MssClamped,
             segment: HsSegment::sent_by(d),
             confidence: Confidence::Likely,

@@ -44,6 +44,7 @@ pub fn check(conn: &Connection, _ev: &Evidence, out: &mut Vec<Found>) {
     let (who, other) = (end_name(low_dir), end_name(low_dir.reverse()));
     let hdr = if ipv6 { 60 } else { 40 };
     out.push(Found {
+            hint: false,
         kind: Kind::MssClamped,
         segment: HsSegment::sent_by(low_dir),
         confidence: Confidence::Possible,

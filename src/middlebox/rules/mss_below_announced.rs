@@ -43,6 +43,7 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         }
         let (who, peer_name) = (end_name(d), end_name(d.reverse()));
         out.push(Found {
+            hint: false,
             kind: Kind::MssClamped,
             segment: HsSegment::received_by(d),
             confidence: Confidence::Possible,

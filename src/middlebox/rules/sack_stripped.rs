@@ -26,6 +26,7 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         return;
     };
     let found = |segment, confidence, evidence: String| Found {
+        hint: false,
         kind: Kind::SackStripped,
         segment,
         confidence,

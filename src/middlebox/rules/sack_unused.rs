@@ -33,6 +33,7 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         return;
     }
     out.push(Found {
+            hint: false,
         kind: Kind::SackStripped,
         segment: HsSegment::SynAck,
         confidence: Confidence::Likely,

@@ -28,6 +28,7 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
     let server = ev.end(Dir::S2C);
     if server.ts_echoes > 0 {
         out.push(Found {
+            hint: false,
             kind: Kind::TimestampsStripped,
             segment: HsSegment::SynAck,
             confidence: Confidence::Certain,
@@ -42,6 +43,7 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
     }
     if has(sa.sack_permitted) == Some(true) && has(sa.wscale) == Some(true) {
         out.push(Found {
+            hint: false,
             kind: Kind::TimestampsStripped,
             segment: HsSegment::Syn,
             confidence: Confidence::Possible,

@@ -31,6 +31,7 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         return;
     }
     out.push(Found {
+            hint: false,
         kind: Kind::TimestampsStripped,
         segment: HsSegment::SynAck,
         confidence: Confidence::Likely,

@@ -67,6 +67,7 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         let (sender, receiver) = (end_name(data), end_name(rx));
         let e = ev.end(data);
         out.push(Found {
+            hint: false,
             kind: Kind::WscaleMismatch,
             segment: HsSegment::sent_by(data),
             confidence,

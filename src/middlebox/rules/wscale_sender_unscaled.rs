@@ -67,6 +67,7 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
             format!("it received a window scale of {j}, not {s} — rewritten")
         };
         out.push(Found {
+            hint: false,
             kind: Kind::WscaleMismatch,
             segment: HsSegment::sent_by(rx),
             confidence: Confidence::Likely,

@@ -41,6 +41,7 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
             .count()
     };
     let found = |segment, confidence, evidence: String| Found {
+        hint: false,
         kind: Kind::WscaleStripped,
         segment,
         confidence,

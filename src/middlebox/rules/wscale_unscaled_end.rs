@@ -52,6 +52,7 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         };
         let who = end_name(d);
         out.push(Found {
+            hint: false,
             kind: Kind::WscaleMismatch,
             segment: HsSegment::received_by(d),
             confidence,

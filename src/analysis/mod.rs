@@ -1,13 +1,17 @@
 //! The driver of one pass over one capture: frames -> decode -> flow table -> tracker ->
 //! diagnosis -> summaries. Memory is bounded by the connections alive at one time.
+//!
+//! The connections live in a [`Shard`]; one thread drives one shard (`Analysis`, which
+//! can also feed an observer every segment), or the reading thread routes each segment
+//! to the worker whose shard owns its connection (`analyze_reader_parallel`). Both give
+//! the same flows, numbered the same way.
 
-use crate::capture::{CaptureError, CaptureReader, Frame, LinkType};
+use crate::capture::{CaptureReader, Frame, LinkType};
 use crate::decode::{self, Skip};
-use crate::diagnose::{self, Accumulator};
-use crate::flow::{FlowTable, FxHashMap, TableConfig, Tracked};
+use crate::diagnose;
+use crate::flow::{FxHashMap, TableConfig};
 use crate::observe::Observer;
 use crate::summary::{CaptureSummary, FlowSummary, SkipCount};
-use crate::tcp::Connection;
 use crate::time::Timestamp;
 use std::net::IpAddr;
 
@@ -21,6 +25,7 @@ pub struct FlowFilter {
 }
 
 impl FlowFilter {
+    #[inline]
     fn accepts(&self, seg: &decode::Segment) -> bool {
         (self.hosts.is_empty() || self.hosts.iter().any(|h| *h == seg.src || *h == seg.dst))
             && (self.ports.is_empty() || self.ports.iter().any(|p| *p == seg.src_port || *p == seg.dst_port))
@@ -39,30 +44,16 @@ pub struct AnalysisConfig {
     pub link_rate_bps: Option<f64>,
 }
 
-struct Entry {
-    conn: Connection,
-    acc: Accumulator,
-}
+mod parallel;
+mod shard;
 
-impl Tracked for Entry {
-    fn new(conn: Connection) -> Self {
-        Entry {
-            conn,
-            acc: Accumulator::default(),
-        }
-    }
-    fn conn(&self) -> &Connection {
-        &self.conn
-    }
-}
+pub use parallel::analyze_reader_parallel;
+use shard::Shard;
 
-/// One capture's analysis in progress.
-pub struct Analysis<O: Observer> {
-    config: AnalysisConfig,
-    table: FlowTable<Entry>,
-    observer: O,
-    finished: Vec<diagnose::Finished>,
-    evicted: Vec<Entry>,
+/// What the capture held beyond its connections: record and segment counts, time span,
+/// link types, records that were not TCP (by reason), warnings.
+#[derive(Default)]
+struct Counters {
     packets: u64,
     tcp_segments: u64,
     first_ts: Option<Timestamp>,
@@ -72,77 +63,29 @@ pub struct Analysis<O: Observer> {
     warnings: Vec<String>,
 }
 
-impl<O: Observer> Analysis<O> {
-    pub fn new(config: AnalysisConfig, observer: O) -> Self {
-        let table = FlowTable::new(config.table, config.first_flow_id);
-        Analysis {
-            config,
-            table,
-            observer,
-            finished: Vec::new(),
-            evicted: Vec::new(),
-            packets: 0,
-            tcp_segments: 0,
-            first_ts: None,
-            last_ts: None,
-            skipped: FxHashMap::default(),
-            link_types: Vec::new(),
-            warnings: Vec::new(),
-        }
-    }
-
-    pub fn warn(&mut self, message: String) {
-        self.warnings.push(message);
-    }
-
-    pub fn on_frame(&mut self, frame: &Frame<'_>) {
+impl Counters {
+    /// Counts a record and decodes it; the segment when it is TCP and selected.
+    #[inline]
+    fn decode(&mut self, frame: &Frame<'_>, filter: &FlowFilter) -> Option<decode::Segment> {
         self.packets += 1;
         self.first_ts = Some(self.first_ts.map_or(frame.ts, |t| t.min(frame.ts)));
         self.last_ts = Some(self.last_ts.map_or(frame.ts, |t| t.max(frame.ts)));
         if !self.link_types.contains(&frame.link) {
             self.link_types.push(frame.link);
         }
-        let seg = match decode::decode(frame.link, frame.data) {
-            Ok(seg) => seg,
+        match decode::decode(frame.link, frame.data) {
+            Ok(seg) => {
+                self.tcp_segments += 1;
+                filter.accepts(&seg).then_some(seg)
+            }
             Err(skip) => {
                 *self.skipped.entry(skip).or_insert(0) += 1;
-                return;
+                None
             }
-        };
-        self.tcp_segments += 1;
-        if !self.config.filter.accepts(&seg) {
-            return;
-        }
-        let (entry, dir, replaced) = self.table.lookup(&seg, frame.ts);
-        let event = entry.conn.on_segment(&seg, dir, frame.number, frame.ts);
-        entry.acc.on_segment(&entry.conn, &event);
-        if self.observer.wants_segments() {
-            self.observer.on_segment(&event);
-        }
-        if let Some(old) = replaced {
-            self.finish_entry(old);
-        }
-        self.table.evict_due(&mut self.evicted);
-        while let Some(e) = self.evicted.pop() {
-            self.finish_entry(e);
         }
     }
 
-    fn finish_entry(&mut self, e: Entry) {
-        let done = diagnose::finish(&e.conn, e.acc, &self.config);
-        self.observer.on_flow_end(&done.summary);
-        self.finished.push(done);
-    }
-
-    /// Ends the capture: finishes every live connection and returns the results.
-    pub fn finish(mut self, path: &str, reader: Option<&CaptureReader>) -> (CaptureSummary, Vec<FlowSummary>, O) {
-        for e in self.table.drain() {
-            self.finish_entry(e);
-        }
-        let mut finished = std::mem::take(&mut self.finished);
-        finished.sort_by_key(|f| f.summary.id);
-        diagnose::across_flows(&mut finished, &self.config);
-        let flows: Vec<FlowSummary> = finished.into_iter().map(|f| f.summary).collect();
+    fn summary(self, path: &str, reader: Option<&CaptureReader>, flows: u64) -> CaptureSummary {
         let mut skipped: Vec<SkipCount> = self
             .skipped
             .iter()
@@ -152,25 +95,78 @@ impl<O: Observer> Analysis<O> {
             })
             .collect();
         skipped.sort_by(|a, b| b.records.cmp(&a.records).then(a.reason.cmp(&b.reason)));
-        let summary = CaptureSummary {
+        CaptureSummary {
             path: path.to_string(),
             format: reader.map_or("pcap", |r| r.format().name()).to_string(),
             compression: reader.map_or("none", |r| r.compression().name()).to_string(),
             packets: self.packets,
             tcp_segments: self.tcp_segments,
-            flows: flows.len() as u64,
+            flows,
             first_ts: self.first_ts.map(|t| t.secs_f64()),
             last_ts: self.last_ts.map(|t| t.secs_f64()),
             skipped,
             link_types: self.link_types.iter().map(|l| l.to_string()).collect(),
             warnings: self.warnings,
-        };
-        (summary, flows, self.observer)
+        }
+    }
+}
+
+/// The end of a capture for every way of reading it: the flows that shared a path are
+/// judged together, then numbered in the order their first packets came (the order a
+/// single pass creates them in, whatever shard finished them).
+fn conclude(mut finished: Vec<diagnose::Finished>, config: &AnalysisConfig) -> Vec<FlowSummary> {
+    finished.sort_by_key(|f| f.summary.first_frame);
+    for (i, f) in finished.iter_mut().enumerate() {
+        f.summary.id = config.first_flow_id + i as u64;
+    }
+    diagnose::across_flows(&mut finished, config);
+    finished.into_iter().map(|f| f.summary).collect()
+}
+
+/// One capture's analysis in progress, in one thread, with an observer that may see
+/// every segment.
+pub struct Analysis<O: Observer> {
+    config: AnalysisConfig,
+    counters: Counters,
+    shard: Shard,
+    observer: O,
+}
+
+impl<O: Observer> Analysis<O> {
+    pub fn new(config: AnalysisConfig, observer: O) -> Self {
+        let shard = Shard::new(&config);
+        Analysis {
+            config,
+            counters: Counters::default(),
+            shard,
+            observer,
+        }
+    }
+
+    pub fn warn(&mut self, message: String) {
+        self.counters.warnings.push(message);
+    }
+
+    pub fn on_frame(&mut self, frame: &Frame<'_>) {
+        if let Some(seg) = self.counters.decode(frame, &self.config.filter) {
+            self.shard.on_segment(&seg, frame.number, frame.ts, &mut self.observer);
+        }
+    }
+
+    /// Ends the capture: finishes every live connection and returns the results.
+    pub fn finish(mut self, path: &str, reader: Option<&CaptureReader>) -> (CaptureSummary, Vec<FlowSummary>, O) {
+        let finished = self.shard.finish(&mut self.observer);
+        let flows = conclude(finished, &self.config);
+        (
+            self.counters.summary(path, reader, flows.len() as u64),
+            flows,
+            self.observer,
+        )
     }
 
     /// The id the next flow would get (for numbering across captures).
     pub fn next_flow_id(&self) -> u64 {
-        self.table.next_id()
+        self.config.first_flow_id + self.shard.flows_seen()
     }
 }
 
@@ -188,14 +184,10 @@ pub fn analyze_reader<O: Observer>(
             Ok(Some(frame)) => analysis.on_frame(&frame),
             Ok(None) => break,
             Err(e) => {
-                analysis.warn(warning_for(&e));
+                analysis.warn(e.to_string());
                 break;
             }
         }
     }
     analysis.finish(&name, Some(reader))
-}
-
-fn warning_for(e: &CaptureError) -> String {
-    format!("stopped reading: {e}")
 }

@@ -1,0 +1,233 @@
+//! One capture over several threads. The reading thread reads and decodes; each
+//! connection belongs to one worker (the one with the least work when the connection
+//! first appears), which runs the tracker and the diagnosis for it in a shard of its own.
+//! A connection's segments reach its worker in capture order, and connections are cut,
+//! finished and numbered exactly as in one thread, so the results are the same.
+
+use super::shard::Shard;
+use super::{conclude, AnalysisConfig, Counters};
+use crate::capture::CaptureReader;
+use crate::decode::Segment;
+use crate::flow::{Endpoint, FlowKey, FxHashMap, TableConfig};
+use crate::observe::NoObserver;
+use crate::summary::{CaptureSummary, FlowSummary};
+use crate::time::{Span, Timestamp};
+use std::sync::mpsc;
+
+/// Segments handed to a worker at a time, and batches queued per worker: enough to keep
+/// the threads busy, little enough that memory stays a few megabytes.
+const BATCH: usize = 2048;
+const QUEUED_BATCHES: usize = 4;
+
+struct Item {
+    frame: u64,
+    ts: Timestamp,
+    seg: Segment,
+}
+
+/// How often (in records) progress is reported.
+const PROGRESS_EVERY: u64 = 1 << 16;
+
+/// Reads and analyses a capture with `workers` analysis threads beside the reading one.
+/// `progress` is called now and then with the input bytes read so far.
+pub fn analyze_reader_parallel(
+    reader: &mut CaptureReader,
+    config: AnalysisConfig,
+    workers: usize,
+    progress: &mut dyn FnMut(u64),
+) -> (CaptureSummary, Vec<FlowSummary>) {
+    let workers = workers.max(1);
+    let name = config.capture_name.clone();
+    let mut counters = Counters::default();
+    let finished = std::thread::scope(|scope| {
+        let mut senders = Vec::with_capacity(workers);
+        let mut handles = Vec::with_capacity(workers);
+        for _ in 0..workers {
+            let (tx, rx) = mpsc::sync_channel::<Vec<Item>>(QUEUED_BATCHES);
+            let config = &config;
+            handles.push(scope.spawn(move || {
+                let mut shard = Shard::new(config);
+                let mut none = NoObserver;
+                for batch in rx {
+                    for it in &batch {
+                        shard.on_segment(&it.seg, it.frame, it.ts, &mut none);
+                    }
+                }
+                shard.finish(&mut none)
+            }));
+            senders.push(tx);
+        }
+        let mut router = Router::new(workers, config.table);
+        let mut batches: Vec<Vec<Item>> = (0..workers).map(|_| Vec::with_capacity(BATCH)).collect();
+        let mut records = 0u64;
+        loop {
+            records += 1;
+            if records % PROGRESS_EVERY == 0 {
+                progress(reader.input_bytes());
+            }
+            match reader.next_frame() {
+                Ok(Some(frame)) => {
+                    let Some(seg) = counters.decode(&frame, &config.filter) else {
+                        continue;
+                    };
+                    let w = router.route(&seg, frame.ts);
+                    batches[w].push(Item {
+                        frame: frame.number,
+                        ts: frame.ts,
+                        seg,
+                    });
+                    if batches[w].len() == BATCH {
+                        let full = std::mem::replace(&mut batches[w], Vec::with_capacity(BATCH));
+                        // A worker only goes away by panicking, which join reports below.
+                        let _ = senders[w].send(full);
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    counters.warnings.push(e.to_string());
+                    break;
+                }
+            }
+        }
+        for (w, batch) in batches.into_iter().enumerate() {
+            if !batch.is_empty() {
+                let _ = senders[w].send(batch);
+            }
+        }
+        drop(senders);
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect::<Vec<_>>()
+    });
+    let flows = conclude(finished, &config);
+    (counters.summary(&name, Some(reader), flows.len() as u64), flows)
+}
+
+/// Which worker owns which connection. Keys idle for longer than a connection can live
+/// in a shard are forgotten, so the map is bounded by the live connections too.
+struct Router {
+    owner: FxHashMap<FlowKey, (usize, Timestamp)>,
+    load: Vec<u64>,
+    now: Timestamp,
+    last_sweep: Option<Timestamp>,
+    forget_after: Span,
+}
+
+/// How often (capture time) the router forgets idle keys.
+const SWEEP_EVERY: Span = Span::from_millis(1_000);
+
+impl Router {
+    fn new(workers: usize, table: TableConfig) -> Router {
+        Router {
+            owner: FxHashMap::default(),
+            load: vec![0; workers],
+            now: Timestamp(i64::MIN),
+            last_sweep: None,
+            forget_after: table.idle_timeout + table.closed_linger + SWEEP_EVERY,
+        }
+    }
+
+    #[inline]
+    fn route(&mut self, seg: &Segment, ts: Timestamp) -> usize {
+        self.now = self.now.max(ts);
+        let src = Endpoint {
+            addr: seg.src,
+            port: seg.src_port,
+        };
+        let dst = Endpoint {
+            addr: seg.dst,
+            port: seg.dst_port,
+        };
+        let (key, _) = FlowKey::of(src, dst);
+        let load = &self.load;
+        let entry = self.owner.entry(key).or_insert_with(|| {
+            let idlest = (0..load.len()).min_by_key(|&w| load[w]).unwrap_or(0);
+            (idlest, ts)
+        });
+        entry.1 = entry.1.max(ts);
+        let w = entry.0;
+        self.load[w] += 1;
+        if self.last_sweep.is_none_or(|t| self.now - t >= SWEEP_EVERY) {
+            self.last_sweep = Some(self.now);
+            let (now, keep) = (self.now, self.forget_after);
+            self.owner.retain(|_, (_, last)| now - *last <= keep);
+        }
+        w
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::{LinkType, PcapWriter};
+    use crate::testkit::sim;
+
+    fn capture(bytes: Vec<u8>) -> CaptureReader {
+        CaptureReader::new(Box::new(std::io::Cursor::new(bytes))).unwrap()
+    }
+
+    #[test]
+    fn several_threads_give_the_flows_of_one() {
+        // Three flows sharing a bottleneck and a fourth one later: the parallel result
+        // must be the single-thread one, field for field.
+        let path = sim::Path::new(20_000_000, std::time::Duration::from_millis(30));
+        let flows = vec![sim::Flow::default(); 3];
+        let out = sim::run(&path, &flows, std::time::Duration::from_millis(1500));
+        let one = analyze_reader(capture(out.sender_side_pcap.clone()));
+        for workers in [1, 2, 3] {
+            let (_, many) = analyze_reader_parallel(
+                &mut capture(out.sender_side_pcap.clone()),
+                AnalysisConfig::default(),
+                workers,
+                &mut |_| {},
+            );
+            assert_eq!(
+                serde_json::to_string(&one).unwrap(),
+                serde_json::to_string(&many).unwrap(),
+                "{workers} workers"
+            );
+        }
+        assert_eq!(one.len(), 3);
+    }
+
+    fn analyze_reader(mut r: CaptureReader) -> Vec<FlowSummary> {
+        super::super::analyze_reader(&mut r, AnalysisConfig::default(), NoObserver).1
+    }
+
+    #[test]
+    fn a_connection_idle_past_the_timeout_is_cut_the_same_way() {
+        use crate::testkit::TcpPacket;
+        let mut w = PcapWriter::new(Vec::new(), LinkType::ETHERNET, 65535, false, false).unwrap();
+        let t0 = 1_700_000_000_000_000_000i64;
+        let mut put = |t: i64, p: TcpPacket| {
+            let (_, bytes) = p.ethernet().build();
+            w.write_packet(Timestamp(t0 + t), &bytes, bytes.len() as u32).unwrap();
+        };
+        let a = |s: &str, d: &str| TcpPacket::new(s, d);
+        // Flow A talks, goes quiet for 400 s (past the 300 s idle timeout) and talks again;
+        // flow B keeps the clock moving meanwhile.
+        put(0, a("10.0.0.1:40000", "10.0.0.2:80").seq(1).ack(1).payload_len(100));
+        for i in 1..500 {
+            put(
+                i * 1_000_000_000,
+                a("10.0.0.3:40001", "10.0.0.4:80")
+                    .seq(1 + i as u32 * 10)
+                    .ack(1)
+                    .payload_len(10),
+            );
+        }
+        put(
+            400 * 1_000_000_000 + 1,
+            a("10.0.0.1:40000", "10.0.0.2:80").seq(101).ack(1).payload_len(100),
+        );
+        let bytes = w.into_inner();
+        let one = analyze_reader(capture(bytes.clone()));
+        let (_, two) = analyze_reader_parallel(&mut capture(bytes), AnalysisConfig::default(), 2, &mut |_| {});
+        assert_eq!(one.len(), 3, "A twice and B");
+        assert_eq!(
+            serde_json::to_string(&one).unwrap(),
+            serde_json::to_string(&two).unwrap()
+        );
+    }
+}

@@ -1,6 +1,6 @@
 //! One capture over several threads. The reading thread reads and decodes; each
-//! connection belongs to one worker (the one with the least work when the connection
-//! first appears), which runs the tracker and the diagnosis for it in a shard of its own.
+//! connection belongs to one worker (the one with the fewest connections when it first
+//! appears), which runs the tracker and the diagnosis for it in a shard of its own.
 //! A connection's segments reach its worker in capture order, and connections are cut,
 //! finished and numbered exactly as in one thread, so the results are the same.
 
@@ -108,6 +108,8 @@ pub fn analyze_reader_parallel(
 /// in a shard are forgotten, so the map is bounded by the live connections too.
 struct Router {
     owner: FxHashMap<FlowKey, (usize, Timestamp)>,
+    /// Connections each worker owns now, and segments it was given (the tie-break).
+    flows: Vec<u64>,
     load: Vec<u64>,
     now: Timestamp,
     last_sweep: Option<Timestamp>,
@@ -121,6 +123,7 @@ impl Router {
     fn new(workers: usize, table: TableConfig) -> Router {
         Router {
             owner: FxHashMap::default(),
+            flows: vec![0; workers],
             load: vec![0; workers],
             now: Timestamp(i64::MIN),
             last_sweep: None,
@@ -140,9 +143,12 @@ impl Router {
             port: seg.dst_port,
         };
         let (key, _) = FlowKey::of(src, dst);
-        let load = &self.load;
+        // Connections that start together (iperf -P, a browser) have no history yet: the
+        // count of connections spreads them; the segments so far break ties.
+        let (flows, load) = (&mut self.flows, &self.load);
         let entry = self.owner.entry(key).or_insert_with(|| {
-            let idlest = (0..load.len()).min_by_key(|&w| load[w]).unwrap_or(0);
+            let idlest = (0..load.len()).min_by_key(|&w| (flows[w], load[w])).unwrap_or(0);
+            flows[idlest] += 1;
             (idlest, ts)
         });
         entry.1 = entry.1.max(ts);
@@ -150,8 +156,14 @@ impl Router {
         self.load[w] += 1;
         if self.last_sweep.is_none_or(|t| self.now - t >= SWEEP_EVERY) {
             self.last_sweep = Some(self.now);
-            let (now, keep) = (self.now, self.forget_after);
-            self.owner.retain(|_, (_, last)| now - *last <= keep);
+            let (now, keep, flows) = (self.now, self.forget_after, &mut self.flows);
+            self.owner.retain(|_, (w, last)| {
+                let live = now - *last <= keep;
+                if !live {
+                    flows[*w] -= 1;
+                }
+                live
+            });
         }
         w
     }

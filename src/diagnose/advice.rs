@@ -10,6 +10,9 @@ use crate::tcp::WindowScale;
 /// Linux advertises about half of the receive buffer as window (tcp_adv_win_scale /
 /// scaling_ratio), so a buffer of twice the BDP is what lets the window reach the BDP.
 const BUFFER_PER_WINDOW: f64 = 2.0;
+/// Queueing delay worth pointing out: 5% of the base RTT, at least 2 ms.
+const QUEUE_NOTICEABLE_SHARE: f64 = 0.05;
+const QUEUE_NOTICEABLE_S: f64 = 0.002;
 /// 64 KiB - 1: the largest window without scaling (RFC 7323 §2).
 const UNSCALED_MAX: f64 = 65_535.0;
 
@@ -92,13 +95,22 @@ pub fn write(f: &Findings<'_>) -> Vec<String> {
             }
         }
         Label::Bottleneck => {
-            if let (Some(bdp), Some(w), Some(q)) = (x.bdp, x.max_rwnd, x.queueing_s()) {
-                if (w as f64) > 2.0 * bdp && q > 0.1 * x.base_rtt_s {
+            // The queue the excess window builds shows at the high end of the RTTs.
+            let q95 = x.p95_rtt_s.map(|p| (p - x.base_rtt_s).max(0.0));
+            if let (Some(bdp), Some(w), Some(q)) = (x.bdp, x.max_rwnd, q95) {
+                let own_excess = x.max_flight as f64 > bdp; // this flow, not its neighbours, built the queue
+                if own_excess
+                    && (w as f64) > 2.0 * bdp
+                    && q >= QUEUE_NOTICEABLE_S.max(QUEUE_NOTICEABLE_SHARE * x.base_rtt_s)
+                {
                     out.push(format!(
-                        "the path is full; the receive window ({}) is far above the BDP ({}) and the excess only queues: median RTT {} vs base {}. A window near the BDP would give the same throughput with less delay (or use a queue-aware congestion control or AQM).",
+                        "the path is full: more window only adds delay. The receive window ({}) is far above the BDP ({}); the flight reached {} ({:.1}x BDP) and the excess queued: RTT median {}, p95 {} vs base {}. A window (tcp_rmem max) near 2x BDP would give the same throughput with less delay, as would an AQM (fq_codel) at the bottleneck.",
                         bytes(w as f64),
                         bytes(bdp),
+                        bytes(x.max_flight as f64),
+                        x.max_flight as f64 / bdp.max(1.0),
                         ms(x.median_rtt_s.unwrap_or(0.0)),
+                        ms(x.p95_rtt_s.unwrap_or(0.0)),
                         ms(x.base_rtt_s)
                     ));
                 }

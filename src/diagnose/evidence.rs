@@ -24,8 +24,9 @@ pub fn write(f: &Findings<'_>) -> Vec<String> {
             _ => String::new(),
         };
         let others: Vec<String> = [
-            ("best delivery over 4 RTTs", x.delivery_rate),
+            ("delivery over 4 RTTs while busy (90th percentile)", x.delivery_rate),
             ("ACK dispersion", x.dispersion_rate),
+            ("data-arrival dispersion", x.arrival_rate),
         ]
         .iter()
         .filter_map(|(name, r)| r.map(|r| format!("{name} {}", rate(r))))

@@ -55,13 +55,14 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     let startup_bin = rounds.get(startup_round).map_or(tl.bins.len(), |r| r.first);
     let plateau = sender::plateau_rounds(&rounds, inp.mss, startup_round);
 
-    // Delivery rate around each bin over one round (half a round each side).
+    // Delivery rate around each bin over two rounds (one each side): over less, how the
+    // bins cut the ACK train shows more than the path does.
     let width_s = tl.width.secs_f64();
     let delivered: Vec<f64> = match inp.shared_delivered {
         Some(s) => s.to_vec(),
         None => tl.bins.iter().map(|b| b.delivered as f64).collect(),
     };
-    let h = k / 2;
+    let h = k;
     let mut prefix = vec![0.0; delivered.len() + 1];
     for (i, d) in delivered.iter().enumerate() {
         prefix[i + 1] = prefix[i] + d;

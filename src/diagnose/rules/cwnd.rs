@@ -16,3 +16,26 @@
 
 /// Retransmitted share of the segments above which the losses are reported as the cause.
 pub const LOSSY: f64 = 0.001;
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{at, run, Bin, BUSY};
+    use crate::diagnose::Label;
+
+    #[test]
+    fn busy_below_capacity_with_losses_is_cwnd_limited() {
+        // A saw-tooth: the flight grows 1 MSS per round and halves at each loss, delivery
+        // around 40% of the capacity, the receiver's window never in the way.
+        let c = run(|i| {
+            let phase = i % 60;
+            Bin {
+                delivered: at(0.3 + phase as f64 / 300.0),
+                flight: 20_000 + phase as u64 * 400,
+                retransmissions: (phase == 59) as u32,
+                ..BUSY
+            }
+        });
+        assert_eq!(c.verdict, Label::Cwnd);
+        assert!(c.fractions[Label::Cwnd.index()] > 0.9);
+    }
+}

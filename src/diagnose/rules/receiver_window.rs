@@ -24,3 +24,36 @@ pub const MIN_SHARE: f64 = 0.4;
 pub fn applies(share: f64) -> bool {
     share >= MIN_SHARE
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{at, run, Bin, BUSY};
+    use crate::diagnose::Label;
+
+    #[test]
+    fn a_window_held_most_of_the_time_is_the_verdict() {
+        // The window is full 90% of every bin; delivery at a third of the capacity.
+        let c = run(|_| Bin {
+            busy: 0.1,
+            rwnd: 0.9,
+            delivered: at(0.33),
+            flight: 13_000,
+            ..BUSY
+        });
+        assert_eq!(c.verdict, Label::ReceiverWindow);
+        assert!((c.fractions[Label::ReceiverWindow.index()] - 0.9).abs() < 0.01);
+    }
+
+    #[test]
+    fn a_window_that_binds_now_and_then_is_not() {
+        let c = run(|i| Bin {
+            busy: 0.8,
+            rwnd: 0.2,
+            delivered: at(0.5),
+            flight: 20_000 + (i as u64 % 40) * 1448,
+            ..BUSY
+        });
+        assert_ne!(c.verdict, Label::ReceiverWindow);
+        assert!(!super::applies(0.2));
+    }
+}

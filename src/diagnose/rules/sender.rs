@@ -141,3 +141,42 @@ mod tests {
         assert!(plateau_rounds(&rs, 1448, 0).iter().all(|&f| !f));
     }
 }
+
+#[cfg(test)]
+mod timeline_tests {
+    use super::super::fixture::{at, run, Bin, BUSY};
+    use crate::diagnose::Label;
+
+    #[test]
+    fn an_application_that_pauses_is_the_limit() {
+        // Bursts of 100 ms every 300 ms: idle two thirds of the time.
+        let c = run(|i| {
+            if i % 30 < 10 {
+                Bin {
+                    delivered: at(0.95),
+                    flight: 40_000,
+                    ..BUSY
+                }
+            } else {
+                Bin {
+                    busy: 0.0,
+                    idle: 1.0,
+                    ..BUSY
+                }
+            }
+        });
+        assert_eq!(c.verdict, Label::Sender);
+        assert!(c.idle_share > 0.6);
+    }
+
+    #[test]
+    fn a_flat_loss_free_flight_far_below_capacity_is_the_send_buffer() {
+        let c = run(|i| Bin {
+            delivered: at(0.3),
+            flight: 12_000 + (i as u64 % 2) * 1448,
+            ..BUSY
+        });
+        assert_eq!(c.verdict, Label::Sender);
+        assert!(c.plateau_share > 0.8);
+    }
+}

@@ -21,3 +21,4 @@ pub mod summary;
 pub mod tcp;
 pub mod testkit;
 pub mod time;
+pub mod units;

@@ -1,5 +1,6 @@
-//! A one-million-segment flow: `bdpscope plot` draws it in seconds, and its memory does
-//! not grow with the flow (the series recorder keeps bounded buckets).
+//! A one-million-segment flow: `bdpscope plot` draws it with memory that does not grow
+//! with the flow (the series recorder keeps bounded buckets) and drawings that stay small
+//! yet keep rare events. The time it takes is printed, never asserted.
 //!
 //! Heavy (writes a ~150 MB capture), so ignored by default:
 //!   cargo test --release --test plot_big -- --ignored --nocapture
@@ -27,7 +28,7 @@ fn peak_rss_kb(pid: u32) -> Option<u64> {
 
 #[test]
 #[ignore = "heavy: a 1M-segment capture; run with --ignored"]
-fn a_million_segment_flow_plots_in_seconds_with_bounded_memory() {
+fn a_million_segment_flow_plots_with_bounded_memory_and_drawings() {
     let dir = temp_dir("plot-big");
     let cap = match std::env::var_os("BDPSCOPE_BIG_CAPTURE") {
         Some(p) => PathBuf::from(p),
@@ -93,8 +94,5 @@ fn a_million_segment_flow_plots_in_seconds_with_bounded_memory() {
     );
     // Memory: the recorder is bounded; what remains is the reader and the flow table.
     assert!(peak < 256 * 1024, "peak RSS {} MiB", peak / 1024);
-    if cfg!(not(debug_assertions)) {
-        assert!(took < Duration::from_secs(30), "took {took:?}");
-    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -10,6 +10,7 @@
 use super::state::{MiddleboxRow, Record};
 use super::tables::{CaptureRow, Report};
 use anyhow::{Context, Result};
+use bdpscope::units::{bits, bytes};
 use polars::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -192,31 +193,6 @@ fn steps125(lo: f64, hi: f64) -> Vec<f64> {
         d *= 10.0;
     }
     v
-}
-
-fn bits(bps: f64) -> String {
-    if bps >= 1e9 {
-        format!("{} Gbit/s", trim(bps / 1e9))
-    } else if bps >= 1e6 {
-        format!("{} Mbit/s", trim(bps / 1e6))
-    } else if bps >= 1e3 {
-        format!("{} kbit/s", trim(bps / 1e3))
-    } else {
-        format!("{} bit/s", trim(bps))
-    }
-}
-
-fn bytes(b: f64) -> String {
-    const K: f64 = 1024.0;
-    if b >= K * K * K {
-        format!("{} GiB", trim(b / (K * K * K)))
-    } else if b >= K * K {
-        format!("{} MiB", trim(b / (K * K)))
-    } else if b >= K {
-        format!("{} KiB", trim(b / K))
-    } else {
-        format!("{} B", trim(b))
-    }
 }
 
 fn ms(v: f64) -> String {
@@ -610,6 +586,6 @@ mod tests {
         assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
         assert_eq!(trim(12.0), "12");
         assert_eq!(trim(1.5), "1.5");
-        assert_eq!(bits(2.5e6), "2.5 Mbit/s");
+        assert_eq!(bits(2.5e6), "2.50 Mbit/s");
     }
 }

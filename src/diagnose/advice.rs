@@ -4,8 +4,8 @@
 use super::facts::Findings;
 use super::label::Label;
 use super::rules::cwnd;
-use super::units::{bytes, ms, pct, rate};
 use crate::tcp::WindowScale;
+use crate::units::{bytes, ms, pct, rate};
 
 /// Linux advertises about half of the receive buffer as window (tcp_adv_win_scale /
 /// scaling_ratio), so a buffer of twice the BDP is what lets the window reach the BDP.

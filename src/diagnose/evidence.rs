@@ -2,7 +2,7 @@
 
 use super::facts::Findings;
 use super::label::Label;
-use super::units::{bytes, ms, pct, rate};
+use crate::units::{bytes, ms, pct, rate};
 
 pub fn write(f: &Findings<'_>) -> Vec<String> {
     let (x, c) = (f.facts, f.class);

@@ -16,7 +16,6 @@ mod rounds;
 pub mod rules;
 mod startup;
 mod timeline;
-mod units;
 
 pub use accumulator::{Accumulator, DirAccumulator};
 pub use capacity::{Capacity, Method};

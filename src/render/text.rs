@@ -1,32 +1,8 @@
 //! The text view: what a person reads after `tcpdump` — one aligned block per flow.
 
 use bdpscope::summary::{CaptureSummary, FlowSummary};
+use bdpscope::units::{bits, bytes};
 use std::io::Write;
-
-fn bytes(b: f64) -> String {
-    const K: f64 = 1024.0;
-    if b >= K * K * K {
-        format!("{:.2} GiB", b / (K * K * K))
-    } else if b >= K * K {
-        format!("{:.2} MiB", b / (K * K))
-    } else if b >= K {
-        format!("{:.1} KiB", b / K)
-    } else {
-        format!("{b:.0} B")
-    }
-}
-
-fn bits(bps: f64) -> String {
-    if bps >= 1e9 {
-        format!("{:.2} Gbit/s", bps / 1e9)
-    } else if bps >= 1e6 {
-        format!("{:.2} Mbit/s", bps / 1e6)
-    } else if bps >= 1e3 {
-        format!("{:.1} kbit/s", bps / 1e3)
-    } else {
-        format!("{bps:.0} bit/s")
-    }
-}
 
 fn ms(v: Option<f64>) -> String {
     v.map_or("-".into(), |m| format!("{m:.1}"))

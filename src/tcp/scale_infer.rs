@@ -62,7 +62,10 @@ pub struct InferredShift {
 #[derive(Clone, Debug, Default)]
 pub struct ScaleInference {
     events: u64,
-    violations: [u64; MAX_SHIFT + 1],
+    /// `violated_up_to[n]`: observations that exceeded the window under every shift below
+    /// n and under none from n up (n = MAX_SHIFT + 1: under all). Violations at shift k are
+    /// the observations with n > k; one count per observation instead of one per shift.
+    violated_up_to: [u64; MAX_SHIFT + 2],
     edge_hits: [u64; MAX_SHIFT + 1],
     /// Raw window values that were multiples of the segment size (Linux rounds the window
     /// to whole segments when it does not scale: tcp_select_window).
@@ -94,13 +97,18 @@ impl ScaleInference {
             self.mss_multiples += 1;
         }
         let slack = mss as u64;
-        for k in 0..=MAX_SHIFT {
+        let first_ok = first_consistent_shift(flight, raw, slack);
+        self.violated_up_to[first_ok] += 1;
+        // The windows grow with the shift, so the edge (flight within a segment below it)
+        // can only be at the first shifts not violated, and only while it stays that close.
+        for k in first_ok..=MAX_SHIFT {
             let w = (raw as u64) << k;
-            if flight > w + slack {
-                self.violations[k] += 1;
-            } else if flight + slack > w && w >= EDGE_MIN_SEGMENTS * slack {
-                // Only a window of several segments has an edge worth stopping at: below
-                // that, any small flight (a request, a keep-alive) would land "at" it.
+            if flight + slack <= w {
+                break;
+            }
+            // Only a window of several segments has an edge worth stopping at: below
+            // that, any small flight (a request, a keep-alive) would land "at" it.
+            if w >= EDGE_MIN_SEGMENTS * slack {
                 self.edge_hits[k] += 1;
             }
         }
@@ -112,7 +120,7 @@ impl ScaleInference {
 
     /// Data segments that exceeded the window under shift `k`.
     pub fn violations_at(&self, k: u8) -> u64 {
-        self.violations[(k as usize).min(MAX_SHIFT)]
+        self.violated_up_to[(k as usize).min(MAX_SHIFT) + 1..].iter().sum()
     }
 
     pub fn edge_hits_at(&self, k: u8) -> u64 {
@@ -125,9 +133,17 @@ impl ScaleInference {
             return None;
         }
         let allowed = (VIOLATION_SHARE * self.events as f64).ceil() as u64;
-        (0..=MAX_SHIFT)
-            .find(|&k| self.violations[k] <= allowed)
-            .map(|k| k as u8)
+        // Violations at k fall as k grows: walk down from the largest shift.
+        let mut above = 0;
+        let mut found = None;
+        for k in (0..=MAX_SHIFT).rev() {
+            above += self.violated_up_to[k + 1];
+            if above > allowed {
+                break;
+            }
+            found = Some(k as u8);
+        }
+        found
     }
 
     /// The inferred shift with its confidence, once there is enough evidence.
@@ -135,7 +151,7 @@ impl ScaleInference {
         let k = self.min_consistent()?;
         let ki = k as usize;
         let hits = self.edge_hits[ki];
-        let below = if ki > 0 { self.violations[ki - 1] } else { 0 };
+        let below = if ki > 0 { self.violations_at(k - 1) } else { 0 };
         let edge = hits >= EDGE_HITS_CERTAIN && hits as f64 >= EDGE_SHARE * self.events as f64;
         let mss_rounded = self.nonzero_raw > 0 && self.mss_multiples * 10 >= self.nonzero_raw * 9;
         let confidence = if edge && (ki == 0 || below >= EDGE_HITS_CERTAIN) {
@@ -176,9 +192,58 @@ impl ScaleInference {
     }
 }
 
+/// The smallest shift k (0..=MAX_SHIFT) under which `flight` does not exceed the window
+/// `raw << k` by more than `slack`, or MAX_SHIFT + 1 when every shift is exceeded.
+/// `raw` is not zero.
+#[inline]
+fn first_consistent_shift(flight: u64, raw: u16, slack: u64) -> usize {
+    let Some(need) = flight.checked_sub(slack).filter(|&n| n > 0) else {
+        return 0;
+    };
+    let raw = raw as u64;
+    // raw << k has the same highest bit as `need` at this k, so it or the next one is the
+    // first at least `need`.
+    let mut k = (raw.leading_zeros() as usize).saturating_sub(need.leading_zeros() as usize);
+    if k > MAX_SHIFT {
+        return MAX_SHIFT + 1;
+    }
+    if raw << k < need {
+        k += 1;
+    }
+    k
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_consistent_shift_is_the_first_window_holding_the_flight() {
+        let naive = |flight: u64, raw: u16, slack: u64| {
+            (0..=MAX_SHIFT)
+                .find(|&k| flight <= ((raw as u64) << k) + slack)
+                .unwrap_or(MAX_SHIFT + 1)
+        };
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..200_000 {
+            // xorshift: flights from 0 to past 2^30, raw windows 1..=65535, slack 0..9000.
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let flight = (x >> 20) >> (x % 34);
+            let raw = ((x >> 8) as u16).max(1) >> (x % 16);
+            let raw = raw.max(1);
+            let slack = (x >> 40) % 9000;
+            assert_eq!(
+                first_consistent_shift(flight, raw, slack),
+                naive(flight, raw, slack),
+                "flight {flight} raw {raw} slack {slack}"
+            );
+        }
+        assert_eq!(first_consistent_shift(1 << 40, 1, 0), MAX_SHIFT + 1);
+        assert_eq!(first_consistent_shift(65535 << 14, 65535, 0), 14);
+        assert_eq!(first_consistent_shift((65535 << 14) + 1, 65535, 0), MAX_SHIFT + 1);
+    }
 
     #[test]
     fn a_window_limited_sender_reveals_the_shift() {

@@ -3,6 +3,7 @@
 //! the length of the capture.
 
 use super::hash::FxHashMap;
+use std::collections::hash_map::Entry;
 use super::key::{Dir, Endpoint, FlowKey};
 use crate::decode::Segment;
 use crate::tcp::{ConnState, Connection};
@@ -90,27 +91,8 @@ impl<T: Tracked> FlowTable<T> {
         };
         let (key, _) = FlowKey::of(src, dst);
         let starts_new = seg.flags.syn() && !seg.flags.ack();
-        let mut replaced = None;
-        if let Some(t) = self.map.get(&key) {
-            let c = t.conn();
-            // A SYN from the recorded client is a new incarnation after a close or
-            // with another ISN (port reuse); a SYN from the other end means the roles
-            // were guessed mid-stream and a new connection starts the other way.
-            let new_one = if starts_new {
-                if c.client == src {
-                    c.is_new_incarnation(seg)
-                } else {
-                    c.packets.iter().sum::<u64>() > 0
-                }
-            } else {
-                expired(c, ts, &self.config)
-            };
-            if new_one {
-                replaced = self.map.remove(&key);
-            }
-        }
-        let next_id = &mut self.next_id;
-        let entry = self.map.entry(key).or_insert_with(|| {
+        let id = self.next_id;
+        let new_conn = || {
             let (client, server, by_syn) = if seg.flags.syn() && !seg.flags.ack() {
                 (src, dst, true)
             } else if seg.flags.syn() {
@@ -120,10 +102,37 @@ impl<T: Tracked> FlowTable<T> {
             } else {
                 (dst, src, false)
             };
-            let id = *next_id;
-            *next_id += 1;
             Box::new(T::new(Connection::new(id, client, server, by_syn, frame, ts)))
-        });
+        };
+        // One probe of the map per segment: the entry either goes on, is replaced by a new
+        // connection on the same tuple, or is created.
+        let mut replaced = None;
+        let entry = match self.map.entry(key) {
+            Entry::Occupied(mut o) => {
+                let c = o.get().conn();
+                // A SYN from the recorded client is a new incarnation after a close or
+                // with another ISN (port reuse); a SYN from the other end means the roles
+                // were guessed mid-stream and a new connection starts the other way.
+                let new_one = if starts_new {
+                    if c.client == src {
+                        c.is_new_incarnation(seg)
+                    } else {
+                        c.packets.iter().sum::<u64>() > 0
+                    }
+                } else {
+                    expired(c, ts, &self.config)
+                };
+                if new_one {
+                    self.next_id += 1;
+                    replaced = Some(o.insert(new_conn()));
+                }
+                o.into_mut()
+            }
+            Entry::Vacant(v) => {
+                self.next_id += 1;
+                v.insert(new_conn())
+            }
+        };
         let dir = if entry.conn().client == src { Dir::C2S } else { Dir::S2C };
         (&mut **entry, dir, replaced)
     }

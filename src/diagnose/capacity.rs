@@ -42,6 +42,10 @@ impl Method {
 /// (20) + timestamps (12). Used only to turn a user's link rate into a payload rate.
 const WIRE_OVERHEAD: f64 = 66.0;
 
+/// A dispersion mode up to this much above the window's rate can be that rate (the
+/// same margin as the bottleneck rule's).
+const WINDOW_PACE_SLACK: f64 = 1.0 / super::rules::bottleneck::AT_CAPACITY;
+
 /// Delivery rates are measured over this many base RTTs: over one round, ACKs that
 /// bunched up behind a queue comparable to the BDP can report more than the bottleneck
 /// carries; over several, only a pipe that stayed full reaches its rate.
@@ -57,6 +61,10 @@ pub fn delivery_window(base_rtt: Span, bin: Span) -> Span {
 /// when the capture point is past the bottleneck, near the receiver — the dispersion of
 /// the data itself, which survives receivers that acknowledge whole bursts at once. A
 /// user's link rate overrides them all.
+///
+/// `window_rate` is the rate the receive window allowed (max rwnd / base RTT) when the
+/// flow delivered at it: the receiver's ACKs then clock the sender, and their spacing
+/// shows the window's pace rather than the path's.
 pub fn estimate(
     tl: &Timeline,
     dispersion: &Dispersion,
@@ -64,10 +72,22 @@ pub fn estimate(
     base_rtt: Span,
     mss: u32,
     link_rate_bps: Option<f64>,
+    window_rate: Option<f64>,
 ) -> (Option<Capacity>, Option<f64>, Option<f64>) {
     let window = delivery_window(base_rtt, tl.width);
     let delivered = delivery::max_rate(tl, window);
-    let dispersed = dispersion.capacity();
+    let dispersed = match (dispersion.capacity(), window_rate) {
+        // The strongest spacing is the window's own pace: segments that did queue at the
+        // bottleneck (the initial window, bursts after a window update) leave a separate,
+        // faster mode, and that one is the path's.
+        (Some(mode), Some(w)) if mode <= WINDOW_PACE_SLACK * w => dispersion
+            .modes()
+            .into_iter()
+            .filter(|&r| r > mode)
+            .last()
+            .or(Some(mode)),
+        (mode, _) => mode,
+    };
     if let Some(bps) = link_rate_bps {
         let eff = mss as f64 / (mss as f64 + WIRE_OVERHEAD);
         return (

@@ -18,6 +18,8 @@ const MIN_RATE: f64 = 1_000.0;
 const BINS: usize = 800; // 1.03^800 * 1 kB/s is far beyond any link
 /// Samples at least this many bytes' worth before trusting a mode.
 const MIN_SAMPLES: u32 = 8;
+/// Share of the bytes a separate mode must carry (see [`Dispersion::modes`]).
+const MODE_SHARE: f64 = 0.1;
 /// Bins per doubling of the rate: 1 / log2(BIN_GROWTH).
 const BINS_PER_OCTAVE: f64 = 23.449_772_250_437_736;
 
@@ -66,6 +68,69 @@ impl Dispersion {
         if self.samples < MIN_SAMPLES {
             return None;
         }
+        let peak = self.smoothed_peak();
+        self.refined(peak)
+    }
+
+    /// The rate of the weight-mean of the five bins around `peak` (bytes/s).
+    fn refined(&self, peak: usize) -> Option<f64> {
+        let w = &self.weights;
+        let (mut num, mut den) = (0.0, 0.0);
+        for k in peak.saturating_sub(2)..(peak + 3).min(BINS) {
+            num += w[k] as f64 * k as f64;
+            den += w[k] as f64;
+        }
+        (den > 0.0).then(|| Self::rate_of(num / den))
+    }
+
+    /// Sums of the five bins around each bin (about ±6%).
+    fn smoothed(&self) -> Vec<f64> {
+        let w = &self.weights;
+        (0..BINS)
+            .map(|i| (i.saturating_sub(2)..(i + 3).min(BINS)).map(|k| w[k] as f64).sum())
+            .collect()
+    }
+
+    /// The distinct modes of the rates, by rate (bytes/s): peaks of the smoothed
+    /// distribution that carry at least [`MODE_SHARE`] of the bytes, each parted from the
+    /// next by a valley below half the smaller of the two.
+    ///
+    /// A flow can show several: spacing is stretched by whatever paces the sender below the
+    /// path (its window, its application, cross traffic), never compressed below the
+    /// bottleneck's except by ACK compression; so the bottleneck is the highest mode of
+    /// segments that did queue behind each other (Dovrolis et al., "Packet-dispersion
+    /// techniques and a capacity-estimation methodology", IEEE/ACM ToN 2004).
+    pub fn modes(&self) -> Vec<f64> {
+        if self.samples < MIN_SAMPLES {
+            return Vec::new();
+        }
+        let s = self.smoothed();
+        let total: f64 = self.weights.iter().map(|&x| x as f64).sum();
+        if total <= 0.0 {
+            return Vec::new();
+        }
+        let mut peaks: Vec<usize> = (0..BINS)
+            .filter(|&i| {
+                s[i] >= MODE_SHARE * total && (i == 0 || s[i] >= s[i - 1]) && (i + 1 == BINS || s[i] > s[i + 1])
+            })
+            .collect();
+        // Neighbouring peaks without a deep valley between them are one mode: keep the
+        // stronger.
+        let mut i = 1;
+        while i < peaks.len() {
+            let (a, b) = (peaks[i - 1], peaks[i]);
+            let valley = s[a..=b].iter().copied().fold(f64::INFINITY, f64::min);
+            if valley > 0.5 * s[a].min(s[b]) {
+                peaks.remove(if s[a] >= s[b] { i } else { i - 1 });
+            } else {
+                i += 1;
+            }
+        }
+        peaks.into_iter().filter_map(|p| self.refined(p)).collect()
+    }
+
+    /// Index of the bin whose five-bin neighbourhood carries the most bytes.
+    fn smoothed_peak(&self) -> usize {
         // Smooth over 5 bins (about ±6%) so one jittery bin cannot win alone; the window
         // sums slide along the bins in one pass.
         let w = &self.weights;
@@ -84,12 +149,7 @@ impl Dispersion {
                 peak = i;
             }
         }
-        let (mut num, mut den) = (0.0, 0.0);
-        for k in peak.saturating_sub(2)..(peak + 3).min(BINS) {
-            num += w[k] as f64 * k as f64;
-            den += w[k] as f64;
-        }
-        (den > 0.0).then(|| Self::rate_of(num / den))
+        peak
     }
 }
 
@@ -111,6 +171,32 @@ mod tests {
         let c = d.capacity().unwrap();
         let want = 2896.0 / 484_480e-9;
         assert!((c / want - 1.0).abs() < 0.03, "{c} vs {want}");
+    }
+
+    #[test]
+    fn a_window_paced_flow_shows_its_own_rate_and_the_bottleneck_above_it() {
+        // ACKs of pairs spaced by the window's clock (20 Mbit/s, the strongest), and pairs
+        // that queued back to back at a 40 Mbit/s bottleneck.
+        let mut d = Dispersion::default();
+        for i in 0..1000 {
+            let stretch = 1.0 + (i % 7) as f64 * 0.02;
+            if i % 3 == 0 {
+                d.add(2896, Span::from_nanos((579_200.0 * stretch) as i64));
+            } else {
+                d.add(2896, Span::from_nanos((1_158_400.0 * stretch) as i64));
+            }
+        }
+        let mode = d.capacity().unwrap() * 8.0 / 1e6;
+        assert!((mode / 19.0 - 1.0).abs() < 0.1, "{mode}");
+        let modes: Vec<f64> = d.modes().iter().map(|r| r * 8.0 / 1e6).collect();
+        assert_eq!(modes.len(), 2, "{modes:?}");
+        assert!((modes[1] / 38.0 - 1.0).abs() < 0.1, "{modes:?}");
+        // One mode only when the spacing is one.
+        let mut one = Dispersion::default();
+        for _ in 0..100 {
+            one.add(2896, Span::from_nanos(579_200));
+        }
+        assert_eq!(one.modes().len(), 1);
     }
 
     #[test]

@@ -105,8 +105,21 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
     );
     let past_bottleneck = matches!((via_sender, via_receiver), (Some(s), Some(r)) if r < s);
     let arrivals = past_bottleneck.then_some(&dacc.arrivals);
-    let (cap, delivered, dispersed) =
-        capacity::estimate(&tl, &dacc.dispersion, arrivals, base_rtt, mss, config.link_rate_bps);
+    // The flow went as fast as its receive window let it: its ACK spacing may be the
+    // window's pace.
+    let window_rate = summary
+        .max_rwnd_bytes
+        .map(|w| w as f64 / base_rtt.secs_f64().max(1e-9))
+        .filter(|&w| summary.goodput_bps / 8.0 >= rules::bottleneck::AT_CAPACITY * w);
+    let (cap, delivered, dispersed) = capacity::estimate(
+        &tl,
+        &dacc.dispersion,
+        arrivals,
+        base_rtt,
+        mss,
+        config.link_rate_bps,
+        window_rate,
+    );
     // Receivers that acknowledge whole bursts at once (stretch ACKs, a reader that lets the
     // window close) leave no spacing in their ACKs; before the bottleneck nothing else
     // shows its rate.

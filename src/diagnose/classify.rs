@@ -35,8 +35,11 @@ pub struct Classification {
     /// Steady delivery rate of this flow and, when shared, of all flows on the path (B/s).
     pub steady_rate: f64,
     pub shared_steady_rate: Option<f64>,
-    /// Steady delivery (shared when shared) over capacity.
+    /// Steady delivery (shared when shared) over capacity, over the time the sender was
+    /// not idle.
     pub utilisation: Option<f64>,
+    /// Steady delivery (shared when shared) over the time the sender was not idle (B/s).
+    pub busy_rate: f64,
     pub idle_share: f64,
     pub plateau_share: f64,
     /// Duration the fractions are taken over, seconds.
@@ -137,7 +140,19 @@ pub fn classify(inp: &Input<'_>) -> Classification {
             0.0
         }
     });
-    let utilisation = inp.capacity.map(|c| shared_steady_rate.unwrap_or(steady_rate) / c);
+    // Utilisation counts the time the sender had data: while it idled, the path held
+    // nothing back.
+    let busy_share = if steady_ns > 0 {
+        (1.0 - idle_share).max(0.0)
+    } else {
+        0.0
+    };
+    let busy_rate = if busy_share > 0.0 {
+        shared_steady_rate.unwrap_or(steady_rate) / busy_share
+    } else {
+        0.0
+    };
+    let utilisation = inp.capacity.map(|c| busy_rate / c);
 
     let verdict = if idle_share >= sender::MIN_IDLE_SHARE || fractions[Label::Sender.index()] >= sender::MIN_SHARE {
         Label::Sender
@@ -146,8 +161,13 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     } else if receiver_window::applies(fractions[Label::ReceiverWindow.index()]) {
         Label::ReceiverWindow
     } else {
+        // Below capacity over the steady transfer, the path did not hold the flow back as a
+        // whole, however many rounds touched it (a sender backing off after each loss
+        // reaches the capacity between losses): the verdict is what kept it below.
+        let below_capacity = utilisation.is_some_and(|u| u < bottleneck::AT_CAPACITY);
         *Label::ALL
             .iter()
+            .filter(|l| !(below_capacity && **l == Label::Bottleneck))
             .max_by(|a, b| fractions[a.index()].total_cmp(&fractions[b.index()]))
             .expect("four labels")
     };
@@ -163,6 +183,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         steady_rate,
         shared_steady_rate,
         utilisation,
+        busy_rate,
         idle_share,
         plateau_share: plateau_share.max(0.0),
         steady_s,

@@ -18,7 +18,14 @@ pub fn write(f: &Findings<'_>) -> Vec<String> {
         pct(fr(Label::Sender))
     ));
     if let Some(cap) = x.capacity {
-        let util = c.steady_rate.max(c.shared_steady_rate.unwrap_or(0.0)) / cap.rate.max(1.0);
+        let util = c
+            .utilisation
+            .unwrap_or(c.steady_rate.max(c.shared_steady_rate.unwrap_or(0.0)) / cap.rate.max(1.0));
+        let busy = if c.idle_share >= 0.005 {
+            format!(" ({} while the sender had data)", rate(c.busy_rate))
+        } else {
+            String::new()
+        };
         let shared = match (c.shared_steady_rate, x.flows_sharing) {
             (Some(s), n) if n > 1 => format!(" ({} flows together {})", n, rate(s)),
             _ => String::new(),
@@ -32,9 +39,10 @@ pub fn write(f: &Findings<'_>) -> Vec<String> {
         .filter_map(|(name, r)| r.map(|r| format!("{name} {}", rate(r))))
         .collect();
         out.push(format!(
-            "delivery {}{} = {} of the bottleneck estimate {} ({}; {})",
+            "delivery {}{}{} = {} of the bottleneck estimate {} ({}; {})",
             rate(c.steady_rate),
             shared,
+            busy,
             pct(util),
             rate(cap.rate),
             cap.method.as_str(),

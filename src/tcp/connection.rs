@@ -234,6 +234,10 @@ impl Connection {
             );
             if let Some(raw) = rx.data_ack_rtt.on_ack(seg.ack, ts) {
                 ack_rtt = Some(self.rtt.add(ts, from, RttSource::DataAck, raw));
+            } else if let Some((_, end)) = seg.options.sack.iter().next() {
+                if let Some(raw) = rx.data_ack_rtt.on_sack(end, ts) {
+                    ack_rtt = Some(self.rtt.add(ts, from, RttSource::DataAck, raw));
+                }
             }
             let tsval = seg.options.timestamps.map(|t| t.val);
             self.views[dir.reverse().index()].on_ack(ts, seg.ack, win_bytes, seg.window, tsval);

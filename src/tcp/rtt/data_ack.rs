@@ -57,6 +57,24 @@ impl DataAckSampler {
         }
     }
 
+    /// An ACK at `at` carried a SACK block ending at `end` as its first block, which by
+    /// RFC 2018 §4 holds the segment that triggered it. When `end` is the end of a timed
+    /// segment, that segment has just arrived: a sample (as Linux takes SACK RTT samples,
+    /// tcp_sacktag_one). Segments sent during loss recovery are acknowledged this way
+    /// only, and they are often the ones that met the drained queue. The segment gives no
+    /// second sample when the cumulative ACK passes it later.
+    pub fn on_sack(&mut self, end: SeqNum, at: Timestamp) -> Option<Span> {
+        let i = self.timed.partition_point(|t| t.end.is_before(end));
+        let t = self.timed.get_mut(i).filter(|t| t.end == end)?;
+        if t.retransmitted {
+            return None;
+        }
+        // Karn's flag doubles as "already sampled".
+        t.retransmitted = true;
+        let rtt = at - t.sent;
+        (rtt.nanos() >= 0).then_some(rtt)
+    }
+
     /// A cumulative ACK arrived at `at`. Returns the RTT sample it yields, if any.
     pub fn on_ack(&mut self, ack: SeqNum, at: Timestamp) -> Option<Span> {
         let mut matched = None;
@@ -104,6 +122,25 @@ mod tests {
         s.on_new_data(SeqNum(1000), t(0));
         s.on_new_data(SeqNum(2000), t(5));
         assert_eq!(s.on_ack(SeqNum(2000), t(35)), Some(Span::from_millis(30)));
+    }
+
+    #[test]
+    fn the_first_sack_block_times_the_segment_that_triggered_it_once() {
+        let mut s = DataAckSampler::default();
+        for (i, ms) in [0, 1, 2, 3].into_iter().enumerate() {
+            s.on_new_data(SeqNum(1000 * (i as u32 + 1)), t(ms));
+        }
+        // [1000, 2000) is lost; 3000 arrives: SACK 2000-3000.
+        assert_eq!(s.on_sack(SeqNum(3000), t(32)), Some(Span::from_millis(30)));
+        // The same block again (no new segment): no second sample.
+        assert_eq!(s.on_sack(SeqNum(3000), t(33)), None);
+        // A block end that is not a segment end says nothing.
+        assert_eq!(s.on_sack(SeqNum(3500), t(34)), None);
+        assert_eq!(s.on_sack(SeqNum(4000), t(33)), Some(Span::from_millis(30)));
+        // The repair: the cumulative ACK passes the SACKed segments without more samples.
+        s.on_retransmission(SeqNum(1000), SeqNum(2000));
+        assert_eq!(s.on_ack(SeqNum(4000), t(70)), None);
+        assert_eq!(s.outstanding(), 0);
     }
 
     #[test]

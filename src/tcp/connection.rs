@@ -11,6 +11,7 @@ use super::window::WindowScale;
 use crate::decode::Segment;
 use crate::flow::{Dir, Endpoint};
 use crate::time::{Span, Timestamp};
+use std::cell::Cell;
 
 /// The life of a connection as the capture shows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +48,17 @@ pub struct Connection {
     handshake_ack_sampled: bool,
     /// Timestamps went backwards inside this connection this many times.
     pub time_reversals: u64,
+    /// `scale_of_sender`'s last answer per direction and what it depended on: it is asked
+    /// several times per segment, and its inputs change far less often.
+    scale_memo: [Cell<Option<ScaleMemo>>; 2],
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ScaleMemo {
+    /// Observations of the evidence and SYN / SYN-ACK counts it was computed with.
+    events: u64,
+    syns: (u32, u32),
+    scale: WindowScale,
 }
 
 impl Connection {
@@ -76,6 +88,7 @@ impl Connection {
             scale_evidence: [ScaleInference::default(), ScaleInference::default()],
             handshake_ack_sampled: false,
             time_reversals: 0,
+            scale_memo: Default::default(),
         }
     }
 
@@ -84,6 +97,23 @@ impl Connection {
     /// that scale allows: a middlebox rewrote the option); without a usable handshake, the
     /// shift inferred from behaviour once it is settled.
     pub fn scale_of_sender(&self, dir: Dir) -> WindowScale {
+        let events = self.scale_evidence[dir.reverse().index()].events();
+        let syns = (
+            self.handshake.syn.map_or(0, |s| s.count),
+            self.handshake.syn_ack.map_or(0, |s| s.count),
+        );
+        let memo = &self.scale_memo[dir.index()];
+        match memo.get() {
+            Some(m) if m.events == events && m.syns == syns => m.scale,
+            _ => {
+                let scale = self.compute_scale_of_sender(dir);
+                memo.set(Some(ScaleMemo { events, syns, scale }));
+                scale
+            }
+        }
+    }
+
+    fn compute_scale_of_sender(&self, dir: Dir) -> WindowScale {
         let negotiated = match dir {
             Dir::C2S => self.handshake.client_scale(),
             Dir::S2C => self.handshake.server_scale(),
@@ -279,7 +309,7 @@ impl Connection {
                 .nxt
                 .and_then(|nxt| self.views[dir.index()].view(ts, echo, min_loop, lp, nxt, shift));
             if let Some(v) = view {
-                self.scale_evidence[dir.index()].observe(v.flight, v.window_raw, mss);
+                self.scale_evidence[dir.index()].observe(v.flight, v.window_raw, v.next_ack, mss);
             }
             view
         } else {

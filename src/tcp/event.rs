@@ -23,6 +23,11 @@ pub struct SenderView {
     /// the edge of one of the ACKs it could have had.
     pub tick_flight: u64,
     pub tick_window: Option<u64>,
+    /// Flight and raw window against the next ACK, when it had reached the capture point
+    /// before this segment: the sender may have acted on it already (the loop through the
+    /// sender is estimated from above, and next to the sender it is microseconds). A
+    /// window exceeded under both is exceeded for sure.
+    pub next_ack: Option<(u64, u16)>,
 }
 
 #[derive(Clone, Copy, Debug)]

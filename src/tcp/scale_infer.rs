@@ -82,8 +82,10 @@ const REFRESH_EVERY: u64 = 32;
 
 impl ScaleInference {
     /// The sender had `flight` bytes outstanding against a window whose raw field was
-    /// `raw`; `mss` is its segment size.
-    pub fn observe(&mut self, flight: u64, raw: u16, mss: u32) {
+    /// `raw`; `mss` is its segment size. `or_next` is the same against the next ACK, if
+    /// the sender may have had that one: a shift counts as exceeded only when the window
+    /// is exceeded under both.
+    pub fn observe(&mut self, flight: u64, raw: u16, or_next: Option<(u64, u16)>, mss: u32) {
         if raw == 0 || flight == 0 {
             return;
         }
@@ -98,7 +100,12 @@ impl ScaleInference {
         }
         let slack = mss as u64;
         let first_ok = first_consistent_shift(flight, raw, slack);
-        self.violated_up_to[first_ok] += 1;
+        let certain_ok = match or_next {
+            Some((f, r)) if r > 0 => first_ok.min(first_consistent_shift(f, r, slack)),
+            Some(_) => 0,
+            None => first_ok,
+        };
+        self.violated_up_to[certain_ok] += 1;
         // The windows grow with the shift, so the edge (flight within a segment below it)
         // can only be at the first shifts not violated, and only while it stays that close.
         for k in first_ok..=MAX_SHIFT {
@@ -250,7 +257,7 @@ mod tests {
         // Receiver scales by 2: raw 40_760 is a 163_040-byte window, which the sender fills.
         let mut s = ScaleInference::default();
         for i in 0..200u64 {
-            s.observe(163_040 - (i % 2) * 1448, 40_760, 1448);
+            s.observe(163_040 - (i % 2) * 1448, 40_760, None, 1448);
         }
         let r = s.result().unwrap();
         assert_eq!(r.shift, 2);
@@ -259,11 +266,38 @@ mod tests {
     }
 
     #[test]
+    fn an_excess_the_next_ack_explains_is_no_violation() {
+        // Next to the sender the loop is microseconds and a data segment is sometimes paired
+        // with the ACK before the one it answered: 2 segments over an unscaled window that
+        // the next ACK (already at the capture point) covers. The shift stays 0 and certain.
+        let mut s = ScaleInference::default();
+        for i in 0..64u64 {
+            if i % 20 == 5 {
+                s.observe(41_992, 39_096, Some((39_096, 39_096)), 1448);
+            } else {
+                s.observe(39_096 - (i % 2) * 1448, 39_096, None, 1448);
+            }
+        }
+        let r = s.result().unwrap();
+        assert_eq!((r.shift, r.confidence), (0, Confidence::Certain));
+        assert_eq!(s.violations_at(0), 0);
+        // Without the next ACK's say, those segments are violations and k = 0 is no longer
+        // the smallest consistent shift.
+        let mut t = ScaleInference::default();
+        for i in 0..64u64 {
+            let f = if i % 20 == 5 { 41_992 } else { 39_096 - (i % 2) * 1448 };
+            t.observe(f, 39_096, None, 1448);
+        }
+        assert_eq!(t.violations_at(0), 3);
+        assert_ne!(t.result().unwrap().shift, 0);
+    }
+
+    #[test]
     fn a_sender_far_below_the_window_gives_only_a_lower_bound() {
         // Scale 7, raw 2000 = 256 000 bytes, flight 100 000: k >= 6 is all we know.
         let mut s = ScaleInference::default();
         for _ in 0..100 {
-            s.observe(100_000, 2000, 1448);
+            s.observe(100_000, 2000, None, 1448);
         }
         let r = s.result().unwrap();
         assert_eq!(r.shift, 6);
@@ -275,7 +309,7 @@ mod tests {
     fn unscaled_windows_rounded_to_the_mss_are_likely_unscaled() {
         let mut s = ScaleInference::default();
         for _ in 0..100 {
-            s.observe(20_000, 43_440, 1448); // 30 segments
+            s.observe(20_000, 43_440, None, 1448); // 30 segments
         }
         let r = s.result().unwrap();
         assert_eq!(r.shift, 0);
@@ -287,7 +321,7 @@ mod tests {
         // Shift 7, raw 512 (64 KiB): requests of a few hundred bytes never reach it.
         let mut s = ScaleInference::default();
         for i in 0..200 {
-            s.observe(200 + (i % 5) * 50, 512, 1448);
+            s.observe(200 + (i % 5) * 50, 512, None, 1448);
         }
         assert_ne!(s.result().map(|r| r.confidence), Some(Confidence::Certain));
         assert_eq!(s.settled(), None);
@@ -296,7 +330,7 @@ mod tests {
     #[test]
     fn too_little_evidence_gives_nothing() {
         let mut s = ScaleInference::default();
-        s.observe(1000, 100, 1448);
+        s.observe(1000, 100, None, 1448);
         assert_eq!(s.result(), None);
     }
 }

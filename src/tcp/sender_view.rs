@@ -105,7 +105,13 @@ impl SenderViewTracker {
             return None; // no ACK old enough: the sender had nothing from the peer yet
         }
         let scaled = |x: &Advert| x.window.or_else(|| shift.map(|k| (x.raw as u64) << k));
+        let next_ack = self
+            .history
+            .get(latest - first + 1)
+            .filter(|n| n.at <= at)
+            .map(|n| (nxt.bytes_after(n.ack) as u64, n.raw));
         Some(SenderView {
+            next_ack,
             flight: nxt.bytes_after(e.ack) as u64,
             window: scaled(e),
             window_raw: e.raw,

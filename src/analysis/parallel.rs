@@ -42,16 +42,23 @@ pub fn analyze_reader_parallel(
     let finished = std::thread::scope(|scope| {
         let mut senders = Vec::with_capacity(workers);
         let mut handles = Vec::with_capacity(workers);
+        // Emptied batches go back to the reader: the same few buffers circulate, warm in
+        // cache, instead of a fresh allocation (and fresh pages) per batch.
+        let (spare_tx, spare_rx) = mpsc::channel::<Vec<Item>>();
         for _ in 0..workers {
             let (tx, rx) = mpsc::sync_channel::<Vec<Item>>(QUEUED_BATCHES);
             let config = &config;
+            let spare_tx = spare_tx.clone();
             handles.push(scope.spawn(move || {
                 let mut shard = Shard::new(config);
                 let mut none = NoObserver;
-                for batch in rx {
+                for mut batch in rx {
                     for it in &batch {
                         shard.on_segment(&it.seg, it.frame, it.ts, &mut none);
                     }
+                    batch.clear();
+                    // The reader may be gone already (end of capture): then it is dropped.
+                    let _ = spare_tx.send(batch);
                 }
                 shard.finish(&mut none)
             }));
@@ -77,7 +84,8 @@ pub fn analyze_reader_parallel(
                         seg,
                     });
                     if batches[w].len() == BATCH {
-                        let full = std::mem::replace(&mut batches[w], Vec::with_capacity(BATCH));
+                        let fresh = spare_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                        let full = std::mem::replace(&mut batches[w], fresh);
                         // A worker only goes away by panicking, which join reports below.
                         let _ = senders[w].send(full);
                     }

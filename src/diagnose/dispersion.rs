@@ -48,7 +48,7 @@ impl Dispersion {
         if gap.nanos() <= 0 || bytes == 0 {
             return;
         }
-        let rate = bytes as f64 / gap.secs_f64();
+        let rate = bytes as f64 * 1e9 / gap.nanos() as f64;
         if let Some(b) = Self::bin(rate) {
             if self.weights.is_empty() {
                 self.weights = vec![0.0; BINS];

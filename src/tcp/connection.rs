@@ -55,7 +55,7 @@ pub struct Connection {
 
 #[derive(Clone, Copy, Debug)]
 struct ScaleMemo {
-    /// Observations of the evidence and SYN / SYN-ACK counts it was computed with.
+    /// Revision of the evidence and SYN / SYN-ACK counts it was computed with.
     events: u64,
     syns: (u32, u32),
     scale: WindowScale,
@@ -97,7 +97,7 @@ impl Connection {
     /// that scale allows: a middlebox rewrote the option); without a usable handshake, the
     /// shift inferred from behaviour once it is settled.
     pub fn scale_of_sender(&self, dir: Dir) -> WindowScale {
-        let events = self.scale_evidence[dir.reverse().index()].events();
+        let events = self.scale_evidence[dir.reverse().index()].revision();
         let syns = (
             self.handshake.syn.map_or(0, |s| s.count),
             self.handshake.syn_ack.map_or(0, |s| s.count),

@@ -75,6 +75,9 @@ pub struct ScaleInference {
     /// `result()` as of the last refresh: the tracker asks for the scale on every segment,
     /// and the evidence moves slowly.
     cached: Option<InferredShift>,
+    /// Changes whenever `cached` or a violation count does: what the tracker's reading of
+    /// the scale depends on.
+    revision: u64,
 }
 
 /// How often (in observations) the cached result is refreshed once past the first ones.
@@ -92,6 +95,7 @@ impl ScaleInference {
         self.events += 1;
         if self.events <= 2 * MIN_EVENTS || self.events % REFRESH_EVERY == 0 {
             self.cached = self.result();
+            self.revision += 1;
         }
         self.nonzero_raw += 1;
         self.max_flight = self.max_flight.max(flight);
@@ -106,6 +110,9 @@ impl ScaleInference {
             None => first_ok,
         };
         self.violated_up_to[certain_ok] += 1;
+        if certain_ok > 0 {
+            self.revision += 1;
+        }
         // The windows grow with the shift, so the edge (flight within a segment below it)
         // can only be at the first shifts not violated, and only while it stays that close.
         for k in first_ok..=MAX_SHIFT {
@@ -123,6 +130,12 @@ impl ScaleInference {
 
     pub fn events(&self) -> u64 {
         self.events
+    }
+
+    /// A number that changes whenever `cached()`, `settled()` or `contradicts()` may have
+    /// changed (not on every observation: most leave them as they were).
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// Data segments that exceeded the window under shift `k`.

@@ -3,11 +3,11 @@
 //! the length of the capture.
 
 use super::hash::FxHashMap;
-use std::collections::hash_map::Entry;
 use super::key::{Dir, Endpoint, FlowKey};
 use crate::decode::Segment;
 use crate::tcp::{ConnState, Connection};
 use crate::time::{Span, Timestamp};
+use std::collections::hash_map::Entry;
 
 /// Per-connection state the table stores: the tracker plus whatever the caller attaches.
 pub trait Tracked {

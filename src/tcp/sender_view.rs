@@ -92,9 +92,10 @@ impl SenderViewTracker {
         let mut first = latest;
         if by_echo.is_some() {
             // Data can be late at the capture point by its queueing on the way there, so
-            // an earlier ACK of the tick may be the one; not earlier than one more loop
-            // (next to the sender the loop is microseconds and so is this margin).
-            let earliest = then - min_loop;
+            // an earlier ACK of the tick may be the one; not earlier than one more loop as
+            // it is now, standing queue included (next to the sender the loop is
+            // microseconds and so is this margin).
+            let earliest = then - loop_now.max(min_loop);
             while first > 0 && self.history[first - 1].tsval == tick && self.history[first - 1].at >= earliest {
                 first -= 1;
             }
@@ -193,6 +194,38 @@ mod tests {
             )
             .unwrap();
         assert_eq!(s.flight, 26_001 - 6_001);
+    }
+
+    #[test]
+    fn behind_a_standing_queue_the_tick_reaches_back_a_whole_loop() {
+        // Near the receiver, a 20 ms queue between sender and capture point: the loop
+        // through the sender is 25 ms now although its minimum was 5 ms. Four ACKs share
+        // TSval 7 (250 us apart); the data arriving at 32 ms echoes 7, so the sender may
+        // have acted on the first of them: the tick flight is against that one.
+        let mut v = SenderViewTracker::default();
+        for i in 0..4u32 {
+            v.on_ack(
+                t(7) + Span::from_micros(250 * i as i64),
+                SeqNum(1 + i * 2896),
+                Some(40_000),
+                40_000,
+                Some(7),
+            );
+        }
+        v.on_ack(t(8), SeqNum(1 + 4 * 2896), Some(40_000), 40_000, Some(8));
+        let s = v
+            .view(
+                t(32),
+                Some(7),
+                Span::from_millis(5),
+                Span::from_millis(25),
+                SeqNum(40_001),
+                None,
+            )
+            .unwrap();
+        assert_eq!(s.flight, 40_000 - 3 * 2896);
+        assert_eq!(s.tick_flight, 40_000);
+        assert_eq!(s.tick_window, Some(40_000));
     }
 
     #[test]

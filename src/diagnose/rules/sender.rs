@@ -38,8 +38,8 @@ pub const ABOVE_LOSS_LEVEL: f64 = 1.2;
 /// Marks the rounds that lie in a flat stretch: `PLATEAU_ROUNDS` consecutive busy rounds
 /// without retransmission or window limitation whose flight grows by less than
 /// `FLAT_GROWTH_MSS` per round (least-squares slope), and that cannot be congestion
-/// control recovering from a loss (the flight is not below `ABOVE_LOSS_LEVEL` times the
-/// level before the most recent loss).
+/// control recovering from a loss (the stretch's median flight is not below
+/// `ABOVE_LOSS_LEVEL` times the level before the most recent loss).
 pub fn plateau_rounds(rounds: &[Round], mss: u32, from: usize) -> Vec<bool> {
     let mut flat = vec![false; rounds.len()];
     let n = PLATEAU_ROUNDS;
@@ -68,8 +68,13 @@ pub fn plateau_rounds(rounds: &[Round], mss: u32, from: usize) -> Vec<bool> {
         if !w.iter().all(usable) {
             continue;
         }
-        let top = w.iter().map(|r| r.max_flight).max().unwrap_or(0) as f64;
-        if loss_level[start].is_some_and(|l| top < ABOVE_LOSS_LEVEL * l as f64) {
+        // The stretch's typical level, not its top: without SACK the round after a loss
+        // still spans the hole (the flight looks inflated until the repair), and one such
+        // round must not lift a stretch of halved flight over the loss level.
+        let mut levels: Vec<u64> = w.iter().map(|r| r.max_flight).collect();
+        levels.sort_unstable();
+        let typical = levels[levels.len() / 2] as f64;
+        if loss_level[start].is_some_and(|l| typical < ABOVE_LOSS_LEVEL * l as f64) {
             continue;
         }
         if slope(w) < FLAT_GROWTH_MSS * mss as f64 {
@@ -132,6 +137,19 @@ mod tests {
         rs[1].retransmissions = 2;
         rs.extend((0..12).map(|_| r(110_000)));
         assert!(plateau_rounds(&rs, 1448, 0)[2..].iter().all(|&f| f));
+    }
+
+    #[test]
+    fn the_recovery_round_after_a_loss_does_not_lift_a_halved_flight() {
+        // No SACK: 30 segments before the loss, the round after it still spans the hole
+        // (40), then congestion control holds ~18-20 segments, growing slowly. Measured on
+        // a NewReno recovery at 90 ms (lab corpus L, sackok_stripped_loss).
+        let seg = |n: u64| r(n * 1448);
+        let mut rs: Vec<Round> = vec![seg(24), seg(30)];
+        rs[1].retransmissions = 1;
+        rs.push(seg(40));
+        rs.extend([18, 18, 18, 19, 19, 19, 20, 20, 20, 20].map(seg));
+        assert!(plateau_rounds(&rs, 1448, 0).iter().all(|&f| !f));
     }
 
     #[test]

@@ -142,14 +142,7 @@ impl Router {
     #[inline]
     fn route(&mut self, seg: &Segment, ts: Timestamp) -> usize {
         self.now = self.now.max(ts);
-        let src = Endpoint {
-            addr: seg.src,
-            port: seg.src_port,
-        };
-        let dst = Endpoint {
-            addr: seg.dst,
-            port: seg.dst_port,
-        };
+        let (src, dst) = Endpoint::pair_of(seg);
         let (key, _) = FlowKey::of(src, dst);
         // Connections that start together (iperf -P, a browser) have no history yet: the
         // count of connections spreads them; the segments so far break ties.

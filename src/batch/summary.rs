@@ -280,6 +280,23 @@ fn model<'a>(records: &'a [Record], report: &'a Report, c: &'a Collector) -> Mod
     }
 }
 
+/// The inputs that did not go through whole, by kind, with how to say why for each row
+/// (the same sections in summary.md and summary.html).
+#[allow(clippy::type_complexity)]
+fn problem_sections<'m>(m: &'m Model) -> [(&'static str, &'m [&'m CaptureRow], fn(&CaptureRow) -> Option<String>); 3] {
+    [
+        ("Inputs that failed", &m.failed, |r| r.error.clone()),
+        (
+            "Inputs cut short or damaged (flows before the problem kept)",
+            &m.partial,
+            |r| r.error.clone(),
+        ),
+        ("Skipped inputs (not captures)", &m.skipped, |r| {
+            r.skipped_reason.clone()
+        }),
+    ]
+}
+
 fn md_cell(s: &str) -> String {
     s.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
@@ -358,21 +375,7 @@ fn markdown(m: &Model) -> String {
             );
         }
     }
-    for (title, rows, why) in [
-        (
-            "Inputs that failed",
-            &m.failed,
-            (|r: &CaptureRow| r.error.clone()) as fn(&CaptureRow) -> Option<String>,
-        ),
-        (
-            "Inputs cut short or damaged (flows before the problem kept)",
-            &m.partial,
-            |r| r.error.clone(),
-        ),
-        ("Skipped inputs (not captures)", &m.skipped, |r| {
-            r.skipped_reason.clone()
-        }),
-    ] {
+    for (title, rows, why) in problem_sections(m) {
         let _ = writeln!(o, "\n## {title} ({})\n", rows.len());
         if rows.is_empty() {
             let _ = writeln!(o, "None.");
@@ -514,21 +517,7 @@ fn html(m: &Model) -> String {
         }
         let _ = writeln!(o, "</table></div>");
     }
-    for (title, rows, why) in [
-        (
-            "Inputs that failed",
-            &m.failed,
-            (|r: &CaptureRow| r.error.clone()) as fn(&CaptureRow) -> Option<String>,
-        ),
-        (
-            "Inputs cut short or damaged (flows before the problem kept)",
-            &m.partial,
-            |r| r.error.clone(),
-        ),
-        ("Skipped inputs (not captures)", &m.skipped, |r| {
-            r.skipped_reason.clone()
-        }),
-    ] {
+    for (title, rows, why) in problem_sections(m) {
         let _ = writeln!(o, "<h2>{} ({})</h2>", esc(title), rows.len());
         if rows.is_empty() {
             let _ = writeln!(o, "<p>None.</p>");

@@ -23,15 +23,17 @@ pub fn filter_of(sel: &Selection) -> FlowFilter {
     }
 }
 
-/// Analyses one capture with the given observer; flow ids start at `first_id`.
-pub fn analyze_one<O: Observer>(
-    path: &Path,
-    first_id: u64,
-    filter: FlowFilter,
-    link_rate_bps: Option<f64>,
-    observer: O,
-) -> Result<(CaptureSummary, Vec<FlowSummary>, O, u64)> {
-    let (mut reader, size) = input::open(path)?;
+/// A capture opened for analysis, with the configuration its analysis runs under.
+struct Opened {
+    reader: bdpscope::capture::CaptureReader,
+    /// Input size in bytes, when known (for the progress bar).
+    size: Option<u64>,
+    name: String,
+    config: AnalysisConfig,
+}
+
+fn open(path: &Path, first_id: u64, filter: FlowFilter, link_rate_bps: Option<f64>) -> Result<Opened> {
+    let (reader, size) = input::open(path)?;
     let name = input::display_name(path);
     let config = AnalysisConfig {
         first_flow_id: first_id,
@@ -40,6 +42,28 @@ pub fn analyze_one<O: Observer>(
         link_rate_bps,
         ..Default::default()
     };
+    Ok(Opened {
+        reader,
+        size,
+        name,
+        config,
+    })
+}
+
+/// Analyses one capture with the given observer; flow ids start at `first_id`.
+pub fn analyze_one<O: Observer>(
+    path: &Path,
+    first_id: u64,
+    filter: FlowFilter,
+    link_rate_bps: Option<f64>,
+    observer: O,
+) -> Result<(CaptureSummary, Vec<FlowSummary>, O, u64)> {
+    let Opened {
+        mut reader,
+        size,
+        name,
+        config,
+    } = open(path, first_id, filter, link_rate_bps)?;
     let mut analysis = Analysis::new(config, observer);
     let bar = progress::bar(size, &name);
     let mut n: u64 = 0;
@@ -80,15 +104,12 @@ pub fn analyze_summaries(
     filter: FlowFilter,
     link_rate_bps: Option<f64>,
 ) -> Result<(CaptureSummary, Vec<FlowSummary>, u64)> {
-    let (mut reader, size) = input::open(path)?;
-    let name = input::display_name(path);
-    let config = AnalysisConfig {
-        first_flow_id: first_id,
-        capture_name: name.clone(),
-        filter,
-        link_rate_bps,
-        ..Default::default()
-    };
+    let Opened {
+        mut reader,
+        size,
+        name,
+        config,
+    } = open(path, first_id, filter, link_rate_bps)?;
     let bar = progress::bar(size, &name);
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (summary, flows) = analyze_reader_parallel(&mut reader, config, workers, &mut |bytes| {

@@ -35,6 +35,15 @@ pub struct Pair {
     pub how: &'static str,
 }
 
+/// Pairs a's connection `i` with b's `j`, unless either is paired already.
+fn take(pairs: &mut Vec<Pair>, used_a: &mut [bool], used_b: &mut [bool], i: usize, j: usize, how: &'static str) {
+    if !used_a[i] && !used_b[j] {
+        pairs.push(Pair { a: i, b: j, how });
+        used_a[i] = true;
+        used_b[j] = true;
+    }
+}
+
 /// (direction, sequence number, length) of the first data segments, relative to the ISN
 /// when `relative` (and the ISN is known), else absolute.
 fn keys(c: &ConnRecord, relative: bool, n: usize) -> Vec<(u8, u32, u16)> {
@@ -92,13 +101,7 @@ pub fn pair(a: &Side, b: &Side) -> Vec<Pair> {
             .copied()
             .find(|&j| !used_b[j] && matches!((ca.syn, b.conns[j].syn), (Some(x), Some(y)) if x.isn == y.isn));
         if let Some(j) = same_isn {
-            pairs.push(Pair {
-                a: i,
-                b: j,
-                how: "4-tuple and ISN",
-            });
-            used_a[i] = true;
-            used_b[j] = true;
+            take(&mut pairs, &mut used_a, &mut used_b, i, j, "4-tuple and ISN");
             continue;
         }
         // Without both SYNs: the same data at the same absolute sequence numbers. The
@@ -122,13 +125,7 @@ pub fn pair(a: &Side, b: &Side) -> Vec<Pair> {
             let only = cands.iter().filter(|&&j| !used_b[j]).count() == 1;
             match best {
                 Some((j, s)) if s >= MIN_SCORE || (only && ka.len() < MIN_KEYS) => {
-                    pairs.push(Pair {
-                        a: i,
-                        b: j,
-                        how: "4-tuple",
-                    });
-                    used_a[i] = true;
-                    used_b[j] = true;
+                    take(&mut pairs, &mut used_a, &mut used_b, i, j, "4-tuple");
                 }
                 _ => {}
             }
@@ -191,15 +188,7 @@ pub fn pair(a: &Side, b: &Side) -> Vec<Pair> {
         .collect();
     scored.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
     for (_, i, j) in scored {
-        if !used_a[i] && !used_b[j] {
-            pairs.push(Pair {
-                a: i,
-                b: j,
-                how: "segment sequence",
-            });
-            used_a[i] = true;
-            used_b[j] = true;
-        }
+        take(&mut pairs, &mut used_a, &mut used_b, i, j, "segment sequence");
     }
 
     // 3. Handshakes without data: SYN times against the clock offset seen so far.
@@ -220,15 +209,7 @@ pub fn pair(a: &Side, b: &Side) -> Vec<Pair> {
     }
     timed.sort();
     for (_, i, j) in timed {
-        if !used_a[i] && !used_b[j] {
-            pairs.push(Pair {
-                a: i,
-                b: j,
-                how: "handshake timing",
-            });
-            used_a[i] = true;
-            used_b[j] = true;
-        }
+        take(&mut pairs, &mut used_a, &mut used_b, i, j, "handshake timing");
     }
     pairs.sort_by_key(|p| (p.a, p.b));
     pairs

@@ -166,8 +166,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         // reaches the capacity between losses): the verdict is what kept it below. Not for
         // a flow sharing the path: the group's delivery summed over this member's steady
         // period takes in the others' start and end, and reads low.
-        let below_capacity =
-            inp.shared_delivered.is_none() && utilisation.is_some_and(|u| u < bottleneck::AT_CAPACITY);
+        let below_capacity = inp.shared_delivered.is_none() && utilisation.is_some_and(|u| u < bottleneck::AT_CAPACITY);
         *Label::ALL
             .iter()
             .filter(|l| !(below_capacity && **l == Label::Bottleneck))

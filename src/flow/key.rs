@@ -1,6 +1,7 @@
 //! Flow identity: a canonical bidirectional key (lower endpoint first, as retina's ConnId)
 //! plus a direction, so both directions of one connection land on the same entry.
 
+use crate::decode::Segment;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::net::IpAddr;
@@ -10,6 +11,23 @@ use std::net::IpAddr;
 pub struct Endpoint {
     pub addr: IpAddr,
     pub port: u16,
+}
+
+impl Endpoint {
+    /// The (source, destination) ends of a segment.
+    #[inline]
+    pub fn pair_of(seg: &Segment) -> (Endpoint, Endpoint) {
+        (
+            Endpoint {
+                addr: seg.src,
+                port: seg.src_port,
+            },
+            Endpoint {
+                addr: seg.dst,
+                port: seg.dst_port,
+            },
+        )
+    }
 }
 
 impl fmt::Display for Endpoint {

@@ -81,14 +81,7 @@ impl<T: Tracked> FlowTable<T> {
     /// way of driving the table (one shard or several) cuts connections the same way.
     pub fn lookup(&mut self, seg: &Segment, frame: u64, ts: Timestamp) -> (&mut T, Dir, Option<Box<T>>) {
         self.now = self.now.max(ts);
-        let src = Endpoint {
-            addr: seg.src,
-            port: seg.src_port,
-        };
-        let dst = Endpoint {
-            addr: seg.dst,
-            port: seg.dst_port,
-        };
+        let (src, dst) = Endpoint::pair_of(seg);
         let (key, _) = FlowKey::of(src, dst);
         let starts_new = seg.flags.syn() && !seg.flags.ack();
         let id = self.next_id;

@@ -51,9 +51,13 @@ impl Shard {
     #[inline]
     pub(crate) fn on_segment<O: Observer>(&mut self, seg: &Segment, frame: u64, ts: Timestamp, observer: &mut O) {
         let (entry, dir, replaced) = self.table.lookup(seg, frame, ts);
-        let event = entry.conn.on_segment(seg, dir, frame, ts);
+        let wants = observer.wants_segments();
+        // Set on every segment so it holds from a connection's first; observers never change.
+        entry.conn.keep_flight_series(wants);
+        let mut event = entry.conn.track(seg, dir, frame, ts);
         entry.acc.on_segment(&entry.conn, &event);
-        if observer.wants_segments() {
+        if wants {
+            entry.conn.add_flights(&mut event);
             observer.on_segment(&event);
         }
         if let Some(old) = replaced {

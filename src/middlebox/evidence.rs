@@ -4,7 +4,7 @@
 //! the peer's windows read unscaled.
 
 use crate::flow::Dir;
-use crate::tcp::{Connection, SegmentEvent, WindowScale};
+use crate::tcp::{first_consistent_shift, Connection, SegmentEvent, WindowScale};
 
 /// Window advertisements kept per end after its SYN: the first ones carry the initial
 /// receive window, before the application or autotuning moved it.
@@ -63,8 +63,10 @@ pub const SHIFTS: usize = 15;
 pub struct ShiftReading {
     /// Data segments with a reconstructed sender view and a non-zero raw window.
     pub events: u64,
-    /// Flight beyond `raw << j` by more than a segment.
-    pub over: [u64; SHIFTS],
+    /// `over_below[n]`: segments whose flight exceeded `raw << j` by more than a segment
+    /// for every j below n and for none from n up (the windows grow with j): one count per
+    /// segment instead of one per shift. [`ShiftReading::over`] sums them.
+    over_below: [u64; SHIFTS + 1],
     /// Flight within a segment below `raw << j`: the sender stopped at it.
     pub hits: [u64; SHIFTS],
     /// The smallest and largest raw values at those stops.
@@ -75,19 +77,26 @@ pub struct ShiftReading {
 impl ShiftReading {
     fn observe(&mut self, flight: u64, raw: u16, mss: u64, below: u8) {
         self.events += 1;
-        for j in 0..(below as usize).min(SHIFTS) {
+        let below = (below as usize).min(SHIFTS);
+        let first_held = first_consistent_shift(flight, raw, mss).min(below);
+        self.over_below[first_held] += 1;
+        for j in first_held..below {
             let w = (raw as u64) << j;
-            if flight > w + mss {
-                self.over[j] += 1;
-            } else if flight + mss >= w {
-                if self.hits[j] == 0 {
-                    self.hit_raw_min[j] = raw;
-                }
-                self.hits[j] += 1;
-                self.hit_raw_min[j] = self.hit_raw_min[j].min(raw);
-                self.hit_raw_max[j] = self.hit_raw_max[j].max(raw);
+            if flight + mss < w {
+                break;
             }
+            if self.hits[j] == 0 {
+                self.hit_raw_min[j] = raw;
+            }
+            self.hits[j] += 1;
+            self.hit_raw_min[j] = self.hit_raw_min[j].min(raw);
+            self.hit_raw_max[j] = self.hit_raw_max[j].max(raw);
         }
+    }
+
+    /// Segments whose flight exceeded `raw << j` by more than a segment.
+    pub fn over(&self, j: usize) -> u64 {
+        self.over_below[(j + 1).min(SHIFTS)..].iter().sum()
     }
 }
 
@@ -211,5 +220,32 @@ mod tests {
         assert_eq!(s.mode().unwrap().0, 1448);
         assert_eq!(s.max, 1448);
         assert_eq!(s.total, 2000);
+    }
+
+    #[test]
+    fn the_shift_reading_counts_as_the_loop_over_every_shift_did() {
+        let mut fast = ShiftReading::default();
+        let (mut over, mut hits) = ([0u64; SHIFTS], [0u64; SHIFTS]);
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let raw = 1 + (x % 5_000) as u16;
+            let flight = (x >> 16) % (1 << ((x >> 40) % 28));
+            let mss = 536 + (x >> 50) % 1000;
+            let below = ((x >> 56) % 16) as u8;
+            fast.observe(flight, raw, mss, below);
+            for j in 0..(below as usize).min(SHIFTS) {
+                let w = (raw as u64) << j;
+                if flight > w + mss {
+                    over[j] += 1;
+                } else if flight + mss >= w {
+                    hits[j] += 1;
+                }
+            }
+        }
+        assert_eq!((0..SHIFTS).map(|j| fast.over(j)).collect::<Vec<_>>(), over.to_vec());
+        assert_eq!(fast.hits, hits);
     }
 }

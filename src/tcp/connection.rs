@@ -206,8 +206,36 @@ impl Connection {
         }
     }
 
-    /// Processes one segment going `dir` at `ts`; returns what it meant.
+    /// Processes one segment going `dir` at `ts`; returns what it meant, with the flight
+    /// series a per-packet observer shows.
     pub fn on_segment(&mut self, seg: &Segment, dir: Dir, frame: u64, ts: Timestamp) -> SegmentEvent {
+        let mut ev = self.track(seg, dir, frame, ts);
+        self.add_flights(&mut ev);
+        ev
+    }
+
+    /// Fills the event's `flight` (as Wireshark counts it) and `pipe` (RFC 6675): series for
+    /// per-packet output, which the diagnosis does not read, so the analysis computes them
+    /// only for an observer that wants them. Call right after [`Self::track`].
+    pub fn add_flights(&self, ev: &mut SegmentEvent) {
+        if ev.len == 0 {
+            return;
+        }
+        let d = &self.dirs[ev.dir.index()];
+        ev.flight = d.seen_flight(ev.flags.syn() || ev.flags.fin());
+        ev.pipe = d.pipe(ev.mss);
+    }
+
+    /// Whether to keep what [`Self::add_flights`] needs (the default). The analysis turns
+    /// it off, before the first segment, when no observer shows per-packet series.
+    pub fn keep_flight_series(&mut self, keep: bool) {
+        for d in &mut self.dirs {
+            d.keep_seen_flight(keep);
+        }
+    }
+
+    /// [`Self::on_segment`] without the observer-only series (`flight` and `pipe` are None).
+    pub fn track(&mut self, seg: &Segment, dir: Dir, frame: u64, ts: Timestamp) -> SegmentEvent {
         if ts < self.last_ts {
             self.time_reversals += 1;
         }
@@ -331,13 +359,10 @@ impl Connection {
             flags,
             win_raw: seg.window,
             win_bytes,
-            flight: if carries_data {
-                d.seen_flight(flags.syn() || flags.fin())
-            } else {
-                None
-            },
+            flight: None,
             naive_flight: if carries_data { d.flight() } else { None },
-            pipe: if carries_data { d.pipe(mss) } else { None },
+            pipe: None,
+            mss,
             ack_rtt,
             ts_rtt,
             send,

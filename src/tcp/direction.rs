@@ -77,6 +77,9 @@ pub struct Direction {
     pub sacks: Scoreboard,
     /// Data of this direction the capture point saw and the peer has not acknowledged.
     seen_unacked: RangeSet,
+    /// `seen_unacked` is not kept (no one asked for `seen_flight`): a range-set update per
+    /// segment saved.
+    skip_seen: bool,
     /// Bytes covered by the SACK blocks of the peer's latest ACK.
     latest_sack_bytes: u64,
     /// Bytes credited by duplicate ACKs without SACK, not yet covered by the cumulative ACK.
@@ -100,6 +103,12 @@ impl Direction {
         self.base.map(|b| n.relative_to(b))
     }
 
+    /// Whether to keep what [`Self::seen_flight`] needs (the default). Set before the
+    /// first segment: turned on later, it would count from then on only.
+    pub fn keep_seen_flight(&mut self, keep: bool) {
+        self.skip_seen = !keep;
+    }
+
     /// Naive bytes in flight (spec: highest sequence sent minus highest cumulative ACK).
     pub fn flight(&self) -> Option<u64> {
         let nxt = self.nxt?;
@@ -113,7 +122,11 @@ impl Direction {
     /// lost before the capture point (never seen, so not counted) and during SACK recovery.
     /// `syn_or_fin` is whether the segment just sent had SYN or FIN, whose sequence number
     /// is not data.
+    /// None when the direction does not keep it (see [`Self::keep_seen_flight`]).
     pub fn seen_flight(&self, syn_or_fin: bool) -> Option<u64> {
+        if self.skip_seen {
+            return None;
+        }
         let (first, _) = self.seen_unacked.first()?;
         let (_, last) = self.seen_unacked.last()?;
         let span = last.bytes_after(first) as u64;
@@ -160,7 +173,7 @@ impl Direction {
         }
         // Every segment that takes sequence space is outstanding until an ACK covers it —
         // a re-sent old segment too, until the next ACK (how Wireshark keeps its list).
-        if seq_len > 0 {
+        if seq_len > 0 && !self.skip_seen {
             self.seen_unacked.insert(seg.seq, end);
         }
         let Some(nxt) = self.nxt else {
@@ -267,7 +280,9 @@ impl Direction {
         if out.acked > 0 {
             self.sacks.on_cumulative_ack(una);
         }
-        self.seen_unacked.clip_below(una);
+        if !self.skip_seen {
+            self.seen_unacked.clip_below(una);
+        }
         self.latest_sack_bytes = sack.iter().map(|(l, r)| r.bytes_after(l) as u64).sum();
         for (l, r) in sack.iter() {
             self.sacks.on_sack(l, r, una);

@@ -53,6 +53,9 @@ pub struct SegmentEvent {
     pub naive_flight: Option<u64>,
     /// RFC 6675 pipe of this segment's direction, on segments carrying data.
     pub pipe: Option<u64>,
+    /// Segment size of this direction as known before this segment (`Connection::mss`):
+    /// the unit of the pipe's loss estimate.
+    pub mss: u32,
     /// The data-to-ACK RTT sample this segment's ACK produced.
     pub ack_rtt: Option<RttSample>,
     /// The timestamp-echo RTT sample this segment's TSecr produced.

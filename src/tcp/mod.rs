@@ -18,5 +18,6 @@ pub use event::{SegmentEvent, SenderView};
 pub use handshake::{Handshake, SynOptions};
 pub use ranges::RangeSet;
 pub use scale_infer::{Confidence, InferredShift, ScaleInference};
+pub(crate) use scale_infer::first_consistent_shift;
 pub use scoreboard::Scoreboard;
 pub use window::WindowScale;

@@ -62,10 +62,9 @@ pub struct InferredShift {
 #[derive(Clone, Debug, Default)]
 pub struct ScaleInference {
     events: u64,
-    /// `violated_up_to[n]`: observations that exceeded the window under every shift below
-    /// n and under none from n up (n = MAX_SHIFT + 1: under all). Violations at shift k are
-    /// the observations with n > k; one count per observation instead of one per shift.
-    violated_up_to: [u64; MAX_SHIFT + 2],
+    /// `violations[k]`: observations that exceeded the window under shift k. They fall as
+    /// k grows (a window big enough under k is under k + 1).
+    violations: [u64; MAX_SHIFT + 1],
     edge_hits: [u64; MAX_SHIFT + 1],
     /// Raw window values that were multiples of the segment size (Linux rounds the window
     /// to whole segments when it does not scale: tcp_select_window).
@@ -75,9 +74,12 @@ pub struct ScaleInference {
     /// `result()` as of the last refresh: the tracker asks for the scale on every segment,
     /// and the evidence moves slowly.
     cached: Option<InferredShift>,
-    /// Changes whenever `cached` or a violation count does: what the tracker's reading of
-    /// the scale depends on.
+    /// Changes whenever `cached` or the set of contradicted shifts does: what the tracker's
+    /// reading of the scale depends on.
     revision: u64,
+    /// [`Self::contradicts`] held for the shifts below this one (and for no other: the
+    /// violations fall as the shift grows) at the last violation.
+    contradicted_below: usize,
 }
 
 /// How often (in observations) the cached result is refreshed once past the first ones.
@@ -109,9 +111,23 @@ impl ScaleInference {
             Some(_) => 0,
             None => first_ok,
         };
-        self.violated_up_to[certain_ok] += 1;
+        for v in &mut self.violations[..certain_ok] {
+            *v += 1;
+        }
+        // A scaled flow exceeds its unscaled window on every segment: only a change in
+        // which shifts stand contradicted is news to the tracker.
         if certain_ok > 0 {
-            self.revision += 1;
+            let mut m = self.contradicted_below;
+            while m <= MAX_SHIFT && self.contradicts(m as u8) {
+                m += 1;
+            }
+            while m > 0 && !self.contradicts(m as u8 - 1) {
+                m -= 1;
+            }
+            if m != self.contradicted_below {
+                self.contradicted_below = m;
+                self.revision += 1;
+            }
         }
         // The windows grow with the shift, so the edge (flight within a segment below it)
         // can only be at the first shifts not violated, and only while it stays that close.
@@ -140,7 +156,7 @@ impl ScaleInference {
 
     /// Data segments that exceeded the window under shift `k`.
     pub fn violations_at(&self, k: u8) -> u64 {
-        self.violated_up_to[(k as usize).min(MAX_SHIFT) + 1..].iter().sum()
+        self.violations[(k as usize).min(MAX_SHIFT)]
     }
 
     pub fn edge_hits_at(&self, k: u8) -> u64 {
@@ -154,11 +170,9 @@ impl ScaleInference {
         }
         let allowed = (VIOLATION_SHARE * self.events as f64).ceil() as u64;
         // Violations at k fall as k grows: walk down from the largest shift.
-        let mut above = 0;
         let mut found = None;
         for k in (0..=MAX_SHIFT).rev() {
-            above += self.violated_up_to[k + 1];
-            if above > allowed {
+            if self.violations[k] > allowed {
                 break;
             }
             found = Some(k as u8);
@@ -216,7 +230,7 @@ impl ScaleInference {
 /// `raw << k` by more than `slack`, or MAX_SHIFT + 1 when every shift is exceeded.
 /// `raw` is not zero.
 #[inline]
-fn first_consistent_shift(flight: u64, raw: u16, slack: u64) -> usize {
+pub(crate) fn first_consistent_shift(flight: u64, raw: u16, slack: u64) -> usize {
     let Some(need) = flight.checked_sub(slack).filter(|&n| n > 0) else {
         return 0;
     };
@@ -345,5 +359,32 @@ mod tests {
         let mut s = ScaleInference::default();
         s.observe(1000, 100, None, 1448);
         assert_eq!(s.result(), None);
+    }
+
+    #[test]
+    fn the_revision_moves_when_a_contradiction_does_and_not_per_violation() {
+        let mut s = ScaleInference::default();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut last = (s.revision(), s.cached());
+        for i in 0..5_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Mostly a sender obeying shift 7, now and then one beyond shift 9.
+            let raw = 200 + (x % 300) as u16;
+            let flight = if i % 50 < 3 { (raw as u64) << 10 } else { ((raw as u64) << 7) - 1448 };
+            s.observe(flight, raw, None, 1448);
+            let m = (0..=MAX_SHIFT as u8).take_while(|&k| s.contradicts(k)).count();
+            assert!((m..=MAX_SHIFT).all(|k| !s.contradicts(k as u8)), "observation {i}");
+            if s.violations[0] > 0 {
+                assert_eq!(m, s.contradicted_below, "observation {i}");
+            }
+            if s.revision() == last.0 {
+                assert_eq!(s.cached(), last.1, "observation {i}: the reading changed silently");
+            }
+            last = (s.revision(), s.cached());
+        }
+        // Every observation exceeds the unscaled window, yet the revision moved far less.
+        assert!(s.revision() < 600, "{}", s.revision());
     }
 }

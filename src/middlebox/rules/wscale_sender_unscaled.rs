@@ -46,7 +46,7 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         }
         let obeyed = (0..=(s - 2) as usize).find(|&j| {
             let spread = (r.hit_raw_max[j] as u64).saturating_sub(r.hit_raw_min[j] as u64) << j;
-            r.hits[j] >= MIN_HITS && r.hits[j] * 5 >= r.events && r.over[j] * 100 <= r.events && spread >= 2 * mss
+            r.hits[j] >= MIN_HITS && r.hits[j] * 5 >= r.events && r.over(j) * 100 <= r.events && spread >= 2 * mss
         });
         let Some(j) = obeyed else { continue };
         let (sender, receiver) = (end_name(data), end_name(rx));

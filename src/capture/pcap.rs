@@ -50,7 +50,8 @@ pub(crate) fn is_magic(first: &[u8]) -> bool {
 
 #[inline(always)]
 pub(crate) fn rd32(b: &[u8], at: usize, be: bool) -> u32 {
-    let a = [b[at], b[at + 1], b[at + 2], b[at + 3]];
+    // One bounds check for the four bytes, not one per byte.
+    let a: [u8; 4] = b[at..at + 4].try_into().expect("four bytes");
     if be {
         u32::from_be_bytes(a)
     } else {
@@ -60,7 +61,7 @@ pub(crate) fn rd32(b: &[u8], at: usize, be: bool) -> u32 {
 
 #[inline(always)]
 pub(crate) fn rd16(b: &[u8], at: usize, be: bool) -> u16 {
-    let a = [b[at], b[at + 1]];
+    let a: [u8; 2] = b[at..at + 2].try_into().expect("two bytes");
     if be {
         u16::from_be_bytes(a)
     } else {
@@ -116,7 +117,8 @@ impl PcapHeader {
             };
         }
         let be = self.big_endian;
-        let h = input.data();
+        // `fill(hl)` succeeded, so the 16 bytes read below are there; one check for all.
+        let h = &input.data()[..16];
         let sec = rd32(h, 0, be);
         let frac = rd32(h, 4, be);
         let mut caplen = rd32(h, 8, be);

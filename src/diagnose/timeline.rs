@@ -73,6 +73,9 @@ pub struct Timeline {
     pub origin: Timestamp,
     pub width: Span,
     pub bins: Vec<Bin>,
+    /// The last bin looked up and its span as offsets from `origin` (ns): most lookups
+    /// fall in it again, and a division per lookup shows in per-packet profiles.
+    last: Option<(usize, i64, i64)>,
 }
 
 impl Timeline {
@@ -81,6 +84,7 @@ impl Timeline {
             origin,
             width: INITIAL_WIDTH,
             bins: Vec::new(),
+            last: None,
         }
     }
 
@@ -95,6 +99,11 @@ impl Timeline {
 
     fn index(&mut self, t: Timestamp) -> usize {
         let off = (t - self.origin).nanos().max(0);
+        if let Some((i, lo, hi)) = self.last {
+            if lo <= off && off < hi && i < self.bins.len() {
+                return i;
+            }
+        }
         let mut i = (off / self.width.nanos()) as usize;
         while i >= MAX_BINS {
             self.coarsen();
@@ -103,6 +112,8 @@ impl Timeline {
         if i >= self.bins.len() {
             self.bins.resize(i + 1, Bin::default());
         }
+        let w = self.width.nanos();
+        self.last = Some((i, i as i64 * w, (i as i64 + 1) * w));
         i
     }
 
@@ -121,6 +132,7 @@ impl Timeline {
             .collect();
         self.bins = merged;
         self.width = Span(self.width.nanos() * 2);
+        self.last = None;
     }
 
     /// The bin holding instant `t` (earlier instants go to the first bin).

@@ -116,6 +116,10 @@ pub fn analyze_reader_parallel(
 /// in a shard are forgotten, so the map is bounded by the live connections too.
 struct Router {
     owner: FxHashMap<FlowKey, (usize, Timestamp)>,
+    /// The last segment's key, its worker and its latest time, which is written back to
+    /// `owner` when another key takes its place and before a sweep reads the times:
+    /// consecutive segments mostly belong to one connection.
+    last: Option<(FlowKey, usize, Timestamp)>,
     /// Connections each worker owns now, and segments it was given (the tie-break).
     flows: Vec<u64>,
     load: Vec<u64>,
@@ -131,6 +135,7 @@ impl Router {
     fn new(workers: usize, table: TableConfig) -> Router {
         Router {
             owner: FxHashMap::default(),
+            last: None,
             flows: vec![0; workers],
             load: vec![0; workers],
             now: Timestamp(i64::MIN),
@@ -144,19 +149,31 @@ impl Router {
         self.now = self.now.max(ts);
         let (src, dst) = Endpoint::pair_of(seg);
         let (key, _) = FlowKey::of(src, dst);
-        // Connections that start together (iperf -P, a browser) have no history yet: the
-        // count of connections spreads them; the segments so far break ties.
-        let (flows, load) = (&mut self.flows, &self.load);
-        let entry = self.owner.entry(key).or_insert_with(|| {
-            let idlest = (0..load.len()).min_by_key(|&w| (flows[w], load[w])).unwrap_or(0);
-            flows[idlest] += 1;
-            (idlest, ts)
-        });
-        entry.1 = entry.1.max(ts);
-        let w = entry.0;
+        let w = match &mut self.last {
+            Some((k, w, t)) if *k == key => {
+                *t = (*t).max(ts);
+                *w
+            }
+            _ => {
+                self.write_back();
+                // Connections that start together (iperf -P, a browser) have no history
+                // yet: the count of connections spreads them; the segments so far break ties.
+                let (flows, load) = (&mut self.flows, &self.load);
+                let entry = self.owner.entry(key).or_insert_with(|| {
+                    let idlest = (0..load.len()).min_by_key(|&w| (flows[w], load[w])).unwrap_or(0);
+                    flows[idlest] += 1;
+                    (idlest, ts)
+                });
+                entry.1 = entry.1.max(ts);
+                self.last = Some((key, entry.0, entry.1));
+                entry.0
+            }
+        };
         self.load[w] += 1;
         if self.last_sweep.is_none_or(|t| self.now - t >= SWEEP_EVERY) {
             self.last_sweep = Some(self.now);
+            self.write_back();
+            self.last = None;
             let (now, keep, flows) = (self.now, self.forget_after, &mut self.flows);
             self.owner.retain(|_, (w, last)| {
                 let live = now - *last <= keep;
@@ -167,6 +184,15 @@ impl Router {
             });
         }
         w
+    }
+
+    /// Brings the cached key's latest time back into `owner`.
+    fn write_back(&mut self) {
+        if let Some((k, _, t)) = self.last {
+            if let Some(e) = self.owner.get_mut(&k) {
+                e.1 = e.1.max(t);
+            }
+        }
     }
 }
 
@@ -242,5 +268,39 @@ mod tests {
             serde_json::to_string(&one).unwrap(),
             serde_json::to_string(&two).unwrap()
         );
+    }
+
+    #[test]
+    fn the_router_keeps_the_time_of_a_connection_it_sees_only_through_its_shortcut() {
+        use crate::testkit::TcpPacket;
+        let seg = |s: &str, d: &str| {
+            let (_, bytes) = TcpPacket::new(s, d).seq(1).ack(1).payload_len(10).ethernet().build();
+            crate::decode::decode(LinkType::ETHERNET, &bytes).unwrap()
+        };
+        let (a, b) = (seg("10.0.0.1:40000", "10.0.0.2:80"), seg("10.0.0.3:40001", "10.0.0.2:80"));
+        let (key, _) = FlowKey::of(Endpoint::pair_of(&a).0, Endpoint::pair_of(&a).1);
+        let ms = |m: i64| Timestamp(m * 1_000_000);
+        let mut r = Router::new(2, TableConfig::default());
+        // Seen through the shortcut only, a connection's latest time still reaches the map
+        // before a sweep reads it...
+        r.route(&a, ms(0)); // the first sweep
+        r.route(&a, ms(100));
+        r.route(&a, ms(400));
+        assert_eq!(r.owner[&key].1, ms(100));
+        r.route(&a, ms(1_000)); // a sweep is due
+        assert_eq!(r.owner[&key].1, ms(1_000));
+        // ... and when another connection takes the shortcut.
+        r.route(&a, ms(1_500));
+        r.route(&b, ms(1_600));
+        assert_eq!(r.owner[&key].1, ms(1_500));
+        // One connection alone for longer than the router's memory stays where it is.
+        for i in 4..800 {
+            assert_eq!(r.route(&a, Timestamp(i * 500_000_000)), 0);
+        }
+        assert!(r.owner[&key].1 >= Timestamp(398 * 1_000_000_000), "{:?}", r.owner[&key]);
+        // The other connection, forgotten meanwhile, comes back to the idler worker.
+        assert_eq!(r.route(&b, Timestamp(400 * 1_000_000_000)), 1);
+        assert_eq!(r.route(&a, Timestamp(400 * 1_000_000_000)), 0);
+        assert_eq!(r.flows, [1, 1]);
     }
 }

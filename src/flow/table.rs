@@ -45,9 +45,17 @@ fn expired(c: &Connection, now: Timestamp, cfg: &TableConfig) -> bool {
 const SWEEP_EVERY: Span = Span::from_millis(1_000);
 
 /// Entries are boxed: a connection's state is a few kilobytes, and moving it by value
-/// (into the map, out on eviction) would copy all of it.
+/// (into the table, out on eviction) would copy all of it. The map names a slot; the slot
+/// holds the entry.
 pub struct FlowTable<T: Tracked> {
-    map: FxHashMap<FlowKey, Box<T>>,
+    map: FxHashMap<FlowKey, usize>,
+    /// Entries by slot; a slot is `Some` exactly while the map names it.
+    slots: Vec<Option<Box<T>>>,
+    free: Vec<usize>,
+    /// The key of the last segment and its slot. Consecutive segments mostly belong to one
+    /// connection (96% of them in a capture of four interleaved bulk flows: a sender's
+    /// burst is captured together), and comparing a key is far cheaper than a probe.
+    last: Option<(FlowKey, usize)>,
     next_id: u64,
     config: TableConfig,
     now: Timestamp,
@@ -58,11 +66,25 @@ impl<T: Tracked> FlowTable<T> {
     pub fn new(config: TableConfig, first_id: u64) -> Self {
         FlowTable {
             map: FxHashMap::default(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            last: None,
             next_id: first_id,
             config,
             now: Timestamp(i64::MIN),
             last_sweep: None,
         }
+    }
+
+    /// The entry in a slot the map names.
+    fn entry(&self, slot: usize) -> &T {
+        self.slots[slot].as_deref().expect("a slot the map names holds its entry")
+    }
+
+    /// Takes the entry out of a slot the map no longer names.
+    fn release(&mut self, slot: usize) -> Option<Box<T>> {
+        self.free.push(slot);
+        self.slots[slot].take()
     }
 
     pub fn live(&self) -> usize {
@@ -97,37 +119,49 @@ impl<T: Tracked> FlowTable<T> {
             };
             Box::new(T::new(Connection::new(id, client, server, by_syn, frame, ts)))
         };
-        // One probe of the map per segment: the entry either goes on, is replaced by a new
-        // connection on the same tuple, or is created.
-        let mut replaced = None;
-        let entry = match self.map.entry(key) {
-            Entry::Occupied(mut o) => {
-                let c = o.get().conn();
-                // A SYN from the recorded client is a new incarnation after a close or
-                // with another ISN (port reuse); a SYN from the other end means the roles
-                // were guessed mid-stream and a new connection starts the other way.
-                let new_one = if starts_new {
-                    if c.client == src {
-                        c.is_new_incarnation(seg)
-                    } else {
-                        c.packets.iter().sum::<u64>() > 0
-                    }
-                } else {
-                    expired(c, ts, &self.config)
-                };
-                if new_one {
-                    self.next_id += 1;
-                    replaced = Some(o.insert(new_conn()));
+        // At most one probe of the map per segment: the entry either goes on, is replaced
+        // by a new connection on the same tuple, or is created.
+        let (slot, created) = match self.last {
+            Some((k, slot)) if k == key => (slot, false),
+            _ => match self.map.entry(key) {
+                Entry::Occupied(o) => (*o.get(), false),
+                Entry::Vacant(v) => {
+                    let slot = self.free.pop().unwrap_or_else(|| {
+                        self.slots.push(None);
+                        self.slots.len() - 1
+                    });
+                    v.insert(slot);
+                    (slot, true)
                 }
-                o.into_mut()
-            }
-            Entry::Vacant(v) => {
-                self.next_id += 1;
-                v.insert(new_conn())
-            }
+            },
         };
+        self.last = Some((key, slot));
+        let mut replaced = None;
+        if created {
+            self.next_id += 1;
+            self.slots[slot] = Some(new_conn());
+        } else {
+            let c = self.entry(slot).conn();
+            // A SYN from the recorded client is a new incarnation after a close or
+            // with another ISN (port reuse); a SYN from the other end means the roles
+            // were guessed mid-stream and a new connection starts the other way.
+            let new_one = if starts_new {
+                if c.client == src {
+                    c.is_new_incarnation(seg)
+                } else {
+                    c.packets.iter().sum::<u64>() > 0
+                }
+            } else {
+                expired(c, ts, &self.config)
+            };
+            if new_one {
+                self.next_id += 1;
+                replaced = self.slots[slot].replace(new_conn());
+            }
+        }
+        let entry = self.slots[slot].as_deref_mut().expect("filled above");
         let dir = if entry.conn().client == src { Dir::C2S } else { Dir::S2C };
-        (&mut **entry, dir, replaced)
+        (entry, dir, replaced)
     }
 
     /// Removes connections that closed long enough ago or went idle, if a sweep is due.
@@ -137,21 +171,84 @@ impl<T: Tracked> FlowTable<T> {
             _ => self.last_sweep = Some(self.now),
         }
         let (now, cfg) = (self.now, self.config);
-        let expired: Vec<FlowKey> = self
+        let expired: Vec<(FlowKey, usize)> = self
             .map
             .iter()
-            .filter(|(_, t)| expired(t.conn(), now, &cfg))
-            .map(|(k, _)| *k)
+            .filter(|(_, &slot)| expired(self.entry(slot).conn(), now, &cfg))
+            .map(|(k, &slot)| (*k, slot))
             .collect();
-        for k in expired {
-            if let Some(t) = self.map.remove(&k) {
-                out.push(t);
+        for (k, slot) in expired {
+            self.map.remove(&k);
+            if self.last.is_some_and(|(l, _)| l == k) {
+                self.last = None;
             }
+            out.extend(self.release(slot));
         }
     }
 
     /// Every connection still in the table (end of the capture).
     pub fn drain(&mut self) -> Vec<Box<T>> {
-        self.map.drain().map(|(_, t)| t).collect()
+        self.last = None;
+        let slots: Vec<usize> = self.map.drain().map(|(_, slot)| slot).collect();
+        slots.into_iter().filter_map(|slot| self.release(slot)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::LinkType;
+    use crate::testkit::TcpPacket;
+
+    struct E(Connection);
+    impl Tracked for E {
+        fn new(c: Connection) -> Self {
+            E(c)
+        }
+        fn conn(&self) -> &Connection {
+            &self.0
+        }
+    }
+
+    #[test]
+    fn the_last_connection_shortcut_follows_interleaving_reuse_and_eviction() {
+        let mut t: FlowTable<E> = FlowTable::new(TableConfig::default(), 0);
+        let mut frame = 0;
+        let ended = std::cell::RefCell::new(Vec::new());
+        // Feeds one packet at `secs`; returns (connection id, direction, id replaced).
+        let mut feed = |t: &mut FlowTable<E>, secs: i64, p: TcpPacket| {
+            let (_, bytes) = p.ethernet().build();
+            let seg = crate::decode::decode(LinkType::ETHERNET, &bytes).unwrap();
+            let ts = Timestamp(secs * 1_000_000_000);
+            frame += 1;
+            let (e, dir, replaced) = t.lookup(&seg, frame, ts);
+            e.0.on_segment(&seg, dir, frame, ts);
+            let out = (e.0.id, dir, replaced.map(|r| r.0.id));
+            t.evict_due(&mut ended.borrow_mut());
+            out
+        };
+        let (a, a_back, b) = ("10.0.0.1:40000", "10.0.0.2:80", "10.0.0.3:40001");
+        let p = |s: &str, d: &str| TcpPacket::new(s, d);
+        assert_eq!(feed(&mut t, 0, p(a, a_back).syn().seq(100)), (0, Dir::C2S, None));
+        // The same connection from the other side, twice in a row, then another one.
+        assert_eq!(feed(&mut t, 0, p(a_back, a).syn().seq(500).ack(101)), (0, Dir::S2C, None));
+        assert_eq!(feed(&mut t, 0, p(a, a_back).seq(101).ack(501).payload_len(10)).0, 0);
+        assert_eq!(feed(&mut t, 1, p(b, a_back).seq(7).ack(9).payload_len(10)).0, 1);
+        assert_eq!(feed(&mut t, 1, p(a, a_back).seq(111).ack(501).payload_len(10)).0, 0);
+        // A reset, then a new SYN on the same tuple while it is the last one looked up:
+        // a new incarnation, and the old one handed back.
+        assert_eq!(feed(&mut t, 2, p(a, a_back).rst().seq(121)).0, 0);
+        assert_eq!(feed(&mut t, 3, p(a, a_back).syn().seq(9_000)), (2, Dir::C2S, Some(0)));
+        assert_eq!(t.live(), 2);
+        // Both go quiet past the idle timeout. B's next packet starts a new connection in
+        // its slot (the old one handed back); the sweep then evicts A's and frees its slot.
+        assert_eq!(feed(&mut t, 400, p(b, a_back).seq(17).ack(9).payload_len(10)), (3, Dir::C2S, Some(1)));
+        assert_eq!(ended.borrow().iter().map(|e| e.0.id).collect::<Vec<_>>(), [2]);
+        assert_eq!((t.live(), t.free.len()), (1, 1));
+        // A again: a new connection, in the freed slot.
+        assert_eq!(feed(&mut t, 401, p(a, a_back).seq(9_100).ack(501).payload_len(10)).0, 4);
+        assert_eq!((t.live(), t.slots.len()), (2, 2), "slots are reused");
+        assert_eq!(t.drain().len(), 2);
+        assert_eq!((t.live(), t.last), (0, None));
     }
 }

@@ -123,19 +123,22 @@ impl<T: Tracked> FlowTable<T> {
         // by a new connection on the same tuple, or is created.
         let (slot, created) = match self.last {
             Some((k, slot)) if k == key => (slot, false),
-            _ => match self.map.entry(key) {
-                Entry::Occupied(o) => (*o.get(), false),
-                Entry::Vacant(v) => {
-                    let slot = self.free.pop().unwrap_or_else(|| {
-                        self.slots.push(None);
-                        self.slots.len() - 1
-                    });
-                    v.insert(slot);
-                    (slot, true)
-                }
-            },
+            _ => {
+                let found = match self.map.entry(key) {
+                    Entry::Occupied(o) => (*o.get(), false),
+                    Entry::Vacant(v) => {
+                        let slot = self.free.pop().unwrap_or_else(|| {
+                            self.slots.push(None);
+                            self.slots.len() - 1
+                        });
+                        v.insert(slot);
+                        (slot, true)
+                    }
+                };
+                self.last = Some((key, found.0));
+                found
+            }
         };
-        self.last = Some((key, slot));
         let mut replaced = None;
         if created {
             self.next_id += 1;

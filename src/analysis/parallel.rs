@@ -148,14 +148,14 @@ impl Router {
     fn route(&mut self, seg: &Segment, ts: Timestamp) -> usize {
         self.now = self.now.max(ts);
         let (src, dst) = Endpoint::pair_of(seg);
-        let (key, _) = FlowKey::of(src, dst);
         let w = match &mut self.last {
-            Some((k, w, t)) if *k == key => {
+            Some((k, w, t)) if k.matches(&src, &dst) => {
                 *t = (*t).max(ts);
                 *w
             }
             _ => {
                 self.write_back();
+                let (key, _) = FlowKey::of(src, dst);
                 // Connections that start together (iperf -P, a browser) have no history
                 // yet: the count of connections spreads them; the segments so far break ties.
                 let (flows, load) = (&mut self.flows, &self.load);

@@ -104,6 +104,13 @@ impl FlowKey {
             (FlowKey { lo: dst, hi: src }, false)
         }
     }
+
+    /// Whether a packet from `src` to `dst` belongs to this key: equal to `of(src, dst).0`,
+    /// without the ordering comparison (the per-packet shortcuts ask this first).
+    #[inline]
+    pub fn matches(&self, src: &Endpoint, dst: &Endpoint) -> bool {
+        (self.lo == *src && self.hi == *dst) || (self.lo == *dst && self.hi == *src)
+    }
 }
 
 #[cfg(test)]
@@ -125,6 +132,29 @@ mod tests {
         let (k2, lo2) = FlowKey::of(b, a);
         assert_eq!(k1, k2);
         assert_ne!(lo1, lo2);
+    }
+
+    #[test]
+    fn matches_is_membership_of_the_canonical_key() {
+        let eps = [
+            ep("10.0.0.1:40000"),
+            ep("10.0.0.2:80"),
+            ep("10.0.0.1:80"),
+            ep("10.0.0.2:40000"),
+            ep("[fd00::1]:40000"),
+            ep("[fd00::2]:80"),
+            ep("[::a00:1]:40000"),
+        ];
+        for &k1 in &eps {
+            for &k2 in &eps {
+                let (key, _) = FlowKey::of(k1, k2);
+                for &s in &eps {
+                    for &d in &eps {
+                        assert_eq!(key.matches(&s, &d), FlowKey::of(s, d).0 == key, "{k1} {k2} / {s} {d}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

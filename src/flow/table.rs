@@ -104,7 +104,6 @@ impl<T: Tracked> FlowTable<T> {
     pub fn lookup(&mut self, seg: &Segment, frame: u64, ts: Timestamp) -> (&mut T, Dir, Option<Box<T>>) {
         self.now = self.now.max(ts);
         let (src, dst) = Endpoint::pair_of(seg);
-        let (key, _) = FlowKey::of(src, dst);
         let starts_new = seg.flags.syn() && !seg.flags.ack();
         let id = self.next_id;
         let new_conn = || {
@@ -122,8 +121,9 @@ impl<T: Tracked> FlowTable<T> {
         // At most one probe of the map per segment: the entry either goes on, is replaced
         // by a new connection on the same tuple, or is created.
         let (slot, created) = match self.last {
-            Some((k, slot)) if k == key => (slot, false),
+            Some((k, slot)) if k.matches(&src, &dst) => (slot, false),
             _ => {
+                let (key, _) = FlowKey::of(src, dst);
                 let found = match self.map.entry(key) {
                     Entry::Occupied(o) => (*o.get(), false),
                     Entry::Vacant(v) => {

@@ -17,9 +17,11 @@
 use super::event::SenderView;
 use crate::seq::SeqNum;
 use crate::time::{Span, Timestamp};
-use std::collections::VecDeque;
 
 const MAX_HISTORY: usize = 1 << 16;
+/// Dropped adverts are removed from the buffer's front in one move once they are at
+/// least this many and at least as many as the live ones (amortised O(1) per advert).
+const COMPACT_AT: usize = 64;
 
 #[derive(Clone, Copy, Debug)]
 struct Advert {
@@ -35,15 +37,33 @@ fn ts_not_after(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) <= 0
 }
 
+/// The adverts not yet dropped are `buf[head..]`, oldest first. A plain vector with a
+/// moving start rather than a `VecDeque`: the lookup in `view` indexes it on every data
+/// segment, and slice indexing needs no wrap-around arithmetic.
 #[derive(Clone, Debug, Default)]
 pub struct SenderViewTracker {
-    history: VecDeque<Advert>,
+    buf: Vec<Advert>,
+    head: usize,
 }
 
 impl SenderViewTracker {
+    fn live(&self) -> &[Advert] {
+        &self.buf[self.head..]
+    }
+
+    /// Forgets the `n` oldest live adverts.
+    fn drop_front(&mut self, n: usize) {
+        self.head += n;
+        if self.head >= COMPACT_AT && self.head >= self.buf.len() - self.head {
+            self.buf.drain(..self.head);
+            self.head = 0;
+        }
+    }
+
     /// An ACK for this direction's data passed the capture point.
+    #[inline]
     pub fn on_ack(&mut self, at: Timestamp, ack: SeqNum, window: Option<u64>, raw: u16, tsval: Option<u32>) {
-        if let Some(back) = self.history.back_mut() {
+        if let Some(back) = self.buf[self.head..].last_mut() {
             if back.ack == ack && back.raw == raw && back.window == window {
                 if tsval.is_some() {
                     back.tsval = tsval; // the same advert, re-sent later: the later tick
@@ -54,10 +74,10 @@ impl SenderViewTracker {
                 return; // an old, reordered ACK
             }
         }
-        if self.history.len() == MAX_HISTORY {
-            self.history.pop_front();
+        if self.live().len() == MAX_HISTORY {
+            self.drop_front(1);
         }
-        self.history.push_back(Advert {
+        self.buf.push(Advert {
             at,
             ack,
             window,
@@ -70,6 +90,7 @@ impl SenderViewTracker {
     /// segment's TSecr; `min_loop` the shortest loop through the sender (no ACK can have
     /// reached it sooner); `loop_now` the loop to use when there is no echo. `shift` scales
     /// adverts recorded while the scale was unknown, once it has been inferred.
+    #[inline]
     pub fn view(
         &mut self,
         at: Timestamp,
@@ -79,16 +100,17 @@ impl SenderViewTracker {
         nxt: SeqNum,
         shift: Option<u8>,
     ) -> Option<SenderView> {
-        let by_echo = echo.filter(|_| self.history.front().is_some_and(|a| a.tsval.is_some()));
+        let h = self.live();
+        let by_echo = echo.filter(|_| h.first().is_some_and(|a| a.tsval.is_some()));
         let then = at - if by_echo.is_some() { min_loop } else { loop_now };
         let usable = |a: &Advert| a.at <= then && by_echo.is_none_or(|e| a.tsval.is_none_or(|v| ts_not_after(v, e)));
         // The latest usable advert, and the first one of its timestamp tick: the sender had
         // one of the ACKs of that tick (a millisecond of ACKs share one TSval on Linux).
         let mut latest = 0;
-        while latest + 1 < self.history.len() && usable(&self.history[latest + 1]) {
+        while latest + 1 < h.len() && usable(&h[latest + 1]) {
             latest += 1;
         }
-        let tick = self.history.get(latest)?.tsval;
+        let tick = h.get(latest)?.tsval;
         let mut first = latest;
         if by_echo.is_some() {
             // Data can be late at the capture point by its queueing on the way there, so
@@ -96,28 +118,27 @@ impl SenderViewTracker {
             // it is now, standing queue included (next to the sender the loop is
             // microseconds and so is this margin).
             let earliest = then - loop_now.max(min_loop);
-            while first > 0 && self.history[first - 1].tsval == tick && self.history[first - 1].at >= earliest {
+            while first > 0 && h[first - 1].tsval == tick && h[first - 1].at >= earliest {
                 first -= 1;
             }
         }
-        self.history.drain(..first);
-        let (a, e) = (self.history.front()?, &self.history[latest - first]);
+        let (a, e) = (h[first], h[latest]);
+        let next = h.get(latest + 1).copied();
+        self.drop_front(first);
         if e.at > then {
             return None; // no ACK old enough: the sender had nothing from the peer yet
         }
         let scaled = |x: &Advert| x.window.or_else(|| shift.map(|k| (x.raw as u64) << k));
-        let next_ack = self
-            .history
-            .get(latest - first + 1)
+        let next_ack = next
             .filter(|n| n.at <= at)
             .map(|n| (nxt.bytes_after(n.ack) as u64, n.raw));
         Some(SenderView {
             next_ack,
             flight: nxt.bytes_after(e.ack) as u64,
-            window: scaled(e),
+            window: scaled(&e),
             window_raw: e.raw,
             tick_flight: nxt.bytes_after(a.ack) as u64,
-            tick_window: scaled(a),
+            tick_window: scaled(&a),
         })
     }
 }
@@ -236,5 +257,24 @@ mod tests {
             .view(t(1), None, Span::ZERO, Span::ZERO, SeqNum(2001), Some(3))
             .unwrap();
         assert_eq!(s.window, Some(8000));
+    }
+
+    #[test]
+    fn dropped_adverts_are_compacted_away_and_lookups_stay_right() {
+        // ACKs every ms advancing 1000 bytes; data seen one 10 ms loop later was sent
+        // against the ACK of 10 ms before. Thousands of adverts pass through the buffer.
+        let mut v = SenderViewTracker::default();
+        for i in 0..5_000i64 {
+            v.on_ack(t(i), SeqNum(1 + i as u32 * 1000), Some(50_000), 50_000, None);
+            if i >= 10 {
+                let nxt = SeqNum(1 + i as u32 * 1000 + 30_000);
+                let s = v
+                    .view(t(i), None, Span::from_millis(10), Span::from_millis(10), nxt, None)
+                    .unwrap();
+                assert_eq!(s.flight, 40_000, "at {i} ms");
+                assert_eq!(s.next_ack, Some((39_000, 50_000)), "at {i} ms");
+            }
+            assert!(v.buf.len() <= 2 * v.live().len() + COMPACT_AT, "at {i} ms: {} kept", v.buf.len());
+        }
     }
 }

@@ -34,7 +34,13 @@ pub struct Connection {
     pub first_ts: Timestamp,
     pub last_ts: Timestamp,
     pub packets: [u64; 2],
+    /// Read freely; changed only by `track`, which then calls `on_handshake_change`.
     pub handshake: Handshake,
+    /// Moves whenever a SYN or SYN/ACK changes `handshake` (the scale memo's key).
+    handshake_revision: u32,
+    /// The MSS each direction's data may use as announced by its receiver's SYN, kept
+    /// from `handshake` when it changes (`mss` is asked several times per segment).
+    announced_mss: [Option<u16>; 2],
     /// Direction state indexed by `Dir::index()` (c2s, s2c).
     pub dirs: [Direction; 2],
     pub rtt: RttTracker,
@@ -55,9 +61,9 @@ pub struct Connection {
 
 #[derive(Clone, Copy, Debug)]
 struct ScaleMemo {
-    /// Revision of the evidence and SYN / SYN-ACK counts it was computed with.
+    /// Revision of the evidence and of the handshake it was computed with.
     events: u64,
-    syns: (u32, u32),
+    handshake: u32,
     scale: WindowScale,
 }
 
@@ -80,6 +86,8 @@ impl Connection {
             last_ts: ts,
             packets: [0; 2],
             handshake: Handshake::default(),
+            handshake_revision: 0,
+            announced_mss: [None; 2],
             dirs: [Direction::default(), Direction::default()],
             rtt: RttTracker::default(),
             state: ConnState::Open,
@@ -98,16 +106,17 @@ impl Connection {
     /// shift inferred from behaviour once it is settled.
     pub fn scale_of_sender(&self, dir: Dir) -> WindowScale {
         let events = self.scale_evidence[dir.reverse().index()].revision();
-        let syns = (
-            self.handshake.syn.map_or(0, |s| s.count),
-            self.handshake.syn_ack.map_or(0, |s| s.count),
-        );
+        let handshake = self.handshake_revision;
         let memo = &self.scale_memo[dir.index()];
         match memo.get() {
-            Some(m) if m.events == events && m.syns == syns => m.scale,
+            Some(m) if m.events == events && m.handshake == handshake => m.scale,
             _ => {
                 let scale = self.compute_scale_of_sender(dir);
-                memo.set(Some(ScaleMemo { events, syns, scale }));
+                memo.set(Some(ScaleMemo {
+                    events,
+                    handshake,
+                    scale,
+                }));
                 scale
             }
         }
@@ -173,11 +182,17 @@ impl Connection {
 
     /// Segment size of direction `d`: the MSS its receiver announced, else the largest
     /// segment seen (capped at an Ethernet MSS: TSO/GRO super-segments are not the MSS).
+    fn on_handshake_change(&mut self) {
+        self.handshake_revision += 1;
+        self.announced_mss = [
+            self.handshake.syn_ack.and_then(|s| s.mss.present()),
+            self.handshake.syn.and_then(|s| s.mss.present()),
+        ];
+    }
+
     pub fn mss(&self, d: Dir) -> u32 {
-        let announced = match d {
-            Dir::C2S => self.handshake.syn_ack.and_then(|s| s.mss.present()),
-            Dir::S2C => self.handshake.syn.and_then(|s| s.mss.present()),
-        };
+        // C2S data is sized by the server's SYN/ACK, S2C data by the client's SYN.
+        let announced = self.announced_mss[d.index()];
         let seen = self.dir(d).max_segment;
         match announced {
             Some(m) if m > 0 => {
@@ -248,10 +263,12 @@ impl Connection {
         if flags.syn() && !flags.ack() && dir == Dir::C2S {
             self.handshake
                 .on_syn(SynOptions::from_segment(ts, seg.seq, &seg.options));
+            self.on_handshake_change();
         } else if flags.syn() && flags.ack() && dir == Dir::S2C {
             let first = self.handshake.syn_ack.is_none();
             self.handshake
                 .on_syn_ack(SynOptions::from_segment(ts, seg.seq, &seg.options));
+            self.on_handshake_change();
             // Karn for SYNs: no sample when either SYN was retransmitted.
             if let (true, Some(syn)) = (first, self.handshake.syn) {
                 if syn.count == 1 && seg.ack == syn.isn.add(1) {

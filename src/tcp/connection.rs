@@ -13,6 +13,9 @@ use crate::flow::{Dir, Endpoint};
 use crate::time::{Span, Timestamp};
 use std::cell::Cell;
 
+/// The segment size assumed without an announced MSS: Ethernet's, the common case.
+const DEFAULT_MSS: u32 = 1460;
+
 /// The life of a connection as the capture shows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ConnState {
@@ -41,6 +44,9 @@ pub struct Connection {
     /// The MSS each direction's data may use as announced by its receiver's SYN, kept
     /// from `handshake` when it changes (`mss` is asked several times per segment).
     announced_mss: [Option<u16>; 2],
+    /// `mss(d)` as of the last change of what it depends on (the handshake, or the
+    /// largest segment of `d`): asked several times per segment, it changes rarely.
+    mss_now: [u32; 2],
     /// Direction state indexed by `Dir::index()` (c2s, s2c).
     pub dirs: [Direction; 2],
     pub rtt: RttTracker,
@@ -88,6 +94,7 @@ impl Connection {
             handshake: Handshake::default(),
             handshake_revision: 0,
             announced_mss: [None; 2],
+            mss_now: [DEFAULT_MSS; 2],
             dirs: [Direction::default(), Direction::default()],
             rtt: RttTracker::default(),
             state: ConnState::Open,
@@ -180,17 +187,23 @@ impl Connection {
         }
     }
 
-    /// Segment size of direction `d`: the MSS its receiver announced, else the largest
-    /// segment seen (capped at an Ethernet MSS: TSO/GRO super-segments are not the MSS).
+    /// Keeps what is derived from the handshake in step with it.
     fn on_handshake_change(&mut self) {
         self.handshake_revision += 1;
         self.announced_mss = [
             self.handshake.syn_ack.and_then(|s| s.mss.present()),
             self.handshake.syn.and_then(|s| s.mss.present()),
         ];
+        self.mss_now = [self.compute_mss(Dir::C2S), self.compute_mss(Dir::S2C)];
     }
 
+    /// Segment size of direction `d`: the MSS its receiver announced, else the largest
+    /// segment seen (capped at an Ethernet MSS: TSO/GRO super-segments are not the MSS).
     pub fn mss(&self, d: Dir) -> u32 {
+        self.mss_now[d.index()]
+    }
+
+    fn compute_mss(&self, d: Dir) -> u32 {
         // C2S data is sized by the server's SYN/ACK, S2C data by the client's SYN.
         let announced = self.announced_mss[d.index()];
         let seen = self.dir(d).max_segment;
@@ -204,8 +217,8 @@ impl Connection {
                     m
                 }
             }
-            _ if seen > 0 => seen.min(1460),
-            _ => 1460,
+            _ if seen > 0 => seen.min(DEFAULT_MSS),
+            _ => DEFAULT_MSS,
         }
     }
 
@@ -293,8 +306,13 @@ impl Connection {
         let scale = self.scale_of_sender(dir);
         // A zero window is zero under any scale.
         let win_bytes = scale.bytes(seg.window, flags.syn()).or((seg.window == 0).then_some(0));
-        let (tx, rx) = self.pair_mut(dir);
+        let tx = &mut self.dirs[dir.index()];
+        let largest_before = tx.max_segment;
         let send = tx.on_send(seg, ts);
+        if tx.max_segment != largest_before {
+            self.mss_now[dir.index()] = self.compute_mss(dir);
+        }
+        let rx = &mut self.dirs[dir.reverse().index()];
         let mut acked = Default::default();
         let mut ack_rtt = None;
         if flags.ack() {
@@ -390,15 +408,6 @@ impl Connection {
         }
     }
 
-    /// (sender of `dir`, receiver of `dir`) direction states.
-    fn pair_mut(&mut self, dir: Dir) -> (&mut Direction, &mut Direction) {
-        let [c2s, s2c] = &mut self.dirs;
-        match dir {
-            Dir::C2S => (c2s, s2c),
-            Dir::S2C => (s2c, c2s),
-        }
-    }
-
     /// The loop through the sender of direction `d`: how long an ACK passing the capture
     /// point takes to turn into data passing it again, queueing included. The minimum of
     /// the last few round trips, not the latest sample: a sender that waits (for a window
@@ -416,5 +425,55 @@ impl Connection {
     pub fn min_sender_loop(&self, d: Dir) -> Span {
         let l = self.rtt.through(Self::sender_end(d));
         l.segment_min.get().or(l.windowed_min.get()).unwrap_or(Span::ZERO)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::TcpPacket;
+
+    fn seg(p: TcpPacket) -> Segment {
+        let (link, bytes) = p.build();
+        crate::decode::decode(link, &bytes).unwrap()
+    }
+
+    fn track(c: &mut Connection, p: TcpPacket, dir: Dir, ms: i64) {
+        c.track(&seg(p), dir, 0, Timestamp(0) + Span::from_millis(ms));
+        for d in [Dir::C2S, Dir::S2C] {
+            assert_eq!(c.mss(d), c.compute_mss(d), "{d:?} after the segment at {ms} ms");
+        }
+    }
+
+    fn conn(by_syn: bool) -> Connection {
+        let ep = |s: &str| {
+            let a: std::net::SocketAddr = s.parse().unwrap();
+            Endpoint { addr: a.ip(), port: a.port() }
+        };
+        Connection::new(0, ep("10.0.0.1:40000"), ep("10.0.0.2:80"), by_syn, 1, Timestamp(0))
+    }
+
+    #[test]
+    fn the_kept_mss_follows_the_handshake_and_the_largest_segment() {
+        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80");
+        let mut k = conn(true);
+        assert_eq!(k.mss(Dir::S2C), DEFAULT_MSS);
+        track(&mut k, TcpPacket::new(c, s).syn().seq(100).mss(1400), Dir::C2S, 0);
+        assert_eq!(k.mss(Dir::S2C), 1400);
+        track(&mut k, TcpPacket::new(s, c).syn().ack(101).seq(500).mss(9000), Dir::S2C, 10);
+        assert_eq!(k.mss(Dir::C2S), 9000);
+        track(&mut k, TcpPacket::new(c, s).seq(101).ack(501), Dir::C2S, 11);
+        // Segments with timestamps carry 12 bytes less than the MSS: the largest seen wins.
+        track(&mut k, TcpPacket::new(s, c).seq(501).ack(101).payload_len(1388), Dir::S2C, 20);
+        assert_eq!(k.mss(Dir::S2C), 1388);
+        track(&mut k, TcpPacket::new(s, c).seq(1889).ack(101).payload_len(500), Dir::S2C, 21);
+        assert_eq!(k.mss(Dir::S2C), 1388);
+
+        // No handshake: the largest segment, TSO super-segments capped at 1460.
+        let mut m = conn(false);
+        track(&mut m, TcpPacket::new(s, c).seq(1).ack(1).payload_len(1000), Dir::S2C, 0);
+        assert_eq!(m.mss(Dir::S2C), 1000);
+        track(&mut m, TcpPacket::new(s, c).seq(1001).ack(1).payload_len(64_000), Dir::S2C, 1);
+        assert_eq!(m.mss(Dir::S2C), DEFAULT_MSS);
     }
 }

@@ -201,7 +201,13 @@ impl Accumulator {
                 self.dirs[data_dir.index()].on_ack(ev.ts, ev.acked.delivered as u64, drained, lp, round);
             }
         }
-        for s in [ev.ack_rtt, ev.ts_rtt].into_iter().flatten() {
+        // Two plain tests: an array of both options, iterated, copied both on every segment.
+        if let Some(s) = ev.ack_rtt {
+            for acc in &mut self.dirs {
+                acc.on_rtt(ev.ts, s.end_to_end);
+            }
+        }
+        if let Some(s) = ev.ts_rtt {
             for acc in &mut self.dirs {
                 acc.on_rtt(ev.ts, s.end_to_end);
             }

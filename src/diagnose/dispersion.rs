@@ -155,17 +155,42 @@ impl Dispersion {
         if first > 1 {
             sum = 0.0;
         }
-        for i in first..(hi + 3).min(BINS) {
-            if i + 2 < BINS {
-                sum += w[i + 2] as f64;
-            }
-            if i >= 3 {
-                sum -= w[i - 3] as f64;
-            }
+        // Three stretches, the same additions in the same order as one loop testing both
+        // edges at every bin, but the long middle one runs without a test or bounds check.
+        let end = (hi + 3).min(BINS);
+        let mut i = first;
+        // Bins 1 and 2: the window's left edge is still at bin 0, nothing leaves it.
+        while i < end && i < 3 {
+            sum += w[i + 2] as f64;
             if sum > best {
                 best = sum;
                 peak = i;
             }
+            i += 1;
+        }
+        // One bin enters on the right, one leaves on the left.
+        let slide_end = end.min(BINS - 2);
+        if i < slide_end {
+            let entering = &w[i + 2..slide_end + 2];
+            let leaving = &w[i - 3..slide_end - 3];
+            for (k, (&a, &b)) in entering.iter().zip(leaving).enumerate() {
+                sum += a as f64;
+                sum -= b as f64;
+                if sum > best {
+                    best = sum;
+                    peak = i + k;
+                }
+            }
+            i = slide_end;
+        }
+        // The last two bins: nothing enters.
+        while i < end {
+            sum -= w[i - 3] as f64;
+            if sum > best {
+                best = sum;
+                peak = i;
+            }
+            i += 1;
         }
         peak
     }
@@ -222,6 +247,59 @@ mod tests {
         let mut d = Dispersion::default();
         d.add(1448, Span::from_micros(100));
         assert_eq!(d.capacity(), None);
+    }
+
+    #[test]
+    fn the_three_stretch_scan_adds_exactly_as_the_single_loop_did() {
+        // The single loop testing both window edges at every bin, as it was: the peak must
+        // be the same bin even where rounding makes neighbouring sums nearly equal.
+        let one_loop = |d: &Dispersion| {
+            let w = &d.weights;
+            let window = |i: usize| -> f64 { (i.saturating_sub(2)..(i + 3).min(BINS)).map(|k| w[k] as f64).sum() };
+            let mut sum = window(0);
+            let (mut peak, mut best) = (0, sum);
+            let first = d.lo.saturating_sub(2).max(1);
+            if first > 1 {
+                sum = 0.0;
+            }
+            for i in first..(d.hi + 3).min(BINS) {
+                if i + 2 < BINS {
+                    sum += w[i + 2] as f64;
+                }
+                if i >= 3 {
+                    sum -= w[i - 3] as f64;
+                }
+                if sum > best {
+                    best = sum;
+                    peak = i;
+                }
+            }
+            peak
+        };
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for round in 0..2_000 {
+            let mut d = Dispersion {
+                weights: vec![0.0; BINS],
+                ..Default::default()
+            };
+            let n = 1 + round % 12;
+            let (mut lo, mut hi) = (BINS, 0);
+            for _ in 0..n {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Bins at both ends of the scale as well as anywhere between.
+                let b = match x % 4 {
+                    0 => (x >> 8) as usize % 6,
+                    1 => BINS - 1 - (x >> 8) as usize % 6,
+                    _ => (x >> 8) as usize % BINS,
+                };
+                d.weights[b] += ((x >> 20) % 100_000) as f32 * 1.37 + 0.1;
+                (lo, hi) = (lo.min(b), hi.max(b));
+            }
+            (d.lo, d.hi, d.samples) = (lo, hi, n as u32);
+            assert_eq!(d.smoothed_peak(), one_loop(&d), "round {round}");
+        }
     }
 
     #[test]

@@ -248,6 +248,35 @@ impl Direction {
         is_syn: bool,
         mss: u32,
     ) -> AckOutcome {
+        // Most segments of a transfer are data carrying the same cumulative ACK for the
+        // other direction: nothing is acknowledged, nothing SACKed, and data is never a
+        // duplicate ACK (RFC 5681 §2). Only the window and the ACK last seen move. (`una`
+        // is only ever set below, after the base was noted.)
+        if carries_data && !is_syn && sack.is_empty() && self.una == Some(ack) {
+            if !self.skip_seen {
+                self.seen_unacked.clip_below(ack); // a re-sent old segment, now covered
+            }
+            self.latest_sack_bytes = 0;
+            self.last_ack_seen = Some((ack, raw));
+            self.peer_window_raw = Some(raw);
+            self.peer_window = window;
+            return AckOutcome::default();
+        }
+        self.on_ack_in_full(ack, window, raw, sack, carries_data, is_syn, mss)
+    }
+
+    /// `on_ack` without the shortcut.
+    #[allow(clippy::too_many_arguments)]
+    fn on_ack_in_full(
+        &mut self,
+        ack: SeqNum,
+        window: Option<u64>,
+        raw: u16,
+        sack: &SackBlocks,
+        carries_data: bool,
+        is_syn: bool,
+        mss: u32,
+    ) -> AckOutcome {
         self.note_number(ack, false);
         let mut out = AckOutcome::default();
         let sacked_before = self.sacks.sacked_bytes();
@@ -332,6 +361,65 @@ mod tests {
         len: 0,
         blocks: [(SeqNum(0), SeqNum(0)); 4],
     };
+
+    #[test]
+    fn the_ack_shortcut_leaves_what_the_full_path_leaves() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..200 {
+            let (mut fast, mut full) = (Direction::default(), Direction::default());
+            let keep = round % 2 == 0;
+            fast.keep_seen_flight(keep);
+            full.keep_seen_flight(keep);
+            let base = (next() as u32) | 1; // wraps within some rounds
+            let t = Timestamp(0);
+            for d in [&mut fast, &mut full] {
+                d.on_send(&seg(base, 0, TcpFlags::SYN), t);
+            }
+            let mut sent = 1u32;
+            for step in 0..300 {
+                let r = next();
+                if r % 3 == 0 {
+                    // new data, or a re-sent old segment
+                    let (from, len) = if r % 7 == 0 && sent > 1000 {
+                        (sent - 1000 * (1 + (r >> 8) as u32 % 1), 1000)
+                    } else {
+                        (sent, 1 + (r >> 8) as u32 % 1448)
+                    };
+                    for d in [&mut fast, &mut full] {
+                        d.on_send(&seg(base.wrapping_add(from), len, ACK), t);
+                    }
+                    sent = sent.max(from + len);
+                } else {
+                    let una = fast.una.map_or(1, |u| u.0.wrapping_sub(base));
+                    let ack = match (r >> 4) % 4 {
+                        0 => una,
+                        1 => una + ((r >> 8) as u32 % (sent - una + 1)),
+                        2 => sent,
+                        _ => una.saturating_sub(500),
+                    };
+                    let mut sack = NOSACK;
+                    if (r >> 12) % 5 == 0 && sent > ack + 2000 {
+                        let l = ack + 1000;
+                        sack.blocks[0] = (SeqNum(base.wrapping_add(l)), SeqNum(base.wrapping_add(l + 1000)));
+                        sack.len = 1;
+                    }
+                    let (raw, carries, syn) = (100 + (r >> 16) as u16 % 3, (r >> 20) % 3 != 0, (r >> 24) % 50 == 0);
+                    let win = Some(raw as u64 * 128);
+                    let a = SeqNum(base.wrapping_add(ack));
+                    let o1 = fast.on_ack(a, win, raw, &sack, carries, syn, 1448);
+                    let o2 = full.on_ack_in_full(a, win, raw, &sack, carries, syn, 1448);
+                    assert_eq!(o1, o2, "round {round} step {step}");
+                }
+                assert_eq!(format!("{fast:?}"), format!("{full:?}"), "round {round} step {step}");
+            }
+        }
+    }
 
     #[test]
     fn new_data_then_retransmission() {

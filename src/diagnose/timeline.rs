@@ -97,6 +97,9 @@ impl Timeline {
         self.start_of(self.bins.len())
     }
 
+    /// The bin of `t`: the bin found last when `t` is in it too (consecutive segments
+    /// mostly are), checked inline; otherwise found, and the timeline grown, out of line.
+    #[inline]
     fn index(&mut self, t: Timestamp) -> usize {
         let off = (t - self.origin).nanos().max(0);
         if let Some((i, lo, hi)) = self.last {
@@ -104,6 +107,11 @@ impl Timeline {
                 return i;
             }
         }
+        self.index_slow(off)
+    }
+
+    #[inline(never)]
+    fn index_slow(&mut self, off: i64) -> usize {
         let mut i = (off / self.width.nanos()) as usize;
         while i >= MAX_BINS {
             self.coarsen();

@@ -109,7 +109,14 @@ fn ethernet(data: &[u8]) -> Result<IpPacket<'_>, Skip> {
     let Some((h, rest)) = data.split_first_chunk::<14>() else {
         return Err(Skip::Truncated(Layer::Link));
     };
-    by_ethertype(be16(h[12], h[13]), rest)
+    match be16(h[12], h[13]) {
+        // Untagged IP, nearly every frame: no need to enter the tag-following loop.
+        ethertype::IPV4 | ethertype::IPV6 => Ok(IpPacket {
+            data: rest,
+            declared_len: None,
+        }),
+        et => by_ethertype(et, rest),
+    }
 }
 
 /// Follows an ethertype through any stack of VLAN tags, PPPoE and MPLS to IP.

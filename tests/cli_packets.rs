@@ -41,6 +41,26 @@ fn one_row_per_tcp_segment_with_relative_numbers() {
 }
 
 #[test]
+fn every_row_has_a_field_for_every_column() {
+    let o = run(&["packets", fixture("rcvbuf_16k/server.pcap.gz").to_str().unwrap()]);
+    let s = stdout(&o);
+    let mut lines = s.lines();
+    let names: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let naive = names.iter().position(|&c| c == "naive_flight_bytes").unwrap();
+    let mut with_naive = 0;
+    for (i, l) in lines.enumerate() {
+        let cols: Vec<&str> = l.split(',').collect();
+        assert_eq!(cols.len(), names.len(), "row {}: {l}", i + 1);
+        // The naive flight (highest sent minus highest ACKed) is there on data segments.
+        if cols[6] != "0" {
+            assert!(cols[naive].parse::<u64>().is_ok(), "row {}: {l}", i + 1);
+            with_naive += 1;
+        }
+    }
+    assert!(with_naive > 100, "{with_naive} data rows");
+}
+
+#[test]
 fn the_window_is_empty_while_the_scale_is_unknown() {
     // No handshake in the capture: raw windows only until a shift is inferred.
     let o = run(&["packets", fixture("late_capture/client.pcap.gz").to_str().unwrap()]);

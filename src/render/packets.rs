@@ -1,6 +1,7 @@
 //! The `packets` CSV: one row per TCP segment, the spec's columns first, then extras.
 
 use bdpscope::observe::Observer;
+use bdpscope::decode::TcpFlags;
 use bdpscope::tcp::SegmentEvent;
 use std::io::Write;
 
@@ -10,6 +11,11 @@ pub struct PacketWriter<W: Write> {
     out: W,
     flows: Vec<u64>,
     error: Option<std::io::Error>,
+    /// One row, built here and written at once: a `write!` per field spent two thirds of
+    /// the command's time in the formatting machinery.
+    line: Line,
+    /// The seconds of the last row's time and their text with the point.
+    secs: Option<(i64, Vec<u8>)>,
 }
 
 impl<W: Write> PacketWriter<W> {
@@ -19,6 +25,8 @@ impl<W: Write> PacketWriter<W> {
             out,
             flows,
             error: None,
+            line: Line::default(),
+            secs: None,
         })
     }
 
@@ -30,46 +38,186 @@ impl<W: Write> PacketWriter<W> {
     }
 
     fn row(&mut self, e: &SegmentEvent) -> std::io::Result<()> {
-        let o = &mut self.out;
+        let l = &mut self.line;
+        l.len = 0;
+        l.u64(e.frame);
+        l.byte(b',');
+        // Seconds and nanoseconds as `{secs}.{nanos:09}` (Euclidean: before 1970 too).
+        // The seconds change once a second: their digits are kept from the row before.
         let t = e.ts.nanos();
-        write!(
-            o,
-            "{},{}.{:09},{},{},{},",
-            e.frame,
-            t.div_euclid(1_000_000_000),
-            t.rem_euclid(1_000_000_000),
-            e.flow,
-            e.dir.as_str(),
-            e.seq
-        )?;
-        if let Some(a) = e.ack {
-            write!(o, "{a}")?;
+        let secs = t.div_euclid(1_000_000_000);
+        if self.secs.as_ref().is_none_or(|(s, _)| *s != secs) {
+            let mut digits = Line::default();
+            digits.i64(secs);
+            digits.byte(b'.');
+            self.secs = Some((secs, digits.text().to_vec()));
         }
-        write!(o, ",{},{:?},{},", e.len, e.flags, e.win_raw)?;
-        if let Some(w) = e.win_bytes {
-            write!(o, "{w}")?;
-        }
-        o.write_all(b",")?;
-        if let Some(f) = e.flight {
-            write!(o, "{f}")?;
-        }
-        o.write_all(b",")?;
+        let l = &mut self.line;
+        l.bytes(&self.secs.as_ref().expect("set above").1);
+        l.padded9(t.rem_euclid(1_000_000_000) as u32);
+        l.byte(b',');
+        l.u64(e.flow);
+        l.byte(b',');
+        l.bytes(e.dir.as_str().as_bytes());
+        l.byte(b',');
+        l.u64(e.seq as u64);
+        l.byte(b',');
+        l.opt(e.ack.map(u64::from));
+        l.u64(e.len as u64);
+        l.byte(b',');
+        l.flags(e.flags);
+        l.byte(b',');
+        l.u64(e.win_raw as u64);
+        l.byte(b',');
+        l.opt(e.win_bytes);
+        l.opt(e.flight);
         if let Some(r) = e.ack_rtt {
-            write!(o, "{:.3}", r.raw.millis_f64())?;
+            l.millis(r.raw.millis_f64());
         }
-        write!(o, ",{},", e.send.retransmission as u8)?;
-        if let Some(p) = e.pipe {
-            write!(o, "{p}")?;
-        }
-        o.write_all(b",")?;
+        l.byte(b',');
+        l.u64(e.send.retransmission as u64);
+        l.byte(b',');
+        l.opt(e.pipe);
         if let Some(r) = e.ts_rtt {
-            write!(o, "{:.3}", r.raw.millis_f64())?;
+            l.millis(r.raw.millis_f64());
         }
-        writeln!(
-            o,
-            ",{},{},{}",
-            e.acked.duplicate as u8, e.zero_window as u8, e.send.window_full as u8
-        )
+        l.byte(b',');
+        l.u64(e.acked.duplicate as u64);
+        l.byte(b',');
+        l.u64(e.zero_window as u64);
+        l.byte(b',');
+        l.u64(e.send.window_full as u64);
+        l.byte(b',');
+        if let Some(f) = e.naive_flight {
+            l.u64(f);
+        }
+        l.byte(b'\n');
+        self.out.write_all(l.text())
+    }
+}
+
+/// Room for the longest row: 19 fields of at most 21 characters (a u64 has 20 digits, the
+/// milliseconds of an i64 of nanoseconds with three decimals 18 and a sign), commas and
+/// the newline come to under 440 bytes.
+const LINE_BYTES: usize = 512;
+
+/// A row being written: digits go straight into place, no call per field.
+struct Line {
+    buf: [u8; LINE_BYTES],
+    len: usize,
+}
+
+impl Default for Line {
+    fn default() -> Self {
+        Line {
+            buf: [0; LINE_BYTES],
+            len: 0,
+        }
+    }
+}
+
+/// "00" to "99": two digits per division, as itoa does.
+const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+impl Line {
+    fn byte(&mut self, b: u8) {
+        self.buf[self.len] = b;
+        self.len += 1;
+    }
+
+    fn bytes(&mut self, s: &[u8]) {
+        self.buf[self.len..self.len + s.len()].copy_from_slice(s);
+        self.len += s.len();
+    }
+
+    /// Decimal digits of `v`, written from the last one back.
+    fn u64(&mut self, mut v: u64) {
+        let end = self.len + v.checked_ilog10().map_or(1, |k| k as usize + 1);
+        let mut i = end;
+        while v >= 100 {
+            let p = (v % 100) as usize * 2;
+            v /= 100;
+            i -= 2;
+            self.buf[i] = PAIRS[p];
+            self.buf[i + 1] = PAIRS[p + 1];
+        }
+        if v >= 10 {
+            let p = v as usize * 2;
+            self.buf[i - 2] = PAIRS[p];
+            self.buf[i - 1] = PAIRS[p + 1];
+        } else {
+            self.buf[i - 1] = b'0' + v as u8;
+        }
+        self.len = end;
+    }
+
+    fn i64(&mut self, v: i64) {
+        if v < 0 {
+            self.byte(b'-');
+        }
+        self.u64(v.unsigned_abs());
+    }
+
+    /// Exactly nine digits, zero-padded (`v` < 10^9).
+    fn padded9(&mut self, mut v: u32) {
+        let mut i = self.len + 9;
+        for _ in 0..4 {
+            let p = (v % 100) as usize * 2;
+            v /= 100;
+            i -= 2;
+            self.buf[i] = PAIRS[p];
+            self.buf[i + 1] = PAIRS[p + 1];
+        }
+        self.buf[i - 1] = b'0' + (v % 10) as u8;
+        self.len += 9;
+    }
+
+    /// The value if any, then the field's comma.
+    fn opt(&mut self, v: Option<u64>) {
+        if let Some(v) = v {
+            self.u64(v);
+        }
+        self.byte(b',');
+    }
+
+    /// `{:.3}`, as before: few rows carry a sample, and float formatting is subtle.
+    fn millis(&mut self, ms: f64) {
+        use std::fmt::Write as _;
+        let _ = write!(self, "{ms:.3}");
+    }
+
+    /// tcpdump's letters, as `TcpFlags`' Debug writes them: S F R P . (ACK) U E W.
+    fn flags(&mut self, f: TcpFlags) {
+        const LETTERS: [(u8, u8); 8] = [
+            (TcpFlags::SYN, b'S'),
+            (TcpFlags::FIN, b'F'),
+            (TcpFlags::RST, b'R'),
+            (TcpFlags::PSH, b'P'),
+            (TcpFlags::ACK, b'.'),
+            (TcpFlags::URG, b'U'),
+            (TcpFlags::ECE, b'E'),
+            (TcpFlags::CWR, b'W'),
+        ];
+        for (bit, c) in LETTERS {
+            if f.has(bit) {
+                self.byte(c);
+            }
+        }
+    }
+
+    fn text(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+impl std::fmt::Write for Line {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.bytes(s.as_bytes());
+        Ok(())
     }
 }
 
@@ -81,5 +229,53 @@ impl<W: Write> Observer for PacketWriter<W> {
         if let Err(err) = self.row(e) {
             self.error = Some(err);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(f: impl Fn(&mut Line)) -> String {
+        let mut l = Line::default();
+        f(&mut l);
+        String::from_utf8(l.text().to_vec()).unwrap()
+    }
+
+    #[test]
+    fn numbers_are_written_as_display_writes_them() {
+        let powers = (0..20).map(|k| 10u64.pow(k)).flat_map(|p| [p - 1, p, p + 1]);
+        let few = [65_535, 4_294_967_295, 1_796_022_639, u64::MAX];
+        for v in (0..10_000).chain(powers).chain(few) {
+            assert_eq!(text(|l| l.u64(v)), v.to_string());
+        }
+        for v in [0i64, -1, -10, 1_796_022_639, -1_796_022_639, i64::MIN, i64::MAX] {
+            assert_eq!(text(|l| l.i64(v)), v.to_string());
+        }
+        for v in [0u32, 7, 180_840_000, 999_999_999] {
+            assert_eq!(text(|l| l.padded9(v)), format!("{v:09}"));
+        }
+        for ms in [0.0, 0.0005, 40.2536, -3.25, 9_223_372_036_854.775] {
+            assert_eq!(text(|l| l.millis(ms)), format!("{ms:.3}"));
+        }
+    }
+
+    #[test]
+    fn flags_are_written_as_their_debug_form() {
+        for bits in 0..=255u8 {
+            assert_eq!(text(|l| l.flags(TcpFlags(bits))), format!("{:?}", TcpFlags(bits)));
+        }
+    }
+
+    #[test]
+    fn the_longest_row_fits() {
+        let mut l = Line::default();
+        for _ in 0..19 {
+            l.i64(i64::MIN);
+            l.byte(b',');
+        }
+        l.millis(-(i64::MAX as f64) / 1e6);
+        l.millis(-(i64::MAX as f64) / 1e6);
+        assert!(l.len < LINE_BYTES, "{}", l.len);
     }
 }

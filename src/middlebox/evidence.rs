@@ -27,16 +27,24 @@ pub struct SizeCounts {
     slots: [(u32, u64); SIZE_SLOTS],
     pub total: u64,
     pub max: u32,
+    /// The slot the last size went to: a bulk sender sends one size over and over, and a
+    /// size has at most one slot with a count, so this is the slot the search would find.
+    last: usize,
 }
 
 impl SizeCounts {
     pub fn add(&mut self, size: u32) {
         self.total += 1;
         self.max = self.max.max(size);
-        if let Some(s) = self.slots.iter_mut().find(|s| s.1 > 0 && s.0 == size) {
-            s.1 += 1;
-        } else if let Some(s) = self.slots.iter_mut().find(|s| s.1 == 0) {
-            *s = (size, 1);
+        let last = &mut self.slots[self.last];
+        if last.1 > 0 && last.0 == size {
+            last.1 += 1;
+        } else if let Some(i) = self.slots.iter().position(|s| s.1 > 0 && s.0 == size) {
+            self.slots[i].1 += 1;
+            self.last = i;
+        } else if let Some(i) = self.slots.iter().position(|s| s.1 == 0) {
+            self.slots[i] = (size, 1);
+            self.last = i;
         } else {
             for s in &mut self.slots {
                 s.1 -= 1;
@@ -220,6 +228,43 @@ mod tests {
         assert_eq!(s.mode().unwrap().0, 1448);
         assert_eq!(s.max, 1448);
         assert_eq!(s.total, 2000);
+    }
+
+    #[test]
+    fn the_last_slot_shortcut_counts_as_the_plain_search() {
+        let plain = |sizes: &[u32]| {
+            let mut slots = [(0u32, 0u64); SIZE_SLOTS];
+            for &size in sizes {
+                if let Some(s) = slots.iter_mut().find(|s| s.1 > 0 && s.0 == size) {
+                    s.1 += 1;
+                } else if let Some(s) = slots.iter_mut().find(|s| s.1 == 0) {
+                    *s = (size, 1);
+                } else {
+                    for s in &mut slots {
+                        s.1 -= 1;
+                    }
+                }
+            }
+            slots
+        };
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..200 {
+            let mut sizes = Vec::new();
+            for _ in 0..500 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // runs of one size, and spreads of up to 3 + round % 20 sizes
+                let run = if x % 3 == 0 { 1 + (x >> 8) % 20 } else { 1 };
+                let size = 1 + ((x >> 16) % (3 + round % 20)) as u32;
+                sizes.extend(std::iter::repeat_n(size, run as usize));
+            }
+            let mut c = SizeCounts::default();
+            for &s in &sizes {
+                c.add(s);
+            }
+            assert_eq!(c.slots, plain(&sizes), "round {round}");
+        }
     }
 
     #[test]

@@ -122,24 +122,22 @@ impl SenderViewTracker {
                 first -= 1;
             }
         }
-        let (a, e) = (h[first], h[latest]);
-        let next = h.get(latest + 1).copied();
-        self.drop_front(first);
-        if e.at > then {
-            return None; // no ACK old enough: the sender had nothing from the peer yet
-        }
+        // The answer is read while the adverts are borrowed, then the older ones dropped.
+        let (a, e) = (&h[first], &h[latest]);
         let scaled = |x: &Advert| x.window.or_else(|| shift.map(|k| (x.raw as u64) << k));
-        let next_ack = next
-            .filter(|n| n.at <= at)
-            .map(|n| (nxt.bytes_after(n.ack) as u64, n.raw));
-        Some(SenderView {
-            next_ack,
+        let view = (e.at <= then).then(|| SenderView {
+            next_ack: h
+                .get(latest + 1)
+                .filter(|n| n.at <= at)
+                .map(|n| (nxt.bytes_after(n.ack) as u64, n.raw)),
             flight: nxt.bytes_after(e.ack) as u64,
-            window: scaled(&e),
+            window: scaled(e),
             window_raw: e.raw,
             tick_flight: nxt.bytes_after(a.ack) as u64,
-            tick_window: scaled(&a),
-        })
+            tick_window: scaled(a),
+        });
+        self.drop_front(first);
+        view // None: no ACK old enough, the sender had nothing from the peer yet
     }
 }
 

@@ -238,6 +238,7 @@ impl Direction {
 
     /// The peer acknowledged `ack` and advertised `window` (bytes when the scale is known)
     /// with the raw field `raw`; `carries_data` says whether the ACK segment had payload.
+    #[allow(clippy::too_many_arguments)]
     pub fn on_ack(
         &mut self,
         ack: SeqNum,
@@ -386,8 +387,8 @@ mod tests {
                 let r = next();
                 if r % 3 == 0 {
                     // new data, or a re-sent old segment
-                    let (from, len) = if r % 7 == 0 && sent > 1000 {
-                        (sent - 1000 * (1 + (r >> 8) as u32 % 1), 1000)
+                    let (from, len) = if r % 7 == 0 && sent > 3000 {
+                        (sent - 1000 * (1 + (r >> 8) as u32 % 3), 1000)
                     } else {
                         (sent, 1 + (r >> 8) as u32 % 1448)
                     };

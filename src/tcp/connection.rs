@@ -111,22 +111,25 @@ impl Connection {
     /// handshake's, unless the other end's data contradicts it (it kept more in flight than
     /// that scale allows: a middlebox rewrote the option); without a usable handshake, the
     /// shift inferred from behaviour once it is settled.
+    #[inline]
     pub fn scale_of_sender(&self, dir: Dir) -> WindowScale {
         let events = self.scale_evidence[dir.reverse().index()].revision();
         let handshake = self.handshake_revision;
-        let memo = &self.scale_memo[dir.index()];
-        match memo.get() {
+        match self.scale_memo[dir.index()].get() {
             Some(m) if m.events == events && m.handshake == handshake => m.scale,
-            _ => {
-                let scale = self.compute_scale_of_sender(dir);
-                memo.set(Some(ScaleMemo {
-                    events,
-                    handshake,
-                    scale,
-                }));
-                scale
-            }
+            _ => self.refresh_scale_of_sender(dir, events, handshake),
         }
+    }
+
+    #[inline(never)]
+    fn refresh_scale_of_sender(&self, dir: Dir, events: u64, handshake: u32) -> WindowScale {
+        let scale = self.compute_scale_of_sender(dir);
+        self.scale_memo[dir.index()].set(Some(ScaleMemo {
+            events,
+            handshake,
+            scale,
+        }));
+        scale
     }
 
     fn compute_scale_of_sender(&self, dir: Dir) -> WindowScale {

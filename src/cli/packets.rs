@@ -2,14 +2,18 @@
 
 use super::analyze::{analyze_one, filter_of};
 use super::{PacketsArgs, Status};
+use crate::render::offload::Offload;
 use crate::render::packets::PacketWriter;
 use anyhow::Result;
 
 pub fn run(args: PacketsArgs) -> Result<Status> {
-    let stdout = std::io::stdout();
-    let out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    // Unlocked: the lock guard cannot move to the writing thread (a 64 KiB flush locks once).
+    let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
     let writer = PacketWriter::new(out, args.select.flows.clone())?;
-    let (_, _, writer, _) = analyze_one(&args.capture, 0, filter_of(&args.select), None, writer)?;
-    writer.finish()?;
+    // The rows are written on a second core while the analysis goes on (in capture order:
+    // one FIFO between the two); formatting them was a third of the command's time.
+    let rows = Offload::new(writer);
+    let (_, _, rows, _) = analyze_one(&args.capture, 0, filter_of(&args.select), None, rows)?;
+    rows.finish().finish()?;
     Ok(Status::Success)
 }

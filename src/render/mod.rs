@@ -2,6 +2,7 @@
 
 pub mod html;
 pub mod json;
+pub mod offload;
 pub mod packets;
 pub mod table;
 pub mod text;

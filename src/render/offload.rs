@@ -143,10 +143,18 @@ mod tests {
         let seen = std::sync::Arc::new(std::sync::Mutex::new((0, false)));
         let mut off = Offload::new(Counting(seen.clone()));
         // Events the analysis produced, then the caller gives up (an error) without finish.
-        let mut pcap = bdpscope::capture::PcapWriter::new(Vec::new(), bdpscope::capture::LinkType::ETHERNET, 65_535, false, false).unwrap();
+        let mut pcap =
+            bdpscope::capture::PcapWriter::new(Vec::new(), bdpscope::capture::LinkType::ETHERNET, 65_535, false, false)
+                .unwrap();
         for i in 0..10u32 {
-            let (_, bytes) = bdpscope::testkit::TcpPacket::new("10.0.0.1:1000", "10.0.0.2:80").seq(1 + i * 10).ack(1).payload_len(10).ethernet().build();
-            pcap.write_packet(bdpscope::time::Timestamp(i as i64), &bytes, bytes.len() as u32).unwrap();
+            let (_, bytes) = bdpscope::testkit::TcpPacket::new("10.0.0.1:1000", "10.0.0.2:80")
+                .seq(1 + i * 10)
+                .ack(1)
+                .payload_len(10)
+                .ethernet()
+                .build();
+            pcap.write_packet(bdpscope::time::Timestamp(i as i64), &bytes, bytes.len() as u32)
+                .unwrap();
         }
         let mut reader = CaptureReader::from_reader(std::io::Cursor::new(pcap.into_inner())).unwrap();
         off = bdpscope::analysis::analyze_reader(&mut reader, Default::default(), off).2;

@@ -1,7 +1,7 @@
 //! The `packets` CSV: one row per TCP segment, the spec's columns first, then extras.
 
-use bdpscope::observe::Observer;
 use bdpscope::decode::TcpFlags;
+use bdpscope::observe::Observer;
 use bdpscope::tcp::SegmentEvent;
 use std::io::Write;
 

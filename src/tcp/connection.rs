@@ -451,7 +451,10 @@ mod tests {
     fn conn(by_syn: bool) -> Connection {
         let ep = |s: &str| {
             let a: std::net::SocketAddr = s.parse().unwrap();
-            Endpoint { addr: a.ip(), port: a.port() }
+            Endpoint {
+                addr: a.ip(),
+                port: a.port(),
+            }
         };
         Connection::new(0, ep("10.0.0.1:40000"), ep("10.0.0.2:80"), by_syn, 1, Timestamp(0))
     }
@@ -463,20 +466,45 @@ mod tests {
         assert_eq!(k.mss(Dir::S2C), DEFAULT_MSS);
         track(&mut k, TcpPacket::new(c, s).syn().seq(100).mss(1400), Dir::C2S, 0);
         assert_eq!(k.mss(Dir::S2C), 1400);
-        track(&mut k, TcpPacket::new(s, c).syn().ack(101).seq(500).mss(9000), Dir::S2C, 10);
+        track(
+            &mut k,
+            TcpPacket::new(s, c).syn().ack(101).seq(500).mss(9000),
+            Dir::S2C,
+            10,
+        );
         assert_eq!(k.mss(Dir::C2S), 9000);
         track(&mut k, TcpPacket::new(c, s).seq(101).ack(501), Dir::C2S, 11);
         // Segments with timestamps carry 12 bytes less than the MSS: the largest seen wins.
-        track(&mut k, TcpPacket::new(s, c).seq(501).ack(101).payload_len(1388), Dir::S2C, 20);
+        track(
+            &mut k,
+            TcpPacket::new(s, c).seq(501).ack(101).payload_len(1388),
+            Dir::S2C,
+            20,
+        );
         assert_eq!(k.mss(Dir::S2C), 1388);
-        track(&mut k, TcpPacket::new(s, c).seq(1889).ack(101).payload_len(500), Dir::S2C, 21);
+        track(
+            &mut k,
+            TcpPacket::new(s, c).seq(1889).ack(101).payload_len(500),
+            Dir::S2C,
+            21,
+        );
         assert_eq!(k.mss(Dir::S2C), 1388);
 
         // No handshake: the largest segment, TSO super-segments capped at 1460.
         let mut m = conn(false);
-        track(&mut m, TcpPacket::new(s, c).seq(1).ack(1).payload_len(1000), Dir::S2C, 0);
+        track(
+            &mut m,
+            TcpPacket::new(s, c).seq(1).ack(1).payload_len(1000),
+            Dir::S2C,
+            0,
+        );
         assert_eq!(m.mss(Dir::S2C), 1000);
-        track(&mut m, TcpPacket::new(s, c).seq(1001).ack(1).payload_len(64_000), Dir::S2C, 1);
+        track(
+            &mut m,
+            TcpPacket::new(s, c).seq(1001).ack(1).payload_len(64_000),
+            Dir::S2C,
+            1,
+        );
         assert_eq!(m.mss(Dir::S2C), DEFAULT_MSS);
     }
 }

@@ -272,7 +272,11 @@ mod tests {
                 assert_eq!(s.flight, 40_000, "at {i} ms");
                 assert_eq!(s.next_ack, Some((39_000, 50_000)), "at {i} ms");
             }
-            assert!(v.buf.len() <= 2 * v.live().len() + COMPACT_AT, "at {i} ms: {} kept", v.buf.len());
+            assert!(
+                v.buf.len() <= 2 * v.live().len() + COMPACT_AT,
+                "at {i} ms: {} kept",
+                v.buf.len()
+            );
         }
     }
 }

@@ -38,10 +38,6 @@ impl<W: Write> PacketWriter<W> {
     }
 
     fn row(&mut self, e: &SegmentEvent) -> std::io::Result<()> {
-        let l = &mut self.line;
-        l.len = 0;
-        l.u64(e.frame);
-        l.byte(b',');
         // Seconds and nanoseconds as `{secs}.{nanos:09}` (Euclidean: before 1970 too).
         // The seconds change once a second: their digits are kept from the row before.
         let t = e.ts.nanos();
@@ -53,43 +49,31 @@ impl<W: Write> PacketWriter<W> {
             self.secs = Some((secs, digits.text().to_vec()));
         }
         let l = &mut self.line;
+        l.len = 0;
+        l.field(e.frame);
         l.bytes(&self.secs.as_ref().expect("set above").1);
         l.padded9(t.rem_euclid(1_000_000_000) as u32);
         l.byte(b',');
-        l.u64(e.flow);
-        l.byte(b',');
+        l.field(e.flow);
         l.bytes(e.dir.as_str().as_bytes());
         l.byte(b',');
-        l.u64(e.seq as u64);
-        l.byte(b',');
+        l.field(e.seq as u64);
         l.opt(e.ack.map(u64::from));
-        l.u64(e.len as u64);
-        l.byte(b',');
+        l.field(e.len as u64);
         l.flags(e.flags);
         l.byte(b',');
-        l.u64(e.win_raw as u64);
-        l.byte(b',');
+        l.field(e.win_raw as u64);
         l.opt(e.win_bytes);
         l.opt(e.flight);
-        if let Some(r) = e.ack_rtt {
-            l.millis(r.raw.millis_f64());
-        }
-        l.byte(b',');
-        l.u64(e.send.retransmission as u64);
-        l.byte(b',');
+        l.opt_millis(e.ack_rtt.map(|r| r.raw.millis_f64()));
+        l.field(e.send.retransmission as u64);
         l.opt(e.pipe);
-        if let Some(r) = e.ts_rtt {
-            l.millis(r.raw.millis_f64());
-        }
-        l.byte(b',');
-        l.u64(e.acked.duplicate as u64);
-        l.byte(b',');
-        l.u64(e.zero_window as u64);
-        l.byte(b',');
-        l.u64(e.send.window_full as u64);
-        l.byte(b',');
+        l.opt_millis(e.ts_rtt.map(|r| r.raw.millis_f64()));
+        l.field(e.acked.duplicate as u64);
+        l.field(e.zero_window as u64);
+        l.field(e.send.window_full as u64);
         if let Some(f) = e.naive_flight {
-            l.u64(f);
+            l.u64(f); // the last column: no comma
         }
         l.byte(b'\n');
         self.out.write_all(l.text())
@@ -176,6 +160,12 @@ impl Line {
         self.len += 9;
     }
 
+    /// The value, then the field's comma.
+    fn field(&mut self, v: u64) {
+        self.u64(v);
+        self.byte(b',');
+    }
+
     /// The value if any, then the field's comma.
     fn opt(&mut self, v: Option<u64>) {
         if let Some(v) = v {
@@ -184,7 +174,15 @@ impl Line {
         self.byte(b',');
     }
 
-    /// `{:.3}`, as before: few rows carry a sample, and float formatting is subtle.
+    /// `{:.3}` if any (few rows carry a sample, and float formatting is subtle), then the
+    /// field's comma.
+    fn opt_millis(&mut self, ms: Option<f64>) {
+        if let Some(ms) = ms {
+            self.millis(ms);
+        }
+        self.byte(b',');
+    }
+
     fn millis(&mut self, ms: f64) {
         use std::fmt::Write as _;
         let _ = write!(self, "{ms:.3}");

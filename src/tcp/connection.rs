@@ -41,9 +41,6 @@ pub struct Connection {
     pub handshake: Handshake,
     /// Moves whenever a SYN or SYN/ACK changes `handshake` (the scale memo's key).
     handshake_revision: u32,
-    /// The MSS each direction's data may use as announced by its receiver's SYN, kept
-    /// from `handshake` when it changes (`mss` is asked several times per segment).
-    announced_mss: [Option<u16>; 2],
     /// `mss(d)` as of the last change of what it depends on (the handshake, or the
     /// largest segment of `d`): asked several times per segment, it changes rarely.
     mss_now: [u32; 2],
@@ -93,7 +90,6 @@ impl Connection {
             packets: [0; 2],
             handshake: Handshake::default(),
             handshake_revision: 0,
-            announced_mss: [None; 2],
             mss_now: [DEFAULT_MSS; 2],
             dirs: [Direction::default(), Direction::default()],
             rtt: RttTracker::default(),
@@ -193,10 +189,6 @@ impl Connection {
     /// Keeps what is derived from the handshake in step with it.
     fn on_handshake_change(&mut self) {
         self.handshake_revision += 1;
-        self.announced_mss = [
-            self.handshake.syn_ack.and_then(|s| s.mss.present()),
-            self.handshake.syn.and_then(|s| s.mss.present()),
-        ];
         self.mss_now = [self.compute_mss(Dir::C2S), self.compute_mss(Dir::S2C)];
     }
 
@@ -207,8 +199,10 @@ impl Connection {
     }
 
     fn compute_mss(&self, d: Dir) -> u32 {
-        // C2S data is sized by the server's SYN/ACK, S2C data by the client's SYN.
-        let announced = self.announced_mss[d.index()];
+        let announced = match d {
+            Dir::C2S => self.handshake.syn_ack.and_then(|s| s.mss.present()),
+            Dir::S2C => self.handshake.syn.and_then(|s| s.mss.present()),
+        };
         let seen = self.dir(d).max_segment;
         match announced {
             Some(m) if m > 0 => {

@@ -26,7 +26,9 @@ const VIOLATION_SHARE: f64 = 0.01;
 /// the window it knows; what the capture point misattributes (reordering, an ACK paired
 /// with the wrong data) stays around 0.1% of segments in the lab corpora, while a sender
 /// obeying another scale exceeds the window on 3% to 99% of them.
-const CONTRADICTION_SHARE: f64 = 0.01;
+/// The share is 1 in this many (1%), kept as an integer: the test runs on every segment
+/// and `v > events / 100` is `v * 100 > events`, with no floating point.
+const CONTRADICTION_ONE_IN: u64 = 100;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Confidence {
@@ -80,6 +82,9 @@ pub struct ScaleInference {
     /// [`Self::contradicts`] held for the shifts below this one (and for no other: the
     /// violations fall as the shift grows) at the last violation.
     contradicted_below: usize,
+    /// The last (raw window, segment size) tested for being a multiple, and the answer: a
+    /// window stays the same for many segments, and the test is an integer division.
+    last_multiple: Option<(u16, u32, bool)>,
 }
 
 /// How often (in observations) the cached result is refreshed once past the first ones.
@@ -101,7 +106,15 @@ impl ScaleInference {
         }
         self.nonzero_raw += 1;
         self.max_flight = self.max_flight.max(flight);
-        if mss > 0 && raw as u32 % mss == 0 {
+        let multiple = match self.last_multiple {
+            Some((r, m, answer)) if r == raw && m == mss => answer,
+            _ => {
+                let answer = mss > 0 && raw as u32 % mss == 0;
+                self.last_multiple = Some((raw, mss, answer));
+                answer
+            }
+        };
+        if multiple {
             self.mss_multiples += 1;
         }
         let slack = mss as u64;
@@ -209,7 +222,7 @@ impl ScaleInference {
     /// stray events): the scale the capture shows is not the one the sender obeyed.
     pub fn contradicts(&self, k: u8) -> bool {
         let v = self.violations_at(k);
-        v >= MIN_EVENTS && v as f64 > CONTRADICTION_SHARE * self.events as f64
+        v >= MIN_EVENTS && v * CONTRADICTION_ONE_IN > self.events
     }
 
     /// The result as of the last refresh (at most `REFRESH_EVERY` observations old).
@@ -277,6 +290,42 @@ mod tests {
         assert_eq!(first_consistent_shift(1 << 40, 1, 0), MAX_SHIFT + 1);
         assert_eq!(first_consistent_shift(65535 << 14, 65535, 0), 14);
         assert_eq!(first_consistent_shift((65535 << 14) + 1, 65535, 0), MAX_SHIFT + 1);
+    }
+
+    #[test]
+    fn the_integer_contradiction_share_is_the_one_percent_it_replaced() {
+        // The test used to read `v as f64 > 0.01 * events as f64`.
+        for events in (0..5_000u64).chain([99_999, 100_000, 100_001, 1 << 40, (1 << 40) + 37]) {
+            for v in [0, 1, events / 100, events / 100 + 1, events / 100 + 2, events.saturating_sub(1), events] {
+                let s = ScaleInference {
+                    events,
+                    violations: [v; MAX_SHIFT + 1],
+                    ..Default::default()
+                };
+                let was = v >= MIN_EVENTS && v as f64 > 0.01 * events as f64;
+                assert_eq!(s.contradicts(3), was, "v {v} events {events}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_remembered_multiple_test_counts_as_the_division() {
+        let mut s = ScaleInference::default();
+        let mut plain = 0;
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for i in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // runs of one window, and windows that are multiples of one of two sizes
+            let mss = if i % 1000 < 500 { 1448 } else { 536 };
+            let raw = if x % 4 == 0 { (mss * (1 + (x >> 8) % 40)) as u16 } else { 1 + (x >> 8) as u16 % 60_000 };
+            for _ in 0..(1 + (x >> 40) % 5) {
+                s.observe(1 + (x >> 20) % 100_000, raw, None, mss as u32);
+                plain += (raw as u64 % mss == 0) as u64;
+            }
+        }
+        assert_eq!(s.mss_multiples, plain);
     }
 
     #[test]

@@ -296,7 +296,15 @@ mod tests {
     fn the_integer_contradiction_share_is_the_one_percent_it_replaced() {
         // The test used to read `v as f64 > 0.01 * events as f64`.
         for events in (0..5_000u64).chain([99_999, 100_000, 100_001, 1 << 40, (1 << 40) + 37]) {
-            for v in [0, 1, events / 100, events / 100 + 1, events / 100 + 2, events.saturating_sub(1), events] {
+            for v in [
+                0,
+                1,
+                events / 100,
+                events / 100 + 1,
+                events / 100 + 2,
+                events.saturating_sub(1),
+                events,
+            ] {
                 let s = ScaleInference {
                     events,
                     violations: [v; MAX_SHIFT + 1],
@@ -319,7 +327,11 @@ mod tests {
             x ^= x << 17;
             // runs of one window, and windows that are multiples of one of two sizes
             let mss = if i % 1000 < 500 { 1448 } else { 536 };
-            let raw = if x % 4 == 0 { (mss * (1 + (x >> 8) % 40)) as u16 } else { 1 + (x >> 8) as u16 % 60_000 };
+            let raw = if x % 4 == 0 {
+                (mss * (1 + (x >> 8) % 40)) as u16
+            } else {
+                1 + (x >> 8) as u16 % 60_000
+            };
             for _ in 0..(1 + (x >> 40) % 5) {
                 s.observe(1 + (x >> 20) % 100_000, raw, None, mss as u32);
                 plain += (raw as u64 % mss == 0) as u64;
@@ -421,7 +433,11 @@ mod tests {
             x ^= x << 17;
             // Mostly a sender obeying shift 7, now and then one beyond shift 9.
             let raw = 200 + (x % 300) as u16;
-            let flight = if i % 50 < 3 { (raw as u64) << 10 } else { ((raw as u64) << 7) - 1448 };
+            let flight = if i % 50 < 3 {
+                (raw as u64) << 10
+            } else {
+                ((raw as u64) << 7) - 1448
+            };
             s.observe(flight, raw, None, 1448);
             let m = (0..=MAX_SHIFT as u8).take_while(|&k| s.contradicts(k)).count();
             assert!((m..=MAX_SHIFT).all(|k| !s.contradicts(k as u8)), "observation {i}");

@@ -10,60 +10,69 @@ struct Sample {
     value: Span,
 }
 
+/// The three candidates are all empty or all filled (the first sample fills them
+/// together), so one flag says which, instead of an `Option` per candidate tested on
+/// every update: RTT samples come with every other ACK of a WAN capture.
 #[derive(Clone, Copy, Debug)]
 pub struct WindowedMin {
     window: Span,
-    s: [Option<Sample>; 3],
+    s: [Sample; 3],
+    filled: bool,
 }
 
 impl WindowedMin {
     pub fn new(window: Span) -> Self {
-        WindowedMin { window, s: [None; 3] }
+        let none = Sample {
+            at: Timestamp(0),
+            value: Span::ZERO,
+        };
+        WindowedMin {
+            window,
+            s: [none; 3],
+            filled: false,
+        }
     }
 
     /// Current windowed minimum, if any sample was seen.
+    #[inline]
     pub fn get(&self) -> Option<Span> {
-        self.s[0].map(|s| s.value)
+        self.filled.then_some(self.s[0].value)
     }
 
     pub fn update(&mut self, at: Timestamp, value: Span) -> Span {
         let new = Sample { at, value };
-        match self.s[0] {
-            // A new minimum, or the window has passed with nothing newer: reset.
-            Some(best) if value > best.value && at - self.s[2].unwrap_or(best).at <= self.window => {}
-            _ => {
-                self.s = [Some(new); 3];
-                return value;
-            }
+        // A new minimum, or the window has passed with nothing newer: reset.
+        if !(self.filled && value > self.s[0].value && at - self.s[2].at <= self.window) {
+            self.s = [new; 3];
+            self.filled = true;
+            return value;
         }
-        if self.s[1].is_none_or(|s| value <= s.value) {
-            self.s[1] = Some(new);
-            self.s[2] = Some(new);
-        } else if self.s[2].is_none_or(|s| value <= s.value) {
-            self.s[2] = Some(new);
+        if value <= self.s[1].value {
+            self.s[1] = new;
+            self.s[2] = new;
+        } else if value <= self.s[2].value {
+            self.s[2] = new;
         }
         self.expire(new);
-        self.s[0].map_or(value, |s| s.value)
+        self.s[0].value
     }
 
     /// Ages the candidates the way win_minmax.c's subwin_update does.
     fn expire(&mut self, new: Sample) {
-        let (Some(first), Some(second), Some(third)) = (self.s[0], self.s[1], self.s[2]) else {
-            return;
-        };
+        let [first, second, third] = self.s;
         let dt = new.at - first.at;
         if dt > self.window {
             // The best candidate expired: promote the others.
-            self.s = [Some(second), Some(third), Some(new)];
+            self.s = [second, third, new];
             if new.at - second.at > self.window {
-                self.s = [Some(third), Some(new), Some(new)];
+                self.s = [third, new, new];
             }
         } else if second.at == first.at && dt > Span(self.window.0 / 4) {
             // A quarter of the window passed without a second choice: take one.
-            self.s[1] = Some(new);
-            self.s[2] = Some(new);
+            self.s[1] = new;
+            self.s[2] = new;
         } else if third.at == second.at && dt > Span(self.window.0 / 2) {
-            self.s[2] = Some(new);
+            self.s[2] = new;
         }
     }
 }
@@ -71,6 +80,77 @@ impl WindowedMin {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The filter as it was written before the flag replaced the options, kept to show the
+    /// two agree sample for sample.
+    struct OptionMin {
+        window: Span,
+        s: [Option<Sample>; 3],
+    }
+
+    impl OptionMin {
+        fn update(&mut self, at: Timestamp, value: Span) -> Span {
+            let new = Sample { at, value };
+            match self.s[0] {
+                Some(best) if value > best.value && at - self.s[2].unwrap_or(best).at <= self.window => {}
+                _ => {
+                    self.s = [Some(new); 3];
+                    return value;
+                }
+            }
+            if self.s[1].is_none_or(|s| value <= s.value) {
+                self.s[1] = Some(new);
+                self.s[2] = Some(new);
+            } else if self.s[2].is_none_or(|s| value <= s.value) {
+                self.s[2] = Some(new);
+            }
+            let (Some(first), Some(second), Some(third)) = (self.s[0], self.s[1], self.s[2]) else {
+                return value;
+            };
+            let dt = new.at - first.at;
+            if dt > self.window {
+                self.s = [Some(second), Some(third), Some(new)];
+                if new.at - second.at > self.window {
+                    self.s = [Some(third), Some(new), Some(new)];
+                }
+            } else if second.at == first.at && dt > Span(self.window.0 / 4) {
+                self.s[1] = Some(new);
+                self.s[2] = Some(new);
+            } else if third.at == second.at && dt > Span(self.window.0 / 2) {
+                self.s[2] = Some(new);
+            }
+            self.s[0].map_or(value, |s| s.value)
+        }
+    }
+
+    #[test]
+    fn the_flagged_filter_agrees_with_the_optional_one() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..300 {
+            let window = ms(1 + (round % 40) * 50);
+            let mut fast = WindowedMin::new(window);
+            let mut plain = OptionMin { window, s: [None; 3] };
+            let mut t = 0i64;
+            for _ in 0..500 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // steps from 0 (equal times) to past the window; values with ties
+                t += match x % 5 {
+                    0 => 0,
+                    1 => (x >> 8) as i64 % 3,
+                    _ => (x >> 8) as i64 % (window.0 / 1_000_000 + 10),
+                } * 1_000_000;
+                let v = ms(10 + (x >> 32) as i64 % (5 + round as i64 % 50));
+                assert_eq!(
+                    fast.update(Timestamp(t), v),
+                    plain.update(Timestamp(t), v),
+                    "round {round}"
+                );
+                assert_eq!(fast.get(), plain.s[0].map(|s| s.value));
+            }
+        }
+    }
 
     fn ms(v: i64) -> Span {
         Span::from_millis(v)

@@ -71,7 +71,7 @@ pub struct Loop {
     /// loop the data takes.
     pub segment_min: WindowedMin,
     /// Recent samples (time, value), for the minimum over the last couple of base RTTs.
-    recent: std::collections::VecDeque<(Timestamp, Span)>,
+    recent: Recent,
     pub by_source: [u64; 3],
 }
 
@@ -84,7 +84,7 @@ impl Default for Loop {
             smoothed: None,
             windowed_min: WindowedMin::new(BASE_RTT_WINDOW),
             segment_min: WindowedMin::new(BASE_RTT_WINDOW),
-            recent: std::collections::VecDeque::new(),
+            recent: Recent::default(),
             by_source: [0; 3],
         }
     }
@@ -105,11 +105,8 @@ impl Loop {
         self.windowed_min.update(at, rtt);
         if source != RttSource::Handshake {
             self.segment_min.update(at, rtt);
-            self.recent.push_back((at, rtt));
             let horizon = Span(round.unwrap_or(rtt).nanos().saturating_mul(RECENT_ROUNDS));
-            while self.recent.len() > RECENT_SAMPLES || self.recent.front().is_some_and(|&(t, _)| at - t > horizon) {
-                self.recent.pop_front();
-            }
+            self.recent.push(at, rtt, horizon);
         }
     }
 
@@ -117,7 +114,40 @@ impl Loop {
     /// without the samples a waiting sender made late (a sender that had no window or no
     /// data echoes late; of a few consecutive echoes, some are prompt).
     pub fn recent_min(&self) -> Option<Span> {
-        self.recent.iter().map(|&(_, v)| v).min()
+        self.recent.min()
+    }
+}
+
+/// The last `RECENT_SAMPLES` samples no older than a horizon, oldest first, in a fixed
+/// ring: a deque allocated per loop and pushed and popped on every sample cost more than
+/// the rest of the sample's bookkeeping.
+#[derive(Clone, Debug, Default)]
+struct Recent {
+    ring: [(Timestamp, Span); RECENT_SAMPLES + 1],
+    /// Index of the oldest sample, and how many there are.
+    start: usize,
+    len: usize,
+}
+
+impl Recent {
+    fn at(&self, i: usize) -> (Timestamp, Span) {
+        self.ring[(self.start + i) % self.ring.len()]
+    }
+
+    /// Adds a sample taken `at`, then forgets the oldest ones beyond the count or older
+    /// than `horizon` before `at` (the new one too, if the horizon is negative).
+    fn push(&mut self, at: Timestamp, rtt: Span, horizon: Span) {
+        let end = (self.start + self.len) % self.ring.len();
+        self.ring[end] = (at, rtt);
+        self.len += 1;
+        while self.len > RECENT_SAMPLES || (self.len > 0 && at - self.at(0).0 > horizon) {
+            self.start = (self.start + 1) % self.ring.len();
+            self.len -= 1;
+        }
+    }
+
+    fn min(&self) -> Option<Span> {
+        (0..self.len).map(|i| self.at(i).1).min()
     }
 }
 
@@ -191,6 +221,31 @@ impl RttTracker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_recent_ring_keeps_what_the_deque_kept() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..200 {
+            let (mut ring, mut deque) = (Recent::default(), std::collections::VecDeque::new());
+            let mut t = 0i64;
+            for _ in 0..300 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                t += (x % 40) as i64 - 3; // mostly forward, sometimes back (reordered stamps)
+                let (at, rtt) = (Timestamp(t), Span((x >> 8) as i64 % 50));
+                let horizon = Span((x >> 20) as i64 % 60 - 2); // now and then negative
+                ring.push(at, rtt, horizon);
+                deque.push_back((at, rtt));
+                while deque.len() > RECENT_SAMPLES || deque.front().is_some_and(|&(t, _)| at - t > horizon) {
+                    deque.pop_front();
+                }
+                assert_eq!(ring.len, deque.len());
+                assert_eq!(ring.min(), deque.iter().map(|&(_, v)| v).min());
+                assert!((0..ring.len).all(|i| ring.at(i) == deque[i]));
+            }
+        }
+    }
 
     #[test]
     fn end_to_end_is_the_sum_of_both_loops() {

@@ -327,14 +327,14 @@ mod tests {
             x ^= x << 17;
             // runs of one window, and windows that are multiples of one of two sizes
             let mss = if i % 1000 < 500 { 1448 } else { 536 };
-            let raw = if x % 4 == 0 {
+            let raw = if x.is_multiple_of(4) {
                 (mss * (1 + (x >> 8) % 40)) as u16
             } else {
                 1 + (x >> 8) as u16 % 60_000
             };
             for _ in 0..(1 + (x >> 40) % 5) {
                 s.observe(1 + (x >> 20) % 100_000, raw, None, mss as u32);
-                plain += (raw as u64 % mss == 0) as u64;
+                plain += (raw as u64).is_multiple_of(mss) as u64;
             }
         }
         assert_eq!(s.mss_multiples, plain);

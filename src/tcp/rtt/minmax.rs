@@ -141,7 +141,7 @@ mod tests {
                     1 => (x >> 8) as i64 % 3,
                     _ => (x >> 8) as i64 % (window.0 / 1_000_000 + 10),
                 } * 1_000_000;
-                let v = ms(10 + (x >> 32) as i64 % (5 + round as i64 % 50));
+                let v = ms(10 + (x >> 32) as i64 % (5 + round % 50));
                 assert_eq!(
                     fast.update(Timestamp(t), v),
                     plain.update(Timestamp(t), v),

@@ -219,3 +219,35 @@ fn flows_are_selected_by_id_host_and_port() {
     let v3: serde_json::Value = serde_json::from_slice(&host.stdout).unwrap();
     assert_eq!(v3["flows"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn the_number_of_analysis_threads_does_not_change_the_result() {
+    // Every bundled capture in one run: flows of several captures, numbered across them,
+    // spread over one, three or one-per-core workers.
+    let mut paths: Vec<String> = std::fs::read_dir(fixture(""))
+        .unwrap()
+        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).into_iter().flatten())
+        .map(|f| f.unwrap().path())
+        .filter(|p| {
+            p.to_str()
+                .is_some_and(|s| s.ends_with(".pcap.gz") || s.ends_with(".pcapng.gz"))
+        })
+        .map(|p| p.to_str().unwrap().to_string())
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 10, "{paths:?}");
+    let json = |jobs: Option<&str>| {
+        let mut args = vec!["analyze", "--format", "json"];
+        if let Some(j) = jobs {
+            args.extend(["-j", j]);
+        }
+        args.extend(paths.iter().map(String::as_str));
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        o.stdout
+    };
+    let default = json(None);
+    assert!(default.len() > 10_000);
+    assert_eq!(json(Some("1")), default, "-j 1");
+    assert_eq!(json(Some("3")), default, "-j 3");
+}

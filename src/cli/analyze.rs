@@ -95,14 +95,15 @@ pub fn analyze_one<O: Observer>(
     Ok((summary, flows, observer, next))
 }
 
-/// Analyses one capture for its summaries only, over all cores: the reading thread
-/// decodes, a worker per core tracks the connections it owns (the same flows, numbered
+/// Analyses one capture for its summaries only: the reading thread decodes, each of
+/// `workers` analysis threads tracks the connections it owns (the same flows, numbered
 /// the same way, as [`analyze_one`]).
 pub fn analyze_summaries(
     path: &Path,
     first_id: u64,
     filter: FlowFilter,
     link_rate_bps: Option<f64>,
+    workers: usize,
 ) -> Result<(CaptureSummary, Vec<FlowSummary>, u64)> {
     let Opened {
         mut reader,
@@ -111,7 +112,6 @@ pub fn analyze_summaries(
         config,
     } = open(path, first_id, filter, link_rate_bps)?;
     let bar = progress::bar(size, &name);
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (summary, flows) = analyze_reader_parallel(&mut reader, config, workers, &mut |bytes| {
         if let Some(b) = &bar {
             b.set_position(bytes);
@@ -128,7 +128,12 @@ pub fn analyze_summaries(
 }
 
 /// Analyses every capture in turn; a capture that cannot be read is reported and skipped.
-pub fn analyze_all(paths: &[std::path::PathBuf], sel: &Selection, link_rate: Option<f64>) -> Run {
+/// `jobs` analysis threads (0: one per core).
+pub fn analyze_all(paths: &[std::path::PathBuf], sel: &Selection, link_rate: Option<f64>, jobs: usize) -> Run {
+    let workers = match jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
     let mut run = Run {
         captures: Vec::new(),
         flows: Vec::new(),
@@ -136,7 +141,7 @@ pub fn analyze_all(paths: &[std::path::PathBuf], sel: &Selection, link_rate: Opt
     };
     let mut next_id = 0;
     for p in paths {
-        match analyze_summaries(p, next_id, filter_of(sel), link_rate) {
+        match analyze_summaries(p, next_id, filter_of(sel), link_rate, workers) {
             Ok((summary, flows, next)) => {
                 next_id = next;
                 run.captures.push(summary);
@@ -156,7 +161,7 @@ pub fn analyze_all(paths: &[std::path::PathBuf], sel: &Selection, link_rate: Opt
 }
 
 pub fn run(args: AnalyzeArgs) -> Result<Status> {
-    let run = analyze_all(&args.captures, &args.select, args.link_rate);
+    let run = analyze_all(&args.captures, &args.select, args.link_rate, args.jobs);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     match args.format {

@@ -74,6 +74,10 @@ pub struct AnalyzeArgs {
     /// Include flows too short to judge (hidden by default in the text view).
     #[arg(long)]
     pub all: bool,
+    /// Analysis threads beside the one reading the capture (default: one per core). The
+    /// result is the same for any number; fewer leave cores to other work.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 0, hide_default_value = true)]
+    pub jobs: usize,
 }
 
 #[derive(Args, Debug)]

@@ -45,6 +45,7 @@ pub struct AnalysisConfig {
 }
 
 mod parallel;
+mod router;
 mod shard;
 
 pub use parallel::analyze_reader_parallel;

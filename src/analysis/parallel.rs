@@ -1,17 +1,19 @@
 //! One capture over several threads. The reading thread reads and decodes; each
-//! connection belongs to one worker (the one with the fewest connections when it first
-//! appears), which runs the tracker and the diagnosis for it in a shard of its own.
-//! A connection's segments reach its worker in capture order, and connections are cut,
-//! finished and numbered exactly as in one thread, so the results are the same.
+//! connection belongs to one worker at a time (`router.rs` chooses, and moves one now and
+//! then to even the load), which runs the tracker and the diagnosis for it in a shard of
+//! its own. A connection's segments reach the worker holding it in capture order, and
+//! connections are cut, finished and numbered exactly as in one thread, so the results
+//! are the same.
 
-use super::shard::Shard;
+use super::router::{Move, Router, REBALANCE_MIN_SEGMENTS};
+use super::shard::{Entry, Shard};
 use super::{conclude, AnalysisConfig, Counters};
 use crate::capture::CaptureReader;
 use crate::decode::Segment;
-use crate::flow::{Endpoint, FlowKey, FxHashMap, TableConfig};
+use crate::flow::FlowKey;
 use crate::observe::NoObserver;
 use crate::summary::{CaptureSummary, FlowSummary};
-use crate::time::{Span, Timestamp};
+use crate::time::Timestamp;
 use std::sync::mpsc;
 
 /// Segments handed to a worker at a time, and batches queued per worker: enough to keep
@@ -25,6 +27,15 @@ struct Item {
     seg: Segment,
 }
 
+/// What the reading thread sends a worker, in order.
+enum Work {
+    Segments(Vec<Item>),
+    /// Hand the connection under this key back (it moves to another worker).
+    Release(FlowKey),
+    /// Take over this connection from another worker.
+    Adopt(FlowKey, Box<Entry>),
+}
+
 /// How often (in records) progress is reported.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
@@ -36,7 +47,21 @@ pub fn analyze_reader_parallel(
     workers: usize,
     progress: &mut dyn FnMut(u64),
 ) -> (CaptureSummary, Vec<FlowSummary>) {
+    let (summary, flows, _) = run(reader, config, workers, REBALANCE_MIN_SEGMENTS, progress);
+    (summary, flows)
+}
+
+/// [`analyze_reader_parallel`] with the router's threshold for moving connections
+/// (tests lower it to move connections of small captures); also returns the moves made.
+fn run(
+    reader: &mut CaptureReader,
+    config: AnalysisConfig,
+    workers: usize,
+    rebalance_min: u64,
+    progress: &mut dyn FnMut(u64),
+) -> (CaptureSummary, Vec<FlowSummary>, u64) {
     let workers = workers.max(1);
+    let mut moves = 0;
     let name = config.capture_name.clone();
     let mut counters = Counters::default();
     let finished = std::thread::scope(|scope| {
@@ -45,27 +70,46 @@ pub fn analyze_reader_parallel(
         // Emptied batches go back to the reader: the same few buffers circulate, warm in
         // cache, instead of a fresh allocation (and fresh pages) per batch.
         let (spare_tx, spare_rx) = mpsc::channel::<Vec<Item>>();
+        // Released connections come back to the reader on their way to another worker.
+        let (released_tx, released_rx) = mpsc::channel::<Option<Box<Entry>>>();
         for _ in 0..workers {
-            let (tx, rx) = mpsc::sync_channel::<Vec<Item>>(QUEUED_BATCHES);
+            let (tx, rx) = mpsc::sync_channel::<Work>(QUEUED_BATCHES);
             let config = &config;
-            let spare_tx = spare_tx.clone();
+            let (spare_tx, released_tx) = (spare_tx.clone(), released_tx.clone());
             handles.push(scope.spawn(move || {
                 let mut shard = Shard::new(config);
                 let mut none = NoObserver;
-                for mut batch in rx {
-                    for it in &batch {
-                        shard.on_segment(&it.seg, it.frame, it.ts, &mut none);
+                for work in rx {
+                    match work {
+                        Work::Segments(mut batch) => {
+                            for it in &batch {
+                                shard.on_segment(&it.seg, it.frame, it.ts, &mut none);
+                            }
+                            batch.clear();
+                            // The reader may be gone already (end of capture): then it is dropped.
+                            let _ = spare_tx.send(batch);
+                        }
+                        Work::Release(key) => {
+                            let _ = released_tx.send(shard.release(&key));
+                        }
+                        Work::Adopt(key, entry) => shard.adopt(key, entry, &mut none),
                     }
-                    batch.clear();
-                    // The reader may be gone already (end of capture): then it is dropped.
-                    let _ = spare_tx.send(batch);
                 }
                 shard.finish(&mut none)
             }));
             senders.push(tx);
         }
-        let mut router = Router::new(workers, config.table);
+        let mut router = Router::new(workers, config.table, rebalance_min);
         let mut batches: Vec<Vec<Item>> = (0..workers).map(|_| Vec::with_capacity(BATCH)).collect();
+        // Sends worker `w` what it has been given so far.
+        let flush = |w: usize, batches: &mut Vec<Vec<Item>>, senders: &[mpsc::SyncSender<Work>]| {
+            if !batches[w].is_empty() {
+                let fresh = spare_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                let full = std::mem::replace(&mut batches[w], fresh);
+                // A worker only goes away by panicking, which join reports below.
+                let _ = senders[w].send(Work::Segments(full));
+            }
+        };
         let mut records = 0u64;
         loop {
             records += 1;
@@ -84,10 +128,17 @@ pub fn analyze_reader_parallel(
                         seg,
                     });
                     if batches[w].len() == BATCH {
-                        let fresh = spare_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
-                        let full = std::mem::replace(&mut batches[w], fresh);
-                        // A worker only goes away by panicking, which join reports below.
-                        let _ = senders[w].send(full);
+                        flush(w, &mut batches, &senders);
+                    }
+                    // After this segment went to the connection's current worker.
+                    if let Some(Move { key, from, to }) = router.take_move() {
+                        flush(from, &mut batches, &senders);
+                        let _ = senders[from].send(Work::Release(key));
+                        // The old worker answers once it has processed everything before.
+                        if let Ok(Some(entry)) = released_rx.recv() {
+                            flush(to, &mut batches, &senders);
+                            let _ = senders[to].send(Work::Adopt(key, entry));
+                        }
                     }
                 }
                 Ok(None) => break,
@@ -97,11 +148,10 @@ pub fn analyze_reader_parallel(
                 }
             }
         }
-        for (w, batch) in batches.into_iter().enumerate() {
-            if !batch.is_empty() {
-                let _ = senders[w].send(batch);
-            }
+        for w in 0..workers {
+            flush(w, &mut batches, &senders);
         }
+        moves = router.moves;
         drop(senders);
         handles
             .into_iter()
@@ -109,97 +159,14 @@ pub fn analyze_reader_parallel(
             .collect::<Vec<_>>()
     });
     let flows = conclude(finished, &config);
-    (counters.summary(&name, Some(reader), flows.len() as u64), flows)
-}
-
-/// Which worker owns which connection. Keys idle for longer than a connection can live
-/// in a shard are forgotten, so the map is bounded by the live connections too.
-struct Router {
-    owner: FxHashMap<FlowKey, (usize, Timestamp)>,
-    /// The last segment's key, its worker and its latest time, which is written back to
-    /// `owner` when another key takes its place and before a sweep reads the times:
-    /// consecutive segments mostly belong to one connection.
-    last: Option<(FlowKey, usize, Timestamp)>,
-    /// Connections each worker owns now, and segments it was given (the tie-break).
-    flows: Vec<u64>,
-    load: Vec<u64>,
-    now: Timestamp,
-    last_sweep: Option<Timestamp>,
-    forget_after: Span,
-}
-
-/// How often (capture time) the router forgets idle keys.
-const SWEEP_EVERY: Span = Span::from_millis(1_000);
-
-impl Router {
-    fn new(workers: usize, table: TableConfig) -> Router {
-        Router {
-            owner: FxHashMap::default(),
-            last: None,
-            flows: vec![0; workers],
-            load: vec![0; workers],
-            now: Timestamp(i64::MIN),
-            last_sweep: None,
-            forget_after: table.idle_timeout + table.closed_linger + SWEEP_EVERY,
-        }
-    }
-
-    #[inline]
-    fn route(&mut self, seg: &Segment, ts: Timestamp) -> usize {
-        self.now = self.now.max(ts);
-        let (src, dst) = Endpoint::pair_of(seg);
-        let w = match &mut self.last {
-            Some((k, w, t)) if k.matches(&src, &dst) => {
-                *t = (*t).max(ts);
-                *w
-            }
-            _ => {
-                self.write_back();
-                let (key, _) = FlowKey::of(src, dst);
-                // Connections that start together (iperf -P, a browser) have no history
-                // yet: the count of connections spreads them; the segments so far break ties.
-                let (flows, load) = (&mut self.flows, &self.load);
-                let entry = self.owner.entry(key).or_insert_with(|| {
-                    let idlest = (0..load.len()).min_by_key(|&w| (flows[w], load[w])).unwrap_or(0);
-                    flows[idlest] += 1;
-                    (idlest, ts)
-                });
-                entry.1 = entry.1.max(ts);
-                self.last = Some((key, entry.0, entry.1));
-                entry.0
-            }
-        };
-        self.load[w] += 1;
-        if self.last_sweep.is_none_or(|t| self.now - t >= SWEEP_EVERY) {
-            self.last_sweep = Some(self.now);
-            self.write_back();
-            self.last = None;
-            let (now, keep, flows) = (self.now, self.forget_after, &mut self.flows);
-            self.owner.retain(|_, (w, last)| {
-                let live = now - *last <= keep;
-                if !live {
-                    flows[*w] -= 1;
-                }
-                live
-            });
-        }
-        w
-    }
-
-    /// Brings the cached key's latest time back into `owner`.
-    fn write_back(&mut self) {
-        if let Some((k, _, t)) = self.last {
-            if let Some(e) = self.owner.get_mut(&k) {
-                e.1 = e.1.max(t);
-            }
-        }
-    }
+    (counters.summary(&name, Some(reader), flows.len() as u64), flows, moves)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::capture::{LinkType, PcapWriter};
+    use crate::flow::{Endpoint, TableConfig};
     use crate::testkit::sim;
 
     fn capture(bytes: Vec<u8>) -> CaptureReader {
@@ -228,6 +195,41 @@ mod tests {
             );
         }
         assert_eq!(one.len(), 3);
+    }
+
+    #[test]
+    fn connections_moved_between_workers_keep_their_results() {
+        // A light connection first (a control connection, say), then four bulk ones that
+        // start together: placed by connection count, one worker ends up with the light
+        // one and a bulk one, another with several bulk ones, and the router moves some.
+        // A low threshold makes it move on a capture this small.
+        use std::time::Duration;
+        let path = sim::Path::new(20_000_000, Duration::from_millis(20));
+        let light = sim::Flow {
+            rcvbuf: 8 << 10,
+            ..sim::Flow::default()
+        };
+        let bulk = sim::Flow {
+            start: Duration::from_millis(200),
+            ..sim::Flow::default()
+        };
+        let flows = vec![light, bulk.clone(), bulk.clone(), bulk.clone(), bulk];
+        let out = sim::run(&path, &flows, Duration::from_millis(3_500));
+        let one = serde_json::to_string(&analyze_reader(capture(out.sender_side_pcap.clone()))).unwrap();
+        let mut moved = 0;
+        for workers in [2, 3, 4] {
+            let (_, many, moves) = run(
+                &mut capture(out.sender_side_pcap.clone()),
+                AnalysisConfig::default(),
+                workers,
+                100,
+                &mut |_| {},
+            );
+            assert_eq!(one, serde_json::to_string(&many).unwrap(), "{workers} workers");
+            moved += moves;
+        }
+        assert!(moved > 0, "no connection was moved: the test tests nothing");
+        assert_eq!(one.matches("\"verdict\"").count(), 5);
     }
 
     fn analyze_reader(mut r: CaptureReader) -> Vec<FlowSummary> {
@@ -277,30 +279,37 @@ mod tests {
             let (_, bytes) = TcpPacket::new(s, d).seq(1).ack(1).payload_len(10).ethernet().build();
             crate::decode::decode(LinkType::ETHERNET, &bytes).unwrap()
         };
-        let (a, b) = (seg("10.0.0.1:40000", "10.0.0.2:80"), seg("10.0.0.3:40001", "10.0.0.2:80"));
+        let (a, b) = (
+            seg("10.0.0.1:40000", "10.0.0.2:80"),
+            seg("10.0.0.3:40001", "10.0.0.2:80"),
+        );
         let (key, _) = FlowKey::of(Endpoint::pair_of(&a).0, Endpoint::pair_of(&a).1);
         let ms = |m: i64| Timestamp(m * 1_000_000);
-        let mut r = Router::new(2, TableConfig::default());
+        let mut r = Router::new(2, TableConfig::default(), REBALANCE_MIN_SEGMENTS);
         // Seen through the shortcut only, a connection's latest time still reaches the map
         // before a sweep reads it...
         r.route(&a, ms(0)); // the first sweep
         r.route(&a, ms(100));
         r.route(&a, ms(400));
-        assert_eq!(r.owner[&key].1, ms(100));
+        assert_eq!(r.owner_of(&key).unwrap().1, ms(100));
         r.route(&a, ms(1_000)); // a sweep is due
-        assert_eq!(r.owner[&key].1, ms(1_000));
+        assert_eq!(r.owner_of(&key).unwrap().1, ms(1_000));
         // ... and when another connection takes the shortcut.
         r.route(&a, ms(1_500));
         r.route(&b, ms(1_600));
-        assert_eq!(r.owner[&key].1, ms(1_500));
+        assert_eq!(r.owner_of(&key).unwrap().1, ms(1_500));
         // One connection alone for longer than the router's memory stays where it is.
         for i in 4..800 {
             assert_eq!(r.route(&a, Timestamp(i * 500_000_000)), 0);
         }
-        assert!(r.owner[&key].1 >= Timestamp(398 * 1_000_000_000), "{:?}", r.owner[&key]);
+        assert!(
+            r.owner_of(&key).unwrap().1 >= Timestamp(398 * 1_000_000_000),
+            "{:?}",
+            r.owner_of(&key)
+        );
         // The other connection, forgotten meanwhile, comes back to the idler worker.
         assert_eq!(r.route(&b, Timestamp(400 * 1_000_000_000)), 1);
         assert_eq!(r.route(&a, Timestamp(400 * 1_000_000_000)), 0);
-        assert_eq!(r.flows, [1, 1]);
+        assert_eq!(r.flows(), [1, 1]);
     }
 }

@@ -4,7 +4,7 @@
 use super::AnalysisConfig;
 use crate::decode::Segment;
 use crate::diagnose::{self, Accumulator};
-use crate::flow::{FlowTable, Tracked};
+use crate::flow::{FlowKey, FlowTable, Tracked};
 use crate::observe::Observer;
 use crate::tcp::Connection;
 use crate::time::Timestamp;
@@ -67,6 +67,22 @@ impl Shard {
         while let Some(e) = self.evicted.pop() {
             self.finish_entry(e, observer);
         }
+    }
+
+    /// Hands the connection under `key` over to another shard (see [`Self::adopt`]).
+    pub(crate) fn release(&mut self, key: &FlowKey) -> Option<Box<Entry>> {
+        self.table.take(key)
+    }
+
+    /// Takes over a connection another shard released. One this shard still holds under
+    /// the same key is an earlier life of the 4-tuple that went quiet here (the router
+    /// forgot it and sent the new life elsewhere): in one thread the new life's first
+    /// segment would have replaced it, so it is finished now.
+    pub(crate) fn adopt<O: Observer>(&mut self, key: FlowKey, entry: Box<Entry>, observer: &mut O) {
+        if let Some(old) = self.table.take(&key) {
+            self.finish_entry(old, observer);
+        }
+        self.table.adopt(key, entry);
     }
 
     fn finish_entry<O: Observer>(&mut self, e: Box<Entry>, observer: &mut O) {

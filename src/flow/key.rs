@@ -70,7 +70,7 @@ impl Dir {
 }
 
 /// Canonical key of a connection: the lower endpoint first, whatever the packet direction.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 pub struct FlowKey {
     pub lo: Endpoint,
     pub hi: Endpoint,

@@ -78,7 +78,9 @@ impl<T: Tracked> FlowTable<T> {
 
     /// The entry in a slot the map names.
     fn entry(&self, slot: usize) -> &T {
-        self.slots[slot].as_deref().expect("a slot the map names holds its entry")
+        self.slots[slot]
+            .as_deref()
+            .expect("a slot the map names holds its entry")
     }
 
     /// Takes the entry out of a slot the map no longer names.
@@ -101,6 +103,7 @@ impl<T: Tracked> FlowTable<T> {
     /// Whether an existing connection is still the one a segment belongs to is decided
     /// here, from its own idle time and close, not by when the sweep last ran: so every
     /// way of driving the table (one shard or several) cuts connections the same way.
+    #[inline]
     pub fn lookup(&mut self, seg: &Segment, frame: u64, ts: Timestamp) -> (&mut T, Dir, Option<Box<T>>) {
         self.now = self.now.max(ts);
         let (src, dst) = Endpoint::pair_of(seg);
@@ -168,11 +171,18 @@ impl<T: Tracked> FlowTable<T> {
     }
 
     /// Removes connections that closed long enough ago or went idle, if a sweep is due.
+    /// Asked after every segment, due once a second of capture: the test stays inline.
+    #[inline]
     pub fn evict_due(&mut self, out: &mut Vec<Box<T>>) {
         match self.last_sweep {
-            Some(t) if self.now - t < SWEEP_EVERY => return,
-            _ => self.last_sweep = Some(self.now),
+            Some(t) if self.now - t < SWEEP_EVERY => {}
+            _ => self.sweep(out),
         }
+    }
+
+    #[inline(never)]
+    fn sweep(&mut self, out: &mut Vec<Box<T>>) {
+        self.last_sweep = Some(self.now);
         let (now, cfg) = (self.now, self.config);
         let expired: Vec<(FlowKey, usize)> = self
             .map
@@ -187,6 +197,29 @@ impl<T: Tracked> FlowTable<T> {
             }
             out.extend(self.release(slot));
         }
+    }
+
+    /// Takes the connection under `key` out of the table (to hand it to another table:
+    /// its state moves whole, so it goes on as if it had never moved). None when there is
+    /// none, e.g. it was evicted already.
+    pub fn take(&mut self, key: &FlowKey) -> Option<Box<T>> {
+        let slot = self.map.remove(key)?;
+        if self.last.is_some_and(|(l, _)| l == *key) {
+            self.last = None;
+        }
+        self.release(slot)
+    }
+
+    /// Puts a connection taken from another table under `key`, which must be free (see
+    /// [`Self::take`]).
+    pub fn adopt(&mut self, key: FlowKey, entry: Box<T>) {
+        let slot = self.free.pop().unwrap_or_else(|| {
+            self.slots.push(None);
+            self.slots.len() - 1
+        });
+        self.slots[slot] = Some(entry);
+        let previous = self.map.insert(key, slot);
+        debug_assert!(previous.is_none(), "adopted over a live connection");
     }
 
     /// Every connection still in the table (end of the capture).
@@ -234,7 +267,10 @@ mod tests {
         let p = |s: &str, d: &str| TcpPacket::new(s, d);
         assert_eq!(feed(&mut t, 0, p(a, a_back).syn().seq(100)), (0, Dir::C2S, None));
         // The same connection from the other side, twice in a row, then another one.
-        assert_eq!(feed(&mut t, 0, p(a_back, a).syn().seq(500).ack(101)), (0, Dir::S2C, None));
+        assert_eq!(
+            feed(&mut t, 0, p(a_back, a).syn().seq(500).ack(101)),
+            (0, Dir::S2C, None)
+        );
         assert_eq!(feed(&mut t, 0, p(a, a_back).seq(101).ack(501).payload_len(10)).0, 0);
         assert_eq!(feed(&mut t, 1, p(b, a_back).seq(7).ack(9).payload_len(10)).0, 1);
         assert_eq!(feed(&mut t, 1, p(a, a_back).seq(111).ack(501).payload_len(10)).0, 0);
@@ -245,7 +281,10 @@ mod tests {
         assert_eq!(t.live(), 2);
         // Both go quiet past the idle timeout. B's next packet starts a new connection in
         // its slot (the old one handed back); the sweep then evicts A's and frees its slot.
-        assert_eq!(feed(&mut t, 400, p(b, a_back).seq(17).ack(9).payload_len(10)), (3, Dir::C2S, Some(1)));
+        assert_eq!(
+            feed(&mut t, 400, p(b, a_back).seq(17).ack(9).payload_len(10)),
+            (3, Dir::C2S, Some(1))
+        );
         assert_eq!(ended.borrow().iter().map(|e| e.0.id).collect::<Vec<_>>(), [2]);
         assert_eq!((t.live(), t.free.len()), (1, 1));
         // A again: a new connection, in the freed slot.

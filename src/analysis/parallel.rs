@@ -61,10 +61,9 @@ fn run(
     progress: &mut dyn FnMut(u64),
 ) -> (CaptureSummary, Vec<FlowSummary>, u64) {
     let workers = workers.max(1);
-    let mut moves = 0;
     let name = config.capture_name.clone();
     let mut counters = Counters::default();
-    let finished = std::thread::scope(|scope| {
+    let (finished, moves) = std::thread::scope(|scope| {
         let mut senders = Vec::with_capacity(workers);
         let mut handles = Vec::with_capacity(workers);
         // Emptied batches go back to the reader: the same few buffers circulate, warm in
@@ -135,6 +134,8 @@ fn run(
                         flush(from, &mut batches, &senders);
                         let _ = senders[from].send(Work::Release(key));
                         // The old worker answers once it has processed everything before.
+                        // None: it had evicted the connection already; its next segment
+                        // starts a new one on the new worker, as it would in one thread.
                         if let Ok(Some(entry)) = released_rx.recv() {
                             flush(to, &mut batches, &senders);
                             let _ = senders[to].send(Work::Adopt(key, entry));
@@ -151,12 +152,12 @@ fn run(
         for w in 0..workers {
             flush(w, &mut batches, &senders);
         }
-        moves = router.moves;
         drop(senders);
-        handles
+        let finished = handles
             .into_iter()
             .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect::<Vec<_>>()
+            .collect::<Vec<_>>();
+        (finished, router.moves)
     });
     let flows = conclude(finished, &config);
     (counters.summary(&name, Some(reader), flows.len() as u64), flows, moves)

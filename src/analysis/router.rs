@@ -133,9 +133,9 @@ impl Router {
         let m = self.pending.take()?;
         self.write_back();
         self.last = None;
-        if let Some(o) = self.owner.get_mut(&m.key) {
-            o.worker = m.to;
-        }
+        // Chosen at the sweep from the connections it kept: the key is in the map.
+        let o = self.owner.get_mut(&m.key)?;
+        o.worker = m.to;
         self.flows[m.from] -= 1;
         self.flows[m.to] += 1;
         self.moves += 1;
@@ -233,6 +233,14 @@ mod tests {
 
     const MS: i64 = 1_000_000;
 
+    fn moving(client_port: u16, from: usize, to: usize) -> Move {
+        Move {
+            key: key(client_port),
+            from,
+            to,
+        }
+    }
+
     /// Routes `counts[i]` segments of connection `ports[i]`, interleaved, spread over
     /// (t0, t0 + 900 ms], after one segment of each at t0 (their placement).
     fn feed(r: &mut Router, ports: &[u16], counts: &[u64], t0: i64) {
@@ -265,14 +273,7 @@ mod tests {
         // port 4's 4,000 leaves 5,000 / 4,600: the second evens them better.
         r.route(&seg(1), Timestamp(1_000 * MS));
         let m = r.take_move().expect("a move");
-        assert_eq!(
-            m,
-            Move {
-                key: key(4),
-                from: 1,
-                to: 0
-            }
-        );
+        assert_eq!(m, moving(4, 1, 0));
         assert_eq!(r.take_move(), None, "one move per sweep");
         assert_eq!(r.owner_of(&key(4)).unwrap().0, 0);
         assert_eq!(r.flows(), [4, 1]);
@@ -312,15 +313,7 @@ mod tests {
         feed(&mut r, &[1, 2, 3, 4], &[100, 4_000, 100, 4_000], 0);
         r.route(&seg(1), Timestamp(1_000 * MS));
         let m = r.take_move().expect("a move");
-        assert_eq!(
-            m,
-            Move {
-                key: key(2),
-                from: 1,
-                to: 0
-            },
-            "equal candidates: the lower key"
-        );
+        assert_eq!(m, moving(2, 1, 0), "equal candidates: the lower key");
         feed(&mut r, &[1, 2, 3, 4], &[100, 4_000, 100, 4_000], 1_001 * MS);
         r.route(&seg(1), Timestamp(2_100 * MS));
         assert_eq!(r.take_move(), None);

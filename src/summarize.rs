@@ -135,12 +135,22 @@ pub fn rtt(conn: &Connection) -> RttStats {
         }
         _ => "unknown",
     };
+    // The law of an RTT summary: min <= median <= p95 <= max. The minimum is the base RTT
+    // (the two loops' least samples summed; no end-to-end sample is below it, each being a
+    // loop's sample plus the other loop's windowed minimum) and the maximum the largest
+    // end-to-end sample, both exact; the quantiles come from 1%-wide histogram buckets, whose
+    // representative value can fall a little outside the exact extremes: clamped to them.
+    let (lo, hi) = (r.min_end_to_end(), r.end_to_end_max);
+    let within = |q: Option<Span>| match (q, lo, hi) {
+        (Some(q), Some(lo), Some(hi)) => Some(q.max(lo).min(hi.max(lo))),
+        (q, _, _) => q,
+    };
     RttStats {
         samples: r.end_to_end.count(),
-        min: r.min_end_to_end().map(ms),
-        median: r.end_to_end.quantile(0.5).map(ms),
-        p95: r.end_to_end.quantile(0.95).map(ms),
-        max: r.end_to_end_max.map(ms),
+        min: lo.map(ms),
+        median: within(r.end_to_end.quantile(0.5)).map(ms),
+        p95: within(r.end_to_end.quantile(0.95)).map(ms),
+        max: hi.map(|h| h.max(lo.unwrap_or(h))).map(ms),
         via_client_min: c.min.map(ms),
         via_server_min: s.min.map(ms),
         handshake_samples: by(RttSource::Handshake),

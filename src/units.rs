@@ -1,17 +1,33 @@
-//! Human-readable quantities, the way every output writes them: bytes in B/KiB/MiB/GiB,
-//! rates in bit/s with decimal prefixes, times in ms, each with three significant digits.
+//! Human-readable quantities, the one way every output writes them (text, HTML, plots'
+//! legends, batch summaries, evidence and advice): bytes in B/KiB/MiB/GiB, rates in bit/s
+//! with decimal prefixes, durations in ns/µs/ms/s, shares in percent — each with three
+//! significant digits.
+//!
+//! The law these functions keep (and their tests prove): a value that is not zero never
+//! prints as zero. A LAN's 17 µs RTT reads "17.0 µs", not "0.0 ms"; a BDP of 0.4 bytes reads
+//! "0.400 B". Only an exact zero prints as "0".
 
-/// `v` with three significant digits (no more than two decimals).
-fn sig3(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
+/// `v` (>= 0) with three significant digits; exact zero is "0".
+pub fn sig3(v: f64) -> String {
+    if !v.is_finite() {
+        return format!("{v}");
     }
+    if v == 0.0 {
+        return "0".into();
+    }
+    let a = v.abs();
+    // Decimals for three significant digits, judged after rounding (9.996 -> "10.0").
+    let mut decimals = (2 - a.log10().floor() as i32).max(0);
+    let rounded = |d: i32| (a * 10f64.powi(d)).round() / 10f64.powi(d);
+    if decimals > 0 && rounded(decimals) >= 10f64.powi(3 - decimals) {
+        decimals -= 1;
+    }
+    // Below 1e-12 of the unit nothing we measure is meaningful; keep it visibly non-zero.
+    let decimals = decimals.min(15) as usize;
+    format!("{v:.decimals$}")
 }
 
+/// Bytes, in B below 1 KiB and binary prefixes above.
 pub fn bytes(b: f64) -> String {
     const K: f64 = 1024.0;
     if b >= K * K * K {
@@ -20,12 +36,14 @@ pub fn bytes(b: f64) -> String {
         format!("{} MiB", sig3(b / (K * K)))
     } else if b >= K {
         format!("{} KiB", sig3(b / K))
-    } else {
+    } else if b == b.trunc() {
         format!("{b:.0} B")
+    } else {
+        format!("{} B", sig3(b))
     }
 }
 
-/// A rate in bits/s.
+/// A rate in bits/s, with decimal prefixes (as tc, iperf3 and link speeds are written).
 pub fn bits(bps: f64) -> String {
     if bps >= 1e9 {
         format!("{} Gbit/s", sig3(bps / 1e9))
@@ -34,7 +52,7 @@ pub fn bits(bps: f64) -> String {
     } else if bps >= 1e3 {
         format!("{} kbit/s", sig3(bps / 1e3))
     } else {
-        format!("{bps:.0} bit/s")
+        format!("{} bit/s", sig3(bps))
     }
 }
 
@@ -43,22 +61,70 @@ pub fn rate(bytes_per_s: f64) -> String {
     bits(bytes_per_s * 8.0)
 }
 
-pub fn ms(secs: f64) -> String {
-    let m = secs * 1000.0;
-    if m >= 100.0 {
-        format!("{m:.0} ms")
+/// A duration given in seconds: ms from 1 ms to 10 s (how RTTs are read), s above, µs and
+/// ns below.
+pub fn secs(s: f64) -> String {
+    let a = s.abs();
+    if a == 0.0 {
+        "0 ms".into()
+    } else if a >= 10.0 {
+        format!("{} s", sig3(s))
+    } else if a >= 1e-3 {
+        format!("{} ms", sig3(s * 1e3))
+    } else if a >= 1e-6 {
+        format!("{} µs", sig3(s * 1e6))
     } else {
-        format!("{m:.1} ms")
+        format!("{} ns", sig3(s * 1e9))
     }
 }
 
+/// A duration given in seconds, as an RTT is read: always in ms from 1 ms up (a 13.5 s
+/// RTT reads "13537 ms", beside the others in ms), µs and ns below.
+pub fn ms(s: f64) -> String {
+    if s.abs() >= 1e-3 {
+        let m = s * 1e3;
+        if m.abs() >= 1000.0 {
+            format!("{m:.0} ms")
+        } else {
+            format!("{} ms", sig3(m))
+        }
+    } else {
+        secs(s)
+    }
+}
+
+/// A duration given in milliseconds (the unit of the JSON's `rtt_ms`).
+pub fn millis(m: f64) -> String {
+    ms(m / 1e3)
+}
+
+/// A share (1.0 = 100%): whole percents, with more digits below 1% so that a share that is
+/// not zero never reads "0%".
 pub fn pct(x: f64) -> String {
-    format!("{:.0}%", x * 100.0)
+    let p = x * 100.0;
+    if p == 0.0 || p.abs() >= 1.0 {
+        format!("{p:.0}%")
+    } else {
+        format!("{}%", sig1(p))
+    }
+}
+
+/// How many times `x` is of something (a flight 12x the BDP), for ratios that outgrow
+/// percents.
+pub fn times(x: f64) -> String {
+    format!("{}x", sig3(x))
+}
+
+/// One significant digit, for the sub-percent shares (0.3%, 0.004%).
+fn sig1(v: f64) -> String {
+    let decimals = (-(v.abs().log10().floor() as i32)).clamp(0, 15) as usize;
+    format!("{v:.decimals$}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn units_read_naturally() {
@@ -67,8 +133,45 @@ mod tests {
         assert_eq!(rate(6_250_000.0), "50.0 Mbit/s");
         assert_eq!(bits(6_230_000.0), "6.23 Mbit/s");
         assert_eq!(bytes(18_841.0), "18.4 KiB");
+        assert_eq!(bytes(0.0), "0 B");
+        assert_eq!(bytes(900.0), "900 B");
         assert_eq!(ms(0.1003), "100 ms");
         assert_eq!(ms(0.0403), "40.3 ms");
+        assert_eq!(ms(13.5367), "13537 ms");
+        assert_eq!(ms(0.000017), "17.0 µs");
+        assert_eq!(ms(0.0045), "4.50 ms");
+        assert_eq!(secs(23.7), "23.7 s");
         assert_eq!(pct(0.943), "94%");
+        assert_eq!(pct(0.003), "0.3%");
+        assert_eq!(pct(0.0), "0%");
+        assert_eq!(sig3(9.996), "10.0");
+        assert_eq!(sig3(99.96), "100");
+        assert_eq!(sig3(0.0173), "0.0173");
+    }
+
+    /// The numeric part of a formatted quantity.
+    fn number(s: &str) -> f64 {
+        s.trim_end_matches(|c: char| !c.is_ascii_digit())
+            .parse()
+            .unwrap_or_else(|_| panic!("{s}"))
+    }
+
+    proptest! {
+        /// The law: a value that is not zero never prints as zero, in any unit.
+        #[test]
+        fn a_value_that_is_not_zero_never_prints_as_zero(v in 1e-12f64..1e13) {
+            for s in [bytes(v), bits(v), rate(v), ms(v), secs(v), pct(v), millis(v), sig3(v)] {
+                prop_assert!(number(&s) > 0.0, "{v} -> {s}");
+            }
+        }
+
+        /// Three significant digits: the printed number is within half a unit of its last
+        /// digit of the value (relative error below 0.5%).
+        #[test]
+        fn three_significant_digits(v in 1e-9f64..1e9) {
+            let s = sig3(v);
+            let back: f64 = s.parse().unwrap();
+            prop_assert!((back / v - 1.0).abs() <= 0.005, "{v} -> {s}");
+        }
     }
 }

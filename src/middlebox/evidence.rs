@@ -169,7 +169,7 @@ impl Evidence {
             return;
         }
         e.segments += 1;
-        if ev.ts_rtt.is_some() {
+        if ev.echoed_peer_tsval {
             e.ts_echoes += 1;
         }
         if let (true, Some(ack), Some(_)) = (ev.flags.ack(), ev.ack, e.syn_window) {

@@ -4,7 +4,7 @@
 use super::direction::Direction;
 use super::event::SegmentEvent;
 use super::handshake::{Handshake, SynOptions};
-use super::rtt::{End, RttSource, RttTracker};
+use super::rtt::{Echo, End, RttSource, RttTracker};
 use super::scale_infer::{Confidence, ScaleInference};
 use super::sender_view::SenderViewTracker;
 use super::window::WindowScale;
@@ -305,12 +305,20 @@ impl Connection {
         let win_bytes = scale.bytes(seg.window, flags.syn()).or((seg.window == 0).then_some(0));
         let tx = &mut self.dirs[dir.index()];
         let largest_before = tx.max_segment;
+        let previous_data = tx.last_new_data;
         let send = tx.on_send(seg, ts);
         if tx.max_segment != largest_before {
             self.mss_now[dir.index()] = self.compute_mss(dir);
         }
+        // Before this ACK moves anything: had the other direction sent more than any window
+        // could allow? Then ACKs are missing from the capture and this one is late.
+        let acks_missing = flags.ack() && {
+            let shift = self.negotiated_scale(dir).shift();
+            self.dirs[dir.reverse().index()].beyond_any_window(shift, rx_mss)
+        };
         let rx = &mut self.dirs[dir.reverse().index()];
-        let mut acked = Default::default();
+        let window_was_closed = rx.peer_window_raw == Some(0);
+        let mut acked: super::direction::AckOutcome = Default::default();
         let mut ack_rtt = None;
         if flags.ack() {
             acked = rx.on_ack(
@@ -322,11 +330,19 @@ impl Connection {
                 flags.syn(),
                 rx_mss,
             );
+            // Data never re-sent yet acknowledged only after the sender's retransmission
+            // timer would have fired was acknowledged before, by an ACK the capture missed.
+            let rto = self.rtt.rto_bound();
+            let first_ack = |raw: Span| !acks_missing && raw <= rto;
             if let Some(raw) = rx.data_ack_rtt.on_ack(seg.ack, ts) {
-                ack_rtt = Some(self.rtt.add(ts, from, RttSource::DataAck, raw));
+                if first_ack(raw) {
+                    ack_rtt = Some(self.rtt.add(ts, from, RttSource::DataAck, raw));
+                }
             } else if let Some((_, end)) = seg.options.sack.iter().next() {
                 if let Some(raw) = rx.data_ack_rtt.on_sack(end, ts) {
-                    ack_rtt = Some(self.rtt.add(ts, from, RttSource::DataAck, raw));
+                    if first_ack(raw) {
+                        ack_rtt = Some(self.rtt.add(ts, from, RttSource::DataAck, raw));
+                    }
                 }
             }
             let tsval = seg.options.timestamps.map(|t| t.val);
@@ -337,14 +353,30 @@ impl Connection {
 
         // Timestamps (RFC 7323 §3): our TSval goes out, the peer's TSval comes back as TSecr.
         let mut ts_rtt = None;
+        let mut echoed_peer_tsval = false;
         if let Some(o) = seg.options.timestamps {
+            // Whether this segment can make the peer send at once: it acknowledged the
+            // peer's data and left some outstanding (the ACK clock), or reopened its window.
+            let peer_outstanding = matches!((rx.una, rx.nxt), (Some(u), Some(n)) if n.is_after(u));
+            let reopened = window_was_closed && seg.window > 0;
+            let releases = flags.ack() && ((acked.acked > 0 && peer_outstanding) || reopened);
             let (tx, rx) = (&mut self.dirs[dir.index()], dir.reverse().index());
-            tx.ts_echo_rtt.on_tsval(o.val, ts);
+            tx.ts_echo_rtt.on_tsval(o.val, ts, releases);
             // The SYN/ACK's echo of the SYN's TSval times the same loop as the handshake
             // sample, which already counts it.
             if flags.ack() && o.ecr != 0 && !flags.syn() {
-                if let Some(raw) = self.dirs[rx].ts_echo_rtt.on_tsecr(o.ecr, ts) {
-                    ts_rtt = Some(self.rtt.add(ts, from, RttSource::TsEcho, raw));
+                let echo = Echo {
+                    acks_new_data: acked.acked > 0,
+                    new_data: send.new_bytes > 0,
+                    previous_data,
+                };
+                if let Some(sample) = self.dirs[rx].ts_echo_rtt.on_tsecr(o.ecr, ts, echo) {
+                    echoed_peer_tsval = true;
+                    // Later than a retransmission timer: the first answer was not captured
+                    // (or a retransmission, not this segment, was answered).
+                    if let Some(raw) = sample.filter(|&raw| !acks_missing && raw <= self.rtt.rto_bound()) {
+                        ts_rtt = Some(self.rtt.add(ts, from, RttSource::TsEcho, raw));
+                    }
                 }
             }
         }
@@ -397,6 +429,7 @@ impl Connection {
             mss,
             ack_rtt,
             ts_rtt,
+            echoed_peer_tsval,
             send,
             acked,
             zero_window: seg.window == 0 && !flags.syn() && !flags.rst() && rx_una.is_some(),

@@ -56,6 +56,8 @@ pub struct Direction {
     /// known, and the raw field.
     pub peer_window: Option<u64>,
     pub peer_window_raw: Option<u16>,
+    /// The largest raw window field the peer advertised for this direction (SYNs excluded).
+    pub peer_window_raw_max: u16,
     pub fin: bool,
 
     // Counters.
@@ -182,7 +184,7 @@ impl Direction {
                 out.new_bytes = len;
                 self.unique_bytes += len as u64;
                 self.last_new_data = Some(at);
-                self.data_ack_rtt.on_new_data(end, at);
+                self.data_ack_rtt.on_new_data(end, at, false);
             }
             self.after_send(&mut out, end);
             return out;
@@ -204,7 +206,8 @@ impl Direction {
                 out.new_bytes = new_payload;
                 self.unique_bytes += new_payload as u64;
                 self.last_new_data = Some(at);
-                self.data_ack_rtt.on_new_data(end, at);
+                // Data sent into a zero window waits for the reader, not the path.
+                self.data_ack_rtt.on_new_data(end, at, window_zero);
             }
         } else if len > 0 || seg.flags.fin() {
             // Nothing new: a keep-alive, or a retransmission.
@@ -260,6 +263,7 @@ impl Direction {
             self.latest_sack_bytes = 0;
             self.last_ack_seen = Some((ack, raw));
             self.peer_window_raw = Some(raw);
+            self.peer_window_raw_max = self.peer_window_raw_max.max(raw);
             self.peer_window = window;
             return AckOutcome::default();
         }
@@ -331,8 +335,26 @@ impl Direction {
         out.delivered = delivered.clamp(0, u32::MAX as i64) as u32;
         self.last_ack_seen = Some((ack, raw));
         self.peer_window_raw = Some(raw);
+        if !is_syn {
+            self.peer_window_raw_max = self.peer_window_raw_max.max(raw);
+        }
         self.peer_window = window;
         out
+    }
+
+    /// Whether this direction has more in flight than any window its peer advertised could
+    /// allow (RFC 9293 §3.8.6: SND.NXT <= SND.UNA + SND.WND), read with `shift`, or with
+    /// RFC 7323's largest shift (14) when it is unknown: then the capture misses ACKs (an
+    /// asymmetric route, a filter, drops at the capture point), and the next ACK seen is
+    /// not the one the data triggered. One segment of slack covers an ACK reordered before
+    /// the capture point.
+    pub fn beyond_any_window(&self, shift: Option<u8>, mss: u32) -> bool {
+        let Some(flight) = self.flight() else { return false };
+        if self.una.is_none() {
+            return false;
+        }
+        let bound = ((self.peer_window_raw_max as u64) << shift.unwrap_or(14).min(14)) + mss as u64;
+        flight > bound
     }
 }
 

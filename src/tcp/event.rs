@@ -60,6 +60,9 @@ pub struct SegmentEvent {
     pub ack_rtt: Option<RttSample>,
     /// The timestamp-echo RTT sample this segment's TSecr produced.
     pub ts_rtt: Option<RttSample>,
+    /// The segment's TSecr echoed a TSval of the peer for the first time (whether or not
+    /// that gave an RTT sample): this end uses timestamps.
+    pub echoed_peer_tsval: bool,
     pub send: SendOutcome,
     pub acked: AckOutcome,
     pub zero_window: bool,

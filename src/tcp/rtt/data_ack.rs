@@ -1,6 +1,12 @@
 //! RTT samples from data and the ACK that covers it, with Karn's rule (RFC 6298 §3: no
 //! sample from a range that was retransmitted, since the ACK cannot say which copy it
-//! answers).
+//! answers), applied as Linux applies it (`tcp_ack_update_rtt`: no sequence sample from an
+//! ACK that acknowledges any retransmitted data — that ACK was triggered by the repair, not
+//! by the segment it names, which waited in the receiver's out-of-order queue).
+//!
+//! A segment sent into a zero window (a persist probe, RFC 9293 §3.8.6.1) is not timed: the
+//! receiver answers it at once but acknowledges it only when its application has read and
+//! the window reopens, so the ACK that covers it times the stall, not the path.
 //!
 //! Every data segment is timed (as tcptrace does), not one per window: a capture point in
 //! the middle of a path has no timer budget to respect, and more samples make a better
@@ -19,7 +25,10 @@ const MAX_TIMED: usize = 1 << 17;
 struct Timed {
     end: SeqNum,
     sent: Timestamp,
+    /// Some of it was sent again (Karn).
     retransmitted: bool,
+    /// It gave its sample already (from the first SACK block), or must give none (a probe).
+    sampled: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -28,8 +37,9 @@ pub struct DataAckSampler {
 }
 
 impl DataAckSampler {
-    /// A segment carrying new data [seq, end) was seen at `at`.
-    pub fn on_new_data(&mut self, end: SeqNum, at: Timestamp) {
+    /// A segment carrying new data [seq, end) was seen at `at`; `probe` when it was sent into
+    /// a zero window (it is tracked, so that its ACK is recognised, but gives no sample).
+    pub fn on_new_data(&mut self, end: SeqNum, at: Timestamp, probe: bool) {
         if let Some(back) = self.timed.back() {
             if !end.is_after(back.end) {
                 return;
@@ -40,6 +50,7 @@ impl DataAckSampler {
                 end,
                 sent: at,
                 retransmitted: false,
+                sampled: probe,
             });
         }
     }
@@ -66,11 +77,10 @@ impl DataAckSampler {
     pub fn on_sack(&mut self, end: SeqNum, at: Timestamp) -> Option<Span> {
         let i = self.timed.partition_point(|t| t.end.is_before(end));
         let t = self.timed.get_mut(i).filter(|t| t.end == end)?;
-        if t.retransmitted {
+        if t.retransmitted || t.sampled {
             return None;
         }
-        // Karn's flag doubles as "already sampled".
-        t.retransmitted = true;
+        t.sampled = true;
         let rtt = at - t.sent;
         (rtt.nanos() >= 0).then_some(rtt)
     }
@@ -78,17 +88,19 @@ impl DataAckSampler {
     /// A cumulative ACK arrived at `at`. Returns the RTT sample it yields, if any.
     pub fn on_ack(&mut self, ack: SeqNum, at: Timestamp) -> Option<Span> {
         let mut matched = None;
+        let mut repaired = false;
         while let Some(front) = self.timed.front() {
             if front.end.is_after(ack) {
                 break;
             }
             let t = self.timed.pop_front().expect("front exists");
+            repaired |= t.retransmitted;
             if t.end == ack {
                 matched = Some(t);
             }
         }
         let t = matched?;
-        if t.retransmitted {
+        if repaired || t.sampled {
             return None;
         }
         let rtt = at - t.sent;
@@ -111,7 +123,7 @@ mod tests {
     #[test]
     fn an_ack_for_a_segment_gives_its_rtt() {
         let mut s = DataAckSampler::default();
-        s.on_new_data(SeqNum(1000), t(0));
+        s.on_new_data(SeqNum(1000), t(0), false);
         assert_eq!(s.on_ack(SeqNum(1000), t(30)), Some(Span::from_millis(30)));
         assert_eq!(s.outstanding(), 0);
     }
@@ -119,8 +131,8 @@ mod tests {
     #[test]
     fn a_delayed_ack_times_the_second_segment() {
         let mut s = DataAckSampler::default();
-        s.on_new_data(SeqNum(1000), t(0));
-        s.on_new_data(SeqNum(2000), t(5));
+        s.on_new_data(SeqNum(1000), t(0), false);
+        s.on_new_data(SeqNum(2000), t(5), false);
         assert_eq!(s.on_ack(SeqNum(2000), t(35)), Some(Span::from_millis(30)));
     }
 
@@ -128,7 +140,7 @@ mod tests {
     fn the_first_sack_block_times_the_segment_that_triggered_it_once() {
         let mut s = DataAckSampler::default();
         for (i, ms) in [0, 1, 2, 3].into_iter().enumerate() {
-            s.on_new_data(SeqNum(1000 * (i as u32 + 1)), t(ms));
+            s.on_new_data(SeqNum(1000 * (i as u32 + 1)), t(ms), false);
         }
         // [1000, 2000) is lost; 3000 arrives: SACK 2000-3000.
         assert_eq!(s.on_sack(SeqNum(3000), t(32)), Some(Span::from_millis(30)));
@@ -146,8 +158,8 @@ mod tests {
     #[test]
     fn karn_no_sample_from_a_retransmitted_range() {
         let mut s = DataAckSampler::default();
-        s.on_new_data(SeqNum(1000), t(0));
-        s.on_new_data(SeqNum(2000), t(1));
+        s.on_new_data(SeqNum(1000), t(0), false);
+        s.on_new_data(SeqNum(2000), t(1), false);
         s.on_retransmission(SeqNum(0), SeqNum(1000));
         assert_eq!(s.on_ack(SeqNum(1000), t(300)), None);
         // the next segment was not retransmitted and still gives a sample
@@ -155,9 +167,31 @@ mod tests {
     }
 
     #[test]
+    fn an_ack_that_covers_a_repair_gives_no_sample() {
+        // [0,1000) lost and re-sent at 200 ms; [1000,2000) waited out of order at the
+        // receiver. The ACK for 2000 is triggered by the repair's arrival: timing
+        // [1000,2000) from 1 ms would count the recovery as path.
+        let mut s = DataAckSampler::default();
+        s.on_new_data(SeqNum(1000), t(0), false);
+        s.on_new_data(SeqNum(2000), t(1), false);
+        s.on_retransmission(SeqNum(0), SeqNum(1000));
+        assert_eq!(s.on_ack(SeqNum(2000), t(230)), None);
+    }
+
+    #[test]
+    fn a_probe_into_a_zero_window_gives_no_sample() {
+        let mut s = DataAckSampler::default();
+        s.on_new_data(SeqNum(1000), t(0), false);
+        s.on_new_data(SeqNum(1001), t(500), true);
+        assert_eq!(s.on_ack(SeqNum(1000), t(30)), Some(Span::from_millis(30)));
+        // the reader drains 20 s later and the probe byte is acknowledged
+        assert_eq!(s.on_ack(SeqNum(1001), t(20_500)), None);
+    }
+
+    #[test]
     fn partial_acks_give_no_sample() {
         let mut s = DataAckSampler::default();
-        s.on_new_data(SeqNum(1000), t(0));
+        s.on_new_data(SeqNum(1000), t(0), false);
         assert_eq!(s.on_ack(SeqNum(500), t(30)), None);
         assert_eq!(s.outstanding(), 1);
     }
@@ -166,7 +200,7 @@ mod tests {
     fn works_across_sequence_wraparound() {
         let mut s = DataAckSampler::default();
         let base = SeqNum(u32::MAX - 500);
-        s.on_new_data(base.add(1000), t(0));
+        s.on_new_data(base.add(1000), t(0), false);
         assert_eq!(s.on_ack(base.add(1000), t(10)), Some(Span::from_millis(10)));
     }
 
@@ -174,7 +208,7 @@ mod tests {
     fn retransmission_marks_only_overlapping_segments() {
         let mut s = DataAckSampler::default();
         for i in 1..=5u32 {
-            s.on_new_data(SeqNum(i * 1000), t(i as i64));
+            s.on_new_data(SeqNum(i * 1000), t(i as i64), false);
         }
         s.on_retransmission(SeqNum(2000), SeqNum(3000)); // the third segment
         assert_eq!(s.on_ack(SeqNum(2000), t(50)), Some(Span::from_millis(48)));

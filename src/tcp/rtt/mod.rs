@@ -14,7 +14,7 @@ mod ts_echo;
 pub use data_ack::DataAckSampler;
 pub use histogram::RttHistogram;
 pub use minmax::WindowedMin;
-pub use ts_echo::TsEchoSampler;
+pub use ts_echo::{Echo, TsEchoSampler};
 
 use crate::time::{Span, Timestamp};
 
@@ -163,12 +163,19 @@ pub struct RttSample {
     pub end_to_end: Span,
 }
 
+/// RFC 6298 §2.4: an RTO below one second SHOULD be rounded up to one second.
+pub const RTO_FLOOR: Span = Span::from_millis(1_000);
+
 /// Both loops of one connection, and the end-to-end distribution.
 #[derive(Clone, Debug, Default)]
 pub struct RttTracker {
     pub loops: [Loop; 2],
     pub end_to_end: RttHistogram,
     pub end_to_end_max: Option<Span>,
+    /// RFC 6298 §2 estimator over the end-to-end samples (SRTT, RTTVAR): what an end's
+    /// retransmission timer would be.
+    srtt: Option<Span>,
+    rttvar: Span,
 }
 
 impl RttTracker {
@@ -184,12 +191,33 @@ impl RttTracker {
         let e2e = raw + other;
         self.end_to_end.add(e2e);
         self.end_to_end_max = Some(self.end_to_end_max.map_or(e2e, |m| m.max(e2e)));
+        match self.srtt {
+            None => {
+                self.srtt = Some(e2e);
+                self.rttvar = Span(e2e.nanos() / 2);
+            }
+            Some(s) => {
+                // beta = 1/4, alpha = 1/8 (RFC 6298 §2.3).
+                let err = (s.nanos() - e2e.nanos()).abs();
+                self.rttvar = Span(self.rttvar.nanos() + (err - self.rttvar.nanos()) / 4);
+                self.srtt = Some(Span(s.nanos() + (e2e.nanos() - s.nanos()) / 8));
+            }
+        }
         RttSample {
             through,
             source,
             raw,
             end_to_end: e2e,
         }
+    }
+
+    /// The longest a standard sender waits for an ACK before it retransmits: RFC 6298's RTO
+    /// (SRTT + 4 RTTVAR) from the samples so far, at least its one-second floor. An ACK that
+    /// comes later for data never retransmitted is not the first ACK of that data: the
+    /// capture missed the one the sender acted on.
+    pub fn rto_bound(&self) -> Span {
+        let rto = self.srtt.map_or(Span::ZERO, |s| s + Span(4 * self.rttvar.nanos()));
+        rto.max(RTO_FLOOR)
     }
 
     pub fn through(&self, end: End) -> &Loop {

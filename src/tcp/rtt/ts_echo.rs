@@ -2,6 +2,24 @@
 //! a TSval is seen going one way, and the first time it comes back as a TSecr the other
 //! way. Works on pure ACKs and on data, with or without a handshake in the capture, and
 //! is not confused by retransmissions (each TSval is matched once).
+//!
+//! An echo times a round trip only when the echoing segment was sent *because* the
+//! segment carrying the TSval arrived; otherwise it times how long the echoing end had
+//! nothing to say (an application pause, a zero-window stall, a keep-alive interval). Two
+//! answers are prompt:
+//! - an ACK that acknowledges new data: RFC 7323 §4.2 lets only an ACK that advances
+//!   SND.UNA update the RTT, and for the same reason a duplicate ACK (which echoes the older
+//!   TS.Recent of the last in-order segment) or a window update gives no sample;
+//! - new data released by the segment carrying the TSval, from an end that was sending. Two
+//!   signs show it, one for each side of the capture point: the segment carrying the TSval
+//!   acknowledged the echoing end's data while more of it was outstanding here (the ACK
+//!   clock, visible near the sender), or reopened a closed window; or the echoing end's data
+//!   kept arriving while the TSval was on its way and the echo followed its previous
+//!   segment within half the sample (near the receiver, where the sender's flight is out of
+//!   sight: an end that paused before sending sent nothing for most of the sample).
+//!   Data sent after everything was acknowledged — a request after a pause, the next
+//!   message of a chat — echoes the last TSval it received, however old, and is not a
+//!   round trip.
 
 use crate::time::{Span, Timestamp};
 use std::collections::VecDeque;
@@ -12,6 +30,20 @@ const MAX_PENDING: usize = 1 << 16;
 struct Pending {
     val: u32,
     first_seen: Timestamp,
+    /// A segment with this TSval could release data at the other end at once (it
+    /// acknowledged the other end's data leaving some outstanding, or reopened its window).
+    releases: bool,
+}
+
+/// What the segment echoing a TSval did, to judge whether it answered that TSval's segment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Echo {
+    /// It advanced the cumulative ACK (RFC 7323 §4.2's condition).
+    pub acks_new_data: bool,
+    /// It carried new data.
+    pub new_data: bool,
+    /// When the echoing end's previous new data passed the capture point.
+    pub previous_data: Option<Timestamp>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -26,23 +58,35 @@ fn before(a: u32, b: u32) -> bool {
 }
 
 impl TsEchoSampler {
-    /// A segment carrying TSval `val` went out at `at`.
-    pub fn on_tsval(&mut self, val: u32, at: Timestamp) {
+    /// A segment carrying TSval `val` went out at `at`; `releases` when it could release
+    /// the other end's data at once (see [`Pending::releases`]).
+    pub fn on_tsval(&mut self, val: u32, at: Timestamp, releases: bool) {
         if let Some(last) = self.last_val {
             if !before(last, val) {
-                return; // same tick or an older value (a retransmission keeps its own)
+                // Same tick (or an older value: a retransmission keeps its own): timed from
+                // the first sighting, but any segment of the tick may be what released data.
+                if let Some(p) = self.pending.back_mut().filter(|p| p.val == val) {
+                    p.releases |= releases;
+                }
+                return;
             }
         }
         self.last_val = Some(val);
         if self.pending.len() == MAX_PENDING {
             self.pending.pop_front();
         }
-        self.pending.push_back(Pending { val, first_seen: at });
+        self.pending.push_back(Pending {
+            val,
+            first_seen: at,
+            releases,
+        });
     }
 
-    /// A segment the other way echoed `ecr` at `at`: the sample, when `ecr` is matched for
-    /// the first time.
-    pub fn on_tsecr(&mut self, ecr: u32, at: Timestamp) -> Option<Span> {
+    /// A segment the other way echoed `ecr` at `at`: `None` when `ecr` is not a TSval seen
+    /// for the first time; else whether the echo gives a sample (when it answered that
+    /// TSval's segment, see the module's rules). The first echo is the only one: a later
+    /// one of the same value can only be later still.
+    pub fn on_tsecr(&mut self, ecr: u32, at: Timestamp, echo: Echo) -> Option<Option<Span>> {
         while let Some(front) = self.pending.front() {
             if before(front.val, ecr) {
                 self.pending.pop_front();
@@ -56,7 +100,12 @@ impl TsEchoSampler {
         }
         let p = self.pending.pop_front().expect("front exists");
         let rtt = at - p.first_seen;
-        (rtt.nanos() >= 0).then_some(rtt)
+        // The echoing end kept sending while the TSval travelled, and right up to the echo.
+        let kept_sending = echo
+            .previous_data
+            .is_some_and(|prev| prev > p.first_seen && (at - prev).nanos() * 2 <= rtt.nanos());
+        let answered = echo.acks_new_data || (echo.new_data && (p.releases || kept_sending));
+        Some((answered && rtt.nanos() >= 0).then_some(rtt))
     }
 }
 
@@ -68,33 +117,100 @@ mod tests {
         Timestamp(0) + Span::from_millis(ms)
     }
 
+    const ACK: Echo = Echo {
+        acks_new_data: true,
+        new_data: false,
+        previous_data: None,
+    };
+    const DATA: Echo = Echo {
+        acks_new_data: false,
+        new_data: true,
+        previous_data: None,
+    };
+    const NOTHING: Echo = Echo {
+        acks_new_data: false,
+        new_data: false,
+        previous_data: None,
+    };
+
     #[test]
     fn first_sighting_to_first_echo() {
         let mut s = TsEchoSampler::default();
-        s.on_tsval(100, t(0));
-        s.on_tsval(100, t(5)); // same tick: still timed from the first sighting
-        s.on_tsval(101, t(10));
-        assert_eq!(s.on_tsecr(100, t(40)), Some(Span::from_millis(40)));
-        assert_eq!(s.on_tsecr(100, t(41)), None, "echoed once only");
-        assert_eq!(s.on_tsecr(101, t(50)), Some(Span::from_millis(40)));
+        s.on_tsval(100, t(0), false);
+        s.on_tsval(100, t(5), false); // same tick: still timed from the first sighting
+        s.on_tsval(101, t(10), false);
+        assert_eq!(s.on_tsecr(100, t(40), ACK), Some(Some(Span::from_millis(40))));
+        assert_eq!(s.on_tsecr(100, t(41), ACK), None, "echoed once only");
+        assert_eq!(s.on_tsecr(101, t(50), ACK), Some(Some(Span::from_millis(40))));
     }
 
     #[test]
     fn skipped_values_are_dropped() {
         let mut s = TsEchoSampler::default();
         for (i, v) in [1u32, 2, 3, 4].iter().enumerate() {
-            s.on_tsval(*v, t(i as i64));
+            s.on_tsval(*v, t(i as i64), false);
         }
-        assert_eq!(s.on_tsecr(3, t(20)), Some(Span::from_millis(18)));
-        assert_eq!(s.on_tsecr(2, t(21)), None);
-        assert_eq!(s.on_tsecr(4, t(23)), Some(Span::from_millis(20)));
+        assert_eq!(s.on_tsecr(3, t(20), ACK), Some(Some(Span::from_millis(18))));
+        assert_eq!(s.on_tsecr(2, t(21), ACK), None);
+        assert_eq!(s.on_tsecr(4, t(23), ACK), Some(Some(Span::from_millis(20))));
     }
 
     #[test]
     fn tsvals_wrap() {
         let mut s = TsEchoSampler::default();
-        s.on_tsval(u32::MAX, t(0));
-        s.on_tsval(1, t(1));
-        assert_eq!(s.on_tsecr(1, t(11)), Some(Span::from_millis(10)));
+        s.on_tsval(u32::MAX, t(0), false);
+        s.on_tsval(1, t(1), false);
+        assert_eq!(s.on_tsecr(1, t(11), ACK), Some(Some(Span::from_millis(10))));
+    }
+
+    #[test]
+    fn an_echo_that_answers_nothing_is_not_a_round_trip() {
+        // A zero-window probe 3.4 s after the receiver's last ACK echoes that ACK's TSval:
+        // it acknowledges nothing and carries nothing new.
+        let mut s = TsEchoSampler::default();
+        s.on_tsval(7, t(0), false);
+        assert_eq!(s.on_tsecr(7, t(3_400), NOTHING), Some(None));
+        // Nor is a chat message sent 1.2 s after the peer's ACK that drained everything.
+        s.on_tsval(8, t(4_000), false);
+        assert_eq!(s.on_tsecr(8, t(5_200), DATA), Some(None));
+    }
+
+    #[test]
+    fn data_released_by_an_ack_is_a_round_trip() {
+        // The receiver's ACK acknowledges part of the flight; the sender's next segment
+        // echoes it: the ACK clock, at the receiver's capture point the loop through the
+        // sender.
+        let mut s = TsEchoSampler::default();
+        s.on_tsval(9, t(0), false);
+        s.on_tsval(9, t(1), true); // a later ACK of the same tick released data
+        assert_eq!(s.on_tsecr(9, t(41), DATA), Some(Some(Span::from_millis(41))));
+    }
+
+    #[test]
+    fn near_the_receiver_a_sender_that_kept_sending_answered() {
+        // At the receiver the sender's flight is out of sight (every ACK covers all that
+        // arrived): data arriving all along and right before the echo shows a busy sender.
+        let mut s = TsEchoSampler::default();
+        s.on_tsval(20, t(0), false);
+        let busy = Echo {
+            previous_data: Some(t(39)),
+            ..DATA
+        };
+        assert_eq!(s.on_tsecr(20, t(40), busy), Some(Some(Span::from_millis(40))));
+        // The same echo after the sender paused: its previous data came just after the ACK,
+        // then nothing for 4 s.
+        s.on_tsval(21, t(100), false);
+        let paused = Echo {
+            previous_data: Some(t(101)),
+            ..DATA
+        };
+        assert_eq!(s.on_tsecr(21, t(4_100), paused), Some(None));
+        // Nor when nothing at all arrived since the TSval was seen.
+        s.on_tsval(22, t(5_000), false);
+        let silent = Echo {
+            previous_data: Some(t(4_100)),
+            ..DATA
+        };
+        assert_eq!(s.on_tsecr(22, t(5_040), silent), Some(None));
     }
 }

@@ -16,6 +16,7 @@ pub mod flow;
 pub mod middlebox;
 pub mod observe;
 pub mod seq;
+pub mod stall;
 pub mod summarize;
 pub mod summary;
 pub mod tcp;

@@ -235,6 +235,7 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
             ConnState::Open => "open",
         }
         .to_string(),
+        stalls: Vec::new(),
         c2s: direction(
             conn,
             Dir::C2S,

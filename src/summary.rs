@@ -113,6 +113,65 @@ pub struct Period {
     pub label: String,
 }
 
+/// What kind of stall or failure a [`Stall`] is.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum StallKind {
+    /// The receiver's window was zero.
+    ZeroWindow,
+    /// Data outstanding, nothing acknowledged for longer than a retransmission timer.
+    Outage,
+    /// Retransmissions of the same data backing off, then answered.
+    RtoBackoff,
+    /// Retransmissions never answered before the capture ended.
+    Lost,
+    /// A run of retransmissions (see `stall::loss`).
+    LossEpisode,
+    /// Short segments waiting for delayed ACKs, repeatedly (see `stall::delayed_ack`).
+    DelayedAck,
+    /// A reset ended (or refused) the connection.
+    Reset,
+    /// The connection carried only keep-alives.
+    KeepAliveOnly,
+}
+
+impl StallKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StallKind::ZeroWindow => "zero-window",
+            StallKind::Outage => "outage",
+            StallKind::RtoBackoff => "rto-backoff",
+            StallKind::Lost => "lost",
+            StallKind::LossEpisode => "loss-episode",
+            StallKind::DelayedAck => "delayed-ack",
+            StallKind::Reset => "reset",
+            StallKind::KeepAliveOnly => "keep-alive-only",
+        }
+    }
+}
+
+/// A time the connection stopped moving, or how it ended: found for every flow, judged or
+/// not.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Stall {
+    pub kind: StallKind,
+    /// The data direction that stalled (for a reset: the direction of the RST).
+    pub direction: Option<crate::flow::Dir>,
+    /// Capture time, seconds since the epoch.
+    pub start: f64,
+    pub end: f64,
+    pub duration_s: f64,
+    /// Whether the transfer moved again afterwards.
+    pub recovered: bool,
+    /// Probes, retransmissions or keep-alives during it.
+    pub events: u32,
+    /// Intervals between those events (the first few): a back-off doubles them.
+    pub intervals_s: Vec<f64>,
+    /// What moved the transfer again ("window update", "acknowledgment", ...).
+    pub resumed_by: Option<String>,
+    pub sentence: String,
+}
+
 /// Per-direction details beyond the spec's fields.
 #[derive(Clone, Debug, Serialize, PartialEq, Default)]
 pub struct DirectionSummary {
@@ -173,6 +232,9 @@ pub struct FlowSummary {
     pub notes: Vec<String>,
     /// "closed" (FIN both ways), "reset", or "open" at the end of the capture.
     pub end_state: String,
+    /// Stalls and failures, in time order (zero windows, outages, RTO back-off, loss of the
+    /// connection, resets, keep-alive only).
+    pub stalls: Vec<Stall>,
     pub c2s: DirectionSummary,
     pub s2c: DirectionSummary,
 }

@@ -61,13 +61,12 @@ pub fn rate(bytes_per_s: f64) -> String {
     bits(bytes_per_s * 8.0)
 }
 
-/// A duration given in seconds: ms from 1 ms to 10 s (how RTTs are read), s above, µs and
-/// ns below.
+/// A duration given in seconds: s from one second, ms from 1 ms, µs and ns below.
 pub fn secs(s: f64) -> String {
     let a = s.abs();
     if a == 0.0 {
-        "0 ms".into()
-    } else if a >= 10.0 {
+        "0 s".into()
+    } else if a >= 1.0 {
         format!("{} s", sig3(s))
     } else if a >= 1e-3 {
         format!("{} ms", sig3(s * 1e3))
@@ -141,6 +140,8 @@ mod tests {
         assert_eq!(ms(0.000017), "17.0 µs");
         assert_eq!(ms(0.0045), "4.50 ms");
         assert_eq!(secs(23.7), "23.7 s");
+        assert_eq!(secs(6.784), "6.78 s");
+        assert_eq!(secs(0.206), "206 ms");
         assert_eq!(pct(0.943), "94%");
         assert_eq!(pct(0.003), "0.3%");
         assert_eq!(pct(0.0), "0%");

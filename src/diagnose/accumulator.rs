@@ -173,12 +173,14 @@ pub struct Accumulator {
     pub dirs: [DirAccumulator; 2],
     pub windows: WindowStats,
     pub middlebox: crate::middlebox::Evidence,
+    pub stalls: crate::stall::StallTracker,
 }
 
 impl Accumulator {
     pub fn on_segment(&mut self, conn: &Connection, ev: &SegmentEvent) {
         let d = ev.dir;
         self.middlebox.on_segment(conn, ev);
+        self.stalls.on_segment(conn, ev);
         if !ev.flags.rst() {
             self.windows.on_advert(d, ev.win_bytes, ev.win_raw, ev.zero_window);
         }

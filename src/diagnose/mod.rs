@@ -58,6 +58,7 @@ struct Kept {
 
 pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) -> Finished {
     let mut summary = summarize::base(conn, &config.capture_name, &acc.windows);
+    summary.stalls = acc.stalls.finish(conn);
     let (findings, hints) = crate::middlebox::findings(conn, &acc.middlebox);
     summary.middlebox = findings;
     summary.notes.extend(hints);

@@ -1,11 +1,18 @@
 //! The text view: what a person reads after `tcpdump` — one aligned block per flow.
 
 use bdpscope::summary::{CaptureSummary, FlowSummary};
-use bdpscope::units::{bits, bytes};
+use bdpscope::units::{bits, bytes, millis, pct};
 use std::io::Write;
 
+/// An RTT from the JSON's milliseconds, with its unit (a LAN's 17 µs is not "0.0").
 fn ms(v: Option<f64>) -> String {
-    v.map_or("-".into(), |m| format!("{m:.1}"))
+    v.map_or("-".into(), millis)
+}
+
+/// Whether a flow's block is shown without `--all`: it was judged, or it stalled or failed
+/// (a window that closed and never reopened is the whole post-mortem of a short flow).
+fn shown(f: &FlowSummary) -> bool {
+    f.verdict != "undetermined" || !f.stalls.is_empty()
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -56,8 +63,8 @@ pub fn write<W: Write>(
             writeln!(out, "  not TCP: {other} records ({})", top.join("; "))?;
         }
     }
-    let hidden = flows.iter().filter(|f| !all && f.verdict == "undetermined").count();
-    for f in flows.iter().filter(|f| all || f.verdict != "undetermined") {
+    let hidden = flows.iter().filter(|f| !all && !shown(f)).count();
+    for f in flows.iter().filter(|f| all || shown(f)) {
         writeln!(out)?;
         flow(out, f)?;
     }
@@ -112,7 +119,7 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
     let r = &f.rtt_ms;
     writeln!(
         out,
-        "  {:<12}min {} ms, median {}, p95 {}, max {} ({} samples; capture near {})",
+        "  {:<12}min {}, median {}, p95 {}, max {} ({} samples; capture near {})",
         "rtt",
         ms(r.min),
         ms(r.median),
@@ -152,15 +159,24 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
     if let Some(l) = f.limits {
         writeln!(
             out,
-            "  {:<12}receiver-window {:.0}%, cwnd {:.0}%, bottleneck {:.0}%, sender {:.0}%",
+            "  {:<12}receiver-window {}, cwnd {}, bottleneck {}, sender {}",
             "limits",
-            l.receiver_window * 100.0,
-            l.cwnd * 100.0,
-            l.bottleneck * 100.0,
-            l.sender * 100.0
+            pct(l.receiver_window),
+            pct(l.cwnd),
+            pct(l.bottleneck),
+            pct(l.sender)
         )?;
     }
     writeln!(out, "  {:<12}{}", "verdict", f.verdict)?;
+    for (i, st) in f.stalls.iter().enumerate() {
+        writeln!(
+            out,
+            "  {:<12}{}: {}",
+            if i == 0 { "stalls" } else { "" },
+            st.kind.as_str(),
+            st.sentence
+        )?;
+    }
     for m in &f.middlebox {
         writeln!(
             out,

@@ -216,6 +216,10 @@ impl Direction {
             } else if len > 0 {
                 out.retransmission = true;
             }
+        } else if !syn && !seg.flags.rst() && seg.seq.add(1) == nxt && self.una == Some(nxt) {
+            // A keep-alive without data (Linux's, `tcp_xmit_probe_skb`): SEG.SEQ = SND.NXT - 1
+            // with everything acknowledged (RFC 9293 §3.8.4; tshark's "TCP Keep-Alive").
+            out.keep_alive = true;
         }
         if out.retransmission {
             self.retransmitted_segments += 1;

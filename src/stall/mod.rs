@@ -1,0 +1,166 @@
+//! Stalls and failures: the times a connection stopped moving, and how it ended. They are
+//! the whole post-mortem of many captures (a receiver that stopped reading, a path that
+//! went dark, a peer that reset), so they are found for every flow, judged or not, and
+//! shown in every view.
+//!
+//! One file per kind:
+//! - [`zero_window`]: the receiver's window closed (RFC 9293 §3.8.6.1: the sender probes a
+//!   zero window with exponentially backed-off persist probes until it reopens);
+//! - [`outage`]: data outstanding and nothing acknowledged for longer than a
+//!   retransmission timer, and the retransmission back-off series a sender runs meanwhile
+//!   (RFC 6298 §5.5: the timer doubles on each expiry);
+//! - [`delayed_ack`]: a short last segment waiting alone for the peer's delayed ACK, again
+//!   and again (Nagle meeting delayed ACKs);
+//! - [`loss`]: loss episodes: when a direction retransmitted, and what it delivered
+//!   meanwhile;
+//! - [`ending`]: how the connection ended: reset, refused, or a connection that only carried
+//!   keep-alives (RFC 9293 §3.8.4).
+//!
+//! Memory is a handful of timestamps per direction and at most [`MAX_STALLS`] finished
+//! stalls per flow (the longest kept; the rest counted).
+
+mod delayed_ack;
+mod ending;
+mod loss;
+mod outage;
+mod zero_window;
+
+use crate::flow::Dir;
+use crate::summary::{Stall, StallKind};
+use crate::tcp::{Connection, SegmentEvent};
+use crate::time::{Span, Timestamp};
+
+/// Stalls kept per flow: the longest, once more were found (the count is kept).
+pub const MAX_STALLS: usize = 16;
+/// Back-off intervals kept per stall (the first ones: they show the doubling).
+pub const MAX_INTERVALS: usize = 8;
+
+/// Everything the stall finders keep for one connection.
+#[derive(Clone, Debug, Default)]
+pub struct StallTracker {
+    zero: [zero_window::ZeroWindow; 2],
+    outage: [outage::Outage; 2],
+    loss: [loss::Losses; 2],
+    delayed_ack: [delayed_ack::DelayedAck; 2],
+    silence: outage::Silence,
+    ending: ending::Ending,
+    found: Vec<Stall>,
+    /// Stalls found beyond `MAX_STALLS` (the shortest were dropped).
+    pub dropped: u32,
+}
+
+impl StallTracker {
+    pub fn on_segment(&mut self, conn: &Connection, ev: &SegmentEvent) {
+        // The window a segment advertises is for the other direction's data.
+        let data = ev.dir.reverse();
+        if !ev.flags.syn() && !ev.flags.rst() {
+            if let Some(s) = self.zero[data.index()].on_advert(conn, ev) {
+                self.push(s);
+            }
+        }
+        self.zero[ev.dir.index()].on_send(ev);
+        // Before the outage trackers see this segment: was its sender's data visibly waiting?
+        let seen_waiting = self.outage[ev.dir.index()].waiting();
+        if let Some(s) = self.silence.on_segment(conn, ev, seen_waiting) {
+            self.push(s);
+        }
+        let zero_open = |z: &zero_window::ZeroWindow| z.is_open();
+        for d in [Dir::C2S, Dir::S2C] {
+            let closed = zero_open(&self.zero[d.index()]);
+            if let Some(s) = self.outage[d.index()].on_segment(conn, ev, d, closed) {
+                self.push(s);
+            }
+            if let Some(s) = self.loss[d.index()].on_segment(conn, ev, d) {
+                self.push(s);
+            }
+            self.delayed_ack[d.index()].on_segment(conn, ev, d);
+        }
+        self.ending.on_segment(conn, ev);
+    }
+
+    fn push(&mut self, s: Stall) {
+        self.found.push(s);
+        if self.found.len() > MAX_STALLS {
+            let shortest = (0..self.found.len())
+                .min_by(|&a, &b| self.found[a].duration_s.total_cmp(&self.found[b].duration_s))
+                .expect("not empty");
+            self.found.remove(shortest);
+            self.dropped += 1;
+        }
+    }
+
+    /// The stalls of the whole connection, in time order, once it is finished.
+    pub fn finish(&self, conn: &Connection) -> Vec<Stall> {
+        let mut out = self.found.clone();
+        let end = conn.last_ts;
+        for d in [Dir::C2S, Dir::S2C] {
+            out.extend(self.zero[d.index()].finish(d, end));
+            out.extend(self.outage[d.index()].finish(conn, d, end, self.zero[d.index()].is_open()));
+            out.extend(self.loss[d.index()].finish(conn, d));
+            out.extend(self.delayed_ack[d.index()].finish(conn, d));
+        }
+        out.extend(self.ending.finish(conn));
+        out.sort_by(|a, b| a.start.total_cmp(&b.start));
+        out
+    }
+}
+
+/// A stall of `kind` over [start, end).
+fn stall(kind: StallKind, direction: Option<Dir>, start: Timestamp, end: Timestamp) -> Stall {
+    Stall {
+        kind,
+        direction,
+        start: start.secs_f64(),
+        end: end.secs_f64(),
+        duration_s: (end - start).max_zero().secs_f64(),
+        recovered: false,
+        events: 0,
+        intervals_s: Vec::new(),
+        resumed_by: None,
+        sentence: String::new(),
+    }
+}
+
+/// Intervals between consecutive instants, seconds, the first [`MAX_INTERVALS`].
+fn intervals(times: &[Timestamp]) -> Vec<f64> {
+    times
+        .windows(2)
+        .take(MAX_INTERVALS)
+        .map(|w| (w[1] - w[0]).max_zero().secs_f64())
+        .collect()
+}
+
+/// "0.2, 0.4, 0.8 s": intervals for a sentence.
+fn list_secs(v: &[f64]) -> String {
+    let parts: Vec<String> = v.iter().map(|&s| crate::units::secs(s)).collect();
+    parts.join(", ")
+}
+
+/// Whether the intervals grow as an exponential back-off does (each at least 1.5x the
+/// one before: RFC 6298 §5.5 doubles the timer, RFC 9293 §3.8.6.1 the persist timer;
+/// timer granularity and jitter keep real ratios near but not exactly 2).
+fn backs_off(v: &[f64]) -> bool {
+    v.len() >= 2 && v.windows(2).all(|w| w[1] >= 1.5 * w[0])
+}
+
+/// Who sends in a direction, for sentences.
+fn sender_name(d: Dir) -> &'static str {
+    match d {
+        Dir::C2S => "client",
+        Dir::S2C => "server",
+    }
+}
+
+fn receiver_name(d: Dir) -> &'static str {
+    sender_name(d.reverse())
+}
+
+/// The shortest stall worth reporting: a retransmission timer's worth of no progress
+/// (RFC 6298's RTO, at least its one-second floor); anything shorter is ordinary
+/// recovery or an ordinary pause.
+fn threshold(conn: &Connection) -> Span {
+    conn.rtt.rto_bound()
+}
+
+#[cfg(test)]
+mod tests;

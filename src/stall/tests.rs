@@ -1,0 +1,211 @@
+//! The stall finders on hand-made connections: packets built with `testkit::TcpPacket`,
+//! fed through a real `Connection` and the tracker.
+
+use super::StallTracker;
+use crate::decode::decode;
+use crate::flow::{Dir, Endpoint};
+use crate::summary::{Stall, StallKind};
+use crate::tcp::Connection;
+use crate::testkit::TcpPacket;
+use crate::time::{Span, Timestamp};
+
+const C: &str = "10.0.0.1:40000";
+const S: &str = "10.0.0.2:80";
+
+struct Flow {
+    conn: Connection,
+    stalls: StallTracker,
+}
+
+fn ep(s: &str) -> Endpoint {
+    let a: std::net::SocketAddr = s.parse().unwrap();
+    Endpoint {
+        addr: a.ip(),
+        port: a.port(),
+    }
+}
+
+impl Flow {
+    /// A connection after a handshake at 0 ms (1 ms RTT at the client), client ISN 0 and
+    /// server ISN 0, no window scaling.
+    fn new() -> Flow {
+        let mut f = Flow {
+            conn: Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
+            stalls: StallTracker::default(),
+        };
+        f.send(0.0, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(65535).mss(1460));
+        f.send(1.0, Dir::S2C, TcpPacket::new(S, C).syn().ack(1).seq(0).window(65535).mss(1460));
+        f.send(1.1, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(65535));
+        f
+    }
+
+    fn send(&mut self, ms: f64, dir: Dir, p: TcpPacket) {
+        let (link, bytes) = p.build();
+        let seg = decode(link, &bytes).unwrap();
+        let ts = Timestamp(0) + Span::from_nanos((ms * 1e6) as i64);
+        let ev = self.conn.track(&seg, dir, 0, ts);
+        self.stalls.on_segment(&self.conn, &ev);
+    }
+
+    /// Server data [seq, seq + len) at `ms`.
+    fn data(&mut self, ms: f64, seq: u32, len: usize) {
+        self.send(ms, Dir::S2C, TcpPacket::new(S, C).seq(seq).ack(1).payload_len(len).window(65535));
+    }
+
+    /// The client's ACK of `ack` with window `win` at `ms`.
+    fn ack(&mut self, ms: f64, ack: u32, win: u16) {
+        self.send(ms, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(ack).window(win));
+    }
+
+    fn finish(&self) -> Vec<Stall> {
+        self.stalls.finish(&self.conn)
+    }
+}
+
+fn only(stalls: &[Stall], kind: StallKind) -> Vec<&Stall> {
+    stalls.iter().filter(|s| s.kind == kind).collect()
+}
+
+#[test]
+fn a_window_that_never_reopens_is_one_unrecovered_stall_with_its_persist_back_off() {
+    let mut f = Flow::new();
+    f.data(10.0, 1, 1000);
+    f.ack(10.1, 1001, 0);
+    // Persist probes 1 byte each, backing off 0.2, 0.4, 0.8 s; each answered with a zero window.
+    for t in [210.0, 610.0, 1410.0] {
+        f.data(t, 1001, 1);
+        f.ack(t + 0.1, 1001, 0);
+    }
+    let out = f.finish();
+    let z = only(&out, StallKind::ZeroWindow);
+    assert_eq!(z.len(), 1, "{out:?}");
+    assert!(!z[0].recovered);
+    assert_eq!(z[0].events, 3);
+    assert_eq!(z[0].direction, Some(Dir::S2C));
+    assert!(z[0].sentence.contains("never reopened"), "{}", z[0].sentence);
+    assert!(z[0].sentence.contains("persist back-off"), "{}", z[0].sentence);
+    // No outage: the window held the data, not the path.
+    assert!(only(&out, StallKind::Outage).is_empty(), "{out:?}");
+}
+
+#[test]
+fn closings_close_together_are_one_episode() {
+    let mut f = Flow::new();
+    let mut seq = 1;
+    for i in 0..5 {
+        let t = 10.0 + 50.0 * i as f64;
+        f.data(t, seq, 1000);
+        seq += 1000;
+        f.ack(t + 0.1, seq, 0);
+        f.ack(t + 20.0, seq, 8000);
+    }
+    let out = f.finish();
+    let z = only(&out, StallKind::ZeroWindow);
+    assert_eq!(z.len(), 1, "{out:?}");
+    assert!(z[0].recovered);
+    assert!(z[0].sentence.contains("closed 5 times"), "{}", z[0].sentence);
+    assert!((z[0].duration_s - 0.2199).abs() < 1e-3, "{}", z[0].duration_s);
+}
+
+#[test]
+fn retransmissions_never_answered_are_a_lost_connection() {
+    let mut f = Flow::new();
+    f.data(10.0, 1, 648);
+    let mut t = 10.0;
+    let mut rto = 200.0;
+    for _ in 0..5 {
+        t += rto;
+        rto *= 2.0;
+        f.data(t, 1, 648);
+    }
+    let out = f.finish();
+    let lost = only(&out, StallKind::Lost);
+    assert_eq!(lost.len(), 1, "{out:?}");
+    assert_eq!(lost[0].events, 5);
+    assert_eq!(lost[0].intervals_s.len(), 5);
+    assert!(lost[0].sentence.contains("RTO back-off"), "{}", lost[0].sentence);
+    assert!(!lost[0].recovered);
+}
+
+#[test]
+fn a_long_wait_answered_at_last_is_an_outage() {
+    let mut f = Flow::new();
+    f.data(10.0, 1, 1000);
+    f.data(11.0, 1001, 1000);
+    f.ack(12.0, 1001, 65535);
+    // The path goes dark for 5 s: retransmissions of [1001, 2001) back off, then an ACK.
+    for t in [300.0, 900.0, 2100.0, 4500.0] {
+        f.data(t, 1001, 1000);
+    }
+    f.ack(5000.0, 2001, 65535);
+    let out = f.finish();
+    let o = only(&out, StallKind::Outage);
+    assert_eq!(o.len(), 1, "{out:?}");
+    assert!(o[0].recovered);
+    assert!((o[0].duration_s - 4.988).abs() < 1e-3, "{}", o[0].duration_s);
+    assert_eq!(o[0].events, 4);
+    // The same retransmissions are one loss episode.
+    assert_eq!(only(&out, StallKind::LossEpisode).len(), 1, "{out:?}");
+}
+
+#[test]
+fn a_reset_mid_transfer_says_what_was_outstanding() {
+    let mut f = Flow::new();
+    f.data(10.0, 1, 1000);
+    f.send(20.0, Dir::C2S, TcpPacket::new(C, S).rst().seq(1).ack(1));
+    let out = f.finish();
+    let r = only(&out, StallKind::Reset);
+    assert_eq!(r.len(), 1, "{out:?}");
+    assert_eq!(r[0].direction, Some(Dir::C2S));
+    assert!(r[0].sentence.contains("mid-transfer"), "{}", r[0].sentence);
+}
+
+#[test]
+fn keep_alives_alone_are_reported() {
+    let mut f = Flow::new();
+    for t in [1000.0, 2000.0, 3000.0] {
+        // A keep-alive: one below the next sequence number, no data.
+        f.send(t, Dir::C2S, TcpPacket::new(C, S).seq(0).ack(1).window(65535));
+        f.send(t + 1.0, Dir::S2C, TcpPacket::new(S, C).seq(1).ack(1).window(65535));
+    }
+    let out = f.finish();
+    let k = only(&out, StallKind::KeepAliveOnly);
+    assert_eq!(k.len(), 1, "{out:?}");
+    assert_eq!(k[0].events, 3);
+}
+
+#[test]
+fn short_segments_waiting_for_delayed_acks_are_found() {
+    // Request/response: each response ends with a short segment that the client ACKs only
+    // after 40 ms (its delayed-ACK timer); the server sends nothing meanwhile.
+    let mut f = Flow::new();
+    let mut seq = 1;
+    let mut t = 10.0;
+    for _ in 0..4 {
+        f.data(t, seq, 1448);
+        f.data(t + 0.1, seq + 1448, 1448);
+        f.ack(t + 0.2, seq + 2896, 65535);
+        f.data(t + 0.3, seq + 2896, 500);
+        seq += 2896 + 500;
+        f.ack(t + 40.3, seq, 65535);
+        t += 41.0;
+    }
+    let out = f.finish();
+    let d = only(&out, StallKind::DelayedAck);
+    assert_eq!(d.len(), 1, "{out:?}");
+    assert_eq!(d[0].events, 4);
+    assert_eq!(d[0].direction, Some(Dir::S2C));
+}
+
+#[test]
+fn an_ordinary_transfer_has_no_stalls() {
+    let mut f = Flow::new();
+    let mut seq = 1;
+    for i in 0..100 {
+        let t = 10.0 + i as f64;
+        f.data(t, seq, 1448);
+        seq += 1448;
+        f.ack(t + 0.5, seq, 65535);
+    }
+    assert!(f.finish().is_empty(), "{:?}", f.finish());
+}

@@ -172,6 +172,88 @@ pub struct Stall {
     pub sentence: String,
 }
 
+/// How the bottleneck rate was reached: every estimate, and why any was set aside.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CapacitySummary {
+    /// The method of `bottleneck_bps` (as `bottleneck_method`).
+    pub method: String,
+    /// The figure is only a lower bound: the flow never showed a full pipe (no standing
+    /// queue, no loss, no packet spacing at that rate).
+    pub lower_bound: bool,
+    /// The user gave it (`--link-rate`).
+    pub given: bool,
+    /// The estimates, bit/s (payload), where the capture allowed them.
+    pub delivery_bps: Option<f64>,
+    pub ack_dispersion_bps: Option<f64>,
+    pub arrival_dispersion_bps: Option<f64>,
+    /// Delivery while a standing queue showed the link full.
+    pub queue_delivery_bps: Option<f64>,
+    /// The resolution of the capture's timestamps (s): spacing samples span at least ten.
+    pub timestamp_resolution_s: f64,
+    /// Why an estimate was not taken, one sentence each.
+    pub set_aside: Vec<String>,
+}
+
+/// A standing queue at the bottleneck (RFC 8289's definition: the minimum delay over an
+/// interval stayed above the target).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct QueueSummary {
+    /// Share of the steady transfer spent with a standing queue.
+    pub standing_share: f64,
+    /// The delay the queue kept (median of the intervals' minimum RTT above the base), ms.
+    pub delay_ms: f64,
+    pub target_ms: f64,
+    /// Bytes that sat in the queue (delay x bottleneck rate: Little's law).
+    pub queued_bytes: Option<u64>,
+    /// Those bytes as a share of the largest flight.
+    pub flight_share: Option<f64>,
+}
+
+/// What an advice item asks for.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum AdviceKind {
+    /// A bigger receive buffer (the window was the limit).
+    RaiseReceiveBuffer,
+    /// Window scaling off: the window cannot pass 64 KiB.
+    EnableWindowScaling,
+    /// The receiving application did not read fast enough (zero windows).
+    ReadFaster,
+    /// A bigger send buffer (the flight sat flat below the BDP).
+    RaiseSendBuffer,
+    /// The application, not the network, paced the transfer.
+    ApplicationPaced,
+    /// Losses kept the congestion window down.
+    FindLoss,
+    /// SACK off made every loss cost more.
+    EnableSack,
+    /// Too short to leave slow start.
+    ReuseConnections,
+    /// A standing queue: the window was far above the BDP; less window or an AQM cuts the
+    /// delay at the same throughput.
+    CutQueue,
+    /// Nagle meeting delayed ACKs.
+    DisableNagle,
+}
+
+/// One piece of advice, structured: what to change, to what, and what it should give.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct AdviceItem {
+    pub kind: AdviceKind,
+    /// The knob: a sysctl or a socket option ("net.ipv4.tcp_rmem max, or SO_RCVBUF").
+    pub knob: Option<String>,
+    /// What the flow had (bytes: the window, the flight), where the advice changes it.
+    pub current_bytes: Option<u64>,
+    /// The value to set (bytes), where one can be named.
+    pub recommended_bytes: Option<u64>,
+    /// The goodput to expect (bit/s) and as a multiple of today's.
+    pub expected_bps: Option<f64>,
+    pub expected_gain: Option<f64>,
+    /// The figures rest on a capacity that is only a lower bound.
+    pub lower_bound: bool,
+    pub sentence: String,
+}
+
 /// Per-direction details beyond the spec's fields.
 #[derive(Clone, Debug, Serialize, PartialEq, Default)]
 pub struct DirectionSummary {
@@ -223,12 +305,18 @@ pub struct FlowSummary {
     /// How the bottleneck rate was found ("delivery-rate", "dispersion", "link-rate", ...).
     pub bottleneck_method: Option<String>,
     pub bdp_bytes: Option<u64>,
+    /// How the bottleneck rate was reached (None when no diagnosis).
+    pub capacity: Option<CapacitySummary>,
+    /// A standing queue, when the flow kept one.
+    pub queue: Option<QueueSummary>,
     pub limits: Option<Limits>,
     pub verdict: String,
     pub periods: Vec<Period>,
     pub evidence: Vec<String>,
     pub middlebox: Vec<MiddleboxFinding>,
     pub advice: Vec<String>,
+    /// The advice as data: one item per sentence of `advice`, in the same order.
+    pub advice_items: Vec<AdviceItem>,
     pub notes: Vec<String>,
     /// "closed" (FIN both ways), "reset", or "open" at the end of the capture.
     pub end_state: String,
@@ -237,4 +325,14 @@ pub struct FlowSummary {
     pub stalls: Vec<Stall>,
     pub c2s: DirectionSummary,
     pub s2c: DirectionSummary,
+}
+
+impl FlowSummary {
+    /// The per-direction details of `d`.
+    pub fn dir(&self, d: crate::flow::Dir) -> &DirectionSummary {
+        match d {
+            crate::flow::Dir::C2S => &self.c2s,
+            crate::flow::Dir::S2C => &self.s2c,
+        }
+    }
 }

@@ -8,6 +8,7 @@
 //! by the loop through the sender.
 
 use super::dispersion::Dispersion;
+use super::quantum::Quantum;
 use super::timeline::{SenderState, Timeline};
 use crate::flow::Dir;
 use crate::summarize::WindowStats;
@@ -25,7 +26,11 @@ pub struct DirAccumulator {
     /// When the sender learned that everything it had sent was acknowledged (capture time
     /// of that ACK plus the loop through the sender); it is idle from then until it sends.
     idle_from: Option<Timestamp>,
-    last_ack: Option<Timestamp>,
+    /// The ACK train's reference: when the last dispersion sample ended, and the bytes
+    /// delivered since (a sample spans at least the quantum's minimum: shorter gaps are
+    /// merged, so timestamp resolution and a host that stamps packets in batches do not
+    /// become rates).
+    ack_train: Option<(Timestamp, u64)>,
     pub dispersion: Dispersion,
     pub first_data: Option<Timestamp>,
     /// Time by which everything sent had been acknowledged, as the sender saw it.
@@ -38,6 +43,8 @@ pub struct DirAccumulator {
     /// Dispersion of data arrivals (new data, back to back), and its current mode.
     pub arrivals: Dispersion,
     arrival_rate: Option<f64>,
+    /// The arrival train's reference, as `ack_train`.
+    arrival_train: Option<(Timestamp, u64)>,
     /// Start of a burst whose gaps wait for the state of its last segment.
     burst_from: Option<Timestamp>,
 }
@@ -47,15 +54,39 @@ const RATE_REFRESH: u64 = 256;
 /// A gap up to this many serialization times at the arrival rate is back-to-back.
 const BURST_SPACING: f64 = 1.5;
 
+/// Adds `bytes` arriving at `ts` to a train and returns a dispersion sample (bytes, gap)
+/// once the train spans at least `min_span` since its reference.
+fn train_sample(train: &mut Option<(Timestamp, u64)>, ts: Timestamp, bytes: u64, min_span: Span) -> Option<(u64, Span)> {
+    let Some((from, pending)) = train.as_mut() else {
+        *train = Some((ts, 0));
+        return None;
+    };
+    *pending += bytes;
+    let gap = ts - *from;
+    if gap < min_span {
+        return None;
+    }
+    let sample = (*pending, gap);
+    *train = Some((ts, 0));
+    Some(sample)
+}
+
 impl DirAccumulator {
-    fn on_new_data(&mut self, ts: Timestamp, ev: &SegmentEvent, mss: u32) {
+    fn on_new_data(&mut self, ts: Timestamp, ev: &SegmentEvent, mss: u32, min_span: Span) {
         self.first_data.get_or_insert(ts);
         self.data_events += 1;
         let len = ev.send.new_bytes as u64;
         let tl = self.timeline.get_or_insert_with(|| Timeline::new(ts));
         if let Some((t0, state)) = self.last_data {
             let gap = ts - t0;
-            self.arrivals.add(len, gap);
+            // After a segment that left the sender waiting (for the window, for its
+            // application) the gap is the wait, not spacing: the train starts again here.
+            if state != SenderState::Busy || self.arrival_train.is_none() {
+                self.arrival_train = Some((t0, 0));
+            }
+            if let Some((bytes, span)) = train_sample(&mut self.arrival_train, ts, len, min_span) {
+                self.arrivals.add(bytes, span);
+            }
             if self.data_events % RATE_REFRESH == 0 {
                 self.arrival_rate = self.arrivals.capacity();
             }
@@ -120,20 +151,30 @@ impl DirAccumulator {
     /// `round` is the current base RTT: a gap between ACKs longer than a round trip is a
     /// pause (the pipe drained, the receiver's application or delayed-ACK timer paced it),
     /// not the spacing of a train, and gives no dispersion sample.
-    fn on_ack(&mut self, ts: Timestamp, delivered: u64, drained: bool, sender_loop: Span, round: Option<Span>) {
+    fn on_ack(
+        &mut self,
+        ts: Timestamp,
+        delivered: u64,
+        drained: bool,
+        sender_loop: Span,
+        round: Option<Span>,
+        min_span: Span,
+    ) {
         if delivered > 0 {
             self.delivery_acks += 1;
             self.delivered_bytes += delivered;
             if let Some(tl) = self.timeline.as_mut() {
                 tl.bin(ts).delivered += delivered;
             }
-            if let Some(prev) = self.last_ack {
-                let gap = ts - prev;
-                if round.is_none_or(|r| gap <= r) {
-                    self.dispersion.add(delivered, gap);
+            // A gap longer than a round trip is a pause, not spacing: the train restarts.
+            if let (Some((from, _)), Some(r)) = (self.ack_train, round) {
+                if ts - from > r {
+                    self.ack_train = None;
                 }
             }
-            self.last_ack = Some(ts);
+            if let Some((bytes, gap)) = train_sample(&mut self.ack_train, ts, delivered, min_span) {
+                self.dispersion.add(bytes, gap);
+            }
         }
         if drained {
             let at = ts + sender_loop;
@@ -174,11 +215,15 @@ pub struct Accumulator {
     pub windows: WindowStats,
     pub middlebox: crate::middlebox::Evidence,
     pub stalls: crate::stall::StallTracker,
+    /// The resolution of this connection's timestamps.
+    pub quantum: Quantum,
 }
 
 impl Accumulator {
     pub fn on_segment(&mut self, conn: &Connection, ev: &SegmentEvent) {
         let d = ev.dir;
+        self.quantum.on(ev.ts);
+        let min_span = self.quantum.min_sample_span();
         self.middlebox.on_segment(conn, ev);
         self.stalls.on_segment(conn, ev);
         if !ev.flags.rst() {
@@ -186,7 +231,7 @@ impl Accumulator {
         }
         if ev.send.new_bytes > 0 {
             let mss = conn.mss(d);
-            self.dirs[d.index()].on_new_data(ev.ts, ev, mss);
+            self.dirs[d.index()].on_new_data(ev.ts, ev, mss, min_span);
         }
         if ev.send.retransmission {
             self.dirs[d.index()].on_retransmission(ev.ts);
@@ -200,7 +245,7 @@ impl Accumulator {
             if ev.acked.delivered > 0 || drained {
                 let lp = conn.sender_loop(data_dir);
                 let round = conn.rtt.base_end_to_end();
-                self.dirs[data_dir.index()].on_ack(ev.ts, ev.acked.delivered as u64, drained, lp, round);
+                self.dirs[data_dir.index()].on_ack(ev.ts, ev.acked.delivered as u64, drained, lp, round, min_span);
             }
         }
         // Two plain tests: an array of both options, iterated, copied both on every segment.

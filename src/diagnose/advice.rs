@@ -1,121 +1,127 @@
-//! Advice that follows from the numbers, the way an expert would write it. No advice where
-//! nothing is wrong.
+//! Advice as data (kind, knob, the value to set, the rate to expect) and its laws: advice
+//! never asks to raise something to less than the flow already had; a raise promises at
+//! least [`MIN_GAIN`] and never more than the capacity allows; advice built on a capacity
+//! that is only a lower bound says so. Each rule writes its own items (rules/*.rs); these
+//! are the shared pieces.
 
-use super::facts::Findings;
-use super::label::Label;
-use super::rules::cwnd;
-use crate::tcp::WindowScale;
-use crate::units::{bytes, ms, pct, rate};
+use super::facts::Facts;
+use crate::summary::{AdviceItem, AdviceKind};
+use crate::units::{bytes, rate, times};
 
 /// Linux advertises about half of the receive buffer as window (tcp_adv_win_scale /
-/// scaling_ratio), so a buffer of twice the BDP is what lets the window reach the BDP.
-const BUFFER_PER_WINDOW: f64 = 2.0;
-/// Queueing delay worth pointing out: 5% of the base RTT, at least 2 ms.
-const QUEUE_NOTICEABLE_SHARE: f64 = 0.05;
-const QUEUE_NOTICEABLE_S: f64 = 0.002;
-/// 64 KiB - 1: the largest window without scaling (RFC 7323 §2).
-const UNSCALED_MAX: f64 = 65_535.0;
+/// scaling_ratio), so a buffer of twice the window wanted is what lets the window reach
+/// it; the send buffer likewise holds sent-but-unacknowledged data with overhead.
+pub const BUFFER_PER_WINDOW: f64 = 2.0;
+/// The least gain worth advising a change for: below 5% the change is within what the
+/// estimates can tell.
+pub const MIN_GAIN: f64 = 1.05;
 
-pub fn write(f: &Findings<'_>) -> Vec<String> {
-    let (x, c) = (f.facts, f.class);
+/// The goodput a window of `window` bytes would give on this path: capped by the capacity
+/// (never more than the path carries), as a multiple of today's. None without a capacity,
+/// without a goodput, or when the gain would be below [`MIN_GAIN`].
+pub fn with_window(f: &Facts, window: f64) -> Option<(f64, f64)> {
+    let cap = f.capacity?.rate;
+    if f.goodput <= 0.0 {
+        return None;
+    }
+    let new = cap.min(window / f.base_rtt_s.max(1e-9));
+    let gain = new / f.goodput;
+    (gain >= MIN_GAIN).then_some((new, gain))
+}
+
+/// ", expected goodput 9.6 Mbit/s (~2.7x)", or "at least" when the capacity is a lower
+/// bound (the path may carry more).
+pub fn expected_text(f: &Facts, new: f64, gain: f64) -> String {
+    if f.lower_bound {
+        format!(
+            ", expected goodput at least {} (~{}; the capacity {} is a lower bound)",
+            rate(new),
+            times(gain),
+            rate(f.capacity.map_or(0.0, |c| c.rate))
+        )
+    } else {
+        format!(", expected goodput {} (~{})", rate(new), times(gain))
+    }
+}
+
+/// A raise of a buffer from the `current` window or flight to a buffer for `target` bytes:
+/// the item when the target exceeds what the flow had and the gain is worth it.
+pub fn raise(
+    f: &Facts,
+    kind: AdviceKind,
+    knob: &str,
+    current: u64,
+    target: f64,
+    what: impl FnOnce(&str, &str) -> String,
+) -> Option<AdviceItem> {
+    if target <= current as f64 {
+        return None;
+    }
+    let (new, gain) = with_window(f, target)?;
+    let buffer = (BUFFER_PER_WINDOW * target).round();
+    let mut sentence = what(&bytes(current as f64), &bytes(buffer));
+    sentence.push_str(&expected_text(f, new, gain));
+    Some(AdviceItem {
+        kind,
+        knob: Some(knob.to_string()),
+        current_bytes: Some(current),
+        recommended_bytes: Some(buffer as u64),
+        expected_bps: Some(new * 8.0),
+        expected_gain: Some(gain),
+        lower_bound: f.lower_bound,
+        sentence,
+    })
+}
+
+/// An item with no figures (advice about the application, a setting to enable).
+pub fn plain(kind: AdviceKind, knob: Option<&str>, sentence: String, f: &Facts) -> AdviceItem {
+    AdviceItem {
+        kind,
+        knob: knob.map(str::to_string),
+        current_bytes: None,
+        recommended_bytes: None,
+        expected_bps: None,
+        expected_gain: None,
+        lower_bound: f.lower_bound,
+        sentence,
+    }
+}
+
+/// Whether an advice kind asks for more of something (and so must exceed what the flow
+/// had), or less (a queue cut: less window, same throughput).
+pub fn raises(kind: AdviceKind) -> bool {
+    matches!(kind, AdviceKind::RaiseReceiveBuffer | AdviceKind::RaiseSendBuffer)
+}
+
+/// The laws of one advice item against the flow it was written for (`goodput` and
+/// `capacity` in bit/s, as the summary holds them). Returns the violations.
+pub fn law(a: &AdviceItem, goodput_bps: f64, capacity_bps: Option<f64>) -> Vec<String> {
     let mut out = Vec::new();
-    let cap = x.capacity.map(|c| c.rate);
-    let expected = |new_window: f64| -> Option<(f64, f64)> {
-        let cap = cap?;
-        let now = x.goodput;
-        let new = cap.min(new_window / x.base_rtt_s.max(1e-9));
-        (now > 0.0).then_some((new, new / now))
-    };
-    match c.verdict {
-        Label::ReceiverWindow => {
-            let w = x.max_rwnd.unwrap_or(0) as f64;
-            if x.receiver_scale == WindowScale::NotUsed && w <= UNSCALED_MAX {
-                let ceiling = UNSCALED_MAX / x.base_rtt_s.max(1e-9);
-                out.push(format!(
-                    "window scaling is off for this connection (one SYN lacked the option), so the window cannot exceed 64 KiB: ceiling {} at this RTT of {}. Enable window scaling at both ends (net.ipv4.tcp_window_scaling=1) or find the middlebox that strips it.",
-                    rate(ceiling),
-                    ms(x.base_rtt_s)
-                ));
-            }
-            if x.zero_windows > 0 {
-                out.push(format!(
-                    "the receiving application did not read fast enough ({} zero-window advertisements): a bigger buffer only delays the stall; make the reader drain the socket faster.",
-                    x.zero_windows
-                ));
-            } else if let Some(bdp) = x.bdp {
-                let want = BUFFER_PER_WINDOW * bdp;
-                let mut s = format!(
-                    "the receiver never advertised more than {}; BDP is {}; raise the receive buffer (net.ipv4.tcp_rmem max, or SO_RCVBUF) to >= {}",
-                    bytes(w),
-                    bytes(bdp),
-                    bytes(want)
-                );
-                if let Some((new, factor)) = expected(bdp) {
-                    s.push_str(&format!(", expected goodput {} (~{:.1}x)", rate(new), factor));
-                }
-                out.push(s);
-            }
+    if let (Some(c), Some(r)) = (a.current_bytes, a.recommended_bytes) {
+        if raises(a.kind) && r <= c {
+            out.push(format!("{:?} asks for {r} B, no more than the flow had ({c} B)", a.kind));
         }
-        Label::Sender => {
-            if c.plateau_share >= c.idle_share {
-                if let Some(bdp) = x.bdp {
-                    let mut s = format!(
-                        "the sender kept only ~{} in flight with no loss while the path holds {} (BDP): raise the send buffer (net.ipv4.tcp_wmem max, or SO_SNDBUF) to >= {}",
-                        bytes(x.max_flight as f64),
-                        bytes(bdp),
-                        bytes(BUFFER_PER_WINDOW * bdp)
-                    );
-                    if let Some((new, factor)) = expected(bdp) {
-                        s.push_str(&format!(", expected goodput {} (~{:.1}x)", rate(new), factor));
-                    }
-                    out.push(s);
-                }
-            } else {
-                out.push(format!(
-                    "the application sent in bursts and left the connection idle {} of the time: the network is not what limits it.",
-                    pct(c.idle_share)
-                ));
-            }
+        if a.kind == AdviceKind::CutQueue && r >= c {
+            out.push(format!("a queue cut to {r} B is no cut of {c} B"));
         }
-        Label::Cwnd => {
-            if x.retransmission_share() >= cwnd::LOSSY {
-                let mut s = format!(
-                    "losses kept the congestion window below the BDP ({} of segments retransmitted): find the loss on the path (errors, a policer, a shallow buffer); a congestion control that does not treat random loss as congestion (BBR) would fill the pipe",
-                    pct(x.retransmission_share())
-                );
-                if x.sack_permitted == Some(false) {
-                    s.push_str("; SACK is off for this connection, so every loss costs more (enable net.ipv4.tcp_sack, or find what strips SACK-permitted)");
-                }
-                out.push(s);
-            } else if c.startup_s > 0.0 && c.steady_s < 10.0 * x.base_rtt_s {
-                out.push(format!(
-                    "the transfer spent {} of its life in slow start: it is too short to fill the pipe; reuse connections or raise the initial window",
-                    pct(c.startup_s / (c.startup_s + c.steady_s).max(1e-9))
-                ));
-            }
+    }
+    if let Some(g) = a.expected_gain {
+        if raises(a.kind) && g < MIN_GAIN {
+            out.push(format!("{:?} promises only {g:.3}x", a.kind));
         }
-        Label::Bottleneck => {
-            // The queue the excess window builds shows at the high end of the RTTs.
-            let q95 = x.p95_rtt_s.map(|p| (p - x.base_rtt_s).max(0.0));
-            if let (Some(bdp), Some(w), Some(q)) = (x.bdp, x.max_rwnd, q95) {
-                let own_excess = x.max_flight as f64 > bdp; // this flow, not its neighbours, built the queue
-                if own_excess
-                    && (w as f64) > 2.0 * bdp
-                    && q >= QUEUE_NOTICEABLE_S.max(QUEUE_NOTICEABLE_SHARE * x.base_rtt_s)
-                {
-                    out.push(format!(
-                        "the path is full: more window only adds delay. The receive window ({}) is far above the BDP ({}); the flight reached {} ({:.1}x BDP) and the excess queued: RTT median {}, p95 {} vs base {}. A window (tcp_rmem max) near 2x BDP would give the same throughput with less delay, as would an AQM (fq_codel) at the bottleneck.",
-                        bytes(w as f64),
-                        bytes(bdp),
-                        bytes(x.max_flight as f64),
-                        x.max_flight as f64 / bdp.max(1.0),
-                        ms(x.median_rtt_s.unwrap_or(0.0)),
-                        ms(x.p95_rtt_s.unwrap_or(0.0)),
-                        ms(x.base_rtt_s)
-                    ));
-                }
-            }
+    }
+    if let (Some(e), Some(c)) = (a.expected_bps, capacity_bps) {
+        if e > c * 1.0001 {
+            out.push(format!("{:?} expects {e} bit/s, above the capacity {c}", a.kind));
         }
+    }
+    if let (Some(e), Some(g)) = (a.expected_bps, a.expected_gain) {
+        if goodput_bps > 0.0 && (e / goodput_bps / g - 1.0).abs() > 0.01 {
+            out.push(format!("{:?}: expected {e} over goodput {goodput_bps} is not the gain {g}", a.kind));
+        }
+    }
+    if a.lower_bound && a.expected_bps.is_some() && !a.sentence.contains("lower bound") {
+        out.push(format!("{:?} rests on a lower-bound capacity and does not say so", a.kind));
     }
     out
 }

@@ -1,9 +1,29 @@
 //! The bottleneck rate of a flow's path, in payload bytes per second, and how it was found.
+//!
+//! Three measurements, each with its own blind spot:
+//! - delivery (bytes acknowledged per several RTTs while the sender was busy): exact when the
+//!   pipe was full, else a lower bound (BBR's BtlBw, draft-cardwell-iccrg-bbr §4.5.2);
+//! - ACK dispersion (the spacing the bottleneck gave back-to-back segments, kept by their
+//!   ACKs: Keshav's packet pair; Dovrolis et al., IEEE/ACM ToN 2004): needs no full pipe,
+//!   but shows the narrowest *link's* rate, which a token-bucket shaper or policer sustains
+//!   only for a bucket's worth (Kanuparthy & Dovrolis, "ShaperProbe", IMC 2011), and which a
+//!   host that stamps packets in batches makes look faster still (Prasad, Jain & Dovrolis,
+//!   "Effects of interrupt coalescence on network measurements", PAM 2004);
+//! - data-arrival dispersion, the same seen past the bottleneck.
+//!
+//! The laws the estimate keeps: it is never below its goodput, nor (without a standing
+//! queue) below the delivery the flow achieved over its rounds; its spacing samples never come from gaps the timestamps cannot resolve (they
+//! span ten quanta, [`super::quantum`]); and when a standing queue shows the link was full
+//! ([`super::queue`]), the delivery while it stood *is* the rate the path sustains — a
+//! spacing estimate above it is the link's burst rate, set aside and said so.
 
 use super::delivery;
 use super::dispersion::Dispersion;
+use super::queue::StandingQueue;
+use super::rules::bottleneck::AT_CAPACITY;
 use super::timeline::Timeline;
 use crate::time::Span;
+use crate::units::rate;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Capacity {
@@ -18,6 +38,8 @@ pub enum Method {
     LinkRate,
     /// The best delivery rate over a round trip (the pipe was full at some point).
     DeliveryRate,
+    /// Delivery while a standing queue showed the link full.
+    QueueDeliveryRate,
     /// The spacing of ACKs (packet-train dispersion).
     Dispersion,
     /// The spacing of data segments arriving at a capture point past the bottleneck.
@@ -31,10 +53,17 @@ impl Method {
         match self {
             Method::LinkRate => "link-rate",
             Method::DeliveryRate => "delivery-rate",
+            Method::QueueDeliveryRate => "queue-delivery-rate",
             Method::Dispersion => "dispersion",
             Method::ArrivalDispersion => "arrival-dispersion",
             Method::SharedDeliveryRate => "shared-delivery-rate",
         }
+    }
+
+    /// Whether the figure is the flow's own delivery (a lower bound unless the pipe was
+    /// shown full).
+    pub fn is_delivery(self) -> bool {
+        matches!(self, Method::DeliveryRate)
     }
 }
 
@@ -52,33 +81,63 @@ pub fn delivery_window(base_rtt: Span, bin: Span) -> Span {
     Span((base_rtt.nanos() * DELIVERY_ROUNDS).max(2 * bin.nanos()))
 }
 
-/// The estimate: the largest of the delivery rate (a lower bound that is exact when the
-/// pipe was full), the ACK dispersion rate (an estimate that needs no full pipe), and —
-/// when the capture point is past the bottleneck, near the receiver — the dispersion of
-/// the data itself, which survives receivers that acknowledge whole bursts at once. A
-/// user's link rate overrides them all.
-///
-/// `window_rate` is the rate the receive window allowed (max rwnd / base RTT) when the
-/// flow delivered at it: the receiver's ACKs then clock the sender, and their spacing
-/// shows the window's pace rather than the path's.
-pub fn estimate(
-    tl: &Timeline,
-    dispersion: &Dispersion,
-    arrivals: Option<&Dispersion>,
-    base_rtt: Span,
-    mss: u32,
-    link_rate_bps: Option<f64>,
-    window_rate: Option<f64>,
-) -> (Option<Capacity>, Option<f64>, Option<f64>) {
-    let window = delivery_window(base_rtt, tl.width);
-    let delivered = delivery::max_rate(tl, window);
-    let dispersed = match (dispersion.capacity(), window_rate) {
+pub struct Input<'a> {
+    pub tl: &'a Timeline,
+    pub dispersion: &'a Dispersion,
+    /// Data-arrival dispersion, only where the capture point is past the bottleneck.
+    pub arrivals: Option<&'a Dispersion>,
+    pub base_rtt: Span,
+    pub mss: u32,
+    pub link_rate_bps: Option<f64>,
+    /// The rate the receive window allowed (max rwnd / base RTT) when the flow delivered at
+    /// it: the receiver's ACKs then clock the sender, and their spacing shows the window's
+    /// pace rather than the path's.
+    pub window_rate: Option<f64>,
+    pub queue: Option<&'a StandingQueue>,
+    /// The flow's goodput (bytes/s): the estimate is never below it.
+    pub goodput: f64,
+    /// The median RTT: with a standing queue a round trip is that long, and delivery is
+    /// measured over rounds as they were.
+    pub median_rtt: Option<Span>,
+}
+
+/// Everything the estimate considered.
+#[derive(Clone, Debug, Default)]
+pub struct Estimate {
+    pub capacity: Option<Capacity>,
+    /// Delivery over several RTTs while busy (90th percentile), bytes/s.
+    pub delivered: Option<f64>,
+    /// ACK dispersion (bytes/s), after the window-pace choice.
+    pub dispersed: Option<f64>,
+    /// Data-arrival dispersion (bytes/s).
+    pub arrived: Option<f64>,
+    /// Delivery while a standing queue stood (bytes/s).
+    pub queued: Option<f64>,
+    /// Why an estimate was not taken.
+    pub set_aside: Vec<String>,
+}
+
+/// The estimate: with a standing queue most of the time, the delivery while it stood;
+/// otherwise the largest of delivery and the spacing estimates; never below what was
+/// delivered. A user's link rate overrides them — unless the flow delivered more than it.
+pub fn estimate(inp: &Input<'_>) -> Estimate {
+    // While a queue stood, a round took the inflated RTT: windows of a few base RTTs hold
+    // only a few ACKs then, and the percentile reads the ACKs' granularity, not the rate.
+    // Delivery is measured over rounds as they were.
+    let standing = inp.queue.filter(|q| q.most_of_the_time());
+    let round = match standing {
+        Some(_) => inp.base_rtt.max(inp.median_rtt.unwrap_or(inp.base_rtt)),
+        None => inp.base_rtt,
+    };
+    let window = delivery_window(round, inp.tl.width);
+    let delivered = delivery::max_rate(inp.tl, window);
+    let queue_window = window;
+    let dispersed = match (inp.dispersion.capacity(), inp.window_rate) {
         // The strongest spacing may be the window's own pace (it is never faster than the
         // path): segments that did queue at the bottleneck (the initial window, bursts
         // after a window update) leave a separate, faster mode, and that one is the path's.
-        // The pace itself is not a fixed margin above the window's average rate (ACK
-        // clustering put it 18-25% above in the lab), so any faster separate mode counts.
-        (Some(mode), Some(_)) => dispersion
+        (Some(mode), Some(_)) => inp
+            .dispersion
             .modes()
             .into_iter()
             .filter(|&r| r > mode)
@@ -86,34 +145,162 @@ pub fn estimate(
             .or(Some(mode)),
         (mode, _) => mode,
     };
-    if let Some(bps) = link_rate_bps {
-        let eff = mss as f64 / (mss as f64 + WIRE_OVERHEAD);
-        return (
-            Some(Capacity {
-                rate: bps / 8.0 * eff,
+    let arrived = inp.arrivals.and_then(|a| a.capacity());
+    let queued = standing.and_then(|q| delivery::rate_where(inp.tl, &q.bins, queue_window));
+    let mut out = Estimate {
+        capacity: None,
+        delivered,
+        dispersed,
+        arrived,
+        queued,
+        set_aside: Vec::new(),
+    };
+    // What the flow itself achieved: no estimate may be below it.
+    let achieved = delivered.unwrap_or(0.0).max(inp.goodput).max(queued.unwrap_or(0.0));
+    if let Some(bps) = inp.link_rate_bps {
+        let eff = inp.mss as f64 / (inp.mss as f64 + WIRE_OVERHEAD);
+        let given = bps / 8.0 * eff;
+        if achieved > given {
+            out.set_aside.push(format!(
+                "the given link rate ({} of payload) is below what the flow delivered ({}): the path is faster than given",
+                rate(given),
+                rate(achieved)
+            ));
+        } else {
+            out.capacity = Some(Capacity {
+                rate: given,
                 method: Method::LinkRate,
-            }),
-            delivered,
-            dispersed,
-        );
+            });
+            return out;
+        }
     }
-    let candidates = [
-        delivered.map(|r| Capacity {
-            rate: r,
-            method: Method::DeliveryRate,
-        }),
-        dispersed.map(|r| Capacity {
-            rate: r,
-            method: Method::Dispersion,
-        }),
-        arrivals.and_then(|a| a.capacity()).map(|r| Capacity {
-            rate: r,
-            method: Method::ArrivalDispersion,
-        }),
+    let spacing = [
+        dispersed.map(|r| (r, Method::Dispersion, "ACK dispersion")),
+        arrived.map(|r| (r, Method::ArrivalDispersion, "data-arrival dispersion")),
     ];
-    let best = candidates
+    if let Some(q) = queued {
+        // The link was full while the queue stood: what it delivered then is its rate.
+        for (r, _, name) in spacing.into_iter().flatten() {
+            if r * AT_CAPACITY > q {
+                out.set_aside.push(format!(
+                    "{name} showed {}, but while a queue stood the path sustained {}: the spacing is the link's burst rate (a shaper's or policer's bucket, or a host that stamps packets in batches), not what the path carries",
+                    rate(r),
+                    rate(q)
+                ));
+            }
+        }
+        out.capacity = Some(Capacity {
+            rate: q.max(achieved),
+            method: Method::QueueDeliveryRate,
+        });
+        return out;
+    }
+    let candidates = [delivered.map(|r| (r, Method::DeliveryRate, "delivery"))]
         .into_iter()
-        .flatten()
-        .max_by(|a, b| a.rate.total_cmp(&b.rate));
-    (best, delivered, dispersed)
+        .chain(spacing)
+        .flatten();
+    let best = candidates.max_by(|a, b| a.0.total_cmp(&b.0));
+    out.capacity = best.map(|(r, method, _)| {
+        if r < achieved {
+            // A spacing estimate below the delivery the flow achieved is wrong by the
+            // law; the delivery stands instead.
+            Capacity {
+                rate: achieved,
+                method: Method::DeliveryRate,
+            }
+        } else {
+            Capacity { rate: r, method }
+        }
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Timestamp;
+
+    fn busy_timeline(bytes_per_ms: u64) -> Timeline {
+        let t0 = Timestamp(1_000_000_000);
+        let mut tl = Timeline::new(t0);
+        for i in 0..4000 {
+            let b = tl.bin(t0 + Span::from_millis(i));
+            b.busy_ns += 1_000_000;
+            b.delivered += bytes_per_ms;
+        }
+        tl
+    }
+
+    fn dispersion_at(bytes_per_s: f64) -> Dispersion {
+        let mut d = Dispersion::default();
+        for _ in 0..200 {
+            d.add(2896, Span::from_nanos((2896.0 / bytes_per_s * 1e9) as i64));
+        }
+        d
+    }
+
+    #[test]
+    fn a_standing_queue_makes_the_delivery_the_rate_and_sets_a_burst_rate_aside() {
+        // A 50 Mbit/s token bucket releasing bursts at 5.8 Gbit/s: 6.25 MB/s delivered.
+        let tl = busy_timeline(6_250);
+        let d = dispersion_at(725e6);
+        let q = StandingQueue {
+            share: 1.0,
+            delay_s: 0.02,
+            target_s: 0.001,
+            bins: vec![true; tl.bins.len()],
+            intervals: 40,
+            standing: 40,
+        };
+        let e = estimate(&Input {
+            tl: &tl,
+            dispersion: &d,
+            arrivals: None,
+            base_rtt: Span::from_millis(20),
+            mss: 1448,
+            link_rate_bps: None,
+            window_rate: None,
+            queue: Some(&q),
+            goodput: 6.0e6,
+            median_rtt: None,
+        });
+        let c = e.capacity.unwrap();
+        assert_eq!(c.method, Method::QueueDeliveryRate);
+        assert!((c.rate / 6.25e6 - 1.0).abs() < 0.02, "{}", c.rate);
+        assert_eq!(e.set_aside.len(), 1, "{:?}", e.set_aside);
+    }
+
+    #[test]
+    fn no_estimate_is_below_what_was_delivered() {
+        let tl = busy_timeline(10_000); // 10 MB/s delivered
+        let d = dispersion_at(2e6); // spacing says 2 MB/s
+        let e = estimate(&Input {
+            tl: &tl,
+            dispersion: &d,
+            arrivals: None,
+            base_rtt: Span::from_millis(20),
+            mss: 1448,
+            link_rate_bps: None,
+            window_rate: None,
+            queue: None,
+            goodput: 9.5e6,
+            median_rtt: None,
+        });
+        assert!(e.capacity.unwrap().rate >= 10e6 * 0.99);
+        // nor a user's figure
+        let e = estimate(&Input {
+            tl: &tl,
+            dispersion: &d,
+            arrivals: None,
+            base_rtt: Span::from_millis(20),
+            mss: 1448,
+            link_rate_bps: Some(40e6),
+            window_rate: None,
+            queue: None,
+            goodput: 9.5e6,
+            median_rtt: None,
+        });
+        assert!(e.capacity.unwrap().rate >= 10e6 * 0.99);
+        assert_eq!(e.set_aside.len(), 1);
+    }
 }

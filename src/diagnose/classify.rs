@@ -1,25 +1,28 @@
-//! The limitation timeline: every bin's time goes to exactly one label, in the fixed
-//! precedence of the rules (receiver window and idle time come straight from the
-//! chronograph; busy time is bottleneck when delivery reached capacity, sender when the
-//! flight sat on a plateau, cwnd otherwise). The fractions, the verdict and the periods
-//! follow from the per-bin account.
+//! The limitation timeline: every bin's time goes to exactly one label, claimed by the
+//! rules of [`super::rules::CLAIMS`] in precedence order (idle and receiver-window time come
+//! straight from the chronograph; busy time is bottleneck while a queue stood or delivery
+//! reached capacity, sender when the flight sat on a plateau, cwnd otherwise). The
+//! fractions, the verdict ([`super::rules::VERDICTS`], then the largest share) and the
+//! periods follow from the per-bin account.
 
 use super::label::Label;
 use super::rounds::{self, Round};
-use super::rules::{bottleneck, receiver_window, sender};
+use super::rules::{self, bottleneck, sender, Account, BinCtx, Left};
 use super::startup;
 use super::timeline::Timeline;
 use crate::time::{Span, Timestamp};
 
 pub struct Input<'a> {
     pub tl: &'a Timeline,
-    /// Payload bytes/s of the bottleneck, if known.
+    /// Payload bytes/s of the bottleneck, if known (and trusted).
     pub capacity: Option<f64>,
     pub base_rtt: Span,
     pub mss: u32,
     /// Bytes delivered per bin of `tl` by every flow sharing the path (this one included);
     /// None when the flow had the path to itself.
     pub shared_delivered: Option<&'a [f64]>,
+    /// Per bin: a standing queue (see `queue`); None when none could be judged.
+    pub queue: Option<&'a [bool]>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -42,6 +45,10 @@ pub struct Classification {
     pub busy_rate: f64,
     pub idle_share: f64,
     pub plateau_share: f64,
+    /// The typical flight of the flat stretches (median of their rounds' largest flight).
+    pub plateau_flight: u64,
+    /// Share of the steady transfer's time in standing-queue bins.
+    pub queue_share: f64,
     /// Duration the fractions are taken over, seconds.
     pub steady_s: f64,
 }
@@ -76,20 +83,26 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         (prefix[hi] - prefix[lo]) / ((hi - lo) as f64 * width_s)
     };
 
-    // Per-bin account.
+    // Per-bin account: each rule in turn takes what it explains of the bin's time.
     let mut per_bin: Vec<[u64; 4]> = Vec::with_capacity(tl.bins.len());
     for (i, b) in tl.bins.iter().enumerate() {
-        let mut t = [0u64; 4];
-        t[Label::ReceiverWindow.index()] += b.rwnd_ns;
-        t[Label::Sender.index()] += b.idle_ns;
-        let busy_label = if inp.capacity.is_some_and(|c| bottleneck::at_capacity(local_rate(i), c)) {
-            Label::Bottleneck
-        } else if plateau.get(i / k).copied().unwrap_or(false) {
-            Label::Sender
-        } else {
-            Label::Cwnd
+        let ctx = BinCtx {
+            bin: b,
+            local_rate: local_rate(i),
+            capacity: inp.capacity,
+            plateau: plateau.get(i / k).copied().unwrap_or(false),
+            queue: inp.queue.and_then(|q| q.get(i).copied()).unwrap_or(false),
         };
-        t[busy_label.index()] += b.busy_ns;
+        let mut left = Left {
+            busy: b.busy_ns,
+            rwnd: b.rwnd_ns,
+            idle: b.idle_ns,
+        };
+        let mut t = [0u64; 4];
+        for rule in rules::CLAIMS {
+            t[rule.label().index()] += rule.claim(&ctx, &mut left);
+        }
+        debug_assert_eq!(left.busy + left.rwnd + left.idle, 0, "every nanosecond has a label");
         per_bin.push(t);
     }
 
@@ -122,13 +135,27 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     let fractions = frac(steady);
     let steady_ns: u64 = steady.iter().sum();
     let steady_s = steady_ns as f64 / 1e9;
+    let share_of_steady = |ns: u64| if steady_ns > 0 { ns as f64 / steady_ns as f64 } else { 0.0 };
     let idle_ns: u64 = tl.bins[steady_from..].iter().map(|b| b.idle_ns).sum();
-    let idle_share = if steady_ns > 0 {
-        idle_ns as f64 / steady_ns as f64
-    } else {
-        0.0
-    };
+    let idle_share = share_of_steady(idle_ns);
     let plateau_share = fractions[Label::Sender.index()] - idle_share;
+    let queue_ns: u64 = tl.bins[steady_from..]
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| inp.queue.and_then(|q| q.get(steady_from + i).copied()).unwrap_or(false))
+        .map(|(_, b)| b.state_ns())
+        .sum();
+    let queue_share = share_of_steady(queue_ns);
+    let plateau_flight = {
+        let mut levels: Vec<u64> = rounds
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| plateau.get(j).copied().unwrap_or(false))
+            .map(|(_, r)| r.max_flight)
+            .collect();
+        levels.sort_unstable();
+        levels.get(levels.len() / 2).copied().unwrap_or(0)
+    };
 
     let own: f64 = tl.bins[steady_from..].iter().map(|b| b.delivered as f64).sum();
     let steady_rate = if steady_s > 0.0 { own / steady_s } else { 0.0 };
@@ -154,25 +181,27 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     };
     let utilisation = inp.capacity.map(|c| busy_rate / c);
 
-    let verdict = if idle_share >= sender::MIN_IDLE_SHARE || fractions[Label::Sender.index()] >= sender::MIN_SHARE {
-        Label::Sender
-    } else if utilisation.is_some_and(|u| u >= bottleneck::AT_CAPACITY) {
-        Label::Bottleneck
-    } else if receiver_window::applies(fractions[Label::ReceiverWindow.index()]) {
-        Label::ReceiverWindow
-    } else {
+    let account = Account {
+        fractions,
+        idle_share,
+        queue_share,
+        utilisation,
+        shared: inp.shared_delivered.is_some(),
+    };
+    let decided = rules::VERDICTS.iter().find(|v| v.decides(&account)).map(|v| v.label());
+    let verdict = decided.unwrap_or_else(|| {
         // Below capacity over the steady transfer, the path did not hold the flow back as a
         // whole, however many rounds touched it (a sender backing off after each loss
         // reaches the capacity between losses): the verdict is what kept it below. Not for
         // a flow sharing the path: the group's delivery summed over this member's steady
         // period takes in the others' start and end, and reads low.
-        let below_capacity = inp.shared_delivered.is_none() && utilisation.is_some_and(|u| u < bottleneck::AT_CAPACITY);
+        let below_capacity = !account.shared && utilisation.is_some_and(|u| u < bottleneck::AT_CAPACITY);
         *Label::ALL
             .iter()
             .filter(|l| !(below_capacity && **l == Label::Bottleneck))
             .max_by(|a, b| fractions[a.index()].total_cmp(&fractions[b.index()]))
             .expect("four labels")
-    };
+    });
 
     let startup_end = tl.start_of(startup_bin.min(tl.bins.len()));
     Classification {
@@ -188,6 +217,8 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         busy_rate,
         idle_share,
         plateau_share: plateau_share.max(0.0),
+        plateau_flight,
+        queue_share,
         steady_s,
     }
 }

@@ -36,6 +36,22 @@ pub fn max_rate(tl: &Timeline, min_window: Span) -> Option<f64> {
     percentile(rates, (k as i64 * w) as f64 / 1e9)
 }
 
+/// The high end of the delivery rate over windows of at least `min_window` that lie wholly
+/// in the bins marked `inside` — whatever the sender's state: where a standing queue shows
+/// the link was full, every state delivered at the link's rate.
+pub fn rate_where(tl: &Timeline, inside: &[bool], min_window: Span) -> Option<f64> {
+    let w = tl.width.nanos().max(1);
+    let k = ((min_window.nanos() + w - 1) / w).max(1) as usize;
+    let delivered: Vec<f64> = tl.bins.iter().map(|b| b.delivered as f64).collect();
+    let marked: Vec<f64> = inside.iter().map(|&m| m as u8 as f64).collect();
+    let rates: Vec<f64> = window_sums(&delivered, k)
+        .zip(window_sums(&marked, k))
+        .filter(|&(_, m)| m >= k as f64)
+        .map(|(d, _)| d)
+        .collect();
+    percentile(rates, (k as i64 * w) as f64 / 1e9)
+}
+
 /// Share of a window the sender must have been busy for its delivery to count.
 const MOSTLY_BUSY: f64 = 0.5;
 

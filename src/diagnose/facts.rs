@@ -1,25 +1,34 @@
-//! The numbers evidence and advice are written from, gathered once per flow.
+//! The numbers evidence and advice are written from, gathered once per flow (the "facts"
+//! step of gate -> facts -> classify -> explain).
 
-use super::capacity::Capacity;
+use super::capacity::{Capacity, Estimate, Method};
 use super::classify::Classification;
+use super::queue::StandingQueue;
+use crate::summary::{Stall, StallKind};
 use crate::tcp::WindowScale;
 
 #[derive(Clone, Debug)]
 pub struct Facts {
     pub capacity: Option<Capacity>,
-    /// Delivery-rate and dispersion estimates (B/s) before choosing.
-    pub delivery_rate: Option<f64>,
-    pub dispersion_rate: Option<f64>,
-    /// Data-arrival dispersion (only past the bottleneck).
-    pub arrival_rate: Option<f64>,
+    /// Every estimate the capacity was chosen from.
+    pub estimate: Estimate,
+    /// The capacity is the flow's own delivery with no sign the pipe was full: a lower
+    /// bound, reported but not judged by.
+    pub lower_bound: bool,
     pub base_rtt_s: f64,
     pub median_rtt_s: Option<f64>,
     pub p95_rtt_s: Option<f64>,
     pub bdp: Option<f64>,
     pub max_rwnd: Option<u64>,
+    /// The largest window as the sender read it, when that differs from the handshake's
+    /// reading (it applied `obeyed_scale`: see `Connection::effective_scale`).
+    pub obeyed_rwnd: Option<u64>,
+    pub obeyed_scale: WindowScale,
+    /// Largest flight the sender had (reconstructed where the capture is not at it).
     pub max_flight: u64,
     /// Goodput of the bulk direction, bytes/s.
     pub goodput: f64,
+    pub mss: u32,
     pub data_segments: u64,
     pub window_full_segments: u64,
     pub retransmitted_segments: u64,
@@ -31,6 +40,13 @@ pub struct Facts {
     pub stretch_acks: Option<f64>,
     pub sack_permitted: Option<bool>,
     pub flows_sharing: usize,
+    /// A standing queue over the steady transfer, when RTT samples allowed judging one.
+    pub queue: Option<StandingQueue>,
+    /// The capture's timestamp resolution, s.
+    pub quantum_s: f64,
+    /// The flow's stalls (the diagnosis reads some: a reader that let the window close, a
+    /// sender waiting on delayed ACKs).
+    pub stalls: Vec<Stall>,
 }
 
 impl Facts {
@@ -55,11 +71,41 @@ impl Facts {
         self.median_rtt_s.map(|m| (m - self.base_rtt_s).max(0.0))
     }
 
-    /// What the receiver's largest window allowed: rwnd / base RTT (B/s).
+    /// The largest window the sender kept to: as it read the windows.
+    pub fn sender_rwnd(&self) -> Option<u64> {
+        self.obeyed_rwnd.or(self.max_rwnd)
+    }
+
+    /// What the receiver's largest window allowed the sender: rwnd / base RTT (B/s).
     pub fn window_bound(&self) -> Option<f64> {
-        self.max_rwnd
+        self.sender_rwnd()
             .filter(|_| self.base_rtt_s > 0.0)
             .map(|w| w as f64 / self.base_rtt_s)
+    }
+
+    /// A standing queue most of the steady transfer.
+    pub fn standing_queue(&self) -> Option<&StandingQueue> {
+        self.queue.as_ref().filter(|q| q.most_of_the_time())
+    }
+
+    /// Bytes that sat in the standing queue (Little's law: delay x rate).
+    pub fn queued_bytes(&self) -> Option<f64> {
+        let q = self.standing_queue()?;
+        Some(q.delay_s * self.capacity?.rate)
+    }
+
+    pub fn stall(&self, kind: StallKind) -> Option<&Stall> {
+        self.stalls.iter().find(|s| s.kind == kind)
+    }
+
+    /// The capacity the figures are judged against, with whether it is a lower bound.
+    pub fn capacity_rate(&self) -> Option<(f64, bool)> {
+        self.capacity.map(|c| (c.rate, self.lower_bound))
+    }
+
+    /// Whether the figure is the user's.
+    pub fn given(&self) -> bool {
+        self.capacity.is_some_and(|c| c.method == Method::LinkRate)
     }
 }
 

@@ -1,7 +1,9 @@
 //! Diagnosis: the bottleneck rate, the BDP, and what limited each flow, with evidence and
-//! advice. Collects per-segment facts while the flow is live (`accumulator`), decides when
-//! the flow ends (`finish`), and revisits flows that shared a path once the whole capture
-//! is read (`across_flows`).
+//! advice. Collects per-segment facts while the flow is live (`accumulator`); when the
+//! flow ends, `finish` runs gate -> facts -> classify -> explain: the gate decides whether
+//! the flow can be judged, the facts gather every number (capacity, queue, windows), the
+//! rules claim its time and decide the verdict, and the writers explain it. Flows that
+//! shared a path are revisited once the whole capture is read (`across_flows`).
 
 mod accumulator;
 mod advice;
@@ -9,15 +11,19 @@ mod capacity;
 mod classify;
 mod delivery;
 mod dispersion;
-mod evidence;
+mod explain;
 mod facts;
+mod gate;
 mod label;
+mod quantum;
+mod queue;
 mod rounds;
 pub mod rules;
 mod startup;
 mod timeline;
 
 pub use accumulator::{Accumulator, DirAccumulator};
+pub use advice::law as advice_law;
 pub use capacity::{Capacity, Method};
 pub use classify::Classification;
 pub use label::{Label, UNDETERMINED};
@@ -26,19 +32,15 @@ pub use timeline::{Bin, SenderState, Timeline};
 use crate::analysis::AnalysisConfig;
 use crate::flow::Dir;
 use crate::summarize;
-use crate::summary::{FlowSummary, Limits, Period};
-use crate::tcp::Connection;
+use crate::summary::{CapacitySummary, FlowSummary, Limits, Period, QueueSummary};
+use crate::tcp::{Connection, WindowScale};
 use crate::time::{Span, Timestamp};
 use facts::{Facts, Findings};
 use std::net::IpAddr;
 
-/// Minimum bulk payload to judge a flow: twenty full segments.
-const MIN_SEGMENTS: u64 = 20;
 /// Bytes per ACK (in segments) above which ACK spacing says nothing about the bottleneck
 /// (delayed ACKs cover 2 segments, GRO-coalesced ones a few more).
 const STRETCH_ACK_SEGMENTS: f64 = 8.0;
-/// Minimum transfer length to judge a flow, in base RTTs.
-const MIN_ROUNDS: f64 = 4.0;
 
 /// A finished flow: its summary, and what the cross-flow step needs to revisit it.
 pub struct Finished {
@@ -63,41 +65,67 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
     summary.middlebox = findings;
     summary.notes.extend(hints);
     let bulk = summarize::bulk_direction(conn);
+    let quantum = acc.quantum;
     let dacc = &mut acc.dirs[bulk.index()];
     dacc.close(conn.last_ts);
-    let d = conn.dir(bulk);
-    let mss = conn.mss(bulk);
     if !conn.handshake.seen() {
         summary
             .notes
             .push("the handshake is not in the capture: window scale and MSS are not known from it".into());
     }
+    // Gate.
     let base_rtt = conn.rtt.min_end_to_end();
-    let why_not = match (base_rtt, dacc.timeline.as_ref()) {
-        (None, _) => Some("no RTT sample (no handshake, no data/ACK pair, no timestamp echo)".to_string()),
-        (_, None) => Some("no payload in either direction".to_string()),
-        _ if d.data_segments < MIN_SEGMENTS => Some(format!(
-            "too little data to judge: {} data segments, {} bytes",
-            d.data_segments, d.unique_bytes
-        )),
-        (Some(rtt), Some(tl)) => {
-            let (b, r, i) = tl.totals();
-            let busy = Span((b + r + i) as i64);
-            (busy.secs_f64() < MIN_ROUNDS * rtt.secs_f64()).then(|| {
-                format!(
-                    "transfer too short to judge: {:.1} ms, {:.1} round trips",
-                    busy.millis_f64(),
-                    busy.secs_f64() / rtt.secs_f64().max(1e-9)
-                )
-            })
-        }
-    };
-    if let Some(reason) = why_not {
+    let state_ns = dacc.timeline.as_ref().map(|tl| {
+        let (b, r, i) = tl.totals();
+        b + r + i
+    });
+    if let Some(reason) = gate::why_not(conn, bulk, base_rtt, state_ns) {
         summary.notes.push(format!("undetermined: {reason}"));
         return Finished { summary, kept: None };
     }
-    let base_rtt = base_rtt.expect("checked");
-    let tl = dacc.timeline.take().expect("checked");
+    let base_rtt = base_rtt.expect("the gate checked it");
+    let tl = dacc.timeline.take().expect("the gate checked it");
+    // Facts.
+    let max_raw = acc.windows.max_raw[bulk.index()];
+    let dacc = &acc.dirs[bulk.index()];
+    let mut facts = gather_facts(conn, dacc, &summary, bulk, &tl, base_rtt, quantum, config);
+    // The window the sender obeyed, when it read the receiver's windows with another scale
+    // than the handshake's (a middlebox beyond the capture point rewrote the option).
+    let (shown, obeyed) = (conn.scale_of_sender(bulk.reverse()), conn.effective_scale(bulk.reverse()));
+    if shown != obeyed {
+        facts.obeyed_rwnd = obeyed.shift().map(|k| (max_raw as u64) << k);
+        facts.obeyed_scale = obeyed;
+    }
+    let mut kept = Kept {
+        base_notes: summary.notes.clone(),
+        tl,
+        base_rtt,
+        mss: conn.mss(bulk),
+        facts,
+        hosts: (conn.client.addr, conn.server.addr, bulk),
+    };
+    // Classify, explain.
+    let class = classify_kept(&kept, None);
+    fill(&mut summary, &mut kept, &class);
+    Finished {
+        summary,
+        kept: Some(kept),
+    }
+}
+
+/// The facts step: every number the rules and writers use.
+#[allow(clippy::too_many_arguments)]
+fn gather_facts(
+    conn: &Connection,
+    dacc: &DirAccumulator,
+    summary: &FlowSummary,
+    bulk: Dir,
+    tl: &Timeline,
+    base_rtt: Span,
+    quantum: quantum::Quantum,
+    config: &AnalysisConfig,
+) -> Facts {
+    let mss = conn.mss(bulk);
     // Data spacing tells the bottleneck rate only past the bottleneck: when the capture
     // point is nearer the receiver than the sender.
     let (via_sender, via_receiver) = (
@@ -106,85 +134,106 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
     );
     let past_bottleneck = matches!((via_sender, via_receiver), (Some(s), Some(r)) if r < s);
     let arrivals = past_bottleneck.then_some(&dacc.arrivals);
+    let goodput = summary.goodput_bps / 8.0;
     // The flow went as fast as its receive window let it: its ACK spacing may be the
     // window's pace.
     let window_rate = summary
         .max_rwnd_bytes
         .map(|w| w as f64 / base_rtt.secs_f64().max(1e-9))
-        .filter(|&w| summary.goodput_bps / 8.0 >= rules::bottleneck::AT_CAPACITY * w);
-    let (cap, delivered, dispersed) = capacity::estimate(
-        &tl,
-        &dacc.dispersion,
+        .filter(|&w| goodput >= rules::bottleneck::AT_CAPACITY * w);
+    // The least queue the measurement can tell from noise: ten timestamp quanta, and two
+    // full segments' serialization at the slowest rate the flow could have had (its
+    // delivery): a data sample carries its segment's serialization, which the handshake's
+    // base does not, and a delayed ACK waits for a second segment (RFC 5681 §4.2).
+    let slowest = delivery::max_rate(tl, capacity::delivery_window(base_rtt, tl.width))
+        .unwrap_or(0.0)
+        .max(goodput);
+    let serialization = if slowest > 0.0 {
+        Span::from_secs_f64(2.0 * mss as f64 / slowest)
+    } else {
+        Span::ZERO
+    };
+    let floor = quantum.min_sample_span().max(serialization);
+    let startup = {
+        let rounds = rounds::rounds(tl, base_rtt);
+        let j = startup::end_round(&rounds);
+        rounds.get(j).map_or(tl.bins.len(), |r| r.first)
+    };
+    let queue = queue::find(tl, startup, base_rtt, floor);
+    let estimate = capacity::estimate(&capacity::Input {
+        tl,
+        dispersion: &dacc.dispersion,
         arrivals,
         base_rtt,
         mss,
-        config.link_rate_bps,
+        link_rate_bps: config.link_rate_bps,
         window_rate,
-    );
+        queue: queue.as_ref(),
+        goodput,
+        median_rtt: summary.rtt_ms.median.map(|m| Span::from_secs_f64(m / 1000.0)),
+    });
     // Receivers that acknowledge whole bursts at once (stretch ACKs, a reader that lets the
     // window close) leave no spacing in their ACKs; before the bottleneck nothing else
     // shows its rate.
     let per_ack = dacc.delivered_bytes as f64 / dacc.delivery_acks.max(1) as f64 / mss.max(1) as f64;
     let stretch_acks = (!past_bottleneck && per_ack > STRETCH_ACK_SEGMENTS).then_some(per_ack);
-    let receiver_scale = conn.scale_of_sender(bulk.reverse());
-    let (client_ip, server_ip) = (conn.client.addr, conn.server.addr);
+    let d = conn.dir(bulk);
     let receiver_syn = match bulk {
         Dir::S2C => conn.handshake.syn,
         Dir::C2S => conn.handshake.syn_ack,
     };
-    let facts = Facts {
-        capacity: cap,
-        delivery_rate: delivered,
-        dispersion_rate: dispersed,
-        arrival_rate: arrivals.and_then(|a| a.capacity()),
+    let mut f = Facts {
+        capacity: estimate.capacity,
+        lower_bound: false,
         base_rtt_s: base_rtt.secs_f64(),
         median_rtt_s: summary.rtt_ms.median.map(|m| m / 1000.0),
         p95_rtt_s: summary.rtt_ms.p95.map(|m| m / 1000.0),
-        bdp: cap.map(|c| c.rate * base_rtt.secs_f64()),
+        bdp: estimate.capacity.map(|c| c.rate * base_rtt.secs_f64()),
         max_rwnd: summary.max_rwnd_bytes,
         max_flight: tl.bins.iter().map(|b| b.max_flight).max().unwrap_or(0),
-        goodput: summary.goodput_bps / 8.0,
+        goodput,
+        mss,
         data_segments: d.data_segments,
         window_full_segments: dacc.window_full_segments,
         retransmitted_segments: d.retransmitted_segments,
-        zero_windows: acc.windows.zero[bulk.index()],
-        receiver_scale,
+        zero_windows: summary.dir(bulk).zero_window_advertisements,
+        receiver_scale: conn.scale_of_sender(bulk.reverse()),
         stretch_acks,
         sack_permitted: match (conn.handshake.syn, conn.handshake.syn_ack, receiver_syn) {
             (Some(a), Some(b), _) => Some(a.sack_permitted.present().is_some() && b.sack_permitted.present().is_some()),
             _ => None,
         },
         flows_sharing: 1,
+        queue,
+        quantum_s: quantum.get().secs_f64(),
+        stalls: summary.stalls.clone(),
+        estimate,
+        obeyed_rwnd: None,
+        obeyed_scale: WindowScale::Unknown,
     };
-    let mut kept = Kept {
-        base_notes: summary.notes.clone(),
-        tl,
-        base_rtt,
-        mss,
-        facts,
-        hosts: (client_ip, server_ip, bulk),
-    };
-    let class = classify::classify(&classify::Input {
-        tl: &kept.tl,
-        capacity: judged_capacity(&kept.facts),
-        base_rtt,
-        mss,
-        shared_delivered: None,
-    });
-    fill(&mut summary, &mut kept, &class);
-    Finished {
-        summary,
-        kept: Some(kept),
-    }
+    f.lower_bound = judged_capacity(&f).is_none() && f.capacity.is_some();
+    f
+}
+
+fn classify_kept(k: &Kept, shared: Option<&[f64]>) -> Classification {
+    classify::classify(&classify::Input {
+        tl: &k.tl,
+        capacity: judged_capacity(&k.facts),
+        base_rtt: k.base_rtt,
+        mss: k.mss,
+        shared_delivered: shared,
+        queue: k.facts.queue.as_ref().map(|q| q.bins.as_slice()),
+    })
 }
 
 /// The capacity a flow's delivery is judged against. When the only evidence of the
 /// bottleneck's rate is the flow's own delivery, calling the flow "at capacity" would be
 /// circular: it needs a sign that the pipe was actually full — a queue (RTT above the
-/// base) or losses. Without one the rate is a lower bound, reported but not judged by.
+/// base, or a standing queue in some interval) or losses. Without one the rate is a lower
+/// bound, reported but not judged by.
 fn judged_capacity(f: &Facts) -> Option<f64> {
     let cap = f.capacity?;
-    if cap.method != Method::DeliveryRate {
+    if !cap.method.is_delivery() {
         return Some(cap.rate);
     }
     let queue = f.queueing_s().unwrap_or(0.0);
@@ -193,10 +242,12 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     let acks = if f.stretch_acks.is_some() {
         None
     } else {
-        f.dispersion_rate
+        f.estimate.dispersed
     };
-    let spacing = acks.unwrap_or(0.0).max(f.arrival_rate.unwrap_or(0.0));
+    let spacing = acks.unwrap_or(0.0).max(f.estimate.arrived.unwrap_or(0.0));
+    let standing = f.queue.as_ref().is_some_and(|q| q.standing > 0);
     let full = f.retransmitted_segments > 0
+        || standing
         || queue >= QUEUE_SIGN_S.max(QUEUE_SIGN_SHARE * f.base_rtt_s)
         || spacing >= rules::bottleneck::AT_CAPACITY * cap.rate;
     full.then_some(cap.rate)
@@ -213,6 +264,27 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
     s.bottleneck_bps = f.capacity.map(|c| c.rate * 8.0);
     s.bottleneck_method = f.capacity.map(|c| c.method.as_str().to_string());
     s.bdp_bytes = f.bdp.map(|b| b.round() as u64);
+    s.capacity = f.capacity.map(|cap| CapacitySummary {
+        method: cap.method.as_str().to_string(),
+        lower_bound: f.lower_bound,
+        given: cap.method == Method::LinkRate,
+        delivery_bps: f.estimate.delivered.map(|r| r * 8.0),
+        ack_dispersion_bps: f.estimate.dispersed.map(|r| r * 8.0),
+        arrival_dispersion_bps: f.estimate.arrived.map(|r| r * 8.0),
+        queue_delivery_bps: f.estimate.queued.map(|r| r * 8.0),
+        timestamp_resolution_s: f.quantum_s,
+        set_aside: f.estimate.set_aside.clone(),
+    });
+    s.queue = f.standing_queue().map(|q| {
+        let queued = f.queued_bytes();
+        QueueSummary {
+            standing_share: round4(q.share),
+            delay_ms: (q.delay_s * 1e6).round() / 1e3,
+            target_ms: (q.target_s * 1e6).round() / 1e3,
+            queued_bytes: queued.map(|b| b.round() as u64),
+            flight_share: queued.filter(|_| f.max_flight > 0).map(|b| round4((b / f.max_flight as f64).min(1.0))),
+        }
+    });
     s.sender_max_flight_bytes = Some(f.max_flight);
     s.limits = Some(Limits {
         receiver_window: round4(c.fractions[Label::ReceiverWindow.index()]),
@@ -231,48 +303,11 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
         })
         .collect();
     let findings = Findings { facts: f, class: c };
-    s.evidence = evidence::write(&findings);
-    s.advice = advice::write(&findings);
+    s.evidence = explain::evidence(&findings);
+    s.advice_items = explain::advice(&findings);
+    s.advice = s.advice_items.iter().map(|a| a.sentence.clone()).collect();
     s.notes = k.base_notes.clone();
-    s.notes.extend(notes(&findings));
-}
-
-/// Notes on how far the figures can be trusted.
-fn notes(x: &Findings<'_>) -> Vec<String> {
-    let (f, c) = (x.facts, x.class);
-    let mut out = Vec::new();
-    if f.flows_sharing > 1 {
-        out.push(format!(
-            "shares its path with {} other flow(s) between the same hosts at the same time; the bottleneck and utilisation are the group's",
-            f.flows_sharing - 1
-        ));
-    }
-    if f.capacity.is_none() {
-        let why = match f.stretch_acks {
-            Some(n) => {
-                format!(", and the receiver acknowledged {n:.0} segments per ACK, so ACK spacing shows nothing of it")
-            }
-            None => String::new(),
-        };
-        out.push(format!(
-            "no bottleneck rate (and no BDP): the sender was never busy long enough to fill the path, and no ACK or data spacing showed the link's rate from this capture point{why}; a capture at the receiver would, or give it with --link-rate"
-        ));
-    }
-    // A flow's own delivery rate measures the bottleneck only if the flow filled it.
-    let lower_bound =
-        f.capacity.is_some_and(|cap| cap.method == Method::DeliveryRate) && c.verdict != Label::Bottleneck;
-    if lower_bound {
-        let why = match f.stretch_acks {
-            Some(n) => format!(
-                "the receiver acknowledged {n:.0} segments per ACK, so ACK spacing shows nothing of the bottleneck from this capture point (a capture at the receiver would)"
-            ),
-            None => "no ACK or data spacing showed a faster link".to_string(),
-        };
-        out.push(format!(
-            "the bottleneck rate (and the BDP) is a lower bound: this flow never filled the path, and {why}"
-        ));
-    }
-    out
+    s.notes.extend(explain::notes(&findings));
 }
 
 fn round4(x: f64) -> f64 {
@@ -356,19 +391,14 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
                 method: Method::SharedDeliveryRate,
             });
             k.facts.bdp = Some(shared_rate * k.base_rtt.secs_f64());
+            k.facts.lower_bound = false;
         }
         k.facts.flows_sharing = count;
         // This flow's bins, filled with the group's delivery.
         let shared: Vec<f64> = (0..k.tl.bins.len())
             .map(|b| gather(&grid, start, width, k.tl.start_of(b), k.tl.width.nanos()))
             .collect();
-        let class = classify::classify(&classify::Input {
-            tl: &k.tl,
-            capacity: judged_capacity(&k.facts),
-            base_rtt: k.base_rtt,
-            mss: k.mss,
-            shared_delivered: Some(&shared),
-        });
+        let class = classify_kept(&k, Some(&shared));
         fill(&mut f.summary, &mut k, &class);
         f.kept = Some(k);
     }

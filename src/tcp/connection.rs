@@ -103,12 +103,27 @@ impl Connection {
         }
     }
 
-    /// Scale of the windows advertised by the sender of a segment going `dir`: the
-    /// handshake's, unless the other end's data contradicts it (it kept more in flight than
-    /// that scale allows: a middlebox rewrote the option); without a usable handshake, the
-    /// shift inferred from behaviour once it is settled.
+    /// Scale of the windows advertised by the sender of a segment going `dir`, as every
+    /// window in bytes is shown: the handshake's when both SYNs are in the capture (the
+    /// negotiated scale is the scale, RFC 7323 §2.2); without a usable handshake, the shift
+    /// inferred from behaviour once it is settled.
     #[inline]
     pub fn scale_of_sender(&self, dir: Dir) -> WindowScale {
+        match self.negotiated_scale(dir) {
+            WindowScale::Unknown => self.effective_scale(dir),
+            negotiated => negotiated,
+        }
+    }
+
+    /// The scale the other end actually applies to `dir`'s sender's windows: the
+    /// handshake's, unless that end's data contradicts it — it kept more in flight than that
+    /// scale allows on more than 1% of its segments (a sender never exceeds the window it
+    /// knows, RFC 9293 §3.8.6), or it stops at the edge of another scale's window again and
+    /// again: a middlebox beyond the capture point rewrote the option, and the two ends read
+    /// the windows differently. The sender's view (what it could send) follows this one;
+    /// the middlebox findings say when it differs from [`Self::scale_of_sender`].
+    #[inline]
+    pub fn effective_scale(&self, dir: Dir) -> WindowScale {
         let events = self.scale_evidence[dir.reverse().index()].revision();
         let handshake = self.handshake_revision;
         match self.scale_memo[dir.index()].get() {
@@ -346,7 +361,14 @@ impl Connection {
                 }
             }
             let tsval = seg.options.timestamps.map(|t| t.val);
-            self.views[dir.reverse().index()].on_ack(ts, seg.ack, win_bytes, seg.window, tsval);
+            // The sender's view follows the scale the sender applies (see `effective_scale`).
+            let effective = self.effective_scale(dir);
+            let sender_window = if effective == scale {
+                win_bytes
+            } else {
+                effective.bytes(seg.window, flags.syn()).or((seg.window == 0).then_some(0))
+            };
+            self.views[dir.reverse().index()].on_ack(ts, seg.ack, sender_window, seg.window, tsval);
         }
         let rx = &self.dirs[dir.reverse().index()];
         let rx_una = rx.una;
@@ -395,7 +417,7 @@ impl Connection {
         let sender_view = if carries_data && send.new_bytes > 0 {
             let lp = self.sender_loop(dir);
             let min_loop = self.min_sender_loop(dir);
-            let shift = self.scale_of_sender(dir.reverse()).shift();
+            let shift = self.effective_scale(dir.reverse()).shift();
             let echo = seg.options.timestamps.map(|t| t.ecr).filter(|_| flags.ack());
             let view = d
                 .nxt

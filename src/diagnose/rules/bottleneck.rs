@@ -1,30 +1,194 @@
 //! # bottleneck-limited
 //!
 //! ## What it detects
-//! Delivery at the path's bottleneck capacity: the bytes acknowledged per round trip
-//! reach the capacity estimate (alone, or summed with the other flows that share the same
-//! hosts and time). The excess flight queues and inflates the RTT.
+//! The path's bottleneck was saturated. Two signs, two claims:
+//! - `StandingQueue`: a queue stood at the bottleneck (RFC 8289's definition: the minimum
+//!   RTT over every interval stayed above base + target). A work-conserving queue that never
+//!   empties means the link behind it never idled: the bottleneck was full, whatever held
+//!   the window — the flow's own excess window, or other traffic sharing the link.
+//! - `AtCapacity`: the bytes acknowledged per round trip reach the capacity estimate (alone,
+//!   or summed with the other flows that share the same hosts and time).
 //!
 //! ## Why
 //! When the pipe is full, more window only adds queueing delay; nothing at the ends can
-//! make the transfer faster.
+//! make the transfer faster. A window far above the BDP is then a cost (bufferbloat): the
+//! excess waits in the queue, and a window near the BDP or an AQM at the bottleneck gives
+//! the same throughput with less delay.
 //!
 //! ## Example
 //! 50 Mbit/s, 100 ms, SO_RCVBUF 4 MiB: 47 Mbit/s of payload once slow start ends, RTT
-//! 100 -> 110 ms from the queue.
+//! 100 -> 110 ms from the queue. A consumer uplink with a 700 ms FIFO: RTT 14 -> 720 ms,
+//! the window 12x the BDP, 98% of it in the queue.
+
+use super::super::advice::{plain, BUFFER_PER_WINDOW};
+use super::super::facts::Findings;
+use super::super::label::Label;
+use super::{Account, BinCtx, Claim, Left, Verdict};
+use crate::summary::{AdviceItem, AdviceKind};
+use crate::units::{bytes, ms, pct, rate, times};
 
 /// Delivery within 15% of the capacity counts as at capacity: header overhead, ACK
 /// timing and the estimate's own error are all inside that margin.
 pub const AT_CAPACITY: f64 = 0.85;
+/// Queueing delay worth pointing out in advice: 5% of the base RTT (RFC 8289 §4.4's lower
+/// target), at least 2 ms.
+const QUEUE_NOTICEABLE_SHARE: f64 = 0.05;
+const QUEUE_NOTICEABLE_S: f64 = 0.002;
 
 pub fn at_capacity(rate: f64, capacity: f64) -> bool {
     capacity > 0.0 && rate >= AT_CAPACITY * capacity
 }
 
+/// Busy time while a queue stood.
+pub struct StandingQueue;
+
+impl Claim for StandingQueue {
+    fn name(&self) -> &'static str {
+        "standing-queue"
+    }
+    fn label(&self) -> Label {
+        Label::Bottleneck
+    }
+    fn claim(&self, b: &BinCtx<'_>, left: &mut Left) -> u64 {
+        if b.queue {
+            std::mem::take(&mut left.busy)
+        } else {
+            0
+        }
+    }
+}
+
+/// Busy time delivering at the capacity.
+pub struct AtCapacity;
+
+impl Claim for AtCapacity {
+    fn name(&self) -> &'static str {
+        "at-capacity"
+    }
+    fn label(&self) -> Label {
+        Label::Bottleneck
+    }
+    fn claim(&self, b: &BinCtx<'_>, left: &mut Left) -> u64 {
+        if b.capacity.is_some_and(|c| at_capacity(b.local_rate, c)) {
+            std::mem::take(&mut left.busy)
+        } else {
+            0
+        }
+    }
+}
+
+pub struct Decides;
+
+impl Verdict for Decides {
+    fn label(&self) -> Label {
+        Label::Bottleneck
+    }
+    fn decides(&self, a: &Account) -> bool {
+        a.utilisation.is_some_and(|u| u >= AT_CAPACITY) || a.queue_share >= super::super::queue::MOST
+    }
+}
+
+pub fn evidence(f: &Findings<'_>) -> Vec<String> {
+    let x = f.facts;
+    let mut out = Vec::new();
+    if let Some(q) = x.standing_queue() {
+        let held = match (x.queued_bytes(), x.max_flight) {
+            (Some(b), flight) if flight > 0 => format!(
+                "; about {} waited in it ({} of the largest flight, {})",
+                bytes(b),
+                pct((b / flight as f64).min(1.0)),
+                bytes(flight as f64)
+            ),
+            (Some(b), _) => format!("; about {} waited in it", bytes(b)),
+            _ => String::new(),
+        };
+        out.push(format!(
+            "a queue stood for {} of the steady transfer: the least RTT of every {} stayed above the base by more than {} (RFC 8289's standing queue), keeping {} of delay{held}: the bottleneck was full",
+            pct(q.share),
+            ms(x.base_rtt_s.max(0.1)),
+            ms(q.target_s),
+            ms(q.delay_s)
+        ));
+    }
+    out
+}
+
+pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
+    let (x, c) = (f.facts, f.class);
+    let mut out = Vec::new();
+    // The queue the excess window builds shows at the high end of the RTTs, or stands.
+    let q95 = x.p95_rtt_s.map(|p| (p - x.base_rtt_s).max(0.0));
+    let queue_delay = x.standing_queue().map(|q| q.delay_s).or(q95);
+    let (Some(bdp), Some(q)) = (x.bdp, queue_delay) else {
+        return out;
+    };
+    // This flow, not its neighbours, built the queue: its flight went past the BDP.
+    let flight = x.max_flight as f64;
+    let target = BUFFER_PER_WINDOW * bdp;
+    if flight <= target || q < QUEUE_NOTICEABLE_S.max(QUEUE_NOTICEABLE_SHARE * x.base_rtt_s) {
+        return out;
+    }
+    let rtts = format!(
+        "RTT median {}, p95 {} vs base {}",
+        ms(x.median_rtt_s.unwrap_or(x.base_rtt_s)),
+        ms(x.p95_rtt_s.unwrap_or(x.base_rtt_s)),
+        ms(x.base_rtt_s)
+    );
+    let same = format!("the same {} with less delay", rate(x.goodput));
+    // What held the flight where it was: the receiver's window (full), the sender's own
+    // flat flight (its send buffer), or its congestion control (neither).
+    let fr = |l: Label| c.fractions[l.index()];
+    let (knob, current, sentence) = if fr(Label::ReceiverWindow) >= super::receiver_window::MIN_SHARE {
+        let w = x.max_rwnd.unwrap_or(x.max_flight);
+        (
+            "net.ipv4.tcp_rmem max, or SO_RCVBUF at the receiver",
+            Some(w),
+            format!(
+                "the path is full: more window only adds delay. The receive window ({}) is far above the BDP ({}) and the sender kept it full: the flight reached {} ({} BDP) and the excess queued ({rtts}). A receive window near {} (tcp_rmem max, SO_RCVBUF) would give {same}, as would an AQM (fq_codel, CAKE) at the bottleneck",
+                bytes(w as f64),
+                bytes(bdp),
+                bytes(flight),
+                times(flight / bdp.max(1.0)),
+                bytes(target)
+            ),
+        )
+    } else if c.plateau_share > fr(Label::Cwnd) && c.plateau_flight > 0 {
+        (
+            "net.ipv4.tcp_wmem max, or SO_SNDBUF at the sender",
+            Some(c.plateau_flight),
+            format!(
+                "the path is full: more data in flight only adds delay. The sender kept a flat ~{} in flight (its send buffer), far above the BDP ({}), and the excess queued ({rtts}). A send buffer near {} (tcp_wmem max, SO_SNDBUF) would give {same}, as would an AQM (fq_codel, CAKE) at the bottleneck",
+                bytes(c.plateau_flight as f64),
+                bytes(bdp),
+                bytes(target)
+            ),
+        )
+    } else {
+        (
+            "an AQM (fq_codel, CAKE) at the bottleneck, or net.ipv4.tcp_congestion_control=bbr",
+            None,
+            format!(
+                "the path is full: the congestion control kept the queue filled, the flight reaching {} ({} BDP) with the excess queued ({rtts}). An AQM (fq_codel, CAKE) at the bottleneck, or a congestion control that does not fill buffers (BBR), would give {same}",
+                bytes(flight),
+                times(flight / bdp.max(1.0))
+            ),
+        )
+    };
+    let mut a = plain(AdviceKind::CutQueue, Some(knob), sentence, x);
+    if let Some(cur) = current.filter(|&cur| cur as f64 > target) {
+        a.current_bytes = Some(cur);
+        a.recommended_bytes = Some(target as u64);
+    }
+    out.push(a);
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::{at, run, Bin, BUSY};
+    use super::super::fixture::{at, run, timeline, Bin, BUSY, CAPACITY, MSS};
+    use crate::diagnose::classify::{classify, Input};
     use crate::diagnose::Label;
+    use crate::time::Span;
 
     #[test]
     fn delivery_at_capacity_is_bottleneck_limited() {
@@ -50,6 +214,31 @@ mod tests {
             c.startup_s
         );
         assert!(c.utilisation.unwrap() > super::AT_CAPACITY);
+    }
+
+    #[test]
+    fn a_standing_queue_makes_a_full_window_bottleneck_limited() {
+        // The window is full 90% of the time (the kernel counts it rwnd-limited), but a
+        // queue stood all along: the link was saturated.
+        let tl = timeline(|_| Bin {
+            busy: 0.1,
+            rwnd: 0.9,
+            delivered: at(0.95),
+            flight: 500_000,
+            ..BUSY
+        });
+        let queue = vec![true; tl.bins.len()];
+        let c = classify(&Input {
+            tl: &tl,
+            capacity: Some(CAPACITY),
+            base_rtt: Span::from_millis(40),
+            mss: MSS,
+            shared_delivered: None,
+            queue: Some(&queue),
+        });
+        assert_eq!(c.verdict, Label::Bottleneck);
+        // The time shares keep the kernel's accounting: the window was full.
+        assert!(c.fractions[Label::ReceiverWindow.index()] > 0.85, "{:?}", c.fractions);
     }
 
     #[test]

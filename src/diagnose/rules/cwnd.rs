@@ -14,8 +14,78 @@
 //! 50 Mbit/s, 80 ms, 1% random loss, CUBIC: 13 retransmissions in 4 s, flight saw-tooths
 //! between 40 and 115 kB, goodput 3.7 Mbit/s.
 
+use super::super::facts::Findings;
+use super::super::label::Label;
+use super::super::advice::plain;
+use super::{BinCtx, Claim, Left};
+use crate::summary::{AdviceItem, AdviceKind};
+use crate::units::pct;
+
 /// Retransmitted share of the segments above which the losses are reported as the cause.
 pub const LOSSY: f64 = 0.001;
+
+/// What remains of busy time: the congestion window held the sender.
+pub struct Remainder;
+
+impl Claim for Remainder {
+    fn name(&self) -> &'static str {
+        "cwnd"
+    }
+    fn label(&self) -> Label {
+        Label::Cwnd
+    }
+    fn claim(&self, _b: &BinCtx<'_>, left: &mut Left) -> u64 {
+        std::mem::take(&mut left.busy)
+    }
+}
+
+pub fn evidence(f: &Findings<'_>) -> Vec<String> {
+    let x = f.facts;
+    let mut out = Vec::new();
+    if x.retransmitted_segments > 0 {
+        out.push(format!(
+            "{} retransmitted segments ({} of data segments)",
+            x.retransmitted_segments,
+            pct(x.retransmission_share())
+        ));
+    }
+    out
+}
+
+pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
+    let (x, c) = (f.facts, f.class);
+    let mut out = Vec::new();
+    if x.retransmission_share() >= LOSSY {
+        out.push(plain(
+            AdviceKind::FindLoss,
+            None,
+            format!(
+                "losses kept the congestion window below the BDP ({} of segments retransmitted): find the loss on the path (errors, a policer, a shallow buffer); a congestion control that does not treat random loss as congestion (BBR) would fill the pipe",
+                pct(x.retransmission_share())
+            ),
+            x,
+        ));
+        if x.sack_permitted == Some(false) {
+            out.push(plain(
+                AdviceKind::EnableSack,
+                Some("net.ipv4.tcp_sack"),
+                "SACK is off for this connection, so every loss costs more: enable it (net.ipv4.tcp_sack=1), or find what strips SACK-permitted".to_string(),
+                x,
+            ));
+        }
+    } else if c.startup_s > 0.0 && c.steady_s < 10.0 * x.base_rtt_s {
+        out.push(plain(
+            AdviceKind::ReuseConnections,
+            None,
+            format!(
+                "the transfer spent {} of its life in slow start: it is too short to fill the pipe; reuse connections or raise the initial window",
+                pct(c.startup_s / (c.startup_s + c.steady_s).max(1e-9))
+            ),
+            x,
+        ));
+    }
+    out
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,11 +1,108 @@
-//! One rule per limitation, each in its own file with what it detects, why, and an
-//! example (the ruff layout). The classifier applies them in precedence order, the way
-//! Linux's tcp_chrono lets the highest-priority state win.
+//! The limitation rules, one per file (the ruff layout): each says what it detects, why,
+//! with an example; claims the time it explains, bin by bin; says when it decides the
+//! verdict; and writes its own evidence and advice. The classifier applies them from
+//! [`CLAIMS`] in precedence order, the way Linux's tcp_chrono lets the highest-priority
+//! state win, and asks [`VERDICTS`] in the spec's precedence.
+//!
+//! | rule                         | label        | claims                                      |
+//! |------------------------------|--------------|---------------------------------------------|
+//! | `sender::Idle`               | sender       | idle time (everything acknowledged)         |
+//! | `receiver_window::Full`      | rwnd         | time the next segment did not fit           |
+//! | `bottleneck::StandingQueue`  | bottleneck   | busy time while a queue stood (RFC 8289)    |
+//! | `bottleneck::AtCapacity`     | bottleneck   | busy time delivering at capacity            |
+//! | `sender::Plateau`            | sender       | busy time on a loss-free flat flight        |
+//! | `cwnd::Remainder`            | cwnd         | the rest of busy time                       |
 
 pub mod bottleneck;
 pub mod cwnd;
 pub mod receiver_window;
 pub mod sender;
+
+use super::facts::Findings;
+use super::label::Label;
+use super::timeline::Bin;
+use crate::summary::AdviceItem;
+
+/// What a rule sees of one bin of the timeline.
+pub struct BinCtx<'a> {
+    pub bin: &'a Bin,
+    /// Delivery around the bin (one round each side), bytes/s; the path's when shared.
+    pub local_rate: f64,
+    /// The capacity judged against (bytes/s), when trusted.
+    pub capacity: Option<f64>,
+    /// The bin lies in a loss-free flat stretch of the flight.
+    pub plateau: bool,
+    /// The bin lies in an interval with a standing queue.
+    pub queue: bool,
+}
+
+/// The bin's time not yet claimed, by the sender's state (ns).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Left {
+    pub busy: u64,
+    pub rwnd: u64,
+    pub idle: u64,
+}
+
+/// A rule that explains time.
+pub trait Claim: Sync {
+    fn name(&self) -> &'static str;
+    fn label(&self) -> Label;
+    /// Takes from `left` the time this rule explains in the bin; returns it (ns).
+    fn claim(&self, b: &BinCtx<'_>, left: &mut Left) -> u64;
+}
+
+/// The claims in precedence order.
+pub const CLAIMS: &[&dyn Claim] = &[
+    &sender::Idle,
+    &receiver_window::Full,
+    &bottleneck::StandingQueue,
+    &bottleneck::AtCapacity,
+    &sender::Plateau,
+    &cwnd::Remainder,
+];
+
+/// The account the verdict is judged from.
+pub struct Account {
+    /// Shares of the steady transfer by label (`Label::index()`).
+    pub fractions: [f64; 4],
+    pub idle_share: f64,
+    /// Share of the steady transfer the standing-queue rule claimed or stood over.
+    pub queue_share: f64,
+    pub utilisation: Option<f64>,
+    /// The flow shares its path with others.
+    pub shared: bool,
+}
+
+/// A rule that can decide the verdict.
+pub trait Verdict: Sync {
+    fn label(&self) -> Label;
+    fn decides(&self, a: &Account) -> bool;
+}
+
+/// The spec's precedence: sender, bottleneck (by utilisation or a standing queue), receiver
+/// window by share; otherwise the largest share (see `classify`).
+pub const VERDICTS: &[&dyn Verdict] = &[&sender::Decides, &bottleneck::Decides, &receiver_window::Decides];
+
+/// Every rule's evidence, in the order of the labels.
+pub fn evidence(f: &Findings<'_>) -> Vec<String> {
+    let mut out = Vec::new();
+    out.extend(receiver_window::evidence(f));
+    out.extend(bottleneck::evidence(f));
+    out.extend(sender::evidence(f));
+    out.extend(cwnd::evidence(f));
+    out
+}
+
+/// The advice of the verdict's rule.
+pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
+    match f.class.verdict {
+        Label::ReceiverWindow => receiver_window::advice(f),
+        Label::Bottleneck => bottleneck::advice(f),
+        Label::Sender => sender::advice(f),
+        Label::Cwnd => cwnd::advice(f),
+    }
+}
 
 /// A hand-made transfer for the rules' tests: 5 s of 10 ms bins over a 40 ms path whose
 /// bottleneck carries 1 MB/s, each bin described by what the sender was doing.
@@ -41,8 +138,7 @@ pub(crate) mod fixture {
         retransmissions: 0,
     };
 
-    /// Classifies 500 bins made by `bin(i)`.
-    pub fn run(bin: impl Fn(usize) -> Bin) -> Classification {
+    pub fn timeline(bin: impl Fn(usize) -> Bin) -> Timeline {
         let t0 = Timestamp(1_000_000_000_000);
         let mut tl = Timeline::new(t0);
         for i in 0..500 {
@@ -58,12 +154,19 @@ pub(crate) mod fixture {
             x.max_flight = x.max_flight.max(b.flight);
             x.retransmissions += b.retransmissions;
         }
+        tl
+    }
+
+    /// Classifies 500 bins made by `bin(i)`.
+    pub fn run(bin: impl Fn(usize) -> Bin) -> Classification {
+        let tl = timeline(bin);
         classify(&Input {
             tl: &tl,
             capacity: Some(CAPACITY),
             base_rtt: BASE_RTT,
             mss: MSS,
             shared_delivered: None,
+            queue: None,
         })
     }
 

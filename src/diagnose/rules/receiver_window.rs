@@ -9,20 +9,190 @@
 //! ## Why
 //! A window smaller than the bandwidth-delay product caps throughput at rwnd / RTT no
 //! matter how fast the path is; a bigger receive buffer (or window scaling) removes it.
+//! A window *above* the BDP that is still full is not this rule's: the excess waited in a
+//! queue, and the bottleneck rule claims the verdict.
 //!
 //! ## Example
 //! 50 Mbit/s, 100 ms, SO_RCVBUF 64 KiB: flight sits at ~80 kB every round, goodput
 //! 6.4 Mbit/s = 80 kB / 100 ms.
 //!
 //! The per-segment test lives in the accumulator (it needs the sender's view at that
-//! moment); this file holds the verdict threshold and the evidence.
+//! moment); this file holds the claim, the verdict threshold, the evidence and the advice.
+
+use super::super::advice::{self, plain};
+use super::super::facts::Findings;
+use super::super::label::Label;
+use super::{Account, BinCtx, Claim, Left, Verdict};
+use crate::summary::{AdviceItem, AdviceKind, StallKind};
+use crate::tcp::WindowScale;
+use crate::units::{bytes, ms, pct, rate};
 
 /// A flow whose window bound it for at least this share of the steady transfer is
 /// receiver-window-limited (unless it reached the path's capacity, which wins).
 pub const MIN_SHARE: f64 = 0.4;
+/// 64 KiB - 1: the largest window without scaling (RFC 7323 §2).
+const UNSCALED_MAX: f64 = 65_535.0;
 
 pub fn applies(share: f64) -> bool {
     share >= MIN_SHARE
+}
+
+/// Claims the time the next segment did not fit.
+pub struct Full;
+
+impl Claim for Full {
+    fn name(&self) -> &'static str {
+        "receiver-window-full"
+    }
+    fn label(&self) -> Label {
+        Label::ReceiverWindow
+    }
+    fn claim(&self, _b: &BinCtx<'_>, left: &mut Left) -> u64 {
+        std::mem::take(&mut left.rwnd)
+    }
+}
+
+pub struct Decides;
+
+impl Verdict for Decides {
+    fn label(&self) -> Label {
+        Label::ReceiverWindow
+    }
+    fn decides(&self, a: &Account) -> bool {
+        applies(a.fractions[Label::ReceiverWindow.index()])
+    }
+}
+
+pub fn evidence(f: &Findings<'_>) -> Vec<String> {
+    let x = f.facts;
+    let mut out = Vec::new();
+    let bound = x
+        .window_bound()
+        .map_or(String::new(), |b| format!("; the window allowed at most rwnd/RTT = {}", rate(b)));
+    match (x.max_rwnd, x.obeyed_rwnd, x.obeyed_scale.shift()) {
+        (Some(w), Some(o), Some(k)) => out.push(format!(
+            "the sender read the receiver's windows with shift {k}, not the handshake's: it kept to at most {} where the handshake's scale makes {} of them (see the middlebox finding){bound}; goodput {}",
+            bytes(o as f64),
+            bytes(w as f64),
+            rate(x.goodput)
+        )),
+        (Some(w), _, _) => out.push(format!(
+            "receiver window max {}{bound}; goodput {}",
+            bytes(w as f64),
+            rate(x.goodput)
+        )),
+        _ => {}
+    }
+    if x.window_full_segments > 0 {
+        out.push(format!(
+            "the next segment did not fit in the receiver's window after {} of data segments",
+            pct(x.window_full_share())
+        ));
+    }
+    if x.zero_windows > 0 {
+        out.push(format!(
+            "{} zero-window advertisements: the receiving application fell behind",
+            x.zero_windows
+        ));
+    }
+    out
+}
+
+pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
+    let x = f.facts;
+    let mut out = Vec::new();
+    // The window the sender kept to: where a middlebox made the ends read the windows
+    // differently, that is the one that bound it, and the fix is the middlebox.
+    if let (Some(o), Some(w)) = (x.obeyed_rwnd, x.max_rwnd) {
+        if o < w {
+            let mut a = plain(
+                AdviceKind::EnableWindowScaling,
+                None,
+                format!(
+                    "the sender ignores the window scale the receiver negotiated (a middlebox between them rewrote or stripped the option): it keeps to {} of the {} offered; find the middlebox that rewrites window scaling",
+                    bytes(o as f64),
+                    bytes(w as f64)
+                ),
+                x,
+            );
+            if let Some((new, gain)) = x.bdp.and_then(|b| advice::with_window(x, b.min(w as f64))) {
+                a.current_bytes = Some(o);
+                a.expected_bps = Some(new * 8.0);
+                a.expected_gain = Some(gain);
+                a.sentence.push_str(&advice::expected_text(x, new, gain));
+            }
+            out.push(a);
+            return out;
+        }
+    }
+    let w = x.sender_rwnd().unwrap_or(0);
+    if x.receiver_scale == WindowScale::NotUsed && (w as f64) <= UNSCALED_MAX {
+        let ceiling = UNSCALED_MAX / x.base_rtt_s.max(1e-9);
+        let mut a = plain(
+            AdviceKind::EnableWindowScaling,
+            Some("net.ipv4.tcp_window_scaling"),
+            format!(
+                "window scaling is off for this connection (one SYN lacked the option), so the window cannot exceed 64 KiB: ceiling {} at this RTT of {}. Enable window scaling at both ends (net.ipv4.tcp_window_scaling=1) or find the middlebox that strips it",
+                rate(ceiling),
+                ms(x.base_rtt_s)
+            ),
+            x,
+        );
+        if let Some(bdp) = x.bdp.filter(|&b| b > UNSCALED_MAX) {
+            if let Some((new, gain)) = advice::with_window(x, bdp) {
+                a.current_bytes = Some(w);
+                a.expected_bps = Some(new * 8.0);
+                a.expected_gain = Some(gain);
+                a.sentence.push_str(&advice::expected_text(x, new, gain));
+            }
+        }
+        out.push(a);
+    }
+    let reader_stalled = x.zero_windows > 0 || x.stall(StallKind::ZeroWindow).is_some();
+    if reader_stalled {
+        out.push(plain(
+            AdviceKind::ReadFaster,
+            None,
+            format!(
+                "the receiving application did not read fast enough ({} zero-window advertisements): a bigger buffer only delays the stall; make the reader drain the socket faster",
+                x.zero_windows
+            ),
+            x,
+        ));
+        return out;
+    }
+    let Some(bdp) = x.bdp else { return out };
+    let raised = advice::raise(
+        x,
+        AdviceKind::RaiseReceiveBuffer,
+        "net.ipv4.tcp_rmem max, or SO_RCVBUF",
+        w,
+        bdp,
+        |had, buffer| {
+            format!(
+                "the receiver never advertised more than {had}; BDP is {}; raise the receive buffer (net.ipv4.tcp_rmem max, or SO_RCVBUF) to >= {buffer}",
+                bytes(bdp)
+            )
+        },
+    );
+    match raised {
+        Some(a) => out.push(a),
+        // The window already held the BDP the capacity estimate gives: that estimate is
+        // low (a lower bound), and the window needed cannot be named from this capture.
+        None if x.lower_bound && (w as f64) >= bdp => out.push(plain(
+            AdviceKind::RaiseReceiveBuffer,
+            Some("net.ipv4.tcp_rmem max, or SO_RCVBUF"),
+            format!(
+                "the window ({}) was full, yet it already exceeds the BDP by this capture's capacity estimate ({}), which is only a lower bound: the path is faster than measured; raise the receive buffer (net.ipv4.tcp_rmem max, or SO_RCVBUF) above {} and measure again",
+                bytes(w as f64),
+                bytes(bdp),
+                bytes(advice::BUFFER_PER_WINDOW * w as f64)
+            ),
+            x,
+        )),
+        None => {}
+    }
+    out
 }
 
 #[cfg(test)]

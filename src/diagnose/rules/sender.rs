@@ -16,8 +16,18 @@
 //! ## Example
 //! 50 Mbit/s, 60 ms, SO_SNDBUF 64 KiB: flight flat at ~110 kB for 60 rounds, no losses,
 //! goodput 14.5 Mbit/s while the path does 47.
+//!
+//! Claims: `Idle` takes the idle time first of all rules (nothing to send is nothing to
+//! explain by the network); `Plateau` takes busy time in flat stretches after the
+//! receiver-window and bottleneck rules had theirs.
 
+use super::super::advice::{self, plain};
+use super::super::facts::Findings;
+use super::super::label::Label;
 use super::super::rounds::Round;
+use super::{Account, BinCtx, Claim, Left, Verdict};
+use crate::summary::{AdviceItem, AdviceKind};
+use crate::units::{bytes, pct};
 
 /// Idle for at least this share of the transfer makes the application the limit (the
 /// sender was busy less than three quarters of the time).
@@ -34,6 +44,126 @@ pub const FLAT_GROWTH_MSS: f64 = 0.25;
 /// had before the loss (CUBIC's plateau around W_max, slow Reno-friendly growth on short
 /// RTTs); only a plateau above this multiple of that level is the sender's own.
 pub const ABOVE_LOSS_LEVEL: f64 = 1.2;
+
+/// Idle time: everything sent was acknowledged and nothing new came.
+pub struct Idle;
+
+impl Claim for Idle {
+    fn name(&self) -> &'static str {
+        "idle"
+    }
+    fn label(&self) -> Label {
+        Label::Sender
+    }
+    fn claim(&self, _b: &BinCtx<'_>, left: &mut Left) -> u64 {
+        std::mem::take(&mut left.idle)
+    }
+}
+
+/// Busy time on a loss-free flat flight.
+pub struct Plateau;
+
+impl Claim for Plateau {
+    fn name(&self) -> &'static str {
+        "plateau"
+    }
+    fn label(&self) -> Label {
+        Label::Sender
+    }
+    fn claim(&self, b: &BinCtx<'_>, left: &mut Left) -> u64 {
+        if b.plateau {
+            std::mem::take(&mut left.busy)
+        } else {
+            0
+        }
+    }
+}
+
+pub struct Decides;
+
+impl Verdict for Decides {
+    fn label(&self) -> Label {
+        Label::Sender
+    }
+    fn decides(&self, a: &Account) -> bool {
+        a.idle_share >= MIN_IDLE_SHARE || a.fractions[Label::Sender.index()] >= MIN_SHARE
+    }
+}
+
+pub fn evidence(f: &Findings<'_>) -> Vec<String> {
+    let (x, c) = (f.facts, f.class);
+    let mut out = Vec::new();
+    if c.idle_share > 0.01 {
+        out.push(format!(
+            "sender idle (everything acknowledged, nothing new) {} of the time",
+            pct(c.idle_share)
+        ));
+    }
+    if c.plateau_share > 0.01 {
+        // Say where the flat flight stood against the window and the BDP, as it did.
+        let level = c.plateau_flight;
+        let mut against = Vec::new();
+        if let Some(w) = x.max_rwnd {
+            against.push(if (level as f64) < w as f64 {
+                format!("below the receiver window ({})", bytes(w as f64))
+            } else {
+                format!("at the receiver window ({})", bytes(w as f64))
+            });
+        }
+        if let Some(bdp) = x.bdp {
+            against.push(if (level as f64) < bdp {
+                format!("below the BDP ({})", bytes(bdp))
+            } else {
+                format!("above the BDP ({}): the pipe was full", bytes(bdp))
+            });
+        }
+        let against = if against.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", against.join(" and "))
+        };
+        out.push(format!(
+            "flight flat at ~{} for {} of the time with no loss{against}",
+            bytes(level as f64),
+            pct(c.plateau_share)
+        ));
+    }
+    out
+}
+
+pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
+    let (x, c) = (f.facts, f.class);
+    let mut out = Vec::new();
+    if c.plateau_share >= c.idle_share {
+        let level = c.plateau_flight.max(1);
+        if let Some(bdp) = x.bdp {
+            out.extend(advice::raise(
+                x,
+                AdviceKind::RaiseSendBuffer,
+                "net.ipv4.tcp_wmem max, or SO_SNDBUF",
+                level,
+                bdp,
+                |had, buffer| {
+                    format!(
+                        "the sender kept only ~{had} in flight with no loss while the path holds {} (BDP): raise the send buffer (net.ipv4.tcp_wmem max, or SO_SNDBUF) to >= {buffer}",
+                        bytes(bdp)
+                    )
+                },
+            ));
+        }
+    } else {
+        out.push(plain(
+            AdviceKind::ApplicationPaced,
+            None,
+            format!(
+                "the application sent in bursts and left the connection idle {} of the time: the network is not what limits it",
+                pct(c.idle_share)
+            ),
+            x,
+        ));
+    }
+    out
+}
 
 /// Marks the rounds that lie in a flat stretch: `PLATEAU_ROUNDS` consecutive busy rounds
 /// without retransmission or window limitation whose flight grows by less than

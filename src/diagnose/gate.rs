@@ -1,0 +1,39 @@
+//! The gate: whether a flow carried enough to be judged at all (the first step of
+//! gate -> facts -> classify -> explain). A flow that does not pass is "undetermined", with
+//! the reason in its notes — its stalls and counters are still reported.
+
+use crate::flow::Dir;
+use crate::tcp::Connection;
+use crate::time::Span;
+
+/// Minimum bulk payload to judge a flow: twenty full segments. Fewer is a request and a
+/// response: no window, queue or capacity shows in it.
+pub const MIN_SEGMENTS: u64 = 20;
+/// Minimum transfer length to judge a flow, in base RTTs: slow start alone takes a few.
+pub const MIN_ROUNDS: f64 = 4.0;
+
+/// Why a flow cannot be judged, as the note says it.
+pub fn why_not(conn: &Connection, bulk: Dir, base_rtt: Option<Span>, state_ns: Option<u64>) -> Option<String> {
+    let d = conn.dir(bulk);
+    let mss = conn.mss(bulk).max(1) as u64;
+    let Some(rtt) = base_rtt else {
+        return Some("no RTT sample (no handshake, no data/ACK pair, no timestamp echo)".to_string());
+    };
+    let Some(busy) = state_ns else {
+        return Some("no payload in either direction".to_string());
+    };
+    if d.data_segments < MIN_SEGMENTS || d.unique_bytes < MIN_SEGMENTS * mss {
+        return Some(format!(
+            "too little data to judge: {} data segments, {} bytes (fewer than {MIN_SEGMENTS} full segments)",
+            d.data_segments, d.unique_bytes
+        ));
+    }
+    let busy = Span(busy as i64);
+    (busy.secs_f64() < MIN_ROUNDS * rtt.secs_f64()).then(|| {
+        format!(
+            "transfer too short to judge: {}, {:.1} round trips",
+            crate::units::secs(busy.secs_f64()),
+            busy.secs_f64() / rtt.secs_f64().max(1e-9)
+        )
+    })
+}

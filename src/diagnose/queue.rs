@@ -1,0 +1,148 @@
+//! A standing queue at the bottleneck, the way CoDel defines one (RFC 8289 §2-§4): the
+//! *minimum* delay over an interval stays above a target. A queue that drains at least once
+//! per interval is a burst absorbing; one that never does is standing. The RTT samples stand
+//! in for the sojourn time: their minimum over an interval, less the base RTT, is the delay
+//! the queue kept all interval long.
+//!
+//! A standing queue means the link behind it never idled (a work-conserving queue that is
+//! never empty transmits all the time): the bottleneck was saturated, whatever held the
+//! flow's window — so delivery while it stood *is* the path's capacity (for this flow and
+//! whatever shared it), and the excess window only waited in the queue.
+//!
+//! Interval: RFC 8289's 100 ms, or the base RTT if longer (the interval must cover a round
+//! trip for the minimum to see the queue drain if it does). Target: 5% of the base RTT
+//! (RFC 8289 §4.4: 5-10% of the interval), at least what the measurement can resolve — ten
+//! timestamp quanta, and the serialization of one full segment at the bottleneck (data
+//! samples carry it, the handshake's small segments do not).
+
+use super::timeline::Timeline;
+use crate::time::Span;
+
+/// RFC 8289's interval.
+const INTERVAL: Span = Span::from_millis(100);
+/// RFC 8289 §4.4: target 5-10% of the interval; the lower end.
+const TARGET_SHARE: f64 = 0.05;
+/// A standing queue over at least this share of the steady transfer's sampled time is the
+/// flow's situation ("most of the transfer").
+pub const MOST: f64 = 0.5;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct StandingQueue {
+    /// Share of the steady transfer's time (over intervals with RTT samples) in intervals
+    /// whose minimum RTT stayed above base + target.
+    pub share: f64,
+    /// The queueing delay those intervals kept: median of (interval minimum - base), s.
+    pub delay_s: f64,
+    /// The target the minimum had to exceed, s.
+    pub target_s: f64,
+    /// Per bin of the timeline: whether it lies in a standing-queue interval.
+    pub bins: Vec<bool>,
+    /// Intervals judged (with RTT samples) and how many stood.
+    pub intervals: usize,
+    pub standing: usize,
+}
+
+impl StandingQueue {
+    pub fn most_of_the_time(&self) -> bool {
+        self.share >= MOST && self.standing >= 2
+    }
+}
+
+/// The standing queue over bins [from, end) of `tl`. `floor` is the least target the
+/// measurement allows (see the module).
+pub fn find(tl: &Timeline, from: usize, base_rtt: Span, floor: Span) -> Option<StandingQueue> {
+    let width = tl.width.nanos().max(1);
+    let interval = INTERVAL.max(base_rtt).nanos();
+    let per = ((interval + width - 1) / width).max(1) as usize;
+    let target = Span(((TARGET_SHARE * base_rtt.nanos() as f64) as i64).max(floor.nanos()));
+    let mut bins = vec![false; tl.bins.len()];
+    let (mut judged_ns, mut standing_ns) = (0u64, 0u64);
+    let (mut intervals, mut standing) = (0, 0);
+    let mut delays = Vec::new();
+    let mut i = from;
+    while i < tl.bins.len() {
+        let end = (i + per).min(tl.bins.len());
+        let w = &tl.bins[i..end];
+        // An interval shorter than the full one at the end of the transfer says too little.
+        let full = end - i == per;
+        let min = w.iter().filter_map(|b| b.rtt_min_ns).min();
+        let time: u64 = w.iter().map(|b| b.state_ns()).sum();
+        if let (Some(m), true, true) = (min, full, time > 0) {
+            intervals += 1;
+            judged_ns += time;
+            let queue = m - base_rtt.nanos();
+            if queue > target.nanos() {
+                standing += 1;
+                standing_ns += time;
+                delays.push(queue);
+                bins[i..end].iter_mut().for_each(|b| *b = true);
+            }
+        }
+        i = end;
+    }
+    if judged_ns == 0 {
+        return None;
+    }
+    delays.sort_unstable();
+    Some(StandingQueue {
+        share: standing_ns as f64 / judged_ns as f64,
+        delay_s: delays.get(delays.len() / 2).map_or(0.0, |&d| d as f64 / 1e9),
+        target_s: target.secs_f64(),
+        bins,
+        intervals,
+        standing,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Timestamp;
+
+    fn timeline(rtt_ms: impl Fn(usize) -> Option<f64>) -> Timeline {
+        // 5 s of 1 ms bins, busy all the time.
+        let t0 = Timestamp(1_000_000_000);
+        let mut tl = Timeline::new(t0);
+        for i in 0..5000 {
+            let b = tl.bin(t0 + Span::from_millis(i as i64));
+            b.busy_ns += 1_000_000;
+            if let Some(r) = rtt_ms(i) {
+                let ns = (r * 1e6) as i64;
+                b.rtt_min_ns = Some(b.rtt_min_ns.map_or(ns, |m| m.min(ns)));
+                b.rtt_count += 1;
+            }
+        }
+        tl
+    }
+
+    #[test]
+    fn a_queue_that_never_drains_stands() {
+        // Base 14 ms; samples every 5 ms at 700-740 ms: a bloated uplink.
+        let tl = timeline(|i| (i % 5 == 0).then_some(700.0 + (i % 40) as f64));
+        let q = find(&tl, 0, Span::from_millis(14), Span::from_micros(10)).unwrap();
+        assert!(q.most_of_the_time(), "{q:?}");
+        assert!(q.share > 0.99);
+        assert!((q.delay_s - 0.686).abs() < 0.01, "{}", q.delay_s);
+    }
+
+    #[test]
+    fn a_queue_that_drains_every_interval_does_not() {
+        // Base 40 ms; bursts raise the RTT to 60 ms but every 50 ms a sample sees 40.5 ms.
+        let tl = timeline(|i| match i % 50 {
+            0 => Some(40.5),
+            k if k % 5 == 0 => Some(60.0),
+            _ => None,
+        });
+        let q = find(&tl, 0, Span::from_millis(40), Span::from_micros(10)).unwrap();
+        assert_eq!(q.standing, 0, "{q:?}");
+        assert!(!q.most_of_the_time());
+    }
+
+    #[test]
+    fn below_the_target_is_no_queue() {
+        // 3% above a 100 ms base: under the 5% target.
+        let tl = timeline(|i| (i % 10 == 0).then_some(103.0));
+        let q = find(&tl, 0, Span::from_millis(100), Span::from_micros(10)).unwrap();
+        assert_eq!(q.standing, 0);
+    }
+}

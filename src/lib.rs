@@ -13,6 +13,7 @@ pub mod decode;
 pub mod diagnose;
 pub mod fastmath;
 pub mod flow;
+pub mod laws;
 pub mod middlebox;
 pub mod observe;
 pub mod seq;

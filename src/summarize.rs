@@ -307,3 +307,63 @@ impl WindowStats {
         }
     }
 }
+
+/// The law of an RTT summary (as `rtt` writes it): min <= median <= p95 <= max, every one
+/// present exactly when there are samples, and none zero or below (an RTT is a physical
+/// delay; a zero means the timestamps could not resolve it, and would print as "0").
+pub fn rtt_law(f: &FlowSummary) -> Vec<String> {
+    let r = &f.rtt_ms;
+    let all = [r.min, r.median, r.p95, r.max];
+    let mut out = Vec::new();
+    if r.samples == 0 {
+        if all.iter().any(|v| v.is_some()) {
+            out.push(format!("RTT figures without samples: {all:?}"));
+        }
+        return out;
+    }
+    let Some(v) = all.iter().copied().collect::<Option<Vec<f64>>>() else {
+        out.push(format!("{} samples but RTT figures missing: {all:?}", r.samples));
+        return out;
+    };
+    if !(v[0] <= v[1] && v[1] <= v[2] && v[2] <= v[3]) {
+        out.push(format!("RTT summary out of order: min {} median {} p95 {} max {}", v[0], v[1], v[2], v[3]));
+    }
+    if v[0] <= 0.0 {
+        out.push(format!("RTT minimum {} ms is not a delay", v[0]));
+    }
+    out
+}
+
+/// The law of window scales: a scale the handshake negotiated is the scale (RFC 7323 §2.2:
+/// both SYNs carried the option, or one lacked it and scaling is off; a SYN/ACK carries it
+/// only in answer to a SYN that did); inference only for an end the handshake leaves
+/// unknown; and windows whose scale is unknown are never shown as bytes.
+pub fn scale_law(f: &FlowSummary) -> Vec<String> {
+    let h = &f.handshake;
+    let mut out = Vec::new();
+    // Whether the handshake fixes an end's shift.
+    let fixed = |own: Option<u8>| h.window_scaling == "off" || (h.window_scaling == "on" && own.is_some());
+    let (client_fixed, server_fixed) = (fixed(h.client_wscale), fixed(h.server_wscale));
+    if let Some(i) = &h.inferred {
+        if (client_fixed && i.client_wscale.is_some()) || (server_fixed && i.server_wscale.is_some()) {
+            out.push(format!(
+                "a scale the handshake fixed (scaling {}, {:?}/{:?}) was overridden by inference: {i:?}",
+                h.window_scaling, h.client_wscale, h.server_wscale
+            ));
+        }
+    }
+    // The receiver of the bulk data advertises the windows in `max_rwnd_bytes`.
+    let (receiver_fixed, receiver_inferred) = match f.bulk_direction.as_str() {
+        "s2c" => (client_fixed, h.inferred.as_ref().and_then(|i| i.client_wscale)),
+        _ => (server_fixed, h.inferred.as_ref().and_then(|i| i.server_wscale)),
+    };
+    // A SYN's own window is never scaled: up to 64 KiB can be bytes with the scale unknown.
+    let beyond_syn = f.max_rwnd_bytes.is_some_and(|w| w > 65_535);
+    if !receiver_fixed && receiver_inferred.is_none() && beyond_syn {
+        out.push(format!(
+            "max rwnd {} B shown although the receiver's scale is unknown",
+            f.max_rwnd_bytes.unwrap_or(0)
+        ));
+    }
+    out
+}

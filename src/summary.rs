@@ -2,10 +2,10 @@
 //! and what tables, plots and reports are built from. Field names follow
 //! ../shared/spec/interface.md; fields beyond the spec are additions, never renames.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One capture file's outcome.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CaptureSummary {
     pub path: String,
     /// "pcap" or "pcapng".
@@ -24,13 +24,13 @@ pub struct CaptureSummary {
     pub warnings: Vec<String>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct SkipCount {
     pub reason: String,
     pub records: u64,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct HandshakeSummary {
     pub seen: bool,
     pub client_wscale: Option<u8>,
@@ -48,7 +48,7 @@ pub struct HandshakeSummary {
     pub inferred: Option<InferredScales>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct InferredScales {
     pub client_wscale: Option<u8>,
     pub server_wscale: Option<u8>,
@@ -57,13 +57,13 @@ pub struct InferredScales {
     pub evidence: String,
 }
 
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Default)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Default)]
 pub struct Bytes {
     pub c2s: u64,
     pub s2c: u64,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
 pub struct RttStats {
     pub samples: u64,
     pub min: Option<f64>,
@@ -82,7 +82,7 @@ pub struct RttStats {
     pub vantage: String,
 }
 
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Default)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Default)]
 pub struct Limits {
     #[serde(rename = "receiver-window-limited")]
     pub receiver_window: f64,
@@ -94,7 +94,7 @@ pub struct Limits {
     pub sender: f64,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct MiddleboxFinding {
     /// wscale-stripped | mss-clamped | timestamps-stripped | sack-stripped | wscale-mismatch
     pub kind: String,
@@ -106,7 +106,7 @@ pub struct MiddleboxFinding {
 }
 
 /// A period of the transfer with one limitation label.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Period {
     pub start: f64,
     pub end: f64,
@@ -114,7 +114,7 @@ pub struct Period {
 }
 
 /// What kind of stall or failure a [`Stall`] is.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
 #[serde(rename_all = "kebab-case")]
 pub enum StallKind {
     /// The receiver's window was zero.
@@ -152,7 +152,7 @@ impl StallKind {
 
 /// A time the connection stopped moving, or how it ended: found for every flow, judged or
 /// not.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Stall {
     pub kind: StallKind,
     /// The data direction that stalled (for a reset: the direction of the RST).
@@ -173,7 +173,7 @@ pub struct Stall {
 }
 
 /// How the bottleneck rate was reached: every estimate, and why any was set aside.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CapacitySummary {
     /// The method of `bottleneck_bps` (as `bottleneck_method`).
     pub method: String,
@@ -196,7 +196,7 @@ pub struct CapacitySummary {
 
 /// A standing queue at the bottleneck (RFC 8289's definition: the minimum delay over an
 /// interval stayed above the target).
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct QueueSummary {
     /// Share of the steady transfer spent with a standing queue.
     pub standing_share: f64,
@@ -210,7 +210,7 @@ pub struct QueueSummary {
 }
 
 /// What an advice item asks for.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
 #[serde(rename_all = "kebab-case")]
 pub enum AdviceKind {
     /// A bigger receive buffer (the window was the limit).
@@ -237,7 +237,7 @@ pub enum AdviceKind {
 }
 
 /// One piece of advice, structured: what to change, to what, and what it should give.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct AdviceItem {
     pub kind: AdviceKind,
     /// The knob: a sysctl or a socket option ("net.ipv4.tcp_rmem max, or SO_RCVBUF").
@@ -255,7 +255,7 @@ pub struct AdviceItem {
 }
 
 /// Per-direction details beyond the spec's fields.
-#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
 pub struct DirectionSummary {
     pub packets: u64,
     pub data_segments: u64,
@@ -275,7 +275,7 @@ pub struct DirectionSummary {
     pub last_data_ts: Option<f64>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct FlowSummary {
     pub id: u64,
     pub capture: String,

@@ -114,6 +114,47 @@ pub fn times(x: f64) -> String {
     format!("{}x", sig3(x))
 }
 
+/// Reads back a quantity written by this module ("8.00 KiB", "50.0 Mbit/s", "17.0 µs",
+/// "94%", "2.5x"): the value in its base unit (bytes, bit/s, seconds, a share, a ratio).
+/// The laws use it to hold every sentence to the numbers beside it.
+pub fn parse(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let v: f64 = num.parse().ok()?;
+    let k = match unit.trim() {
+        "B" => 1.0,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        "bit/s" => 1.0,
+        "kbit/s" => 1e3,
+        "Mbit/s" => 1e6,
+        "Gbit/s" => 1e9,
+        "s" => 1.0,
+        "ms" => 1e-3,
+        "µs" => 1e-6,
+        "ns" => 1e-9,
+        "%" => 0.01,
+        "x" | "" => 1.0,
+        _ => return None,
+    };
+    Some(v * k)
+}
+
+/// Whether a printed quantity `shown` (as [`parse`] reads it) stands for `value`: equal
+/// within the rounding of three significant digits (and of whole percents).
+pub fn agrees(shown: &str, value: f64) -> bool {
+    let Some(v) = parse(shown) else { return false };
+    if shown.trim_end().ends_with('%') {
+        return (v - value).abs() <= 0.005 + 0.005 * value.abs();
+    }
+    if value == 0.0 {
+        return v == 0.0;
+    }
+    (v / value - 1.0).abs() <= 0.006
+}
+
 /// One significant digit, for the sub-percent shares (0.3%, 0.004%).
 fn sig1(v: f64) -> String {
     let decimals = (-(v.abs().log10().floor() as i32)).clamp(0, 15) as usize;
@@ -164,6 +205,15 @@ mod tests {
             for s in [bytes(v), bits(v), rate(v), ms(v), secs(v), pct(v), millis(v), sig3(v)] {
                 prop_assert!(number(&s) > 0.0, "{v} -> {s}");
             }
+        }
+
+        /// What is written reads back as what it stands for.
+        #[test]
+        fn written_quantities_read_back(v in 1e-9f64..1e12) {
+            for s in [bytes(v), bits(v), secs(v), times(v)] {
+                prop_assert!(agrees(&s, v), "{v} -> {s} -> {:?}", parse(&s));
+            }
+            prop_assert!(agrees(&pct(v / 1e12), v / 1e12), "{}", pct(v / 1e12));
         }
 
         /// Three significant digits: the printed number is within half a unit of its last

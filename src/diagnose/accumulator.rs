@@ -189,10 +189,13 @@ impl DirAccumulator {
         }
     }
 
-    fn on_rtt(&mut self, ts: Timestamp, e2e: Span) {
+    fn on_rtt(&mut self, ts: Timestamp, e2e: Span, prompt: bool) {
         if let Some(tl) = self.timeline.as_mut() {
             let b = tl.bin(ts);
             b.rtt_min_ns = Some(b.rtt_min_ns.map_or(e2e.nanos(), |m| m.min(e2e.nanos())));
+            if prompt {
+                b.rtt_prompt_min_ns = Some(b.rtt_prompt_min_ns.map_or(e2e.nanos(), |m| m.min(e2e.nanos())));
+            }
             b.rtt_sum_ns += e2e.nanos();
             b.rtt_count += 1;
         }
@@ -248,15 +251,23 @@ impl Accumulator {
                 self.dirs[data_dir.index()].on_ack(ev.ts, ev.acked.delivered as u64, drained, lp, round, min_span);
             }
         }
+        // Whether the receiver's own timing can have held this segment's samples: not data
+        // (the sender's ACK clock); not an ACK of two full segments or more (RFC 5681 §4.2:
+        // not delayed) that leaves the window open — an ACK advertising a nearly closed
+        // window comes when the receiving application reads (RFC 9293 §3.8.6.2.2, receiver
+        // SWS avoidance), not when the data arrived.
+        let mss = conn.mss(d.reverse()) as u64;
+        let open = ev.win_bytes.map_or(ev.win_raw > 0, |w| w >= 2 * mss);
+        let prompt = ev.len > 0 || (ev.acked.acked as u64 >= 2 * mss && open);
         // Two plain tests: an array of both options, iterated, copied both on every segment.
         if let Some(s) = ev.ack_rtt {
             for acc in &mut self.dirs {
-                acc.on_rtt(ev.ts, s.end_to_end);
+                acc.on_rtt(ev.ts, s.end_to_end, prompt);
             }
         }
         if let Some(s) = ev.ts_rtt {
             for acc in &mut self.dirs {
-                acc.on_rtt(ev.ts, s.end_to_end);
+                acc.on_rtt(ev.ts, s.end_to_end, prompt);
             }
         }
     }

@@ -125,3 +125,16 @@ pub fn law(a: &AdviceItem, goodput_bps: f64, capacity_bps: Option<f64>) -> Vec<S
     }
     out
 }
+
+/// The advice laws over a whole flow: one item per sentence, each item's own laws.
+pub fn flow_law(f: &crate::summary::FlowSummary) -> Vec<String> {
+    let mut out = Vec::new();
+    let sentences: Vec<&String> = f.advice_items.iter().map(|a| &a.sentence).collect();
+    if sentences != f.advice.iter().collect::<Vec<_>>() {
+        out.push("advice sentences and items differ".into());
+    }
+    for a in &f.advice_items {
+        out.extend(law(a, f.goodput_bps, f.bottleneck_bps));
+    }
+    out
+}

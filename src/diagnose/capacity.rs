@@ -215,6 +215,38 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     out
 }
 
+/// The laws of the capacity figure (on the summary): never below the goodput, nor below the
+/// delivery estimate it was chosen beside; the BDP is that rate times the base RTT; a
+/// lower bound says so in the notes.
+pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(b) = f.bottleneck_bps else { return out };
+    // Half a percent: the figures are compared as written, not as computed.
+    let tol = 1.005;
+    if f.goodput_bps > b * tol {
+        out.push(format!("goodput {} bit/s above the capacity estimate {b}", f.goodput_bps));
+    }
+    if let Some(c) = &f.capacity {
+        if let Some(d) = c.delivery_bps.filter(|&d| d > b * tol && !c.given) {
+            out.push(format!("the capacity {b} bit/s is below the delivery the flow achieved ({d})"));
+        }
+        if c.method != f.bottleneck_method.clone().unwrap_or_default() {
+            out.push(format!("two methods: {} and {:?}", c.method, f.bottleneck_method));
+        }
+        let said = f.notes.iter().any(|n| n.contains("lower bound"));
+        if c.lower_bound && !said && f.verdict != "bottleneck-limited" {
+            out.push("a lower-bound capacity not said to be one".into());
+        }
+    }
+    if let (Some(bdp), Some(min)) = (f.bdp_bytes, f.rtt_ms.min) {
+        let want = b / 8.0 * min / 1000.0;
+        if (bdp as f64 - want).abs() > 1.0 + 0.002 * want {
+            out.push(format!("BDP {bdp} B is not {b} bit/s x {min} ms = {want:.0} B"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,6 +278,7 @@ mod tests {
         let d = dispersion_at(725e6);
         let q = StandingQueue {
             share: 1.0,
+            judged: 1.0,
             delay_s: 0.02,
             target_s: 0.001,
             bins: vec![true; tl.bins.len()],

@@ -261,3 +261,25 @@ fn periods(tl: &Timeline, per_bin: &[[u64; 4]], bins_per_round: usize) -> Vec<(T
         .map(|(a, b, l)| (tl.start_of(a), tl.start_of(b), l))
         .collect()
 }
+
+/// The law of the limits (on the summary): the four shares sum to one; the verdict is one of
+/// the spec's words; a judged flow has shares, an undetermined one none, and says why.
+pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
+    let mut out = Vec::new();
+    let words: Vec<&str> = Label::ALL.iter().map(|l| l.as_str()).collect();
+    match (&f.limits, f.verdict.as_str()) {
+        (None, super::UNDETERMINED) => {
+            if !f.notes.iter().any(|n| n.starts_with("undetermined:")) {
+                out.push("undetermined without a reason".into());
+            }
+        }
+        (Some(l), v) if words.contains(&v) => {
+            let sum = l.receiver_window + l.cwnd + l.bottleneck + l.sender;
+            if (sum - 1.0).abs() > 0.001 {
+                out.push(format!("limit shares sum to {sum}"));
+            }
+        }
+        (l, v) => out.push(format!("verdict {v} with limits {l:?}")),
+    }
+    out
+}

@@ -143,3 +143,89 @@ pub fn notes(f: &Findings<'_>) -> Vec<String> {
     out.extend(x.estimate.set_aside.iter().cloned());
     out
 }
+
+/// The quantity written right after `key` in `s` (up to the next ' ', ',', ';', ')' after
+/// the unit), e.g. `after("BDP 47.8 KiB = ...", "BDP ")` is "47.8 KiB".
+fn after<'a>(s: &'a str, key: &str) -> Option<&'a str> {
+    let i = s.find(key)? + key.len();
+    let rest = &s[i..];
+    // A number, a space, a unit.
+    let num_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let unit = &rest[num_end..];
+    let unit = unit.strip_prefix(' ').unwrap_or(unit);
+    let unit_end = unit.find([' ', ',', ';', ')', ':']).unwrap_or(unit.len());
+    let len = num_end + (rest.len() - num_end - unit.len()) + unit_end;
+    Some(rest[..len].trim())
+}
+
+/// The law that every evidence sentence agrees with the numbers beside it: the figures a
+/// sentence states are the summary's (within the rounding of three digits), and a
+/// comparison it states ("below the BDP") holds for the figures it names.
+pub fn evidence_law(f: &crate::summary::FlowSummary) -> Vec<String> {
+    use crate::units::{agrees, parse};
+    let mut out = Vec::new();
+    let mut figures = Vec::new();
+    let mut check = |sentence: &str, key: &str, value: Option<f64>| {
+        if let (Some(shown), Some(v)) = (after(sentence, key), value) {
+            if !agrees(shown, v) {
+                figures.push(format!("\"{key}{shown}\" but the figure is {v}: {sentence}"));
+            }
+        }
+    };
+    let flight = f.sender_max_flight_bytes.map(|b| b as f64);
+    for e in &f.evidence {
+        if e.starts_with("BDP ") {
+            check(e, "BDP ", f.bdp_bytes.map(|b| b as f64));
+            check(e, "base RTT ", f.rtt_ms.min.map(|m| m / 1e3));
+            check(e, "max flight ", flight);
+        }
+        if e.starts_with("RTT base ") {
+            check(e, "RTT base ", f.rtt_ms.min.map(|m| m / 1e3));
+            check(e, "median ", f.rtt_ms.median.map(|m| m / 1e3));
+            check(e, "p95 ", f.rtt_ms.p95.map(|m| m / 1e3));
+        }
+        if e.starts_with("steady delivery ") {
+            check(e, "bottleneck estimate ", f.bottleneck_bps);
+        }
+        if e.starts_with("receiver window max ") {
+            check(e, "receiver window max ", f.max_rwnd_bytes.map(|b| b as f64));
+        }
+        if e.contains("; goodput ") {
+            check(e, "; goodput ", Some(f.goodput_bps));
+        }
+        if e.starts_with("flight flat at ~") {
+            let level = after(e, "flight flat at ~").and_then(parse);
+            for (key, above) in [
+                ("below the receiver window (", false),
+                ("at the receiver window (", true),
+                ("below the BDP (", false),
+                ("above the BDP (", true),
+            ] {
+                if let (Some(l), Some(x)) = (level, after(e, key).and_then(parse)) {
+                    // Compared as printed: each side rounded to three digits.
+                    let holds = if above { l >= x * 0.995 } else { l < x * 1.005 };
+                    if !holds {
+                        out.push(format!("the flat flight {l} is not {key}{x}): {e}"));
+                    }
+                }
+            }
+        }
+    }
+    out.extend(figures);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::after;
+
+    #[test]
+    fn quantities_are_read_after_their_key() {
+        let s = "BDP 47.8 KiB = 9.61 Mbit/s x base RTT 40.7 ms; max flight 18.4 KiB (38% of BDP)";
+        assert_eq!(after(s, "BDP "), Some("47.8 KiB"));
+        assert_eq!(after(s, "base RTT "), Some("40.7 ms"));
+        assert_eq!(after(s, "max flight "), Some("18.4 KiB"));
+        assert_eq!(after("below the BDP (924 B): the pipe", "below the BDP ("), Some("924 B"));
+        assert_eq!(after("RTT base 17.0 µs median", "RTT base "), Some("17.0 µs"));
+    }
+}

@@ -31,9 +31,9 @@ pub fn why_not(conn: &Connection, bulk: Dir, base_rtt: Option<Span>, state_ns: O
     let busy = Span(busy as i64);
     (busy.secs_f64() < MIN_ROUNDS * rtt.secs_f64()).then(|| {
         format!(
-            "transfer too short to judge: {}, {:.1} round trips",
+            "transfer too short to judge: {}, {} round trips",
             crate::units::secs(busy.secs_f64()),
-            busy.secs_f64() / rtt.secs_f64().max(1e-9)
+            crate::units::sig3(busy.secs_f64() / rtt.secs_f64().max(1e-9))
         )
     })
 }

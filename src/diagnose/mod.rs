@@ -23,8 +23,10 @@ mod startup;
 mod timeline;
 
 pub use accumulator::{Accumulator, DirAccumulator};
-pub use advice::law as advice_law;
-pub use capacity::{Capacity, Method};
+pub use advice::{flow_law as advice_flow_law, law as advice_law};
+pub use capacity::{law as capacity_law, Capacity, Method};
+pub use classify::law as limits_law;
+pub use explain::evidence_law;
 pub use classify::Classification;
 pub use label::{Label, UNDETERMINED};
 pub use timeline::{Bin, SenderState, Timeline};

@@ -2,7 +2,9 @@
 //! *minimum* delay over an interval stays above a target. A queue that drains at least once
 //! per interval is a burst absorbing; one that never does is standing. The RTT samples stand
 //! in for the sojourn time: their minimum over an interval, less the base RTT, is the delay
-//! the queue kept all interval long.
+//! the queue kept all interval long. Only samples no delayed-ACK timer can have held count
+//! (see `Bin::rtt_prompt_min_ns`): a slow reader that holds its single-segment ACKs for
+//! 40 ms inflates every sample by that much without any queue in the path.
 //!
 //! A standing queue means the link behind it never idled (a work-conserving queue that is
 //! never empty transmits all the time): the bottleneck was saturated, whatever held the
@@ -28,9 +30,12 @@ pub const MOST: f64 = 0.5;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct StandingQueue {
-    /// Share of the steady transfer's time (over intervals with RTT samples) in intervals
-    /// whose minimum RTT stayed above base + target.
+    /// Share of the steady transfer's time in intervals whose minimum RTT stayed above
+    /// base + target (an interval without RTT samples cannot show a queue: it counts as
+    /// none).
     pub share: f64,
+    /// Share of the steady transfer's time in intervals with RTT samples.
+    pub judged: f64,
     /// The queueing delay those intervals kept: median of (interval minimum - base), s.
     pub delay_s: f64,
     /// The target the minimum had to exceed, s.
@@ -56,7 +61,7 @@ pub fn find(tl: &Timeline, from: usize, base_rtt: Span, floor: Span) -> Option<S
     let per = ((interval + width - 1) / width).max(1) as usize;
     let target = Span(((TARGET_SHARE * base_rtt.nanos() as f64) as i64).max(floor.nanos()));
     let mut bins = vec![false; tl.bins.len()];
-    let (mut judged_ns, mut standing_ns) = (0u64, 0u64);
+    let (mut judged_ns, mut standing_ns, mut total_ns) = (0u64, 0u64, 0u64);
     let (mut intervals, mut standing) = (0, 0);
     let mut delays = Vec::new();
     let mut i = from;
@@ -65,8 +70,11 @@ pub fn find(tl: &Timeline, from: usize, base_rtt: Span, floor: Span) -> Option<S
         let w = &tl.bins[i..end];
         // An interval shorter than the full one at the end of the transfer says too little.
         let full = end - i == per;
-        let min = w.iter().filter_map(|b| b.rtt_min_ns).min();
+        let min = w.iter().filter_map(|b| b.rtt_prompt_min_ns).min();
         let time: u64 = w.iter().map(|b| b.state_ns()).sum();
+        if full {
+            total_ns += time;
+        }
         if let (Some(m), true, true) = (min, full, time > 0) {
             intervals += 1;
             judged_ns += time;
@@ -85,7 +93,8 @@ pub fn find(tl: &Timeline, from: usize, base_rtt: Span, floor: Span) -> Option<S
     }
     delays.sort_unstable();
     Some(StandingQueue {
-        share: standing_ns as f64 / judged_ns as f64,
+        share: standing_ns as f64 / total_ns.max(1) as f64,
+        judged: judged_ns as f64 / total_ns.max(1) as f64,
         delay_s: delays.get(delays.len() / 2).map_or(0.0, |&d| d as f64 / 1e9),
         target_s: target.secs_f64(),
         bins,
@@ -109,6 +118,7 @@ mod tests {
             if let Some(r) = rtt_ms(i) {
                 let ns = (r * 1e6) as i64;
                 b.rtt_min_ns = Some(b.rtt_min_ns.map_or(ns, |m| m.min(ns)));
+                b.rtt_prompt_min_ns = b.rtt_min_ns;
                 b.rtt_count += 1;
             }
         }

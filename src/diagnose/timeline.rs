@@ -37,6 +37,13 @@ pub struct Bin {
     pub min_window: Option<u64>,
     /// End-to-end RTT samples in the bin.
     pub rtt_min_ns: Option<i64>,
+    /// The least end-to-end sample that the receiver's own timing cannot have held: taken
+    /// on data (an echo by the sender's ACK-clocked data) or on an ACK of at least two full
+    /// segments (RFC 5681 §4.2: not delayed) with the window left open (an ACK of a nearly
+    /// closed window comes when the application reads). The standing-queue test reads these:
+    /// a receiver that holds its ACKs for a timer or for its reader inflates samples without
+    /// any queue in the path.
+    pub rtt_prompt_min_ns: Option<i64>,
     pub rtt_sum_ns: i64,
     pub rtt_count: u32,
 }
@@ -56,6 +63,10 @@ impl Bin {
             (a, b) => a.or(b),
         };
         self.rtt_min_ns = match (self.rtt_min_ns, o.rtt_min_ns) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.rtt_prompt_min_ns = match (self.rtt_prompt_min_ns, o.rtt_prompt_min_ns) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };

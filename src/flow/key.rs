@@ -41,7 +41,7 @@ impl fmt::Display for Endpoint {
 }
 
 /// The two directions of a connection, named from the client (the SYN sender).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, serde::Serialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dir {
     C2S,

@@ -1,7 +1,7 @@
 //! The text view: what a person reads after `tcpdump` — one aligned block per flow.
 
 use bdpscope::summary::{CaptureSummary, FlowSummary};
-use bdpscope::units::{bits, bytes, millis, pct};
+use bdpscope::units::{bits, bytes, millis, pct, secs};
 use std::io::Write;
 
 /// An RTT from the JSON's milliseconds, with its unit (a LAN's 17 µs is not "0.0").
@@ -108,11 +108,11 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
     writeln!(out, "  {:<12}client/server: {hs}", "handshake")?;
     writeln!(
         out,
-        "  {:<12}c2s {}, s2c {} in {:.2} s; goodput {} ({})",
+        "  {:<12}c2s {}, s2c {} in {}; goodput {} ({})",
         "transfer",
         bytes(f.bytes.c2s as f64),
         bytes(f.bytes.s2c as f64),
-        f.duration_s,
+        secs(f.duration_s),
         bits(f.goodput_bps),
         f.bulk_direction
     )?;

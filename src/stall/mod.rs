@@ -162,5 +162,32 @@ fn threshold(conn: &Connection) -> Span {
     conn.rtt.rto_bound()
 }
 
+/// The laws of stalls (on the summary): every zero window the receiver advertised is in a
+/// zero-window stall; a stall ends no earlier than it starts, lasts what its ends say, and
+/// says what it is.
+pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, d) in [("c2s", &f.c2s), ("s2c", &f.s2c)] {
+        let dir = if name == "c2s" { Dir::C2S } else { Dir::S2C };
+        let found = f
+            .stalls
+            .iter()
+            .any(|s| s.kind == StallKind::ZeroWindow && s.direction == Some(dir));
+        if d.zero_window_advertisements > 0 && !found {
+            out.push(format!("{} zero-window advertisements for {name} data and no zero-window stall", d.zero_window_advertisements));
+        }
+    }
+    for s in &f.stalls {
+        if s.end < s.start || s.duration_s < 0.0 || s.sentence.is_empty() {
+            out.push(format!("a malformed stall: {s:?}"));
+        }
+        // Merged episodes report their time closed in all, never more than their span.
+        if s.duration_s > (s.end - s.start) + 1e-6 && s.kind != StallKind::DelayedAck {
+            out.push(format!("a {} stall of {} s over a span of {} s", s.kind.as_str(), s.duration_s, s.end - s.start));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests;

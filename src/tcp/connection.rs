@@ -351,12 +351,12 @@ impl Connection {
             let first_ack = |raw: Span| !acks_missing && raw <= rto;
             if let Some(raw) = rx.data_ack_rtt.on_ack(seg.ack, ts) {
                 if first_ack(raw) {
-                    ack_rtt = Some(self.rtt.add(ts, from, RttSource::DataAck, raw));
+                    ack_rtt = self.rtt.add(ts, from, RttSource::DataAck, raw);
                 }
             } else if let Some((_, end)) = seg.options.sack.iter().next() {
                 if let Some(raw) = rx.data_ack_rtt.on_sack(end, ts) {
                     if first_ack(raw) {
-                        ack_rtt = Some(self.rtt.add(ts, from, RttSource::DataAck, raw));
+                        ack_rtt = self.rtt.add(ts, from, RttSource::DataAck, raw);
                     }
                 }
             }
@@ -397,7 +397,7 @@ impl Connection {
                     // Later than a retransmission timer: the first answer was not captured
                     // (or a retransmission, not this segment, was answered).
                     if let Some(raw) = sample.filter(|&raw| !acks_missing && raw <= self.rtt.rto_bound()) {
-                        ts_rtt = Some(self.rtt.add(ts, from, RttSource::TsEcho, raw));
+                        ts_rtt = self.rtt.add(ts, from, RttSource::TsEcho, raw);
                     }
                 }
             }

@@ -76,7 +76,10 @@ impl Handshake {
     pub fn client_scale(&self) -> WindowScale {
         match (self.syn, self.syn_ack) {
             (Some(c), Some(s)) => WindowScale::negotiate(c.wscale, s.wscale),
-            _ => WindowScale::Unknown,
+            // One SYN alone still tells: without the option scaling is off for both ends.
+            (Some(c), None) => WindowScale::negotiate(c.wscale, Seen::Unknown),
+            (None, Some(s)) => WindowScale::negotiate(Seen::Unknown, s.wscale),
+            (None, None) => WindowScale::Unknown,
         }
     }
 
@@ -84,16 +87,23 @@ impl Handshake {
     pub fn server_scale(&self) -> WindowScale {
         match (self.syn, self.syn_ack) {
             (Some(c), Some(s)) => WindowScale::negotiate(s.wscale, c.wscale),
-            _ => WindowScale::Unknown,
+            (Some(c), None) => WindowScale::negotiate(Seen::Unknown, c.wscale),
+            // RFC 7323 §2.2: a SYN/ACK carries the option only in answer to a SYN that did,
+            // so its shift is in force even when the SYN is not in the capture.
+            (None, Some(s)) => match s.wscale {
+                Seen::Present(k) => WindowScale::Shift(k.min(14)),
+                other => WindowScale::negotiate(other, Seen::Unknown),
+            },
+            (None, None) => WindowScale::Unknown,
         }
     }
 
     /// Whether window scaling is in force: Some(true/false), None when unknown.
     pub fn scaling_on(&self) -> Option<bool> {
-        match self.client_scale() {
-            WindowScale::Unknown => None,
-            WindowScale::NotUsed => Some(false),
-            WindowScale::Shift(_) | WindowScale::Inferred(_) => Some(true),
+        match (self.client_scale(), self.server_scale()) {
+            (WindowScale::NotUsed, _) | (_, WindowScale::NotUsed) => Some(false),
+            (WindowScale::Shift(_), _) | (_, WindowScale::Shift(_)) => Some(true),
+            _ => None,
         }
     }
 }

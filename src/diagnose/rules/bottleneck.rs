@@ -183,6 +183,25 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     out
 }
 
+/// The law of a standing queue (on the summary): a flow that kept one most of its steady
+/// transfer saturated its bottleneck and is bottleneck-limited — unless the sender idled
+/// enough to be sender-limited first (the spec's precedence) — with the queue's figures.
+pub fn queue_law(f: &crate::summary::FlowSummary) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(q) = &f.queue else { return out };
+    if q.standing_share >= super::super::queue::MOST && f.verdict != "bottleneck-limited" && f.verdict != "sender-limited" {
+        out.push(format!(
+            "a queue stood {:.0}% of the transfer yet the verdict is {}",
+            q.standing_share * 100.0,
+            f.verdict
+        ));
+    }
+    if !f.evidence.iter().any(|e| e.contains("queue stood")) {
+        out.push("a standing queue without its evidence".into());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::fixture::{at, run, timeline, Bin, BUSY, CAPACITY, MSS};

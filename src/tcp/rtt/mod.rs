@@ -179,7 +179,13 @@ pub struct RttTracker {
 }
 
 impl RttTracker {
-    pub fn add(&mut self, at: Timestamp, through: End, source: RttSource, raw: Span) -> RttSample {
+    /// Adds a raw sample of the loop through `through`. None for a sample of zero: the
+    /// timestamps could not resolve the loop (both packets in one clock tick), which is a
+    /// bound, not a delay, and a zero RTT would make a zero BDP.
+    pub fn add(&mut self, at: Timestamp, through: End, source: RttSource, raw: Span) -> Option<RttSample> {
+        if raw.nanos() <= 0 {
+            return None;
+        }
         let round = self.base_end_to_end();
         self.loops[through.index()].add(at, raw, source, round);
         // The other loop's windowed minimum, not its latest value: the near loop's samples
@@ -203,12 +209,12 @@ impl RttTracker {
                 self.srtt = Some(Span(s.nanos() + (e2e.nanos() - s.nanos()) / 8));
             }
         }
-        RttSample {
+        Some(RttSample {
             through,
             source,
             raw,
             end_to_end: e2e,
-        }
+        })
     }
 
     /// The longest a standard sender waits for an ACK before it retransmits: RFC 6298's RTO
@@ -280,11 +286,12 @@ mod tests {
         let mut r = RttTracker::default();
         let t = Timestamp(0);
         r.add(t, End::Server, RttSource::Handshake, Span::from_millis(30));
-        let s = r.add(t, End::Client, RttSource::Handshake, Span::from_millis(20));
+        let s = r.add(t, End::Client, RttSource::Handshake, Span::from_millis(20)).unwrap();
         assert_eq!(s.end_to_end, Span::from_millis(50));
         assert_eq!(r.min_end_to_end(), Some(Span::from_millis(50)));
-        let s = r.add(t, End::Server, RttSource::TsEcho, Span::from_millis(40));
+        let s = r.add(t, End::Server, RttSource::TsEcho, Span::from_millis(40)).unwrap();
         assert_eq!(s.end_to_end, Span::from_millis(60));
+        assert!(r.add(t, End::Server, RttSource::TsEcho, Span::ZERO).is_none(), "a zero is below resolution");
         assert_eq!(r.min_end_to_end(), Some(Span::from_millis(50)));
     }
 

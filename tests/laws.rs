@@ -1,0 +1,259 @@
+//! The laws over every flow of every capture in reach, in every view: fixtures/ always,
+//! and ../shared/captures, ../shared/external and ../shared/real when present (under CI,
+//! `BDPSCOPE_CI` set, their absence fails the test instead of skipping it).
+//!
+//! - JSON: every law of `bdpscope::laws` on every flow.
+//! - text: no non-zero value printed as zero (nothing reads "0.0"), the RTT line and the
+//!   bottleneck line state the JSON's figures, and every stall is shown, judged or not.
+//! - CSV: the RTT columns ordered, the goodput never above the bottleneck.
+//! - packets: no RTT sample spans a stall.
+//! - batch: the flows table keeps the same laws.
+
+use bdpscope::summary::{FlowSummary, StallKind};
+use bdpscope::units::agrees;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[derive(Deserialize)]
+struct Document {
+    flows: Vec<FlowSummary>,
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn captures_in(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if p.is_dir() {
+            captures_in(&p, out);
+        } else if (name.contains(".pcap") || name.ends_with(".cap")) && !name.contains("tcpinfo") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every capture the laws run over.
+fn all_captures() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    captures_in(&root().join("fixtures"), &mut out);
+    let shared = root().join("../shared");
+    if shared.is_dir() {
+        for d in ["captures", "external", "real"] {
+            captures_in(&shared.join(d), &mut out);
+        }
+    } else if std::env::var_os("BDPSCOPE_CI").is_some() {
+        panic!("../shared is missing under CI: the laws must run over the shared corpora");
+    } else {
+        eprintln!("../shared is not present: the laws run over fixtures/ only");
+    }
+    out
+}
+
+fn run(args: &[&str], capture: &Path) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_bdpscope"))
+        .args(args)
+        .arg(capture)
+        .output()
+        .expect("run bdpscope");
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// A number made only of zeros with a decimal point: a non-zero value printed as zero
+/// (units print an exact zero as "0").
+fn zero_with_decimals(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    for (i, w) in text.char_indices() {
+        if w != '0' || (i > 0 && (bytes[i - 1].is_ascii_digit() || bytes[i - 1] == b'.')) {
+            continue;
+        }
+        let rest = &text[i..];
+        let end = rest.find(|c: char| !(c == '0' || c == '.')).unwrap_or(rest.len());
+        let num = &rest[..end];
+        let next_digit = rest[end..].starts_with(|c: char| c.is_ascii_digit());
+        if num.contains('.') && !num.ends_with('.') && !next_digit {
+            let from = text[..i].rfind('\n').map_or(0, |n| n + 1);
+            let to = text[i..].find('\n').map_or(text.len(), |n| i + n);
+            return Some(text[from..to].to_string());
+        }
+    }
+    None
+}
+
+fn text_laws(f: &FlowSummary, block: &str, out: &mut Vec<String>) {
+    if let Some(line) = zero_with_decimals(block) {
+        out.push(format!("flow {}: a value printed as zero: {line}", f.id));
+    }
+    // The RTT line states the JSON's figures.
+    if let Some(line) = block.lines().find(|l| l.trim_start().starts_with("rtt ")) {
+        let r = &f.rtt_ms;
+        for (key, v) in [("min ", r.min), ("median ", r.median), ("p95 ", r.p95), ("max ", r.max)] {
+            let Some(v) = v else { continue };
+            let shown = line.split(key).nth(1).map(|s| s.split([',', '(']).next().unwrap_or("").trim());
+            if !shown.is_some_and(|s| agrees(s, v / 1e3)) {
+                out.push(format!("flow {}: the text's RTT {key}{shown:?} is not the JSON's {v} ms", f.id));
+            }
+        }
+    }
+    for s in &f.stalls {
+        if !block.contains(s.kind.as_str()) {
+            out.push(format!("flow {}: stall {} not in the text view", f.id, s.kind.as_str()));
+        }
+    }
+}
+
+/// Splits the text view into flow blocks by their header line.
+fn blocks(text: &str) -> Vec<(u64, String)> {
+    let mut out: Vec<(u64, String)> = Vec::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("flow ") {
+            let id = rest.split_whitespace().next().and_then(|s| s.parse().ok()).unwrap_or(u64::MAX);
+            out.push((id, String::new()));
+        }
+        if let Some(last) = out.last_mut() {
+            last.1.push_str(line);
+            last.1.push('\n');
+        }
+    }
+    out
+}
+
+/// The packets table: no RTT sample spans a stall (it starts before the stall and ends
+/// after it).
+fn packets_laws(capture: &Path, flows: &[FlowSummary], out: &mut Vec<String>) {
+    let stalled: Vec<(u64, f64, f64)> = flows
+        .iter()
+        .flat_map(|f| {
+            f.stalls
+                .iter()
+                .filter(|s| matches!(s.kind, StallKind::ZeroWindow | StallKind::Outage | StallKind::Lost))
+                .filter(|s| s.end > s.start)
+                .map(move |s| (f.id, s.start, s.end))
+        })
+        .collect();
+    if stalled.is_empty() {
+        return;
+    }
+    let (_, csv) = run(&["packets"], capture);
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name);
+    let (Some(t), Some(flow), Some(rtt), Some(ts_rtt)) = (col("time"), col("flow"), col("rtt_ms"), col("ts_rtt_ms")) else {
+        out.push("packets: columns missing".into());
+        return;
+    };
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        let (Ok(at), Ok(id)) = (f[t].parse::<f64>(), f[flow].parse::<u64>()) else { continue };
+        for c in [rtt, ts_rtt] {
+            let Ok(ms) = f[c].parse::<f64>() else { continue };
+            let from = at - ms / 1e3;
+            for &(sid, s, e) in stalled.iter().filter(|x| x.0 == id) {
+                if from < s && at > e {
+                    out.push(format!("flow {id}: an RTT sample of {ms} ms at {at} spans the stall {s}..{e}"));
+                }
+            }
+        }
+    }
+}
+
+/// The CSV view's laws.
+fn csv_laws(capture: &Path, out: &mut Vec<String>) {
+    let (_, csv) = run(&["analyze", "--format", "csv", "--all"], capture);
+    let mut r = csv::ReaderBuilder::new().from_reader(csv.as_bytes());
+    let header = r.headers().cloned().unwrap_or_default();
+    let col = |name: &str| header.iter().position(|h| h == name);
+    let cols = ["rtt_min_ms", "rtt_median_ms", "rtt_p95_ms", "rtt_max_ms"].map(col);
+    let (gp, bn) = (col("goodput_bps"), col("bottleneck_bps"));
+    for rec in r.records().flatten() {
+        let num = |c: Option<usize>| c.and_then(|c| rec.get(c)).and_then(|v| v.parse::<f64>().ok());
+        let v: Vec<Option<f64>> = cols.iter().map(|&c| num(c)).collect();
+        if let [Some(a), Some(b), Some(c), Some(d)] = v[..] {
+            if !(a <= b && b <= c && c <= d) {
+                out.push(format!("csv: RTT columns out of order {v:?}"));
+            }
+        }
+        if let (Some(g), Some(b)) = (num(gp), num(bn)) {
+            if g > b * 1.005 {
+                out.push(format!("csv: goodput {g} above the bottleneck {b}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn every_flow_of_every_capture_keeps_the_laws_in_every_view() {
+    let captures = all_captures();
+    assert!(captures.len() >= 10, "{}", captures.len());
+    let mut violations = Vec::new();
+    let mut flows_checked = 0;
+    for c in &captures {
+        let name = c.strip_prefix(root()).unwrap_or(c).display().to_string();
+        let (code, json) = run(&["analyze", "--format", "json"], c);
+        if code != Some(0) {
+            continue; // not a capture (broken/): exit 1 is checked by shared_corpus.rs
+        }
+        let doc: Document = match serde_json::from_str(&json) {
+            Ok(d) => d,
+            Err(e) => {
+                violations.push(format!("{name}: the JSON does not read back: {e}"));
+                continue;
+            }
+        };
+        let mut here = Vec::new();
+        for f in &doc.flows {
+            flows_checked += 1;
+            for v in bdpscope::laws::check(f) {
+                here.push(format!("flow {} [{}]: {}", v.flow, v.law, v.detail));
+            }
+        }
+        let (_, text) = run(&["analyze", "--all"], c);
+        let text_blocks = blocks(&text);
+        for f in &doc.flows {
+            match text_blocks.iter().find(|(id, _)| *id == f.id) {
+                Some((_, b)) => text_laws(f, b, &mut here),
+                None => here.push(format!("flow {}: no block in the text view", f.id)),
+            }
+        }
+        let (_, shown) = run(&["analyze"], c);
+        for f in doc.flows.iter().filter(|f| !f.stalls.is_empty()) {
+            if !blocks(&shown).iter().any(|(id, _)| *id == f.id) {
+                here.push(format!("flow {}: stalled, yet hidden without --all", f.id));
+            }
+        }
+        csv_laws(c, &mut here);
+        packets_laws(c, &doc.flows, &mut here);
+        violations.extend(here.into_iter().map(|v| format!("{name}: {v}")));
+    }
+    eprintln!("laws: {} captures, {flows_checked} flows, {} violations", captures.len(), violations.len());
+    assert!(violations.is_empty(), "{} violations:\n{}", violations.len(), violations.join("\n"));
+}
+
+#[test]
+fn the_check_catches_a_broken_law() {
+    // A real flow keeps the laws; the same flow with its RTT summary out of order, its
+    // advice asking for less than it had, and a sentence that misstates a figure does not.
+    let (_, json) = run(&["analyze", "--format", "json"], &root().join("fixtures/rcvbuf_16k/client.pcap.gz"));
+    let doc: Document = serde_json::from_str(&json).unwrap();
+    let f = &doc.flows[0];
+    assert_eq!(bdpscope::laws::check(f), vec![], "the fixture itself breaks a law");
+    let mut broken = f.clone();
+    broken.rtt_ms.median = Some(broken.rtt_ms.min.unwrap() - 1.0);
+    assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "rtt-ordered"));
+    let mut broken = f.clone();
+    let a = broken.advice_items.iter_mut().find(|a| a.recommended_bytes.is_some()).expect("a raise");
+    a.recommended_bytes = Some(a.current_bytes.unwrap() / 2);
+    assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "advice"));
+    let mut broken = f.clone();
+    let e = broken.evidence.iter_mut().find(|e| e.starts_with("BDP ")).unwrap();
+    *e = e.replacen("BDP ", "BDP 9", 1);
+    assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "evidence"), "{:?}", broken.evidence);
+    // And the text scan sees a zero printed for a non-zero value.
+    assert!(zero_with_decimals("rtt  min 0.0 ms, median 0.1").is_some());
+    assert!(zero_with_decimals("rtt  min 17.0 µs, 100 ms, 0 B, 10.05").is_none());
+}

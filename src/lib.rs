@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod analysis;
+pub mod bpf;
 pub mod capture;
 pub mod compare;
 pub mod decode;

@@ -16,6 +16,7 @@ pub mod fastmath;
 pub mod flow;
 pub mod middlebox;
 pub mod observe;
+pub mod select;
 pub mod seq;
 pub mod summarize;
 pub mod summary;

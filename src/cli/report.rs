@@ -2,7 +2,7 @@
 //! filterable flow table, and per flow its findings and four plots (inline SVG).
 
 use super::analyze::{analyze_one, filter_of};
-use super::{parse_rate, Selection, Status};
+use super::{parse_rate, Expect, RecordArgs, Selection, Status};
 use crate::plot::{self, Ctx, Kind, SeriesRecorder};
 use crate::render::html::{self, Page, Plots};
 use anyhow::{Context, Result};
@@ -12,9 +12,12 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// Capture files (pcap, pcapng, optionally gzip/zstd); `-` reads standard input.
-    #[arg(required = true, value_name = "CAPTURE")]
-    pub captures: Vec<PathBuf>,
+    /// Capture files (pcap, pcapng, optionally gzip/zstd; `-` reads standard input), then
+    /// optionally a capture filter.
+    #[arg(value_name = "CAPTURE... [FILTER]")]
+    pub words: Vec<PathBuf>,
+    #[command(flatten)]
+    pub records: RecordArgs,
     /// Directory to write index.html into (created when missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -33,13 +36,14 @@ pub struct ReportArgs {
 }
 
 pub fn run(args: ReportArgs) -> Result<Status> {
+    let records = super::records::resolve(&args.words, &args.records, Expect::Files)?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create the directory", args.out.display()))?;
     let mut recorder = SeriesRecorder::new(args.select.flows.clone(), args.max_plots);
     let (mut captures, mut flows, mut failed) = (Vec::new(), Vec::new(), Vec::new());
     let mut next_id = 0;
-    for path in &args.captures {
-        match analyze_one(path, next_id, filter_of(&args.select), args.link_rate, &mut recorder) {
+    for path in &records.captures {
+        match analyze_one(path, &records, next_id, filter_of(&args.select), args.link_rate, &mut recorder) {
             Ok((summary, fl, _, next)) => {
                 next_id = next;
                 captures.push(summary);

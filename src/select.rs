@@ -28,7 +28,11 @@ pub struct TimeWindow {
 
 impl TimeWindow {
     pub fn new(from: Option<Bound>, until: Option<Bound>) -> TimeWindow {
-        TimeWindow { from, until, first: None }
+        TimeWindow {
+            from,
+            until,
+            first: None,
+        }
     }
 
     fn resolve(&self, b: Bound) -> Timestamp {

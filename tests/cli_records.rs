@@ -57,18 +57,40 @@ fn a_trailing_filter_and_dash_f_select_the_same_packets() {
     let all = json(&["analyze", cap, "--format", "json"]);
     // One argument, several words, -f, and -r with the words after: the same selection.
     let a = json(&["analyze", cap, "tcp[tcpflags] & tcp-push != 0", "--format", "json"]);
-    let b = json(&["analyze", cap, "tcp[tcpflags]", "&", "tcp-push", "!=", "0", "--format", "json"]);
-    let c = json(&["analyze", "-f", "tcp[tcpflags] & tcp-push != 0", cap, "--format", "json"]);
-    let d = json(&["analyze", "--format", "json", "-r", cap, "tcp[tcpflags] & tcp-push != 0"]);
+    let b = json(&[
+        "analyze",
+        cap,
+        "tcp[tcpflags]",
+        "&",
+        "tcp-push",
+        "!=",
+        "0",
+        "--format",
+        "json",
+    ]);
+    let c = json(&[
+        "analyze",
+        "-f",
+        "tcp[tcpflags] & tcp-push != 0",
+        cap,
+        "--format",
+        "json",
+    ]);
+    let d = json(&[
+        "analyze",
+        "--format",
+        "json",
+        "-r",
+        cap,
+        "tcp[tcpflags] & tcp-push != 0",
+    ]);
     assert_eq!(a, b);
     assert_eq!(a, c);
     assert_eq!(a, d);
     let n = packets_of(&a);
     assert!(n > 0 && n < packets_of(&all), "{n} of {}", packets_of(&all));
     // Frame numbers stay the file's: packets with the filter are a subset of without.
-    let rows = |args: &[&str]| -> Vec<String> {
-        stdout(&run(args)).lines().skip(1).map(|l| l.to_string()).collect()
-    };
+    let rows = |args: &[&str]| -> Vec<String> { stdout(&run(args)).lines().skip(1).map(|l| l.to_string()).collect() };
     let syn = rows(&["packets", cap, "tcp[tcpflags] & tcp-syn != 0"]);
     assert_eq!(syn.len(), 2);
     assert!(syn[0].starts_with("1,") && syn[1].starts_with("2,"), "{syn:?}");
@@ -88,18 +110,28 @@ fn a_filter_libpcap_refuses_is_a_usage_error_with_its_message() {
     // A mistyped second capture becomes the start of a filter: the message says so.
     let o = run(&["analyze", cap, "fixtures/nope.pcap"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("fixtures/nope.pcap: no such file"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("fixtures/nope.pcap: no such file"),
+        "{}",
+        stderr(&o)
+    );
     let o = run(&["analyze", cap, "-f", "tcp", "udp"]);
-    assert_eq!(o.status.code(), Some(1), "with -f every word is a capture: udp cannot be opened");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "with -f every word is a capture: udp cannot be opened"
+    );
     let o = run(&["analyze", "-f", "tcp", "-r", cap, "udp"]);
     assert_eq!(o.status.code(), Some(2), "a filter given twice");
     // Valid for Ethernet but not for this capture's link type: the capture is not read,
     // libpcap says why.
     let dir = TempDir::new("raw-link");
     let raw = {
-        let mut w = bdpscope::capture::PcapWriter::new(Vec::new(), bdpscope::capture::LinkType::RAW, 65535, false, false)
+        let mut w =
+            bdpscope::capture::PcapWriter::new(Vec::new(), bdpscope::capture::LinkType::RAW, 65535, false, false)
+                .unwrap();
+        w.write_packet(bdpscope::time::Timestamp::from_nanos(1), &[0x45; 40], 40)
             .unwrap();
-        w.write_packet(bdpscope::time::Timestamp::from_nanos(1), &[0x45; 40], 40).unwrap();
         dir.file("raw.pcap", &w.into_inner())
     };
     let o = run(&["analyze", raw.to_str().unwrap(), "vlan"]);
@@ -131,14 +163,28 @@ fn a_filter_that_keeps_one_direction_says_so_in_the_notes() {
         return;
     }
     let cap = fixture(CAP);
-    let v = json(&["analyze", cap.to_str().unwrap(), "src", "host", "10.77.0.2", "--format", "json", "--all"]);
+    let v = json(&[
+        "analyze",
+        cap.to_str().unwrap(),
+        "src",
+        "host",
+        "10.77.0.2",
+        "--format",
+        "json",
+        "--all",
+    ]);
     let notes = v["flows"][0]["notes"].as_array().unwrap();
     assert!(
-        notes.iter().any(|n| n.as_str().unwrap().contains("only the server to client direction passed")),
+        notes.iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("only the server to client direction passed")),
         "{notes:?}"
     );
     let both = json(&["analyze", cap.to_str().unwrap(), "host 10.77.0.2", "--format", "json"]);
-    assert!(!both["flows"][0]["notes"].to_string().contains("passed the capture filter"));
+    assert!(!both["flows"][0]["notes"]
+        .to_string()
+        .contains("passed the capture filter"));
 }
 
 /// Record timestamps of the fixture, in seconds.
@@ -155,7 +201,10 @@ fn times() -> Vec<f64> {
 fn count_and_time_window_cut_the_capture() {
     let cap = fixture(CAP);
     let cap = cap.to_str().unwrap();
-    assert_eq!(packets_of(&json(&["analyze", cap, "-c", "100", "--format", "json"])), 100);
+    assert_eq!(
+        packets_of(&json(&["analyze", cap, "-c", "100", "--format", "json"])),
+        100
+    );
     let t = times();
     let in_window = |a: f64, b: f64| t.iter().filter(|&&x| x >= a && x < b).count() as u64;
     // Relative to the first packet.
@@ -192,7 +241,12 @@ fn chrono_free_iso(secs: i64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 #[test]

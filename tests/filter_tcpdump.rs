@@ -231,7 +231,11 @@ fn expressions(recs: &[Rec]) -> Vec<String> {
         let (a, b) = (s.src, s.dst);
         let (ap, bp) = (s.src_port, s.dst_port);
         let lo = ap.min(bp);
-        let net = if a.is_ipv4() { format!("{a}/16") } else { format!("{a}/64") };
+        let net = if a.is_ipv4() {
+            format!("{a}/16")
+        } else {
+            format!("{a}/64")
+        };
         e.extend([
             format!("host {a}"),
             format!("src host {a}"),
@@ -364,7 +368,10 @@ fn check_capture(td: &Path, path: &Path, dir: &Path, tally: &Tally) {
                 Some(t.clone())
             }
             (t, o) => {
-                tally.fail(format!("{name} [{expr}]: tcpdump {t:?}, our compile {:?}", o.map(|_| "ok")));
+                tally.fail(format!(
+                    "{name} [{expr}]: tcpdump {t:?}, our compile {:?}",
+                    o.map(|_| "ok")
+                ));
                 None
             }
         };
@@ -444,7 +451,8 @@ fn relinked(dir: &Path) -> Vec<PathBuf> {
         for (i, r) in src.iter().enumerate() {
             let d = f(i, r);
             let extra = d.len() as u32 - r.data.len() as u32;
-            w.write_packet(Timestamp::from_nanos(r.ts), &d, r.wire_len + extra).unwrap();
+            w.write_packet(Timestamp::from_nanos(r.ts), &d, r.wire_len + extra)
+                .unwrap();
         }
         let p = dir.join(name);
         std::fs::write(&p, w.into_inner()).unwrap();
@@ -526,7 +534,8 @@ fn two_link_types_in_one_pcapng_each_get_their_program() {
     let (mut eth_part, mut sll_part) = (Vec::new(), Vec::new());
     for (i, (e, s)) in eth.iter().zip(&sll).enumerate() {
         let (iface, r) = if i % 2 == 0 { (0, e) } else { (1, s) };
-        w.write_packet(iface, Timestamp::from_nanos(r.ts), &r.data, r.wire_len).unwrap();
+        w.write_packet(iface, Timestamp::from_nanos(r.ts), &r.data, r.wire_len)
+            .unwrap();
         let part = if iface == 0 { &mut eth_part } else { &mut sll_part };
         part.push((i as u64 + 1, r.clone()));
     }
@@ -535,7 +544,8 @@ fn two_link_types_in_one_pcapng_each_get_their_program() {
     let part_file = |name: &str, link, part: &[(u64, Rec)]| {
         let mut pw = PcapWriter::new(Vec::new(), link, 65535, true, false).unwrap();
         for (_, r) in part {
-            pw.write_packet(Timestamp::from_nanos(r.ts), &r.data, r.wire_len).unwrap();
+            pw.write_packet(Timestamp::from_nanos(r.ts), &r.data, r.wire_len)
+                .unwrap();
         }
         let p = dir.join(name);
         std::fs::write(&p, pw.into_inner()).unwrap();
@@ -544,7 +554,13 @@ fn two_link_types_in_one_pcapng_each_get_their_program() {
     let eth_file = part_file("eth.pcap", LinkType::ETHERNET, &eth_part);
     let sll_file = part_file("sll.pcap", LinkType::LINUX_SLL, &sll_part);
     let mut checked = 0;
-    for expr in ["tcp[tcpflags] & tcp-syn != 0", "greater 1000", "src host 10.77.0.2", "inbound", "ether src 02:00:00:00:00:01"] {
+    for expr in [
+        "tcp[tcpflags] & tcp-syn != 0",
+        "greater 1000",
+        "src host 10.77.0.2",
+        "inbound",
+        "ether src 02:00:00:00:00:01",
+    ] {
         let mut want = Vec::new();
         for (file, part) in [(&eth_file, &eth_part), (&sll_file, &sll_part)] {
             // Numbered as in the part's own file.
@@ -570,7 +586,10 @@ fn two_link_types_in_one_pcapng_each_get_their_program() {
         if expr.starts_with("inbound") || expr.starts_with("ether") {
             // Refused for one of the two link types: the read stops at its first record.
             assert!(stderr.contains("cannot be compiled for link type"), "[{expr}] {stderr}");
-            assert!(rows.len() <= 1, "[{expr}] at most the record before the first refused one");
+            assert!(
+                rows.len() <= 1,
+                "[{expr}] at most the record before the first refused one"
+            );
             continue;
         }
         assert_eq!(rows, want, "[{expr}]");
@@ -600,11 +619,20 @@ fn the_snapshot_length_changes_only_the_return_value() {
     for dlt in ["EN10MB", "LINUX_SLL", "LINUX_SLL2", "RAW", "NULL"] {
         for e in exprs {
             let prog = |snap: &str| -> Option<Vec<String>> {
-                let o = Command::new(&td).args(["-y", dlt, "-s", snap, "-ddd", "--", e]).output().unwrap();
+                let o = Command::new(&td)
+                    .args(["-y", dlt, "-s", snap, "-ddd", "--", e])
+                    .output()
+                    .unwrap();
                 o.status.success().then(|| {
                     String::from_utf8_lossy(&o.stdout)
                         .lines()
-                        .map(|l| if l.starts_with("6 0 0 ") && l != "6 0 0 0" { "6 0 0 SNAP".into() } else { l.to_string() })
+                        .map(|l| {
+                            if l.starts_with("6 0 0 ") && l != "6 0 0 0" {
+                                "6 0 0 SNAP".into()
+                            } else {
+                                l.to_string()
+                            }
+                        })
                         .collect()
                 })
             };

@@ -11,8 +11,8 @@ mod rate;
 mod records;
 mod report;
 
-pub use records::UsageError;
 use crate::records::Records;
+pub use records::UsageError;
 use records::{Expect, RecordArgs};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};

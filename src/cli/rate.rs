@@ -46,7 +46,9 @@ pub fn parse(s: &str) -> Result<f64, String> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
         .unwrap_or(t.len());
     // "1e6" is a number; "1e" followed by letters is not: back off to the last digit.
-    let split = t[..split].rfind(|c: char| c.is_ascii_digit() || c == '.').map_or(0, |i| i + 1);
+    let split = t[..split]
+        .rfind(|c: char| c.is_ascii_digit() || c == '.')
+        .map_or(0, |i| i + 1);
     let (num, rest) = t.split_at(split);
     let rest = rest.trim();
     let hint = "try 50mbit or 50M (bits), 6mbps (tc: megabytes), 1gbit";

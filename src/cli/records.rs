@@ -91,7 +91,9 @@ pub fn resolve(words: &[PathBuf], args: &RecordArgs, expect: Expect) -> Result<R
     };
     if let (Some(Bound::At(a)), Some(Bound::At(b))) = (args.from, args.until) {
         if b <= a {
-            return Err(UsageError("--until is not after --from: no packet is in the window".into()));
+            return Err(UsageError(
+                "--until is not after --from: no packet is in the window".into(),
+            ));
         }
     }
     Ok(Records {
@@ -104,11 +106,7 @@ pub fn resolve(words: &[PathBuf], args: &RecordArgs, expect: Expect) -> Result<R
 }
 
 fn join(words: &[PathBuf]) -> String {
-    words
-        .iter()
-        .map(|w| w.to_string_lossy())
-        .collect::<Vec<_>>()
-        .join(" ")
+    words.iter().map(|w| w.to_string_lossy()).collect::<Vec<_>>().join(" ")
 }
 
 fn is_input(p: &Path, expect: Expect) -> bool {
@@ -144,7 +142,11 @@ fn split(words: &[PathBuf], args: &RecordArgs, expect: Expect) -> Result<(Vec<Pa
         Expect::Two => (2, Some(2)),
         Expect::Files | Expect::Paths => (1, None),
     };
-    let what = if expect == Expect::Paths { "capture or folder" } else { "capture" };
+    let what = if expect == Expect::Paths {
+        "capture or folder"
+    } else {
+        "capture"
+    };
     if captures.len() < need.0 {
         return Err(UsageError(match need.0 {
             1 => format!("no {what} given (a path, `-` for standard input, or -r FILE)"),
@@ -300,7 +302,10 @@ mod tests {
             parse_bound("2023-11-14T23:13:20.5+01:00"),
             Ok(Bound::At(Timestamp::from_nanos(1_700_000_000_500_000_000)))
         );
-        assert!(parse_bound("2023-11-14 22:13:20").is_ok(), "local time, space instead of T");
+        assert!(
+            parse_bound("2023-11-14 22:13:20").is_ok(),
+            "local time, space instead of T"
+        );
         for bad in ["", "+", "+5 parsecs", "yesterday", "-5", "2023-13-40T00:00:00Z"] {
             assert!(parse_bound(bad).is_err(), "{bad:?}");
         }

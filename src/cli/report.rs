@@ -43,7 +43,14 @@ pub fn run(args: ReportArgs) -> Result<Status> {
     let (mut captures, mut flows, mut failed) = (Vec::new(), Vec::new(), Vec::new());
     let mut next_id = 0;
     for path in &records.captures {
-        match analyze_one(path, &records, next_id, filter_of(&args.select), args.link_rate, &mut recorder) {
+        match analyze_one(
+            path,
+            &records,
+            next_id,
+            filter_of(&args.select),
+            args.link_rate,
+            &mut recorder,
+        ) {
             Ok((summary, fl, _, next)) => {
                 next_id = next;
                 captures.push(summary);

@@ -76,10 +76,7 @@ impl Compiler {
     /// The program for a link type, or libpcap's message (compiled once, then cached).
     pub fn compile(&self, link: LinkType) -> Result<Program, String> {
         let mut cache = self.programs.lock().unwrap_or_else(|e| e.into_inner());
-        cache
-            .entry(link)
-            .or_insert_with(|| self.run_tcpdump(link))
-            .clone()
+        cache.entry(link).or_insert_with(|| self.run_tcpdump(link)).clone()
     }
 
     fn run_tcpdump(&self, link: LinkType) -> Result<Program, String> {

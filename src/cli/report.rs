@@ -1,10 +1,11 @@
 //! `bdpscope report`: one self-contained HTML page — the captures, a sortable and
-//! filterable flow table, and per flow its findings and four plots (inline SVG).
+//! filterable flow table, and per flow its findings and four graphs that zoom together.
 
 use super::analyze::{analyze_one, filter_of};
 use super::{parse_rate, Expect, RecordArgs, Selection, Status};
-use crate::plot::{self, Ctx, Kind, SeriesRecorder};
-use crate::render::html::{self, Page, Plots};
+use crate::plot::{Ctx, SeriesRecorder};
+use crate::render::charts::{legend, ChartData};
+use crate::render::html::{self, Charts, Page};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::collections::HashMap;
@@ -26,8 +27,9 @@ pub struct ReportArgs {
     /// The bottleneck link rate when you know it (e.g. 50M, 1G), instead of the estimate.
     #[arg(long, value_name = "RATE", value_parser = parse_rate)]
     pub link_rate: Option<f64>,
-    /// Draw plots for at most this many flows (those with the most data); the others
-    /// are in the table and described, without plots.
+    /// Graphs for at most this many flows (those with the most data); the others are in
+    /// the table and described, without graphs. Each flow's graphs carry at most 32768
+    /// points.
     #[arg(long, value_name = "N", default_value_t = 40)]
     pub max_plots: usize,
     /// The page's title.
@@ -65,19 +67,21 @@ pub fn run(args: ReportArgs) -> Result<Status> {
             }
         }
     }
-    let mut plots: HashMap<u64, Plots> = HashMap::new();
+    let mut charts: HashMap<u64, Charts> = HashMap::new();
     for f in &flows {
         let Some(rec) = recorder.get(f.id) else { continue };
         let ctx = Ctx::new(f, rec);
-        let mut v = Vec::new();
-        for kind in Kind::ALL {
-            v.push((kind.reading(), plot::svg(kind, &ctx)?));
-        }
-        plots.insert(f.id, v);
+        charts.insert(
+            f.id,
+            Charts {
+                data: ChartData::new(&ctx),
+                legends: legend(&ctx),
+            },
+        );
     }
     let plot_note = (!recorder.dropped.is_empty()).then(|| {
         format!(
-            "{} flow(s) with less data have no plots (the report draws at most {}; see --max-plots)",
+            "{} flow(s) with less data have no graphs (the report draws at most {}; see --max-plots)",
             recorder.dropped.len(),
             args.max_plots
         )
@@ -86,7 +90,7 @@ pub fn run(args: ReportArgs) -> Result<Status> {
         title: &args.title,
         captures: &captures,
         flows: &flows,
-        plots: &plots,
+        charts: &charts,
         failed: &failed,
         plot_note,
     };

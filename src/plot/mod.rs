@@ -15,6 +15,7 @@ mod text;
 mod throughput;
 mod timeseq;
 
+pub use rtt::far_loop;
 pub use series::{FlowRecord, SeriesRecorder};
 
 use anyhow::{Context, Result};

@@ -76,7 +76,7 @@ mod tests {
     fn kept_records_keep_their_numbers() {
         let mut r = capture(6);
         r.set_filter(Box::new(|f: &Frame<'_>| {
-            if f.number % 2 == 0 {
+            if f.number.is_multiple_of(2) {
                 Decision::Keep
             } else {
                 Decision::Skip

@@ -23,6 +23,22 @@ use std::time::{Duration, Instant};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 
+/// Headless, and none of the browser's own network traffic (this machine's network is
+/// closed; see the machine notes).
+const FLAGS: [&str; 11] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--hide-scrollbars",
+];
+
 fn chromium_available() -> bool {
     if Path::new(CHROMIUM).exists() {
         return true;
@@ -37,26 +53,13 @@ fn chromium_available() -> bool {
 /// Runs headless Chromium on a page with `extra` arguments; returns (stdout, stderr).
 fn chromium(profile: &Path, url: &str, extra: &[String]) -> (String, String) {
     let mut cmd = Command::new(CHROMIUM);
-    cmd.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-default-apps",
-        "--disable-extensions",
-        "--hide-scrollbars",
-        "--enable-logging=stderr",
-        "--v=0",
-    ])
-    .arg(format!("--user-data-dir={}", profile.display()))
-    .args(extra)
-    .arg(url)
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
+    cmd.args(FLAGS)
+        .args(["--enable-logging=stderr", "--v=0"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(url)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("start chromium");
     let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
     let o = std::thread::spawn(move || {
@@ -377,21 +380,8 @@ impl Cdp {
     fn start(profile: &Path, width: u32, height: u32) -> Cdp {
         use std::io::BufRead;
         let mut child = Command::new(CHROMIUM)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-default-apps",
-                "--disable-extensions",
-                "--hide-scrollbars",
-                "--remote-debugging-port=0",
-                "--remote-allow-origins=*",
-            ])
+            .args(FLAGS)
+            .args(["--remote-debugging-port=0", "--remote-allow-origins=*"])
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg("about:blank")
             .stdout(Stdio::null())

@@ -87,6 +87,19 @@ pub(crate) struct Rec {
     pub(crate) len: usize,
 }
 
+/// The [`Frame`] of a record located in the input window.
+#[inline]
+fn frame_of<'a>(input: &'a Input, rec: &Rec, number: u64) -> Frame<'a> {
+    Frame {
+        number,
+        ts: Timestamp::from_nanos(rec.ts),
+        link: rec.link,
+        wire_len: rec.wire_len,
+        data: input.slice(rec.start, rec.len),
+        interface: rec.interface,
+    }
+}
+
 /// Why a parser stopped (internal; the reader adds the frame count and read errors).
 #[derive(Debug)]
 pub(crate) enum Fault {
@@ -359,31 +372,14 @@ impl CaptureReader {
                 Parser::Pcap(_) => self.frames,
                 Parser::PcapNg(ng) => self.frames + ng.numbered_non_packets,
             };
-            let frame = Frame {
-                number,
-                ts: Timestamp::from_nanos(rec.ts),
-                link: rec.link,
-                wire_len: rec.wire_len,
-                data: self.input.slice(rec.start, rec.len),
-                interface: rec.interface,
-            };
-            // The frame is built again below: returning this one from inside the loop
-            // would keep the buffer borrowed across iterations.
+            // The frame is made twice, for the filter and to return: returning the first
+            // from inside the loop would keep the buffer borrowed across iterations.
             let decision = match &mut self.filter {
                 None => Decision::Keep,
-                Some(f) => f.decide(&frame),
+                Some(f) => f.decide(&frame_of(&self.input, &rec, number)),
             };
             match decision {
-                Decision::Keep => {
-                    return Ok(Some(Frame {
-                        number,
-                        ts: Timestamp::from_nanos(rec.ts),
-                        link: rec.link,
-                        wire_len: rec.wire_len,
-                        data: self.input.slice(rec.start, rec.len),
-                        interface: rec.interface,
-                    }))
-                }
+                Decision::Keep => return Ok(Some(frame_of(&self.input, &rec, number))),
                 Decision::Skip => self.skipped += 1,
                 Decision::End => {
                     self.done = true;

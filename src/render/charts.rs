@@ -305,13 +305,8 @@ pub fn legend(ctx: &Ctx<'_>) -> Vec<(Kind, Vec<(Swatch, String)>)> {
         ),
         (Swatch::Line("grey"), "new data seen at the capture point".to_string()),
     ];
-    if let Some(b) = f.bottleneck_bps {
-        let how = f
-            .bottleneck_method
-            .as_deref()
-            .map(|m| format!(" ({m})"))
-            .unwrap_or_default();
-        goodput.push((Swatch::Dashed("red"), format!("bottleneck estimate {}{how}", bits(b))));
+    if let Some(label) = crate::plot::bottleneck_label(f, bits) {
+        goodput.push((Swatch::Dashed("red"), label));
     }
     goodput.push((Swatch::Dashed("blue"), format!("mean goodput {}", bits(f.goodput_bps))));
 

@@ -115,6 +115,13 @@ fn a_filter_libpcap_refuses_is_a_usage_error_with_its_message() {
         "{}",
         stderr(&o)
     );
+    let o = run(&["analyze", "-r", cap, cap]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("give each capture with its own -r"),
+        "{}",
+        stderr(&o)
+    );
     let o = run(&["analyze", cap, "-f", "tcp", "udp"]);
     assert_eq!(
         o.status.code(),

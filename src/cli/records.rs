@@ -85,7 +85,7 @@ pub fn resolve(words: &[PathBuf], args: &RecordArgs, expect: Expect) -> Result<R
         None => None,
         Some(expr) => {
             let c = Compiler::new(&expr).map_err(UsageError)?;
-            check(&c, &filter_words)?;
+            check(&c, &filter_words, !args.read.is_empty())?;
             Some(Arc::new(c))
         }
     };
@@ -180,7 +180,7 @@ const DECODED: [LinkType; 11] = [
     LinkType::IPOIB,
 ];
 
-fn check(c: &Compiler, filter_words: &[PathBuf]) -> Result<(), UsageError> {
+fn check(c: &Compiler, filter_words: &[PathBuf], with_r: bool) -> Result<(), UsageError> {
     let mut first_error = None;
     for link in DECODED {
         match c.compile(link) {
@@ -191,9 +191,15 @@ fn check(c: &Compiler, filter_words: &[PathBuf]) -> Result<(), UsageError> {
         }
     }
     let why = first_error.unwrap_or_default();
-    // A mistyped capture name is taken for the start of a filter: say so.
+    // A capture after -r, or a mistyped capture name, is taken for the start of a filter:
+    // say so.
     if let Some(w) = filter_words.first() {
         let s = w.to_string_lossy();
+        if with_r && w.is_file() {
+            return Err(UsageError(format!(
+                "{s}: with -r, the words after the options are the capture filter; give each capture with its own -r (-r a.pcap -r b.pcap)"
+            )));
+        }
         let looks_like_a_file = s.contains('/')
             || [".pcap", ".pcapng", ".cap", ".gz", ".zst"]
                 .iter()

@@ -10,11 +10,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
+#[command(override_usage = "bdpscope compare [OPTIONS] CAPTURE_A CAPTURE_B [FILTER...]")]
 pub struct CompareArgs {
     /// A capture taken at one point of the path (e.g. next to the client; `-` reads
     /// stdin), one of the same traffic at another point (e.g. next to the server), then
     /// optionally a capture filter applied to both.
-    #[arg(value_name = "CAPTURE_A CAPTURE_B [FILTER]")]
+    #[arg(value_name = "WORD")]
     pub words: Vec<PathBuf>,
     #[command(flatten)]
     pub records: RecordArgs,

@@ -65,10 +65,11 @@ pub struct Selection {
 }
 
 #[derive(Args, Debug)]
+#[command(override_usage = "bdpscope analyze [OPTIONS] CAPTURE... [FILTER...]\n       bdpscope analyze [OPTIONS] -r CAPTURE [FILTER...]")]
 pub struct AnalyzeArgs {
     /// Capture files (pcap, pcapng, optionally gzip/zstd; `-` reads standard input), then
     /// optionally a capture filter as tcpdump takes it: `cap.pcap host 10.1.1.2 and port 443`.
-    #[arg(value_name = "CAPTURE... [FILTER]")]
+    #[arg(value_name = "WORD")]
     pub words: Vec<PathBuf>,
     #[command(flatten)]
     pub records: RecordArgs,
@@ -91,9 +92,10 @@ pub struct AnalyzeArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(override_usage = "bdpscope packets [OPTIONS] CAPTURE [FILTER...]")]
 pub struct PacketsArgs {
     /// Capture file (`-` reads standard input), then optionally a capture filter.
-    #[arg(value_name = "CAPTURE [FILTER]")]
+    #[arg(value_name = "WORD")]
     pub words: Vec<PathBuf>,
     #[command(flatten)]
     pub records: RecordArgs,
@@ -102,10 +104,11 @@ pub struct PacketsArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(override_usage = "bdpscope batch [OPTIONS] --out DIR PATH... [FILTER...]")]
 pub struct BatchArgs {
     /// Capture files and folders (walked recursively; files are recognised by content,
     /// anything else is listed as skipped), then optionally a capture filter.
-    #[arg(value_name = "PATH... [FILTER]")]
+    #[arg(value_name = "WORD")]
     pub words: Vec<PathBuf>,
     #[command(flatten)]
     pub records: RecordArgs,

@@ -9,10 +9,11 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
+#[command(override_usage = "bdpscope plot [OPTIONS] --out DIR CAPTURE [FILTER...]")]
 pub struct PlotArgs {
     /// Capture file (pcap, pcapng, optionally gzip/zstd; `-` reads standard input), then
     /// optionally a capture filter.
-    #[arg(value_name = "CAPTURE [FILTER]")]
+    #[arg(value_name = "WORD")]
     pub words: Vec<PathBuf>,
     #[command(flatten)]
     pub records: RecordArgs,

@@ -12,10 +12,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
+#[command(override_usage = "bdpscope report [OPTIONS] --out DIR CAPTURE... [FILTER...]")]
 pub struct ReportArgs {
     /// Capture files (pcap, pcapng, optionally gzip/zstd; `-` reads standard input), then
     /// optionally a capture filter.
-    #[arg(value_name = "CAPTURE... [FILTER]")]
+    #[arg(value_name = "WORD")]
     pub words: Vec<PathBuf>,
     #[command(flatten)]
     pub records: RecordArgs,

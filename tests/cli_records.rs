@@ -130,8 +130,8 @@ fn a_filter_libpcap_refuses_is_a_usage_error_with_its_message() {
     );
     let o = run(&["analyze", "-f", "tcp", "-r", cap, "udp"]);
     assert_eq!(o.status.code(), Some(2), "a filter given twice");
-    // Valid for Ethernet but not for this capture's link type: the capture is not read,
-    // libpcap says why.
+    // Valid for Ethernet but not for this capture's link type: the capture is not read
+    // (exit 1, as tcpdump), libpcap says why.
     let dir = TempDir::new("raw-link");
     let raw = {
         let mut w =
@@ -143,6 +143,12 @@ fn a_filter_libpcap_refuses_is_a_usage_error_with_its_message() {
     };
     let o = run(&["analyze", raw.to_str().unwrap(), "vlan"]);
     assert!(stderr(&o).contains("no VLAN support for Raw IP"), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1));
+    // The other captures of the run are analysed.
+    let o = run(&["analyze", raw.to_str().unwrap(), cap, "-f", "vlan", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["captures"].as_array().unwrap().len(), 1);
 }
 
 #[test]

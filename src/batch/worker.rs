@@ -143,7 +143,7 @@ fn open(input: &Input, records: &crate::records::Records) -> Result<CaptureReade
         CaptureError::NotACapture(_) => Problem::Skipped(e.to_string()),
         e => Problem::Failed(e.to_string()),
     })?;
-    records.apply(&mut reader);
+    records.apply(&mut reader).map_err(Problem::Failed)?;
     Ok(reader)
 }
 

@@ -40,7 +40,9 @@ fn open(
     link_rate_bps: Option<f64>,
 ) -> Result<Opened> {
     let (mut reader, size) = input::open(path)?;
-    records.apply(&mut reader);
+    records
+        .apply(&mut reader)
+        .map_err(|why| anyhow::anyhow!("{}: {why}", input::display_name(path)))?;
     let name = input::display_name(path);
     let config = AnalysisConfig {
         first_flow_id: first_id,

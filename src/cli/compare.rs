@@ -31,7 +31,9 @@ pub enum CompareFormat {
 
 fn load(path: &Path, records: &Records) -> Result<Side> {
     let (mut reader, _) = input::open(path)?;
-    records.apply(&mut reader);
+    records
+        .apply(&mut reader)
+        .map_err(|why| anyhow::anyhow!("{}: {why}", input::display_name(path)))?;
     let name = input::display_name(path);
     let side = compare::read(&mut reader, &name);
     for w in &side.warnings {

@@ -46,12 +46,25 @@ impl Records {
     }
 
     /// Makes `reader` return only the chosen records (their numbers stay the file's).
-    pub fn apply(&self, reader: &mut CaptureReader) {
+    ///
+    /// The link types known when the capture is opened (a pcap file's one) get their
+    /// program now: a filter libpcap cannot apply to them fails the capture before any
+    /// record is read, as `tcpdump -r` does. Interfaces a pcapng file describes later
+    /// get theirs when their first record comes.
+    pub fn apply(&self, reader: &mut CaptureReader) -> Result<(), String> {
         let mut chain: Vec<Box<dyn RecordFilter>> = Vec::new();
         if self.from.is_some() || self.until.is_some() {
             chain.push(Box::new(TimeWindow::new(self.from, self.until)));
         }
         if let Some(c) = &self.compiler {
+            for link in reader.link_types() {
+                c.compile(link).map_err(|why| {
+                    format!(
+                        "the capture filter \"{}\" cannot be compiled for link type {link}: {why}",
+                        c.expression()
+                    )
+                })?;
+            }
             let expression = c.expression().to_string();
             let c = Arc::clone(c);
             chain.push(Box::new(PacketFilter::new(
@@ -65,6 +78,7 @@ impl Records {
         if !chain.is_empty() {
             reader.set_filter(Box::new(Chain(chain)));
         }
+        Ok(())
     }
 
     /// Flows of which the filter let through one direction only get a note saying so:

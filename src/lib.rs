@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod analysis;
+pub mod bpf;
 pub mod capture;
 pub mod compare;
 pub mod decode;
@@ -16,6 +17,7 @@ pub mod flow;
 pub mod laws;
 pub mod middlebox;
 pub mod observe;
+pub mod select;
 pub mod seq;
 pub mod stall;
 pub mod summarize;

@@ -4,6 +4,7 @@
 mod batch;
 mod cli;
 mod plot;
+mod records;
 mod render;
 
 use std::process::ExitCode;
@@ -22,6 +23,11 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("bdpscope: {err:#}");
+            // Usage errors found after parsing (a capture filter libpcap refuses, words
+            // that name no capture) exit as clap's own do.
+            if err.downcast_ref::<cli::UsageError>().is_some() {
+                return ExitCode::from(2);
+            }
             ExitCode::from(1)
         }
     }

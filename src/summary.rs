@@ -302,7 +302,8 @@ pub struct FlowSummary {
     pub max_rwnd_bytes: Option<u64>,
     pub retransmitted_segments: u64,
     pub bottleneck_bps: Option<f64>,
-    /// How the bottleneck rate was found ("delivery-rate", "dispersion", "link-rate", ...).
+    /// How the bottleneck rate was found ("delivery-rate", "dispersion", ...;
+    /// "user-link-rate" when it is the user's `--link-rate`, not a measurement).
     pub bottleneck_method: Option<String>,
     pub bdp_bytes: Option<u64>,
     /// How the bottleneck rate was reached (None when no diagnosis).

@@ -183,6 +183,8 @@ pub struct Options {
     pub shard: Option<Shard>,
     pub filter: FlowFilter,
     pub link_rate_bps: Option<f64>,
+    /// The records read of each file (capture filter, time window, count).
+    pub records: crate::records::Records,
 }
 
 impl Options {
@@ -192,14 +194,20 @@ impl Options {
         hosts.sort();
         let mut ports = self.filter.ports.clone();
         ports.sort_unstable();
-        format!(
+        let mut f = format!(
             "bdpscope {}; stitch={}; link_rate={:?}; hosts={:?}; ports={:?}",
             env!("CARGO_PKG_VERSION"),
             self.stitch,
             self.link_rate_bps,
             hosts,
             ports
-        )
+        );
+        // Only when records are chosen: the fingerprint of a plain run stays as it was.
+        if let Some(r) = self.records.fingerprint() {
+            f.push_str("; ");
+            f.push_str(&r);
+        }
+        f
     }
 }
 
@@ -238,6 +246,7 @@ pub fn run(opts: Options) -> Result<Outcome> {
     let bar = progress::Progress::new(total_files, total_bytes);
     let ctx = worker::Context {
         filter: opts.filter.clone(),
+        records: &opts.records,
         link_rate_bps: opts.link_rate_bps,
         progress: &bar,
     };

@@ -1,5 +1,6 @@
 //! `summary.md` and `summary.html`: verdict counts and shares, goodput / RTT / window
-//! distributions (HTML/CSS bar charts: the page is self-contained, no scripts), the
+//! distributions (HTML/CSS bar charts: the page is self-contained, no scripts; written
+//! with maud on the report's stylesheet, `render/page.rs`), the
 //! worst flows, every middlebox finding, every input that failed and why.
 //!
 //! Built from the flows as they stream out of the parts (see `tables::write_all`): the
@@ -9,8 +10,10 @@
 
 use super::state::{MiddleboxRow, Record};
 use super::tables::{CaptureRow, Report};
+use crate::render::page::{chip, document, verdict_class, verdicts};
 use anyhow::{Context, Result};
 use bdpscope::units::{bits, bytes};
+use maud::{html, Markup};
 use polars::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -18,15 +21,6 @@ use std::path::Path;
 
 /// How many of the worst flows are listed.
 const WORST: usize = 20;
-
-/// The verdicts, in the order the spec lists them.
-const LABELS: [&str; 5] = [
-    "receiver-window-limited",
-    "cwnd-limited",
-    "bottleneck-limited",
-    "sender-limited",
-    "undetermined",
-];
 
 /// A flow judged slow against what its window allowed.
 #[derive(Clone, Debug)]
@@ -195,24 +189,9 @@ fn steps125(lo: f64, hi: f64) -> Vec<f64> {
     v
 }
 
+/// A time given in milliseconds, as bdpscope::units writes times.
 fn ms(v: f64) -> String {
-    format!("{} ms", trim(v))
-}
-
-/// Three significant digits at most, no trailing zeros.
-fn trim(v: f64) -> String {
-    let s = if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    };
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
+    bdpscope::units::ms(v / 1000.0)
 }
 
 fn pct(n: u64, of: u64) -> f64 {
@@ -241,14 +220,13 @@ fn model<'a>(records: &'a [Record], report: &'a Report, c: &'a Collector) -> Mod
     let mut rows: Vec<&CaptureRow> = records.iter().flat_map(|r| r.captures.iter()).collect();
     rows.sort_by(|a, b| a.path.cmp(&b.path));
     let with = |s: &str| rows.iter().copied().filter(|r| r.status == s).collect::<Vec<_>>();
-    let mut verdicts: Vec<(String, u64)> = LABELS
-        .iter()
-        .filter_map(|l| c.verdicts.get(*l).map(|n| (l.to_string(), *n)))
+    let mut verdicts: Vec<(String, u64)> = verdicts()
+        .filter_map(|l| c.verdicts.get(l).map(|n| (l.to_string(), *n)))
         .collect();
     verdicts.extend(
         c.verdicts
             .iter()
-            .filter(|(l, _)| !LABELS.contains(&l.as_str()))
+            .filter(|(l, _)| !crate::render::page::verdicts().any(|v| v == l.as_str()))
             .map(|(l, n)| (l.clone(), *n)),
     );
     let histograms = vec![
@@ -389,153 +367,112 @@ fn markdown(m: &Model) -> String {
     o
 }
 
-fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            c => o.push(c),
+/// A bar `width` percent long (nothing for an empty bin), coloured by `class`.
+fn bar(class: &str, width: f64) -> Markup {
+    html! {
+        @if width > 0.0 {
+            div class={ "bar " (class) } style={ "width:" (format!("{width:.1}")) "%" } {}
         }
     }
-    o
-}
-
-const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:90em;padding:0 1em;color:#222}.wide{overflow-x:auto}td.long{min-width:24em}td code{word-break:break-all;display:inline-block;min-width:16em}\
-h1{font-size:1.6em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}\
-table{border-collapse:collapse;margin:.5em 0}td,th{padding:.2em .6em;border-bottom:1px solid #eee;text-align:left;vertical-align:top}\
-td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}.bar{background:#4a7bb7;height:.9em;min-width:1px}\
-.barcell{width:20em}.rwnd{background:#c0504d}.cwnd{background:#e69f00}.bottleneck{background:#4a7bb7}.sender{background:#6a9f58}.undetermined{background:#999}\
-.muted{color:#666}code{font-size:.95em}";
-
-fn bar_class(label: &str) -> &'static str {
-    match label {
-        "receiver-window-limited" => "rwnd",
-        "cwnd-limited" => "cwnd",
-        "bottleneck-limited" => "bottleneck",
-        "sender-limited" => "sender",
-        _ => "undetermined",
-    }
-}
-
-/// A CSS bar `width` percent long; nothing for an empty bin.
-fn bar_div(class: &str, width: f64) -> String {
-    if width <= 0.0 {
-        return String::new();
-    }
-    format!("<div class=\"bar {class}\" style=\"width:{width:.1}%\"></div>")
 }
 
 fn html(m: &Model) -> String {
-    let mut o = String::new();
     let r = m.report;
-    let _ = write!(
-        o,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>bdpscope batch summary</title><style>{STYLE}</style></head><body>\n<h1>bdpscope batch summary</h1>\n<p>{} inputs: {} ok, {} cut short or damaged, {} failed, {} skipped (not captures). {} packets, {} flows.</p>\n",
-        r.inputs, r.ok, r.partial, r.failed, r.skipped, m.packets, m.flows
-    );
-    let _ = write!(
-        o,
-        "<h2>Verdicts</h2>\n<table><tr><th>verdict</th><th>flows</th><th>share</th><th></th></tr>\n"
-    );
-    for (l, n) in &m.verdicts {
-        let p = pct(*n, m.flows);
-        let _ = writeln!(
-            o,
-            "<tr><td>{}</td><td class=\"n\">{n}</td><td class=\"n\">{p:.1}%</td><td class=\"barcell\">{}</td></tr>",
-            esc(l),
-            bar_div(bar_class(l), p)
-        );
-    }
-    let _ = writeln!(o, "</table>\n<p class=\"muted\">Distributions below are over the judged flows (verdict other than undetermined).</p>");
-    for h in &m.histograms {
-        let _ = writeln!(o, "<h2>{}</h2>\n<p>{}</p>", esc(h.title), esc(&h.line()));
-        if h.values.is_empty() {
-            continue;
+    let body = html! {
+        header {
+            h1 { "bdpscope batch summary" }
+            p.meta {
+                (r.inputs) " inputs: " (r.ok) " ok, " (r.partial) " cut short or damaged, " (r.failed) " failed, "
+                (r.skipped) " skipped (not captures). " (m.packets) " packets, " (m.flows) " flows."
+            }
         }
-        let bins = h.bins();
-        let max = bins.iter().map(|b| b.1).max().unwrap_or(1).max(1);
-        let _ = writeln!(o, "<table><tr><th>range</th><th>flows</th><th></th></tr>");
-        for (label, n) in bins {
-            let _ = writeln!(
-                o,
-                "<tr><td>{}</td><td class=\"n\">{n}</td><td class=\"barcell\">{}</td></tr>",
-                esc(&label),
-                bar_div("", n as f64 * 100.0 / max as f64)
-            );
+        main {
+            h2 { "Verdicts" }
+            table.data.narrow {
+                thead { tr { th { "verdict" } th.num { "flows" } th.num { "share" } th {} } }
+                tbody {
+                    @for (l, n) in &m.verdicts {
+                        @let p = pct(*n, m.flows);
+                        tr { td { (chip(l)) } td.num { (n) } td.num { (format!("{p:.1}%")) } td.barcell { (bar(&verdict_class(l), p)) } }
+                    }
+                }
+            }
+            p.muted { "Distributions below are over the judged flows (verdict other than undetermined)." }
+            @for h in &m.histograms {
+                h2 { (h.title) }
+                p { (h.line()) }
+                @if !h.values.is_empty() {
+                    @let bins = h.bins();
+                    @let max = bins.iter().map(|b| b.1).max().unwrap_or(1).max(1);
+                    table.data.narrow {
+                        thead { tr { th { "range" } th.num { "flows" } th {} } }
+                        tbody {
+                            @for (label, n) in &bins {
+                                tr { td { (label) } td.num { (n) } td.barcell { (bar("", *n as f64 * 100.0 / max as f64)) } }
+                            }
+                        }
+                    }
+                }
+            }
+            h2 #worst { "Worst flows: lowest goodput against their window bound" }
+            p.muted { "Window bound = largest advertised receive window / minimum RTT: the most the receiver's window allowed. Sender-limited flows (nothing more to send) are left out." }
+            @if m.worst.is_empty() {
+                p { "No network-limited flow with a known window and RTT." }
+            } @else {
+                div.wide { table.data {
+                    thead { tr {
+                        th { "capture" } th.num { "flow" } th { "client → server" } th { "verdict" } th.num { "goodput" }
+                        th.num { "window bound" } th.num { "of bound" } th.num { "max rwnd" } th.num { "min RTT" }
+                    } }
+                    tbody {
+                        @for w in m.worst {
+                            tr {
+                                td.wrap { code { (w.capture) } } td.num { (w.id) } td { (w.client) " → " (w.server) }
+                                td { (chip(&w.verdict)) } td.num { (bits(w.goodput_bps)) } td.num { (bits(w.bound_bps)) }
+                                td.num { (format!("{:.1}%", w.ratio() * 100.0)) } td.num { (bytes(w.max_rwnd_bytes as f64)) }
+                                td.num { (ms(w.rtt_min_ms)) }
+                            }
+                        }
+                    }
+                } }
+            }
+            h2 #middlebox { "Middlebox findings (" (m.middlebox.len()) ")" }
+            @if m.middlebox.is_empty() {
+                p { "None." }
+            } @else {
+                div.wide { table.data {
+                    thead { tr {
+                        th { "capture" } th.num { "flow" } th { "client → server" } th { "finding" } th { "on" }
+                        th { "confidence" } th { "evidence" }
+                    } }
+                    tbody {
+                        @for x in &m.middlebox {
+                            tr {
+                                td.wrap { code { (x.capture) } } td.num { (x.id) } td { (x.client) " → " (x.server) }
+                                td { (x.kind) } td { (x.direction) } td { (x.confidence) } td.long { (x.evidence) }
+                            }
+                        }
+                    }
+                } }
+            }
+            @for (title, rows, why) in problem_sections(m) {
+                h2 { (title) " (" (rows.len()) ")" }
+                @if rows.is_empty() {
+                    p { "None." }
+                } @else {
+                    table.data {
+                        thead { tr { th { "input" } th { "why" } } }
+                        tbody {
+                            @for r in rows.iter() {
+                                tr { td.wrap { code { (r.path) } } td.long { (why(r).unwrap_or_default()) } }
+                            }
+                        }
+                    }
+                }
+            }
         }
-        let _ = writeln!(o, "</table>");
-    }
-    let _ = writeln!(o, "<h2 id=\"worst\">Worst flows: lowest goodput against their window bound</h2>\n<p class=\"muted\">Window bound = largest advertised receive window / minimum RTT: the most the receiver's window allowed. Sender-limited flows (nothing more to send) are left out.</p>");
-    if m.worst.is_empty() {
-        let _ = writeln!(o, "<p>No network-limited flow with a known window and RTT.</p>");
-    } else {
-        let _ = writeln!(o, "<div class=\"wide\"><table><tr><th>capture</th><th>flow</th><th>client → server</th><th>verdict</th><th>goodput</th><th>window bound</th><th>of bound</th><th>max rwnd</th><th>min RTT</th></tr>");
-        for w in m.worst {
-            let _ = writeln!(
-                o,
-                "<tr><td><code>{}</code></td><td class=\"n\">{}</td><td>{} → {}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1}%</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-                esc(&w.capture),
-                w.id,
-                esc(&w.client),
-                esc(&w.server),
-                esc(&w.verdict),
-                bits(w.goodput_bps),
-                bits(w.bound_bps),
-                w.ratio() * 100.0,
-                bytes(w.max_rwnd_bytes as f64),
-                ms(w.rtt_min_ms)
-            );
-        }
-        let _ = writeln!(o, "</table></div>");
-    }
-    let _ = writeln!(
-        o,
-        "<h2 id=\"middlebox\">Middlebox findings ({})</h2>",
-        m.middlebox.len()
-    );
-    if m.middlebox.is_empty() {
-        let _ = writeln!(o, "<p>None.</p>");
-    } else {
-        let _ = writeln!(o, "<div class=\"wide\"><table><tr><th>capture</th><th>flow</th><th>client → server</th><th>finding</th><th>on</th><th>confidence</th><th>evidence</th></tr>");
-        for x in &m.middlebox {
-            let _ = writeln!(
-                o,
-                "<tr><td><code>{}</code></td><td class=\"n\">{}</td><td>{} → {}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"long\">{}</td></tr>",
-                esc(&x.capture),
-                x.id,
-                esc(&x.client),
-                esc(&x.server),
-                esc(&x.kind),
-                esc(&x.direction),
-                esc(&x.confidence),
-                esc(&x.evidence)
-            );
-        }
-        let _ = writeln!(o, "</table></div>");
-    }
-    for (title, rows, why) in problem_sections(m) {
-        let _ = writeln!(o, "<h2>{} ({})</h2>", esc(title), rows.len());
-        if rows.is_empty() {
-            let _ = writeln!(o, "<p>None.</p>");
-            continue;
-        }
-        let _ = writeln!(o, "<table><tr><th>input</th><th>why</th></tr>");
-        for r in rows.iter() {
-            let _ = writeln!(
-                o,
-                "<tr><td><code>{}</code></td><td>{}</td></tr>",
-                esc(&r.path),
-                esc(&why(r).unwrap_or_default())
-            );
-        }
-        let _ = writeln!(o, "</table>");
-    }
-    let _ = writeln!(o, "</body></html>");
-    o
+    };
+    document("bdpscope batch summary", html! {}, body).into_string()
 }
 
 fn write_file(out: &Path, name: &str, text: &str) -> Result<()> {
@@ -564,17 +501,16 @@ mod tests {
         );
         let bins = h.bins();
         assert_eq!(bins.iter().map(|b| b.1).collect::<Vec<_>>(), [1, 2, 1, 1]);
-        assert_eq!(bins[0].0, "< 1 ms");
+        assert_eq!(bins[0].0, "< 1.00 ms");
         assert_eq!(bins[3].0, "≥ 100 ms");
         assert_eq!(h.quantile(0.5), Some(5.0));
         assert_eq!(steps125(1.0, 100.0), [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]);
     }
 
     #[test]
-    fn html_is_escaped() {
-        assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
-        assert_eq!(trim(12.0), "12");
-        assert_eq!(trim(1.5), "1.5");
+    fn times_are_written_as_everywhere_else() {
+        assert_eq!(ms(12.0), "12.0 ms");
+        assert_eq!(ms(150.0), "150 ms");
         assert_eq!(bits(2.5e6), "2.50 Mbit/s");
     }
 }

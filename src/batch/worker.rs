@@ -17,6 +17,7 @@ use bdpscope::time::{Span, Timestamp};
 
 pub struct Context<'a> {
     pub filter: FlowFilter,
+    pub records: &'a crate::records::Records,
     pub link_rate_bps: Option<f64>,
     pub progress: &'a Progress,
 }
@@ -133,15 +134,17 @@ fn unread(input: &Input, problem: Problem) -> CaptureRow {
 }
 
 /// Opens a file as a capture (recognised by content).
-fn open(input: &Input) -> Result<CaptureReader, Problem> {
+fn open(input: &Input, records: &crate::records::Records) -> Result<CaptureReader, Problem> {
     if let Some(p) = &input.problem {
         return Err(p.clone());
     }
     let file = std::fs::File::open(&input.path).map_err(|e| Problem::Failed(format!("cannot open: {e}")))?;
-    CaptureReader::new(Box::new(file)).map_err(|e| match e {
+    let mut reader = CaptureReader::new(Box::new(file)).map_err(|e| match e {
         CaptureError::NotACapture(_) => Problem::Skipped(e.to_string()),
         e => Problem::Failed(e.to_string()),
-    })
+    })?;
+    records.apply(&mut reader).map_err(Problem::Failed)?;
+    Ok(reader)
 }
 
 pub fn process(unit: &Unit, ctx: &Context) -> Done {
@@ -152,7 +155,7 @@ pub fn process(unit: &Unit, ctx: &Context) -> Done {
     };
     let mut chain: Option<Chain> = None;
     for input in &unit.inputs {
-        let mut reader = match open(input) {
+        let mut reader = match open(input, ctx.records) {
             Ok(r) => r,
             Err(problem) => {
                 ctx.progress.advance(input.size, 0);
@@ -221,5 +224,6 @@ pub fn process(unit: &Unit, ctx: &Context) -> Done {
     if let Some(c) = chain.take() {
         c.close(&mut done);
     }
+    ctx.records.note_half_conversations(&mut done.flows);
     done
 }

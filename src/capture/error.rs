@@ -47,6 +47,11 @@ pub enum CaptureError {
     #[error("decompression failed: {0}")]
     Decompress(String),
 
+    /// The record filter could not decide about a record (e.g. the capture filter has no
+    /// meaning for its link type); the records before it were returned.
+    #[error("the capture filter stopped at record {number}: {reason}")]
+    Filter { number: u64, reason: String },
+
     /// The compressed stream ends before its end marker: the file was cut short.
     #[error(
         "the {compression} stream is cut short after {offset} bytes of capture data \

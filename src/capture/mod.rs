@@ -6,7 +6,8 @@
 //!
 //! Layout: `source` (the caller's reader, counted, plus gzip/zstd), `buffer` (the
 //! refillable window), `pcap` and `pcapng` (record parsing), `reader` (sniffing and the
-//! public [`CaptureReader`]), `writer` (fixture writers), `error`.
+//! public [`CaptureReader`]), `select` (the records a caller asks for: filters, time
+//! windows), `writer` (fixture writers), `error`.
 
 mod buffer;
 mod error;
@@ -14,6 +15,7 @@ mod linktype;
 mod pcap;
 mod pcapng;
 mod reader;
+mod select;
 mod source;
 mod writer;
 
@@ -23,6 +25,7 @@ mod tests;
 pub use error::CaptureError;
 pub use linktype::LinkType;
 pub use reader::{CaptureFormat, CaptureReader, Compression};
+pub use select::{Chain, Decision, RecordFilter};
 pub use writer::{block_type, PcapNgWriter, PcapWriter};
 
 use crate::time::Timestamp;

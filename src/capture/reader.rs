@@ -9,6 +9,7 @@ use super::error::CaptureError;
 use super::linktype::LinkType;
 use super::pcap::{self, PcapHeader};
 use super::pcapng::{self, PcapNg};
+use super::select::{Decision, RecordFilter};
 use super::source::{Raw, Source};
 use super::Frame;
 use crate::time::Timestamp;
@@ -86,6 +87,19 @@ pub(crate) struct Rec {
     pub(crate) len: usize,
 }
 
+/// The [`Frame`] of a record located in the input window.
+#[inline]
+fn frame_of<'a>(input: &'a Input, rec: &Rec, number: u64) -> Frame<'a> {
+    Frame {
+        number,
+        ts: Timestamp::from_nanos(rec.ts),
+        link: rec.link,
+        wire_len: rec.wire_len,
+        data: input.slice(rec.start, rec.len),
+        interface: rec.interface,
+    }
+}
+
 /// Why a parser stopped (internal; the reader adds the frame count and read errors).
 #[derive(Debug)]
 pub(crate) enum Fault {
@@ -125,12 +139,15 @@ pub struct CaptureReader {
     parser: Parser,
     format: CaptureFormat,
     compression: Compression,
-    /// Packet records returned so far.
+    /// Packet records read so far (returned or passed over by the filter).
     frames: u64,
     /// Distinct link types of the interfaces seen so far, in order of appearance.
     link_types: Vec<LinkType>,
     /// An error or the end has been returned: every later call returns `Ok(None)`.
     done: bool,
+    /// Chooses the records returned (all when None); `skipped` counts the others.
+    filter: Option<Box<dyn RecordFilter>>,
+    skipped: u64,
 }
 
 impl fmt::Debug for CaptureReader {
@@ -236,6 +253,8 @@ impl CaptureReader {
                 frames: 0,
                 link_types,
                 done: false,
+                filter: None,
+                skipped: 0,
             });
         }
         if got4 && first[..4] == pcapng::SHB_TYPE {
@@ -248,6 +267,8 @@ impl CaptureReader {
                 frames: 0,
                 link_types: Vec::new(),
                 done: false,
+                filter: None,
+                skipped: 0,
             });
         }
         Err(CaptureError::NotACapture(not_a_capture(first, compression)))
@@ -311,54 +332,75 @@ impl CaptureReader {
         if self.done {
             return Ok(None);
         }
-        let step = match &mut self.parser {
-            Parser::Pcap(h) => h.next(&mut self.input),
-            Parser::PcapNg(ng) => {
-                let link_types = &mut self.link_types;
-                ng.next(&mut self.input, &mut |lt| {
-                    if !link_types.contains(&lt) {
-                        link_types.push(lt);
+        loop {
+            let step = match &mut self.parser {
+                Parser::Pcap(h) => h.next(&mut self.input),
+                Parser::PcapNg(ng) => {
+                    let link_types = &mut self.link_types;
+                    ng.next(&mut self.input, &mut |lt| {
+                        if !link_types.contains(&lt) {
+                            link_types.push(lt);
+                        }
+                    })
+                }
+            };
+            let rec = match step {
+                Ok(Some(rec)) => rec,
+                Ok(None) => {
+                    self.done = true;
+                    return match self.input.take_read_error() {
+                        Some(e) => Err(self.input.src.classify(e, self.input.stream_bytes(), self.frames)),
+                        None => Ok(None),
+                    };
+                }
+                Err(fault) => {
+                    self.done = true;
+                    if let Some(e) = self.input.take_read_error() {
+                        return Err(self.input.src.classify(e, self.input.stream_bytes(), self.frames));
                     }
-                })
-            }
-        };
-        match step {
-            Ok(Some(rec)) => {
-                self.frames += 1;
-                let number = match &self.parser {
-                    Parser::Pcap(_) => self.frames,
-                    Parser::PcapNg(ng) => self.frames + ng.numbered_non_packets,
-                };
-                Ok(Some(Frame {
-                    number,
-                    ts: Timestamp::from_nanos(rec.ts),
-                    link: rec.link,
-                    wire_len: rec.wire_len,
-                    data: self.input.slice(rec.start, rec.len),
-                    interface: rec.interface,
-                }))
-            }
-            Ok(None) => {
-                self.done = true;
-                match self.input.take_read_error() {
-                    Some(e) => Err(self.input.src.classify(e, self.input.stream_bytes(), self.frames)),
-                    None => Ok(None),
+                    return Err(match fault {
+                        Fault::Truncated { offset } => CaptureError::Truncated {
+                            offset,
+                            frames: self.frames,
+                        },
+                        Fault::Corrupt { offset, reason } => CaptureError::Corrupt { offset, reason },
+                    });
                 }
-            }
-            Err(fault) => {
-                self.done = true;
-                if let Some(e) = self.input.take_read_error() {
-                    return Err(self.input.src.classify(e, self.input.stream_bytes(), self.frames));
+            };
+            self.frames += 1;
+            let number = match &self.parser {
+                Parser::Pcap(_) => self.frames,
+                Parser::PcapNg(ng) => self.frames + ng.numbered_non_packets,
+            };
+            // The frame is made twice, for the filter and to return: returning the first
+            // from inside the loop would keep the buffer borrowed across iterations.
+            let decision = match &mut self.filter {
+                None => Decision::Keep,
+                Some(f) => f.decide(&frame_of(&self.input, &rec, number)),
+            };
+            match decision {
+                Decision::Keep => return Ok(Some(frame_of(&self.input, &rec, number))),
+                Decision::Skip => self.skipped += 1,
+                Decision::End => {
+                    self.done = true;
+                    return Ok(None);
                 }
-                Err(match fault {
-                    Fault::Truncated { offset } => CaptureError::Truncated {
-                        offset,
-                        frames: self.frames,
-                    },
-                    Fault::Corrupt { offset, reason } => CaptureError::Corrupt { offset, reason },
-                })
+                Decision::Fail(reason) => {
+                    self.done = true;
+                    return Err(CaptureError::Filter { number, reason });
+                }
             }
         }
+    }
+
+    /// Returns only the records `filter` keeps (their numbers stay those of the capture).
+    pub fn set_filter(&mut self, filter: Box<dyn RecordFilter>) {
+        self.filter = Some(filter);
+    }
+
+    /// Records the filter passed over so far.
+    pub fn records_skipped(&self) -> u64 {
+        self.skipped
     }
 
     /// The capture format (inside any compression).
@@ -371,7 +413,7 @@ impl CaptureReader {
         self.compression
     }
 
-    /// Packet records returned so far.
+    /// Packet records read so far (returned or passed over by the filter).
     pub fn frames_read(&self) -> u64 {
         self.frames
     }

@@ -1,6 +1,6 @@
 //! `bdpscope analyze`: per-flow analysis of one or more captures.
 
-use super::{input, progress, AnalyzeArgs, Format, Selection, Status};
+use super::{input, progress, AnalyzeArgs, Expect, Format, Records, Selection, Status};
 use crate::render;
 use anyhow::Result;
 use bdpscope::analysis::{analyze_reader_parallel, Analysis, AnalysisConfig, FlowFilter};
@@ -32,8 +32,17 @@ struct Opened {
     config: AnalysisConfig,
 }
 
-fn open(path: &Path, first_id: u64, filter: FlowFilter, link_rate_bps: Option<f64>) -> Result<Opened> {
-    let (reader, size) = input::open(path)?;
+fn open(
+    path: &Path,
+    records: &Records,
+    first_id: u64,
+    filter: FlowFilter,
+    link_rate_bps: Option<f64>,
+) -> Result<Opened> {
+    let (mut reader, size) = input::open(path)?;
+    records
+        .apply(&mut reader)
+        .map_err(|why| anyhow::anyhow!("{}: {why}", input::display_name(path)))?;
     let name = input::display_name(path);
     let config = AnalysisConfig {
         first_flow_id: first_id,
@@ -53,6 +62,7 @@ fn open(path: &Path, first_id: u64, filter: FlowFilter, link_rate_bps: Option<f6
 /// Analyses one capture with the given observer; flow ids start at `first_id`.
 pub fn analyze_one<O: Observer>(
     path: &Path,
+    records: &Records,
     first_id: u64,
     filter: FlowFilter,
     link_rate_bps: Option<f64>,
@@ -63,7 +73,7 @@ pub fn analyze_one<O: Observer>(
         size,
         name,
         config,
-    } = open(path, first_id, filter, link_rate_bps)?;
+    } = open(path, records, first_id, filter, link_rate_bps)?;
     let mut analysis = Analysis::new(config, observer);
     let bar = progress::bar(size, &name);
     let mut n: u64 = 0;
@@ -91,7 +101,8 @@ pub fn analyze_one<O: Observer>(
         b.finish_and_clear();
     }
     let next = analysis.next_flow_id();
-    let (summary, flows, observer) = analysis.finish(&name, Some(&reader));
+    let (summary, mut flows, observer) = analysis.finish(&name, Some(&reader));
+    records.note_half_conversations(&mut flows);
     Ok((summary, flows, observer, next))
 }
 
@@ -100,6 +111,7 @@ pub fn analyze_one<O: Observer>(
 /// the same way, as [`analyze_one`]).
 pub fn analyze_summaries(
     path: &Path,
+    records: &Records,
     first_id: u64,
     filter: FlowFilter,
     link_rate_bps: Option<f64>,
@@ -110,9 +122,9 @@ pub fn analyze_summaries(
         size,
         name,
         config,
-    } = open(path, first_id, filter, link_rate_bps)?;
+    } = open(path, records, first_id, filter, link_rate_bps)?;
     let bar = progress::bar(size, &name);
-    let (summary, flows) = analyze_reader_parallel(&mut reader, config, workers, &mut |bytes| {
+    let (summary, mut flows) = analyze_reader_parallel(&mut reader, config, workers, &mut |bytes| {
         if let Some(b) = &bar {
             b.set_position(bytes);
         }
@@ -123,13 +135,14 @@ pub fn analyze_summaries(
     for w in &summary.warnings {
         eprintln!("bdpscope: warning: {name}: {w}; the packets before were analysed");
     }
+    records.note_half_conversations(&mut flows);
     let next = first_id + flows.len() as u64;
     Ok((summary, flows, next))
 }
 
 /// Analyses every capture in turn; a capture that cannot be read is reported and skipped.
 /// `jobs` analysis threads (0: one per core).
-pub fn analyze_all(paths: &[std::path::PathBuf], sel: &Selection, link_rate: Option<f64>, jobs: usize) -> Run {
+pub fn analyze_all(records: &Records, sel: &Selection, link_rate: Option<f64>, jobs: usize) -> Run {
     let workers = match jobs {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
@@ -140,8 +153,8 @@ pub fn analyze_all(paths: &[std::path::PathBuf], sel: &Selection, link_rate: Opt
         failed: false,
     };
     let mut next_id = 0;
-    for p in paths {
-        match analyze_summaries(p, next_id, filter_of(sel), link_rate, workers) {
+    for p in &records.captures {
+        match analyze_summaries(p, records, next_id, filter_of(sel), link_rate, workers) {
             Ok((summary, flows, next)) => {
                 next_id = next;
                 run.captures.push(summary);
@@ -161,7 +174,8 @@ pub fn analyze_all(paths: &[std::path::PathBuf], sel: &Selection, link_rate: Opt
 }
 
 pub fn run(args: AnalyzeArgs) -> Result<Status> {
-    let run = analyze_all(&args.captures, &args.select, args.link_rate, args.jobs);
+    let records = super::records::resolve(&args.words, &args.records, Expect::Files)?;
+    let run = analyze_all(&records, &args.select, args.link_rate, args.jobs);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     match args.format {

@@ -1,7 +1,7 @@
 //! `bdpscope batch`: the command line of [`crate::batch`] (which documents the outputs,
 //! re-runs, sharding and stitching).
 
-use super::{BatchArgs, Status};
+use super::{BatchArgs, Expect, Status};
 use crate::batch::{self, Options, Shard};
 use anyhow::Result;
 use bdpscope::analysis::FlowFilter;
@@ -11,8 +11,10 @@ pub fn parse_shard(s: &str) -> Result<Shard, String> {
 }
 
 pub fn run(args: BatchArgs) -> Result<Status> {
+    let records = super::records::resolve(&args.words, &args.records, Expect::Paths)?;
     let outcome = batch::run(Options {
-        paths: args.paths,
+        paths: records.captures.clone(),
+        records,
         out: args.out,
         jobs: args.jobs,
         stitch: args.stitch,

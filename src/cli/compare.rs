@@ -2,7 +2,7 @@
 //! changed between them. Reading and rendering; the matching and the differences are the
 //! library's (`bdpscope::compare`).
 
-use super::{input, Status};
+use super::{input, Expect, RecordArgs, Records, Status};
 use anyhow::Result;
 use bdpscope::compare::{self, Comparison, ConnComparison, DirComparison, HandshakePair, Side, SynOptionsInfo};
 use clap::{Args, ValueEnum};
@@ -10,13 +10,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
+#[command(override_usage = "bdpscope compare [OPTIONS] CAPTURE_A CAPTURE_B [FILTER...]")]
 pub struct CompareArgs {
-    /// Capture taken at one point of the path (e.g. next to the client); `-` reads stdin.
-    #[arg(value_name = "CAPTURE_A")]
-    pub a: PathBuf,
-    /// Capture of the same traffic at another point (e.g. next to the server).
-    #[arg(value_name = "CAPTURE_B")]
-    pub b: PathBuf,
+    /// A capture taken at one point of the path (e.g. next to the client; `-` reads
+    /// stdin), one of the same traffic at another point (e.g. next to the server), then
+    /// optionally a capture filter applied to both.
+    #[arg(value_name = "WORD")]
+    pub words: Vec<PathBuf>,
+    #[command(flatten)]
+    pub records: RecordArgs,
     #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
     pub format: CompareFormat,
 }
@@ -27,8 +29,11 @@ pub enum CompareFormat {
     Json,
 }
 
-fn load(path: &Path) -> Result<Side> {
+fn load(path: &Path, records: &Records) -> Result<Side> {
     let (mut reader, _) = input::open(path)?;
+    records
+        .apply(&mut reader)
+        .map_err(|why| anyhow::anyhow!("{}: {why}", input::display_name(path)))?;
     let name = input::display_name(path);
     let side = compare::read(&mut reader, &name);
     for w in &side.warnings {
@@ -38,10 +43,12 @@ fn load(path: &Path) -> Result<Side> {
 }
 
 pub fn run(args: CompareArgs) -> Result<Status> {
-    if args.a.as_os_str() == "-" && args.b.as_os_str() == "-" {
+    let records = super::records::resolve(&args.words, &args.records, Expect::Two)?;
+    let [a, b] = [&records.captures[0], &records.captures[1]];
+    if a.as_os_str() == "-" && b.as_os_str() == "-" {
         anyhow::bail!("only one of the two captures can be read from standard input");
     }
-    let (a, b) = match (load(&args.a), load(&args.b)) {
+    let (a, b) = match (load(a, &records), load(b, &records)) {
         (Ok(a), Ok(b)) => (a, b),
         (ra, rb) => {
             for e in [ra.err(), rb.err()].into_iter().flatten() {

@@ -7,7 +7,13 @@ mod input;
 mod packets;
 mod plot;
 mod progress;
+mod rate;
+mod records;
 mod report;
+
+use crate::records::Records;
+pub use records::UsageError;
+use records::{Expect, RecordArgs};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::net::IpAddr;
@@ -59,16 +65,21 @@ pub struct Selection {
 }
 
 #[derive(Args, Debug)]
+#[command(override_usage = "bdpscope analyze [OPTIONS] CAPTURE... [FILTER...]\n       bdpscope analyze [OPTIONS] -r CAPTURE [FILTER...]")]
 pub struct AnalyzeArgs {
-    /// Capture files (pcap, pcapng, optionally gzip/zstd); `-` reads standard input.
-    #[arg(required = true, value_name = "CAPTURE")]
-    pub captures: Vec<PathBuf>,
+    /// Capture files (pcap, pcapng, optionally gzip/zstd; `-` reads standard input), then
+    /// optionally a capture filter as tcpdump takes it: `cap.pcap host 10.1.1.2 and port 443`.
+    #[arg(value_name = "WORD")]
+    pub words: Vec<PathBuf>,
+    #[command(flatten)]
+    pub records: RecordArgs,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     #[command(flatten)]
     pub select: Selection,
-    /// The bottleneck link rate when you know it (e.g. 50M, 1G, 100000000): used instead
-    /// of the estimate.
+    /// The bottleneck link rate when you know it, used instead of the estimate and
+    /// labelled as yours: 50mbit, 1gbit (tc), 50M (iperf3), 50Mbit/s; tc's mbps is
+    /// megaBYTES per second.
     #[arg(long, value_name = "RATE", value_parser = parse_rate)]
     pub link_rate: Option<f64>,
     /// Include flows too short to judge (hidden by default in the text view).
@@ -81,20 +92,26 @@ pub struct AnalyzeArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(override_usage = "bdpscope packets [OPTIONS] CAPTURE [FILTER...]")]
 pub struct PacketsArgs {
-    /// Capture file; `-` reads standard input.
-    #[arg(value_name = "CAPTURE")]
-    pub capture: PathBuf,
+    /// Capture file (`-` reads standard input), then optionally a capture filter.
+    #[arg(value_name = "WORD")]
+    pub words: Vec<PathBuf>,
+    #[command(flatten)]
+    pub records: RecordArgs,
     #[command(flatten)]
     pub select: Selection,
 }
 
 #[derive(Args, Debug)]
+#[command(override_usage = "bdpscope batch [OPTIONS] --out DIR PATH... [FILTER...]")]
 pub struct BatchArgs {
-    /// Capture files and folders (walked recursively); files are recognised by content,
-    /// anything else is listed as skipped.
-    #[arg(required = true, value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
+    /// Capture files and folders (walked recursively; files are recognised by content,
+    /// anything else is listed as skipped), then optionally a capture filter.
+    #[arg(value_name = "WORD")]
+    pub words: Vec<PathBuf>,
+    #[command(flatten)]
+    pub records: RecordArgs,
     /// Output folder: flows.parquet/csv, captures.parquet/csv, summary.md/html, and the
     /// state (done.jsonl, parts/) that lets a re-run skip what is done.
     #[arg(long, value_name = "DIR")]
@@ -131,29 +148,9 @@ pub enum Format {
     Csv,
 }
 
-/// Parses "50M", "1.5G", "800k" or a plain number of bits per second.
+/// A rate in bits per second (see `rate.rs` for the spellings).
 fn parse_rate(s: &str) -> Result<f64, String> {
-    let t = s
-        .trim()
-        .trim_end_matches("bit/s")
-        .trim_end_matches("bps")
-        .trim_end_matches("b");
-    let (num, mult) = match t.chars().last() {
-        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
-        Some('m' | 'M') => (&t[..t.len() - 1], 1e6),
-        Some('g' | 'G') => (&t[..t.len() - 1], 1e9),
-        Some('t' | 'T') => (&t[..t.len() - 1], 1e12),
-        _ => (t, 1.0),
-    };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("not a rate: {s:?} (try 50M or 1G)"))?;
-    if v > 0.0 && v.is_finite() {
-        Ok(v * mult)
-    } else {
-        Err(format!("the rate must be positive: {s:?}"))
-    }
+    rate::parse(s)
 }
 
 /// How a run ended (ruff's ExitStatus): 0 analysed, 1 an input could not be read.
@@ -190,17 +187,6 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn rates_parse_with_units() {
-        assert_eq!(parse_rate("50M"), Ok(50e6));
-        assert_eq!(parse_rate("1.5G"), Ok(1.5e9));
-        assert_eq!(parse_rate("800k"), Ok(800e3));
-        assert_eq!(parse_rate("100000"), Ok(1e5));
-        assert_eq!(parse_rate("50Mbit/s"), Ok(50e6));
-        assert!(parse_rate("fast").is_err());
-        assert!(parse_rate("-5M").is_err());
-    }
 
     #[test]
     fn the_cli_definition_is_consistent() {

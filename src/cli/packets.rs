@@ -1,19 +1,20 @@
 //! `bdpscope packets`: every TCP segment as a CSV row, with the tracker's view of it.
 
 use super::analyze::{analyze_one, filter_of};
-use super::{PacketsArgs, Status};
+use super::{Expect, PacketsArgs, Status};
 use crate::render::offload::Offload;
 use crate::render::packets::PacketWriter;
 use anyhow::Result;
 
 pub fn run(args: PacketsArgs) -> Result<Status> {
+    let records = super::records::resolve(&args.words, &args.records, Expect::One)?;
     // Unlocked: the lock guard cannot move to the writing thread (a 64 KiB flush locks once).
     let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
     let writer = PacketWriter::new(out, args.select.flows.clone())?;
     // The rows are written on a second core while the analysis goes on (in capture order:
     // one FIFO between the two); formatting them was a third of the command's time.
     let rows = Offload::new(writer);
-    let (_, _, rows, _) = analyze_one(&args.capture, 0, filter_of(&args.select), None, rows)?;
+    let (_, _, rows, _) = analyze_one(&records.captures[0], &records, 0, filter_of(&args.select), None, rows)?;
     rows.finish().finish()?;
     Ok(Status::Success)
 }

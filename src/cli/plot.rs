@@ -2,17 +2,21 @@
 //! (`flow-<id>-<flight|rtt|throughput|timeseq>.svg/.png`).
 
 use super::analyze::{analyze_one, filter_of};
-use super::{parse_rate, Selection, Status};
+use super::{parse_rate, Expect, RecordArgs, Selection, Status};
 use crate::plot::{self, Ctx, Kind, SeriesRecorder};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
+#[command(override_usage = "bdpscope plot [OPTIONS] --out DIR CAPTURE [FILTER...]")]
 pub struct PlotArgs {
-    /// Capture file (pcap, pcapng, optionally gzip/zstd); `-` reads standard input.
-    #[arg(value_name = "CAPTURE")]
-    pub capture: PathBuf,
+    /// Capture file (pcap, pcapng, optionally gzip/zstd; `-` reads standard input), then
+    /// optionally a capture filter.
+    #[arg(value_name = "WORD")]
+    pub words: Vec<PathBuf>,
+    #[command(flatten)]
+    pub records: RecordArgs,
     /// Directory to write the plots into (created when missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -48,10 +52,12 @@ pub fn write_flow(ctx: &Ctx<'_>, dir: &Path, png: bool) -> Result<Vec<PathBuf>> 
 }
 
 pub fn run(args: PlotArgs) -> Result<Status> {
+    let records = super::records::resolve(&args.words, &args.records, Expect::One)?;
+    let capture = &records.captures[0];
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create the directory", args.out.display()))?;
     let recorder = SeriesRecorder::new(args.select.flows.clone(), args.max_flows);
-    let (_, flows, recorder, _) = analyze_one(&args.capture, 0, filter_of(&args.select), args.link_rate, recorder)?;
+    let (_, flows, recorder, _) = analyze_one(capture, &records, 0, filter_of(&args.select), args.link_rate, recorder)?;
     let mut written = 0;
     for f in flows
         .iter()
@@ -77,7 +83,7 @@ pub fn run(args: PlotArgs) -> Result<Status> {
     }
     for id in &args.select.flows {
         if !flows.iter().any(|f| f.id == *id) {
-            eprintln!("bdpscope: no flow {id} in {}", args.capture.display());
+            eprintln!("bdpscope: no flow {id} in {}", capture.display());
         }
     }
     if written == 0 {

@@ -1,20 +1,25 @@
 //! `bdpscope report`: one self-contained HTML page — the captures, a sortable and
-//! filterable flow table, and per flow its findings and four plots (inline SVG).
+//! filterable flow table, and per flow its findings and four graphs that zoom together.
 
 use super::analyze::{analyze_one, filter_of};
-use super::{parse_rate, Selection, Status};
-use crate::plot::{self, Ctx, Kind, SeriesRecorder};
-use crate::render::html::{self, Page, Plots};
+use super::{parse_rate, Expect, RecordArgs, Selection, Status};
+use crate::plot::{Ctx, SeriesRecorder};
+use crate::render::charts::{legend, ChartData};
+use crate::render::html::{self, Charts, Page};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
+#[command(override_usage = "bdpscope report [OPTIONS] --out DIR CAPTURE... [FILTER...]")]
 pub struct ReportArgs {
-    /// Capture files (pcap, pcapng, optionally gzip/zstd); `-` reads standard input.
-    #[arg(required = true, value_name = "CAPTURE")]
-    pub captures: Vec<PathBuf>,
+    /// Capture files (pcap, pcapng, optionally gzip/zstd; `-` reads standard input), then
+    /// optionally a capture filter.
+    #[arg(value_name = "WORD")]
+    pub words: Vec<PathBuf>,
+    #[command(flatten)]
+    pub records: RecordArgs,
     /// Directory to write index.html into (created when missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -23,8 +28,9 @@ pub struct ReportArgs {
     /// The bottleneck link rate when you know it (e.g. 50M, 1G), instead of the estimate.
     #[arg(long, value_name = "RATE", value_parser = parse_rate)]
     pub link_rate: Option<f64>,
-    /// Draw plots for at most this many flows (those with the most data); the others
-    /// are in the table and described, without plots.
+    /// Graphs for at most this many flows (those with the most data); the others are in
+    /// the table and described, without graphs. Each flow's graphs carry at most 32768
+    /// points.
     #[arg(long, value_name = "N", default_value_t = 40)]
     pub max_plots: usize,
     /// The page's title.
@@ -33,13 +39,21 @@ pub struct ReportArgs {
 }
 
 pub fn run(args: ReportArgs) -> Result<Status> {
+    let records = super::records::resolve(&args.words, &args.records, Expect::Files)?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create the directory", args.out.display()))?;
     let mut recorder = SeriesRecorder::new(args.select.flows.clone(), args.max_plots);
     let (mut captures, mut flows, mut failed) = (Vec::new(), Vec::new(), Vec::new());
     let mut next_id = 0;
-    for path in &args.captures {
-        match analyze_one(path, next_id, filter_of(&args.select), args.link_rate, &mut recorder) {
+    for path in &records.captures {
+        match analyze_one(
+            path,
+            &records,
+            next_id,
+            filter_of(&args.select),
+            args.link_rate,
+            &mut recorder,
+        ) {
             Ok((summary, fl, _, next)) => {
                 next_id = next;
                 captures.push(summary);
@@ -54,19 +68,21 @@ pub fn run(args: ReportArgs) -> Result<Status> {
             }
         }
     }
-    let mut plots: HashMap<u64, Plots> = HashMap::new();
+    let mut charts: HashMap<u64, Charts> = HashMap::new();
     for f in &flows {
         let Some(rec) = recorder.get(f.id) else { continue };
         let ctx = Ctx::new(f, rec);
-        let mut v = Vec::new();
-        for kind in Kind::ALL {
-            v.push((kind.reading(), plot::svg(kind, &ctx)?));
-        }
-        plots.insert(f.id, v);
+        charts.insert(
+            f.id,
+            Charts {
+                data: ChartData::new(&ctx),
+                legends: legend(&ctx),
+            },
+        );
     }
     let plot_note = (!recorder.dropped.is_empty()).then(|| {
         format!(
-            "{} flow(s) with less data have no plots (the report draws at most {}; see --max-plots)",
+            "{} flow(s) with less data have no graphs (the report draws at most {}; see --max-plots)",
             recorder.dropped.len(),
             args.max_plots
         )
@@ -75,7 +91,7 @@ pub fn run(args: ReportArgs) -> Result<Status> {
         title: &args.title,
         captures: &captures,
         flows: &flows,
-        plots: &plots,
+        charts: &charts,
         failed: &failed,
         plot_note,
     };

@@ -51,7 +51,8 @@ pub enum Method {
 impl Method {
     pub fn as_str(self) -> &'static str {
         match self {
-            Method::LinkRate => "link-rate",
+            // The user's figure, not a measurement: the word says whose it is.
+            Method::LinkRate => "user-link-rate",
             Method::DeliveryRate => "delivery-rate",
             Method::QueueDeliveryRate => "queue-delivery-rate",
             Method::Dispersion => "dispersion",

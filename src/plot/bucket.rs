@@ -87,9 +87,12 @@ impl<A: Agg> Bucketed<A> {
     }
 
     /// Buckets in use (at most the capacity).
-    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.buckets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buckets.is_empty()
     }
 
     /// (start time of the bucket in ns, bucket), in time order.

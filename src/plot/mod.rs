@@ -15,6 +15,8 @@ mod text;
 mod throughput;
 mod timeseq;
 
+pub use rtt::far_loop;
+pub use throughput::bottleneck_label;
 pub use series::{FlowRecord, SeriesRecorder};
 
 use anyhow::{Context, Result};

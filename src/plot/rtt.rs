@@ -2,7 +2,7 @@
 //! base RTT; the shaded gap between the last two is the queueing delay.
 
 use super::bucket::{Bucketed, M4};
-use super::series::ENDS;
+use super::series::{RttSeries, ENDS};
 use super::style::*;
 use super::Ctx;
 use anyhow::Result;
@@ -38,6 +38,17 @@ fn mean(s: &Bucketed<M4>) -> Option<f64> {
     (n > 0.0).then(|| sum / n)
 }
 
+/// The loop whose smoothed RTT is drawn: the one that sees the queue (its samples run
+/// higher): at one end of the path the near loop is ~0 plus the far loop's base, and
+/// hides the queueing.
+pub fn far_loop(r: &RttSeries) -> Option<usize> {
+    ENDS.iter()
+        .map(|e| e.index())
+        .filter_map(|i| mean(&r.smoothed[i]).map(|m| (i, m)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
+}
+
 pub fn draw<DB: DrawingBackend>(ctx: &Ctx<'_>, root: &Area<DB>) -> Result<()> {
     let r = &ctx.rec.rtt;
     let f = ctx.flow;
@@ -56,14 +67,7 @@ pub fn draw<DB: DrawingBackend>(ctx: &Ctx<'_>, root: &Area<DB>) -> Result<()> {
             clouds.push((colour, label, pts));
         }
     }
-    // The smoothed RTT of the loop that sees the queue (its samples run higher): at one end
-    // of the path the near loop is ~0 plus the far loop's base, and hides the queueing.
-    let far = ENDS
-        .iter()
-        .map(|e| e.index())
-        .filter_map(|i| mean(&r.smoothed[i]).map(|m| (i, m)))
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(i, _)| i);
+    let far = far_loop(r);
     let smoothed: Vec<(f64, f64)> = far.map(|i| ctx.points(&r.smoothed[i], 1.0)).unwrap_or_default();
     let base = f.rtt_ms.min;
 

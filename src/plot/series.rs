@@ -62,6 +62,9 @@ pub struct DirSeries {
     pub ack: Bucketed<M4>,
     pub edge: Bucketed<M4>,
     pub zero_windows: Bucketed<M4>,
+    /// SACK blocks the receiver reported (RFC 2018): the sequence range from the lowest
+    /// left edge to the highest right edge per bucket.
+    pub sacks: Bucketed<Range>,
     /// Bytes newly delivered (cumulative + SACKed), per bucket.
     pub delivered: Bucketed<Sum>,
     pub data_segments: u64,
@@ -114,6 +117,13 @@ impl DirSeries {
         if let Some(w) = e.win_bytes {
             self.edge.add(t, (ack + w) as f64);
         }
+        for (l, r) in e.sack.iter() {
+            let lo = self.seq.get(l);
+            let hi = self.seq.get(r);
+            if hi > lo {
+                self.sacks.add(t, (lo as f64, hi as f64));
+            }
+        }
         if e.zero_window {
             self.zero_window_adverts += 1;
             self.zero_windows.add(t, ack as f64);
@@ -137,6 +147,7 @@ impl DirSeries {
         }
         self.segments.shrink();
         self.retransmissions.shrink();
+        self.sacks.shrink();
         self.sent.shrink();
         self.delivered.shrink();
     }

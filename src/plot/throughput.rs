@@ -37,6 +37,17 @@ fn stairs(r: &[(f64, f64, f64)], div: f64) -> Vec<(f64, f64)> {
     p
 }
 
+/// The bottleneck line's legend: an estimate and how it was found, or the user's figure
+/// (`--link-rate`), said to be theirs.
+pub fn bottleneck_label(f: &bdpscope::summary::FlowSummary, rate: fn(f64) -> String) -> Option<String> {
+    let b = f.bottleneck_bps?;
+    Some(match f.bottleneck_method.as_deref() {
+        Some("user-link-rate") => format!("bottleneck {} (your --link-rate)", rate(b)),
+        Some(m) => format!("bottleneck estimate {} ({m})", rate(b)),
+        None => format!("bottleneck estimate {}", rate(b)),
+    })
+}
+
 /// The averaging interval: about 150 intervals over the flow, never shorter than the base
 /// RTT (shorter intervals show ACK bursts, not throughput).
 pub fn interval_ns(ctx: &Ctx<'_>) -> i64 {
@@ -73,16 +84,8 @@ pub fn draw<DB: DrawingBackend>(ctx: &Ctx<'_>, root: &Area<DB>) -> Result<()> {
         Swatch::Line(pal::GREY, 1),
         "new data seen at the capture point",
     ));
-    if let Some(b) = f.bottleneck_bps {
-        let how = f
-            .bottleneck_method
-            .as_deref()
-            .map(|m| format!(" ({m})"))
-            .unwrap_or_default();
-        legend.push(LegendItem::new(
-            Swatch::Dashed(pal::RED),
-            format!("bottleneck estimate {}{how}", fmt_rate(b)),
-        ));
+    if let Some(label) = bottleneck_label(f, fmt_rate) {
+        legend.push(LegendItem::new(Swatch::Dashed(pal::RED), label));
     }
     legend.push(LegendItem::new(
         Swatch::Dashed(pal::BLUE),

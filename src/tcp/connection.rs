@@ -2,7 +2,7 @@
 //! bookkeeping that ties them together (RFC 9293 segment processing, observed passively).
 
 use super::direction::Direction;
-use super::event::SegmentEvent;
+use super::event::{SackRanges, SegmentEvent};
 use super::handshake::{Handshake, SynOptions};
 use super::rtt::{Echo, End, RttSource, RttTracker};
 use super::scale_infer::{Confidence, ScaleInference};
@@ -430,6 +430,16 @@ impl Connection {
             None
         };
         let d = &self.dirs[dir.index()];
+        let mut sack = SackRanges::default();
+        if flags.ack() {
+            let peer = &self.dirs[dir.reverse().index()];
+            for (l, r) in seg.options.sack.iter() {
+                if let (Some(l), Some(r)) = (peer.relative(l), peer.relative(r)) {
+                    sack.blocks[usize::from(sack.len)] = (l, r);
+                    sack.len += 1;
+                }
+            }
+        }
         SegmentEvent {
             frame,
             ts,
@@ -457,6 +467,7 @@ impl Connection {
             zero_window: seg.window == 0 && !flags.syn() && !flags.rst() && rx_una.is_some(),
             echo: seg.options.timestamps.map(|t| t.ecr).filter(|_| flags.ack()),
             sender_view,
+            sack,
         }
     }
 

@@ -30,6 +30,20 @@ pub struct SenderView {
     pub next_ack: Option<(u64, u16)>,
 }
 
+/// The SACK blocks of an ACK (RFC 2018), in relative sequence numbers of the data they
+/// acknowledge, as the segment carried them (at most 4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackRanges {
+    pub len: u8,
+    pub blocks: [(u32, u32); 4],
+}
+
+impl SackRanges {
+    pub fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.blocks[..usize::from(self.len).min(4)].iter().copied()
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct SegmentEvent {
     /// 1-based record number in the capture.
@@ -70,4 +84,6 @@ pub struct SegmentEvent {
     /// peer's segments its sender had seen last.
     pub echo: Option<u32>,
     pub sender_view: Option<SenderView>,
+    /// The SACK blocks this segment carried (for the time-sequence graph).
+    pub sack: SackRanges,
 }

@@ -14,7 +14,7 @@ mod window;
 
 pub use connection::{ConnState, Connection};
 pub use direction::{AckOutcome, Direction, SendOutcome};
-pub use event::{SegmentEvent, SenderView};
+pub use event::{SackRanges, SegmentEvent, SenderView};
 pub use handshake::{Handshake, SynOptions};
 pub use ranges::RangeSet;
 pub use scale_infer::{Confidence, InferredShift, ScaleInference};

@@ -234,6 +234,9 @@ pub fn bdpscope(args: &[&std::ffi::OsStr]) -> Output {
 
 /// ../shared next to the repository, when present.
 pub fn shared() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    // $BDPSCOPE_SHARED: the corpus elsewhere (a worktree beside the project has none).
+    let p = std::env::var_os("BDPSCOPE_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
     p.is_dir().then_some(p)
 }

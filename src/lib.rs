@@ -19,6 +19,9 @@ pub mod seq;
 pub mod summarize;
 pub mod summary;
 pub mod tcp;
+// Test support (hand-built packets, the TCP simulator), compiled only for tests, benches
+// and doctests: the `testkit` feature is switched on by the dev-dependency on this crate.
+#[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 pub mod time;
 pub mod units;

@@ -6,7 +6,7 @@
 //!
 //! Layout: `source` (the caller's reader, counted, plus gzip/zstd), `buffer` (the
 //! refillable window), `pcap` and `pcapng` (record parsing), `reader` (sniffing and the
-//! public [`CaptureReader`]), `writer` (fixture writers), `error`.
+//! public [`CaptureReader`]), `writer` (fixture writers; test support, only with the `testkit` feature), `error`.
 
 mod buffer;
 mod error;
@@ -15,6 +15,7 @@ mod pcap;
 mod pcapng;
 mod reader;
 mod source;
+#[cfg(any(test, feature = "testkit"))]
 mod writer;
 
 #[cfg(test)]
@@ -23,6 +24,7 @@ mod tests;
 pub use error::CaptureError;
 pub use linktype::LinkType;
 pub use reader::{CaptureFormat, CaptureReader, Compression};
+#[cfg(any(test, feature = "testkit"))]
 pub use writer::{block_type, PcapNgWriter, PcapWriter};
 
 use crate::time::Timestamp;

@@ -101,12 +101,18 @@ enum Parser {
 /// Streaming reader over one capture, with constant memory.
 ///
 /// ```
-/// use bdpscope::capture::{CaptureReader, LinkType, PcapWriter};
-/// use bdpscope::time::Timestamp;
+/// use bdpscope::capture::CaptureReader;
 ///
-/// let mut w = PcapWriter::new(Vec::new(), LinkType::ETHERNET, 65535, false, false).unwrap();
-/// w.write_packet(Timestamp::from_nanos(1_000_000_000), &[0u8; 60], 60).unwrap();
-/// let bytes = w.into_inner();
+/// // A little-endian µs pcap file (Ethernet, snaplen 65535) holding one 60-byte record
+/// // at t = 1 s: the 24-byte file header, the 16-byte record header, the bytes.
+/// let mut bytes = Vec::new();
+/// for v in [0xa1b2_c3d4u32, 0x0004_0002, 0, 0, 65535, 1] {
+///     bytes.extend_from_slice(&v.to_le_bytes()); // magic, version 2.4, zone, sigfigs, snaplen, link
+/// }
+/// for v in [1u32, 0, 60, 60] {
+///     bytes.extend_from_slice(&v.to_le_bytes()); // seconds, µs, captured length, wire length
+/// }
+/// bytes.extend_from_slice(&[0u8; 60]);
 ///
 /// let mut reader = CaptureReader::new(Box::new(std::io::Cursor::new(bytes))).unwrap();
 /// let mut packets = 0;

@@ -231,9 +231,3 @@ pub fn bdpscope(args: &[&std::ffi::OsStr]) -> Output {
         .output()
         .expect("run bdpscope")
 }
-
-/// ../shared next to the repository, when present.
-pub fn shared() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    p.is_dir().then_some(p)
-}

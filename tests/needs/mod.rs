@@ -32,7 +32,10 @@ pub fn shared() -> Option<PathBuf> {
     if p.is_dir() {
         return Some(p);
     }
-    missing(&format!("{} is absent (set BDPSCOPE_SHARED to the corpora)", p.display()));
+    missing(&format!(
+        "{} is absent (set BDPSCOPE_SHARED to the corpora)",
+        p.display()
+    ));
     None
 }
 

@@ -23,7 +23,6 @@ pub use classify::Classification;
 pub use label::{Label, UNDETERMINED};
 pub use timeline::{Bin, SenderState, Timeline};
 
-use crate::analysis::AnalysisConfig;
 use crate::flow::Dir;
 use crate::summarize;
 use crate::summary::{FlowSummary, Limits, Period};
@@ -56,8 +55,8 @@ struct Kept {
     hosts: (IpAddr, IpAddr, Dir),
 }
 
-pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) -> Finished {
-    let mut summary = summarize::base(conn, &config.capture_name, &acc.windows);
+pub fn finish(conn: &Connection, mut acc: Accumulator, capture_name: &str, link_rate_bps: Option<f64>) -> Finished {
+    let mut summary = summarize::base(conn, capture_name, &acc.windows);
     let (findings, hints) = crate::middlebox::findings(conn, &acc.middlebox);
     summary.middlebox = findings;
     summary.notes.extend(hints);
@@ -117,7 +116,7 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
         arrivals,
         base_rtt,
         mss,
-        config.link_rate_bps,
+        link_rate_bps,
         window_rate,
     );
     // Receivers that acknowledge whole bursts at once (stretch ACKs, a reader that lets the
@@ -282,7 +281,7 @@ fn round4(x: f64) -> f64 {
 /// overlapping in time share a bottleneck. Their delivery is summed; the path's capacity
 /// is at least that sum's best round-trip rate, and each flow is judged against the share
 /// of the path the group used.
-pub fn across_flows(flows: &mut [Finished], _config: &AnalysisConfig) {
+pub fn across_flows(flows: &mut [Finished]) {
     let mut idx: Vec<usize> = (0..flows.len()).filter(|&i| flows[i].kept.is_some()).collect();
     idx.sort_by(|&a, &b| {
         let (ka, kb) = (flows[a].kept.as_ref().unwrap(), flows[b].kept.as_ref().unwrap());

@@ -11,6 +11,7 @@ pub mod capture;
 pub mod compare;
 pub mod decode;
 pub mod diagnose;
+pub mod endpoint;
 pub mod fastmath;
 pub mod flow;
 pub mod middlebox;

@@ -1,9 +1,10 @@
-//! Flow identity and the table of live connections.
+//! The table of live connections; the flow identity it is keyed by (`endpoint`) re-exported.
 
 mod hash;
-mod key;
 mod table;
 
+// Flow identity lives below `tcp` (whose connections know their ends), so that the table
+// here, which holds those connections, can import `tcp` without a cycle.
+pub use crate::endpoint::{Dir, Endpoint, FlowKey};
 pub use hash::{FxBuildHasher, FxHashMap, FxHasher};
-pub use key::{Dir, Endpoint, FlowKey};
 pub use table::{FlowTable, TableConfig, Tracked};

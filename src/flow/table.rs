@@ -3,8 +3,8 @@
 //! the length of the capture.
 
 use super::hash::FxHashMap;
-use super::key::{Dir, Endpoint, FlowKey};
 use crate::decode::Segment;
+use crate::endpoint::{Dir, Endpoint, FlowKey};
 use crate::tcp::{ConnState, Connection};
 use crate::time::{Span, Timestamp};
 use std::collections::hash_map::Entry;

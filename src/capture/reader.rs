@@ -6,92 +6,16 @@
 
 use super::buffer::{Input, INITIAL_BUF};
 use super::error::CaptureError;
+use super::format::{CaptureFormat, Compression};
 use super::linktype::LinkType;
 use super::pcap::{self, PcapHeader};
 use super::pcapng::{self, PcapNg};
+use super::record::Fault;
 use super::source::{Raw, Source};
 use super::Frame;
 use crate::time::Timestamp;
 use std::fmt;
 use std::io::Read;
-
-/// How the input was compressed (detected from its first bytes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Compression {
-    None,
-    Gzip,
-    Zstd,
-}
-
-impl Compression {
-    /// "none", "gzip" or "zstd".
-    pub fn name(self) -> &'static str {
-        match self {
-            Compression::None => "none",
-            Compression::Gzip => "gzip",
-            Compression::Zstd => "zstd",
-        }
-    }
-}
-
-impl fmt::Display for Compression {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The capture format inside any compression.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CaptureFormat {
-    /// Legacy pcap; `nanosecond` for the a1b23c4d magic, `big_endian` for files written
-    /// on big-endian hosts.
-    Pcap { nanosecond: bool, big_endian: bool },
-    /// pcapng (its sections may differ in byte order).
-    PcapNg,
-}
-
-impl CaptureFormat {
-    /// "pcap" or "pcapng" (the `format` field of the JSON output).
-    pub fn name(&self) -> &'static str {
-        match self {
-            CaptureFormat::Pcap { .. } => "pcap",
-            CaptureFormat::PcapNg => "pcapng",
-        }
-    }
-}
-
-impl fmt::Display for CaptureFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CaptureFormat::Pcap { nanosecond, big_endian } => write!(
-                f,
-                "pcap ({}, {})",
-                if *nanosecond { "nanosecond" } else { "microsecond" },
-                if *big_endian { "big-endian" } else { "little-endian" }
-            ),
-            CaptureFormat::PcapNg => f.write_str("pcapng"),
-        }
-    }
-}
-
-/// A packet record located in the input window (internal; becomes a [`Frame`]).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Rec {
-    pub(crate) ts: i64,
-    pub(crate) link: LinkType,
-    pub(crate) wire_len: u32,
-    pub(crate) interface: u32,
-    /// Window index of the captured bytes.
-    pub(crate) start: usize,
-    pub(crate) len: usize,
-}
-
-/// Why a parser stopped (internal; the reader adds the frame count and read errors).
-#[derive(Debug)]
-pub(crate) enum Fault {
-    Truncated { offset: u64 },
-    Corrupt { offset: u64, reason: String },
-}
 
 enum Parser {
     Pcap(PcapHeader),

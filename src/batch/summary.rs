@@ -7,8 +7,8 @@
 //! flows, not the flows themselves. No clock, no host name: the same tables give the same
 //! summary.
 
-use super::state::{MiddleboxRow, Record};
-use super::tables::{CaptureRow, Report};
+use super::record::{CaptureRow, MiddleboxRow, Record};
+use super::tables::Report;
 use anyhow::{Context, Result};
 use bdpscope::units::{bits, bytes};
 use polars::prelude::*;

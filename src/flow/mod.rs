@@ -1,10 +1,11 @@
 //! The table of live connections; the flow identity it is keyed by (`endpoint`) re-exported.
 
-mod hash;
 mod table;
 
 // Flow identity lives below `tcp` (whose connections know their ends), so that the table
 // here, which holds those connections, can import `tcp` without a cycle.
 pub use crate::endpoint::{Dir, Endpoint, FlowKey};
-pub use hash::{FxBuildHasher, FxHashMap, FxHasher};
+// FxHash (rustc-hash): keys come from captures, not from an adversary aiming collisions,
+// and SipHash would cost a share of the per-packet budget.
+pub use rustc_hash::{FxBuildHasher, FxHashMap, FxHasher};
 pub use table::{FlowTable, TableConfig, Tracked};

@@ -5,10 +5,13 @@
 //! on the same file (bench/run.sh) says how much of the wall time is reading.
 //!
 //! ```text
-//! cargo bench --bench floor -- CAPTURE [RUNS]
+//! cargo bench --bench floor -- CAPTURE [RUNS] [read|decode]
 //! ```
 //!
-//! Best of RUNS (default 5) per stage, page cache warm (the first pass warms it).
+//! Best of RUNS (default 5) per stage, page cache warm (the first pass warms it). Naming a
+//! stage runs only its RUNS passes and no warm-up, so that an instruction count
+//! (`valgrind --tool=callgrind target/release/deps/floor-* CAPTURE 1 read`) covers exactly
+//! one pass; the decoder's share is the difference between the two stages.
 
 use bdpscope::capture::CaptureReader;
 use bdpscope::decode::decode;
@@ -40,6 +43,7 @@ fn main() {
         return;
     };
     let runs: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(5);
+    let stage = args.get(2).map(String::as_str);
 
     let read_only = || {
         let mut r = open(path);
@@ -63,11 +67,22 @@ fn main() {
         black_box(tcp);
         n
     };
-    read_only(); // warms the page cache
-    for (stage, (secs, n)) in [
-        ("read records", best(runs, read_only)),
-        ("read + decode", best(runs, read_and_decode)),
-    ] {
+    let results = match stage {
+        Some("read") => vec![("read records", best(runs, read_only))],
+        Some("decode") => vec![("read + decode", best(runs, read_and_decode))],
+        Some(other) => {
+            eprintln!("unknown stage {other:?}: read or decode");
+            return;
+        }
+        None => {
+            read_only(); // warms the page cache
+            vec![
+                ("read records", best(runs, read_only)),
+                ("read + decode", best(runs, read_and_decode)),
+            ]
+        }
+    };
+    for (stage, (secs, n)) in results {
         println!(
             "{stage:>14}: {n} records in {secs:.3} s = {:.2} M records/s ({:.0} ns each), best of {runs}",
             n as f64 / secs / 1e6,

@@ -12,6 +12,7 @@ pub mod capture;
 pub mod compare;
 pub mod decode;
 pub mod diagnose;
+pub mod endpoint;
 pub mod fastmath;
 pub mod flow;
 pub mod laws;
@@ -23,6 +24,9 @@ pub mod stall;
 pub mod summarize;
 pub mod summary;
 pub mod tcp;
+// Test support (hand-built packets, the TCP simulator), compiled only for tests, benches
+// and doctests: the `testkit` feature is switched on by the dev-dependency on this crate.
+#[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 pub mod time;
 pub mod units;

@@ -156,7 +156,7 @@ impl StallKind {
 pub struct Stall {
     pub kind: StallKind,
     /// The data direction that stalled (for a reset: the direction of the RST).
-    pub direction: Option<crate::flow::Dir>,
+    pub direction: Option<crate::endpoint::Dir>,
     /// Capture time, seconds since the epoch.
     pub start: f64,
     pub end: f64,
@@ -330,10 +330,10 @@ pub struct FlowSummary {
 
 impl FlowSummary {
     /// The per-direction details of `d`.
-    pub fn dir(&self, d: crate::flow::Dir) -> &DirectionSummary {
+    pub fn dir(&self, d: crate::endpoint::Dir) -> &DirectionSummary {
         match d {
-            crate::flow::Dir::C2S => &self.c2s,
-            crate::flow::Dir::S2C => &self.s2c,
+            crate::endpoint::Dir::C2S => &self.c2s,
+            crate::endpoint::Dir::S2C => &self.s2c,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! of the same files, and the Parquet tables hold the same values as the CSV ones.
 
 mod batch_util;
+mod needs;
 
 use batch_util::*;
 use polars::prelude::*;

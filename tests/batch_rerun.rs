@@ -3,6 +3,7 @@
 //! always with the same tables.
 
 mod batch_util;
+mod needs;
 
 use batch_util::*;
 use std::path::Path;

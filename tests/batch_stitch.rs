@@ -3,6 +3,7 @@
 //! unsplit capture; a file that does not continue in time starts a new chain.
 
 mod batch_util;
+mod needs;
 
 use batch_util::*;
 

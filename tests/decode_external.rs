@@ -1,5 +1,6 @@
 //! Decodes every record of every capture in `../shared/external` (public captures from
-//! the test suites of tcpdump, suricata, zeek, nDPI, ...), when that directory exists.
+//! the test suites of tcpdump, suricata, zeek, nDPI, ...), when that directory exists
+//! (under CI it must, and tshark must run: see tests/needs).
 //!
 //! Asserts that nothing panics and, when `tshark` is installed, that every TCP header we
 //! decode agrees field by field with tshark's (ports, raw sequence and acknowledgment
@@ -12,6 +13,8 @@
 //! ```
 //!
 //! Set `BDPSCOPE_NO_TSHARK=1` to skip the tshark comparison.
+
+mod needs;
 
 use bdpscope::capture::CaptureReader;
 use bdpscope::decode::{decode, Segment, Skip};
@@ -230,10 +233,11 @@ fn frames(v: &[u64]) -> String {
 
 #[test]
 fn external_captures_decode_and_agree_with_tshark() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/external");
-    if !dir.is_dir() {
-        eprintln!("{} not found: nothing to do", dir.display());
-        return;
+    let Some(shared) = needs::shared() else { return };
+    let dir = shared.join("external");
+    if std::env::var_os("BDPSCOPE_NO_TSHARK").is_none() {
+        // Without tshark every comparison below would be skipped without a word.
+        needs::program("tshark", "apt-get install tshark");
     }
     let mut failures = Vec::new();
     println!(

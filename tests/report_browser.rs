@@ -11,8 +11,9 @@
 //!   values, a double-click zooms out; no console message, no network request.
 //!
 //! Needs /usr/bin/chromium (Debian's `chromium` package); skipped, with a message, when
-//! it is not installed, and failing then when $BDPSCOPE_CI is set.
+//! it is not installed, and failed under CI (see tests/needs).
 
+mod needs;
 mod plot_support;
 
 use plot_support::*;
@@ -40,14 +41,7 @@ const FLAGS: [&str; 11] = [
 ];
 
 fn chromium_available() -> bool {
-    if Path::new(CHROMIUM).exists() {
-        return true;
-    }
-    if std::env::var_os("BDPSCOPE_CI").is_some() {
-        panic!("{CHROMIUM} is not installed (BDPSCOPE_CI is set: this test must run)");
-    }
-    eprintln!("skipped: {CHROMIUM} is not installed (apt-get install chromium)");
-    false
+    needs::program(CHROMIUM, "apt-get install chromium")
 }
 
 /// Runs headless Chromium on a page with `extra` arguments; returns (stdout, stderr).
@@ -290,13 +284,7 @@ fn the_report_of_every_shared_scenario_renders_in_chromium() {
     if !chromium_available() {
         return;
     }
-    let Some(shared) = shared() else {
-        if std::env::var_os("BDPSCOPE_CI").is_some() {
-            panic!("../shared is not present (BDPSCOPE_CI is set: this test must run)");
-        }
-        eprintln!("skipped: ../shared is not present");
-        return;
-    };
+    let Some(shared) = needs::shared() else { return };
     let mut scenarios: Vec<PathBuf> = std::fs::read_dir(shared.join("captures"))
         .expect("captures")
         .map(|e| e.unwrap().path())

@@ -120,7 +120,7 @@ fn conclude(mut finished: Vec<diagnose::Finished>, config: &AnalysisConfig) -> V
     for (i, f) in finished.iter_mut().enumerate() {
         f.summary.id = config.first_flow_id + i as u64;
     }
-    diagnose::across_flows(&mut finished, config);
+    diagnose::across_flows(&mut finished);
     finished.into_iter().map(|f| f.summary).collect()
 }
 

@@ -87,7 +87,7 @@ impl Shard {
 
     fn finish_entry<O: Observer>(&mut self, e: Box<Entry>, observer: &mut O) {
         let e = *e;
-        let done = diagnose::finish(&e.conn, e.acc, &self.config);
+        let done = diagnose::finish(&e.conn, e.acc, &self.config.capture_name, self.config.link_rate_bps);
         observer.on_flow_end(&done.summary);
         self.finished.push(done);
     }

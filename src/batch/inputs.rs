@@ -112,7 +112,7 @@ fn walk(path: &Path, exclude: Option<&Path>, ancestors: &mut Vec<PathBuf>, out: 
 /// A folder written by `bdpscope batch` (its state file next to its parts): its tables
 /// are not captures to list.
 fn is_batch_output(dir: &Path) -> bool {
-    dir.join(super::state::DONE).is_file() && dir.join(super::state::PARTS).is_dir()
+    dir.join(super::layout::DONE).is_file() && dir.join(super::layout::PARTS).is_dir()
 }
 
 /// Cuts the inputs into units: one per file, or with `stitch` one per rotation group.

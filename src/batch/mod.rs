@@ -126,7 +126,9 @@
 //! redoes its group).
 
 mod inputs;
+mod layout;
 mod progress;
+mod record;
 mod state;
 mod summary;
 mod tables;
@@ -159,18 +161,8 @@ impl Shard {
     }
 
     fn takes(&self, key: &str) -> bool {
-        fnv1a(key.as_bytes()) % self.n == self.k - 1
+        layout::fnv1a(key.as_bytes()) % self.n == self.k - 1
     }
-}
-
-/// 64-bit FNV-1a: stable across machines, Rust versions and runs (unlike std's hasher).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 pub struct Options {
@@ -217,7 +209,7 @@ pub struct Outcome {
 }
 
 pub fn run(opts: Options) -> Result<Outcome> {
-    std::fs::create_dir_all(opts.out.join(state::PARTS))
+    std::fs::create_dir_all(opts.out.join(layout::PARTS))
         .with_context(|| format!("{}: cannot create the output folder", opts.out.display()))?;
     let out_canon = std::fs::canonicalize(&opts.out).ok();
     let found = inputs::collect(&opts.paths, out_canon.as_deref());
@@ -255,7 +247,7 @@ pub fn run(opts: Options) -> Result<Outcome> {
     // captures start early and the small ones fill the gaps at the end.
     let mut order = todo;
     order.sort_by(|a, b| b.size().cmp(&a.size()).then(a.key.cmp(&b.key)));
-    let fresh: Result<Vec<state::Record>> = pool.install(|| {
+    let fresh: Result<Vec<record::Record>> = pool.install(|| {
         order
             .into_iter()
             .par_bridge()
@@ -274,7 +266,7 @@ pub fn run(opts: Options) -> Result<Outcome> {
     let report = tables::write_all(&opts.out, &records, |df| collector.add(df))?;
     summary::write(&opts.out, &records, &report, &collector)?;
 
-    let failed: Vec<&tables::CaptureRow> = records
+    let failed: Vec<&record::CaptureRow> = records
         .iter()
         .flat_map(|r| r.captures.iter())
         .filter(|c| c.status == "failed")

@@ -8,55 +8,16 @@
 //! deleted.
 
 use super::inputs::Unit;
-use super::tables::{self, CaptureRow};
+use super::layout::{fnv1a, DONE, PARTS};
+use super::record::{MiddleboxRow, Record, Stamp};
+use super::tables;
 use super::worker::Done;
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-
-pub const PARTS: &str = "parts";
-pub const DONE: &str = "done.jsonl";
-
-/// An input as it was when read: a change of size or mtime means it must be read again.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Stamp {
-    pub path: String,
-    pub size: u64,
-    pub mtime_ns: i64,
-}
-
-/// One middlebox finding, with its flow (for the summary).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct MiddleboxRow {
-    pub capture: String,
-    pub id: u64,
-    pub client: String,
-    pub server: String,
-    pub kind: String,
-    pub direction: String,
-    pub confidence: String,
-    pub evidence: String,
-}
-
-/// One unit's outcome, one line of `done.jsonl`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Record {
-    pub unit: String,
-    /// The options the results depend on (see `Options::fingerprint`).
-    pub options: String,
-    /// The flows table's columns (see `tables::flows_schema_fingerprint`).
-    pub schema: String,
-    pub inputs: Vec<Stamp>,
-    /// File name in `parts/`; none when the unit has no flows.
-    pub part: Option<String>,
-    pub flows: u64,
-    pub captures: Vec<CaptureRow>,
-    pub middlebox: Vec<MiddleboxRow>,
-}
 
 pub struct State {
     dir: PathBuf,
@@ -84,7 +45,7 @@ fn stamps(unit: &Unit) -> Vec<Stamp> {
 }
 
 fn part_name(unit: &str) -> String {
-    format!("{:016x}.parquet", super::fnv1a(unit.as_bytes()))
+    format!("{:016x}.parquet", fnv1a(unit.as_bytes()))
 }
 
 impl State {

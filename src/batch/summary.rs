@@ -5,11 +5,11 @@
 //!
 //! Built from the flows as they stream out of the parts (see `tables::write_all`): the
 //! summary keeps three numbers per judged flow for the distributions and the 20 worst
-//! flows, not the flows themselves. No clock, no host name: the same tables give the same
-//! summary.
+//! flows, not the flows themselves; counts, quantiles, bins and the worst are polars'. No
+//! clock, no host name: the same tables give the same summary.
 
-use super::state::{MiddleboxRow, Record};
-use super::tables::{CaptureRow, Report};
+use super::record::{CaptureRow, MiddleboxRow, Record};
+use super::tables::Report;
 use crate::render::page::{chip, document, verdict_class, verdicts};
 use anyhow::{Context, Result};
 use bdpscope::units::{bits, bytes};
@@ -43,75 +43,121 @@ impl Worst {
     }
 }
 
+/// The statistics, kept as polars frames while the parts stream by: per judged flow only
+/// the three numbers the distributions need, and the 20 worst flows so far.
 #[derive(Default)]
 pub struct Collector {
     flows: u64,
     verdicts: BTreeMap<String, u64>,
-    goodput_bps: Vec<f64>,
-    rtt_min_ms: Vec<f64>,
-    max_rwnd_bytes: Vec<f64>,
-    worst: Vec<Worst>,
+    /// goodput_bps, rtt_min_ms, max_rwnd_bytes of every judged flow.
+    judged: Option<DataFrame>,
+    /// The worst flows so far, worst first (see [`Collector::add`]), and as rows.
+    worst: Option<DataFrame>,
+    worst_rows: Vec<Worst>,
 }
 
 impl Collector {
     /// Takes in one part of the flows table (the columns of `flows_frame`).
     pub fn add(&mut self, df: &DataFrame) -> PolarsResult<()> {
-        let capture = df.column("capture")?.str()?;
-        let id = df.column("id")?.u64()?;
-        let client = df.column("client")?.str()?;
-        let server = df.column("server")?.str()?;
-        let verdict = df.column("verdict")?.str()?;
-        let goodput = df.column("goodput_bps")?.f64()?;
-        let rtt = df.column("rtt_min_ms")?.f64()?;
-        let rwnd = df.column("max_rwnd_bytes")?.u64()?;
-        for i in 0..df.height() {
-            self.flows += 1;
-            let v = verdict.get(i).unwrap_or("undetermined");
-            *self.verdicts.entry(v.to_string()).or_insert(0) += 1;
-            if v == "undetermined" {
-                continue;
-            }
-            let network_limited = v != "sender-limited";
-            let g = goodput.get(i);
-            if let Some(g) = g {
-                self.goodput_bps.push(g);
-            }
-            if let Some(r) = rtt.get(i) {
-                self.rtt_min_ms.push(r);
-            }
-            if let Some(w) = rwnd.get(i) {
-                self.max_rwnd_bytes.push(w as f64);
-            }
-            if let (true, Some(g), Some(r), Some(w)) = (network_limited, g, rtt.get(i), rwnd.get(i)) {
-                if r > 0.0 && w > 0 {
-                    self.offer(Worst {
-                        capture: capture.get(i).unwrap_or("").to_string(),
-                        id: id.get(i).unwrap_or(0),
-                        client: client.get(i).unwrap_or("").to_string(),
-                        server: server.get(i).unwrap_or("").to_string(),
-                        verdict: v.to_string(),
-                        goodput_bps: g,
-                        rtt_min_ms: r,
-                        max_rwnd_bytes: w,
-                        bound_bps: w as f64 * 8.0 / (r / 1e3),
-                    });
-                }
+        self.flows += df.height() as u64;
+        // A flow without a verdict counts as undetermined.
+        let verdict: StringChunked = df
+            .column("verdict")?
+            .str()?
+            .iter()
+            .map(|v| Some(v.unwrap_or("undetermined")))
+            .collect();
+        let verdict = verdict.with_name("verdict".into());
+        let counts = verdict
+            .clone()
+            .into_series()
+            .value_counts(false, false, "flows".into(), false)?;
+        let (labels, n) = (counts.column("verdict")?.str()?, counts.column("flows")?.idx()?);
+        for (l, n) in labels.iter().zip(n.iter()) {
+            if let (Some(l), Some(n)) = (l, n) {
+                *self.verdicts.entry(l.to_string()).or_insert(0) += u64::from(n);
             }
         }
+        let judged = df.filter(&verdict.not_equal("undetermined"))?;
+        let numbers = judged.select(["goodput_bps", "rtt_min_ms", "max_rwnd_bytes"])?;
+        append(&mut self.judged, numbers)?;
+
+        // The worst: flows the network limited (not sender-limited) with a known goodput,
+        // RTT and window, by goodput against their window bound (max rwnd / min RTT).
+        let goodput = judged.column("goodput_bps")?.f64()?;
+        let rtt = judged.column("rtt_min_ms")?.f64()?;
+        let rwnd = judged.column("max_rwnd_bytes")?.cast(&DataType::Float64)?;
+        let rwnd = rwnd.f64()?;
+        let bound = &(rwnd * 8.0) / &(rtt / 1e3);
+        let keep = judged.column("verdict")?.str()?.not_equal("sender-limited")
+            & goodput.is_not_null()
+            & rtt.gt(0.0)
+            & rwnd.gt(0.0);
+        let mut candidates = judged.select([
+            "capture",
+            "id",
+            "client",
+            "server",
+            "verdict",
+            "goodput_bps",
+            "rtt_min_ms",
+            "max_rwnd_bytes",
+        ])?;
+        candidates.with_column((goodput / &bound).with_name("ratio".into()).into_column())?;
+        candidates.with_column(bound.with_name("bound_bps".into()).into_column())?;
+        append(&mut self.worst, candidates.filter(&keep)?)?;
+        if let Some(w) = self.worst.take() {
+            // Lowest ratio first; ties by capture and flow id.
+            let sorted = w.sort(
+                ["ratio", "capture", "id"],
+                SortMultipleOptions::default().with_maintain_order(true),
+            )?;
+            self.worst = Some(sorted.head(Some(WORST)));
+        }
+        self.worst_rows = self.worst()?;
         Ok(())
     }
 
-    /// Keeps the WORST lowest ratios (ties: capture, id), in order.
-    fn offer(&mut self, w: Worst) {
-        let key = |x: &Worst| (x.ratio(), x.capture.clone(), x.id);
-        let pos = self
-            .worst
-            .partition_point(|x| key(x).partial_cmp(&key(&w)) == Some(std::cmp::Ordering::Less));
-        if pos < WORST {
-            self.worst.insert(pos, w);
-            self.worst.truncate(WORST);
+    /// One number of the judged flows, as f64.
+    fn judged(&self, column: &str) -> PolarsResult<Float64Chunked> {
+        match &self.judged {
+            Some(df) => Ok(df.column(column)?.cast(&DataType::Float64)?.f64()?.clone()),
+            None => Ok(Float64Chunked::from_slice(column.into(), &[])),
         }
     }
+
+    fn worst(&self) -> PolarsResult<Vec<Worst>> {
+        let Some(df) = &self.worst else { return Ok(Vec::new()) };
+        let text = |c: &str| df.column(c).and_then(|c| c.str().cloned());
+        let (capture, client, server, verdict) = (text("capture")?, text("client")?, text("server")?, text("verdict")?);
+        let id = df.column("id")?.u64()?;
+        let number = |c: &str| df.column(c).and_then(|c| c.f64().cloned());
+        let (goodput, rtt, bound) = (number("goodput_bps")?, number("rtt_min_ms")?, number("bound_bps")?);
+        let rwnd = df.column("max_rwnd_bytes")?.u64()?;
+        Ok((0..df.height())
+            .map(|i| Worst {
+                capture: capture.get(i).unwrap_or("").to_string(),
+                id: id.get(i).unwrap_or(0),
+                client: client.get(i).unwrap_or("").to_string(),
+                server: server.get(i).unwrap_or("").to_string(),
+                verdict: verdict.get(i).unwrap_or("").to_string(),
+                goodput_bps: goodput.get(i).unwrap_or(0.0),
+                rtt_min_ms: rtt.get(i).unwrap_or(0.0),
+                max_rwnd_bytes: rwnd.get(i).unwrap_or(0),
+                bound_bps: bound.get(i).unwrap_or(0.0),
+            })
+            .collect())
+    }
+}
+
+fn append(acc: &mut Option<DataFrame>, df: DataFrame) -> PolarsResult<()> {
+    match acc {
+        Some(a) => {
+            a.vstack_mut_owned(df)?;
+        }
+        None => *acc = Some(df),
+    }
+    Ok(())
 }
 
 /// A histogram over fixed edges: bin 0 is below the first edge, the last at or above the
@@ -120,27 +166,37 @@ struct Histogram {
     title: &'static str,
     unit: fn(f64) -> String,
     edges: Vec<f64>,
-    values: Vec<f64>,
+    /// The finite values, sorted.
+    values: Float64Chunked,
 }
 
 impl Histogram {
-    fn new(title: &'static str, unit: fn(f64) -> String, edges: Vec<f64>, mut values: Vec<f64>) -> Histogram {
-        values.retain(|v| v.is_finite());
-        values.sort_by(f64::total_cmp);
+    fn new(title: &'static str, unit: fn(f64) -> String, edges: Vec<f64>, values: Float64Chunked) -> Histogram {
+        let finite = values.filter(&values.is_finite()).unwrap_or_default();
         Histogram {
             title,
             unit,
             edges,
-            values,
+            values: finite.sort(false),
         }
     }
 
     /// (label, count) of the bins from the first to the last non-empty one.
     fn bins(&self) -> Vec<(String, u64)> {
-        let mut counts = vec![0u64; self.edges.len() + 1];
-        for v in &self.values {
-            counts[self.edges.partition_point(|e| e <= v)] += 1;
-        }
+        // Values below each edge; a bin holds those below its upper edge but not its lower.
+        let below: Vec<u64> = self
+            .edges
+            .iter()
+            .map(|&e| self.values.lt(e).sum().unwrap_or(0) as u64)
+            .collect();
+        let n = self.values.len() as u64;
+        let counts: Vec<u64> = (0..=self.edges.len())
+            .map(|i| {
+                let upper = below.get(i).copied().unwrap_or(n);
+                let lower = if i == 0 { 0 } else { below[i - 1] };
+                upper - lower
+            })
+            .collect();
         let u = self.unit;
         let label = |i: usize| match i {
             0 => format!("< {}", u(self.edges[0])),
@@ -152,9 +208,10 @@ impl Histogram {
         (first..=last).map(|i| (label(i), counts[i])).collect()
     }
 
+    /// The nearest-rank quantile: the smallest value with at least `q` of them at or
+    /// below it.
     fn quantile(&self, q: f64) -> Option<f64> {
-        let n = self.values.len();
-        (n > 0).then(|| self.values[((q * n as f64).ceil() as usize).clamp(1, n) - 1])
+        self.values.quantile(q, QuantileMethod::Equiprobable).ok().flatten()
     }
 
     fn line(&self) -> String {
@@ -216,7 +273,7 @@ struct Model<'a> {
     skipped: Vec<&'a CaptureRow>,
 }
 
-fn model<'a>(records: &'a [Record], report: &'a Report, c: &'a Collector) -> Model<'a> {
+fn model<'a>(records: &'a [Record], report: &'a Report, c: &'a Collector) -> PolarsResult<Model<'a>> {
     let mut rows: Vec<&CaptureRow> = records.iter().flat_map(|r| r.captures.iter()).collect();
     rows.sort_by(|a, b| a.path.cmp(&b.path));
     let with = |s: &str| rows.iter().copied().filter(|r| r.status == s).collect::<Vec<_>>();
@@ -234,28 +291,28 @@ fn model<'a>(records: &'a [Record], report: &'a Report, c: &'a Collector) -> Mod
             "Goodput (bulk direction)",
             bits,
             steps125(1e3, 1e10),
-            c.goodput_bps.clone(),
+            c.judged("goodput_bps")?,
         ),
-        Histogram::new("Minimum RTT", ms, steps125(0.1, 5000.0), c.rtt_min_ms.clone()),
+        Histogram::new("Minimum RTT", ms, steps125(0.1, 5000.0), c.judged("rtt_min_ms")?),
         Histogram::new(
             "Largest advertised receive window",
             bytes,
             (12..=27).map(|p| f64::from(1u32 << p)).collect(),
-            c.max_rwnd_bytes.clone(),
+            c.judged("max_rwnd_bytes")?,
         ),
     ];
-    Model {
+    Ok(Model {
         report,
         packets: rows.iter().filter_map(|r| r.packets).sum(),
         verdicts,
         flows: c.flows,
         histograms,
-        worst: &c.worst,
+        worst: &c.worst_rows,
         middlebox: records.iter().flat_map(|r| r.middlebox.iter()).collect(),
         failed: with("failed"),
         partial: with("partial"),
         skipped: with("skipped"),
-    }
+    })
 }
 
 /// The inputs that did not go through whole, by kind, with how to say why for each row
@@ -482,7 +539,7 @@ fn write_file(out: &Path, name: &str, text: &str) -> Result<()> {
 }
 
 pub fn write(out: &Path, records: &[Record], report: &Report, collector: &Collector) -> Result<()> {
-    let m = model(records, report, collector);
+    let m = model(records, report, collector)?;
     write_file(out, "summary.md", &markdown(&m))?;
     write_file(out, "summary.html", &html(&m))
 }
@@ -497,7 +554,7 @@ mod tests {
             "x",
             ms,
             vec![1.0, 10.0, 100.0],
-            vec![0.5, 5.0, 5.0, 50.0, 500.0, f64::NAN],
+            Float64Chunked::from_slice("x".into(), &[0.5, 5.0, 5.0, 50.0, 500.0, f64::NAN]),
         );
         let bins = h.bins();
         assert_eq!(bins.iter().map(|b| b.1).collect::<Vec<_>>(), [1, 2, 1, 1]);
@@ -505,6 +562,69 @@ mod tests {
         assert_eq!(bins[3].0, "≥ 100 ms");
         assert_eq!(h.quantile(0.5), Some(5.0));
         assert_eq!(steps125(1.0, 100.0), [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]);
+    }
+
+    /// capture, id, verdict, goodput_bps, rtt_min_ms, max_rwnd_bytes
+    type Row<'a> = (&'a str, u64, Option<&'a str>, Option<f64>, Option<f64>, Option<u64>);
+
+    fn part(rows: &[Row]) -> DataFrame {
+        let n = rows.len();
+        DataFrame::new(
+            n,
+            vec![
+                Column::new("capture".into(), rows.iter().map(|r| r.0).collect::<Vec<_>>()),
+                Column::new("id".into(), rows.iter().map(|r| r.1).collect::<Vec<_>>()),
+                Column::new("client".into(), vec!["10.0.0.1:1"; n]),
+                Column::new("server".into(), vec!["10.0.0.2:80"; n]),
+                Column::new("verdict".into(), rows.iter().map(|r| r.2).collect::<Vec<_>>()),
+                Column::new("goodput_bps".into(), rows.iter().map(|r| r.3).collect::<Vec<_>>()),
+                Column::new("rtt_min_ms".into(), rows.iter().map(|r| r.4).collect::<Vec<_>>()),
+                Column::new("max_rwnd_bytes".into(), rows.iter().map(|r| r.5).collect::<Vec<_>>()),
+            ],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_collector_counts_verdicts_and_keeps_the_worst_across_parts() {
+        let mut c = Collector::default();
+        let rwl = Some("receiver-window-limited");
+        // Window bound 64 KiB / 10 ms = 52.4 Mbit/s.
+        c.add(&part(&[
+            ("a", 0, rwl, Some(26.2e6), Some(10.0), Some(65536)),
+            ("a", 1, Some("sender-limited"), Some(1e3), Some(10.0), Some(65536)),
+            ("a", 2, None, None, None, None),
+            ("a", 3, Some("undetermined"), Some(5.0), Some(1.0), Some(1)),
+        ]))
+        .unwrap();
+        c.add(&part(&[
+            ("b", 0, rwl, Some(5.24e6), Some(10.0), Some(65536)),
+            ("b", 1, rwl, Some(5.24e6), Some(0.0), Some(65536)),
+            ("b", 2, Some("cwnd-limited"), None, Some(10.0), Some(65536)),
+        ]))
+        .unwrap();
+        assert_eq!(c.flows, 7);
+        let counts: Vec<(&str, u64)> = c.verdicts.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(
+            counts,
+            [
+                ("cwnd-limited", 1),
+                ("receiver-window-limited", 3),
+                ("sender-limited", 1),
+                ("undetermined", 2)
+            ]
+        );
+        // Judged flows only; a missing number is left out of its distribution.
+        assert_eq!(c.judged("goodput_bps").unwrap().null_count(), 1);
+        assert_eq!(c.judged("rtt_min_ms").unwrap().len(), 5);
+        // Worst first, sender-limited and unknown RTT or goodput left out.
+        let worst: Vec<(&str, u64)> = c.worst_rows.iter().map(|w| (w.capture.as_str(), w.id)).collect();
+        assert_eq!(worst, [("b", 0), ("a", 0)]);
+        assert!(
+            (c.worst_rows[0].ratio() - 0.1).abs() < 1e-3,
+            "{}",
+            c.worst_rows[0].ratio()
+        );
     }
 
     #[test]

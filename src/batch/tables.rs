@@ -2,62 +2,14 @@
 //! `analyze --format csv`, [`flows_frame`]), and `captures.{parquet,csv}`, one row per
 //! input.
 
-use super::state::Record;
+use super::layout::{fnv1a, PARTS};
+use super::record::{CaptureRow, Record};
 use crate::render::table::flows_frame;
 use anyhow::{Context, Result};
 use polars::prelude::*;
-use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
-
-/// One row of `captures.*`: what became of one input file.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct CaptureRow {
-    pub path: String,
-    /// ok | partial (cut short or damaged: the flows before the problem are kept) |
-    /// failed (could not be read) | skipped (not a capture).
-    pub status: String,
-    pub format: Option<String>,
-    pub compression: Option<String>,
-    pub size_bytes: u64,
-    /// Modification time, seconds since the epoch.
-    #[serde(with = "exact")]
-    pub mtime: Option<f64>,
-    pub packets: Option<u64>,
-    pub tcp_segments: Option<u64>,
-    pub non_tcp_records: Option<u64>,
-    pub flows: Option<u64>,
-    #[serde(with = "exact")]
-    pub first_ts: Option<f64>,
-    #[serde(with = "exact")]
-    pub last_ts: Option<f64>,
-    pub link_types: Option<String>,
-    pub warnings: Option<String>,
-    pub error: Option<String>,
-    pub skipped_reason: Option<String>,
-    /// The `capture` value of this file's flows: its path, or the stitched chain's name.
-    pub chain: Option<String>,
-}
-
-/// Floats in `done.jsonl` as strings (Rust's shortest round-trip form), so that a row read
-/// back is bit for bit the row written (serde_json's float parsing may be off by an ulp).
-mod exact {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
-        match v {
-            Some(x) => s.serialize_str(&x.to_string()),
-            None => s.serialize_none(),
-        }
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-        Option::<String>::deserialize(d)?
-            .map(|t| t.parse().map_err(serde::de::Error::custom))
-            .transpose()
-    }
-}
 
 /// The columns of `captures.*`, in order.
 pub const CAPTURE_COLUMNS: [&str; 17] = [
@@ -118,7 +70,7 @@ pub fn flows_schema_fingerprint() -> Result<String> {
         .map(|(n, t)| format!("{n}:{t}"))
         .collect::<Vec<_>>()
         .join(",");
-    Ok(format!("{:016x}", super::fnv1a(columns.as_bytes())))
+    Ok(format!("{:016x}", fnv1a(columns.as_bytes())))
 }
 
 /// Writes one unit's flows as a part file (not in parallel: the workers are).
@@ -199,7 +151,7 @@ pub fn write_all(
     let mut report = Report::default();
     for r in records {
         let Some(part) = &r.part else { continue };
-        let df = read_part(&out.join(super::state::PARTS).join(part))?;
+        let df = read_part(&out.join(PARTS).join(part))?;
         anyhow::ensure!(
             df.schema() == &schema,
             "{part}: the part's columns differ from this version's; rerun with --force"

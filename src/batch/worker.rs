@@ -8,7 +8,7 @@
 
 use super::inputs::{Input, Problem, Unit};
 use super::progress::Progress;
-use super::tables::CaptureRow;
+use super::record::CaptureRow;
 use bdpscope::analysis::{Analysis, AnalysisConfig, FlowFilter};
 use bdpscope::capture::{CaptureError, CaptureReader};
 use bdpscope::observe::NoObserver;

@@ -3,7 +3,7 @@
 //! Offsets are byte offsets into the capture data the parser saw: the file itself for an
 //! uncompressed capture, the decompressed stream for a gzip or zstd one.
 
-use super::reader::Compression;
+use super::format::Compression;
 
 /// A capture that cannot be read, or that stops early.
 ///

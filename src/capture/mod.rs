@@ -4,28 +4,35 @@
 //! The reader never sees the file system: the caller hands it any `Read` (a file, stdin,
 //! a decompressor), so the analysis can be tested from byte slices.
 //!
-//! Layout: `source` (the caller's reader, counted, plus gzip/zstd), `buffer` (the
-//! refillable window), `pcap` and `pcapng` (record parsing), `reader` (sniffing and the
-//! public [`CaptureReader`]), `select` (the records a caller asks for: filters, time
-//! windows), `writer` (fixture writers), `error`.
+//! Layout, lowest first (each file imports only those before it): `format` (what a capture
+//! is: container and compression), `linktype`, `error`, `source` (the caller's reader,
+//! counted, plus gzip/zstd), `buffer` (the refillable window), `record` (what a record
+//! parser hands back), `pcap` and `pcapng` (record parsing), `select` (the records a caller
+//! asks for: filters, time windows), `reader` (sniffing and the public [`CaptureReader`]);
+//! `writer` (fixture writers; test support, only with the `testkit` feature).
 
 mod buffer;
 mod error;
+mod format;
 mod linktype;
 mod pcap;
 mod pcapng;
 mod reader;
+mod record;
 mod select;
 mod source;
+#[cfg(any(test, feature = "testkit"))]
 mod writer;
 
 #[cfg(test)]
 mod tests;
 
 pub use error::CaptureError;
+pub use format::{CaptureFormat, Compression};
 pub use linktype::LinkType;
-pub use reader::{CaptureFormat, CaptureReader, Compression};
+pub use reader::CaptureReader;
 pub use select::{Chain, Decision, RecordFilter};
+#[cfg(any(test, feature = "testkit"))]
 pub use writer::{block_type, PcapNgWriter, PcapWriter};
 
 use crate::time::Timestamp;

@@ -7,8 +7,7 @@
 
 use super::buffer::{Input, MAX_RECORD};
 use super::linktype::LinkType;
-use super::reader::Fault;
-use super::reader::Rec;
+use super::record::{Fault, Rec};
 
 pub(crate) const HEADER_LEN: usize = 24;
 

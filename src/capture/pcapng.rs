@@ -9,7 +9,7 @@
 use super::buffer::{Input, MAX_RECORD};
 use super::linktype::LinkType;
 use super::pcap::{rd16, rd32};
-use super::reader::{Fault, Rec};
+use super::record::{Fault, Rec};
 
 pub(crate) const SHB_TYPE: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
 const IDB: u32 = 1;

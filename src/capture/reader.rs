@@ -6,9 +6,11 @@
 
 use super::buffer::{Input, INITIAL_BUF};
 use super::error::CaptureError;
+use super::format::{CaptureFormat, Compression};
 use super::linktype::LinkType;
 use super::pcap::{self, PcapHeader};
 use super::pcapng::{self, PcapNg};
+use super::record::{Fault, Rec};
 use super::select::{Decision, RecordFilter};
 use super::source::{Raw, Source};
 use super::Frame;
@@ -16,75 +18,9 @@ use crate::time::Timestamp;
 use std::fmt;
 use std::io::Read;
 
-/// How the input was compressed (detected from its first bytes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Compression {
-    None,
-    Gzip,
-    Zstd,
-}
-
-impl Compression {
-    /// "none", "gzip" or "zstd".
-    pub fn name(self) -> &'static str {
-        match self {
-            Compression::None => "none",
-            Compression::Gzip => "gzip",
-            Compression::Zstd => "zstd",
-        }
-    }
-}
-
-impl fmt::Display for Compression {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The capture format inside any compression.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CaptureFormat {
-    /// Legacy pcap; `nanosecond` for the a1b23c4d magic, `big_endian` for files written
-    /// on big-endian hosts.
-    Pcap { nanosecond: bool, big_endian: bool },
-    /// pcapng (its sections may differ in byte order).
-    PcapNg,
-}
-
-impl CaptureFormat {
-    /// "pcap" or "pcapng" (the `format` field of the JSON output).
-    pub fn name(&self) -> &'static str {
-        match self {
-            CaptureFormat::Pcap { .. } => "pcap",
-            CaptureFormat::PcapNg => "pcapng",
-        }
-    }
-}
-
-impl fmt::Display for CaptureFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CaptureFormat::Pcap { nanosecond, big_endian } => write!(
-                f,
-                "pcap ({}, {})",
-                if *nanosecond { "nanosecond" } else { "microsecond" },
-                if *big_endian { "big-endian" } else { "little-endian" }
-            ),
-            CaptureFormat::PcapNg => f.write_str("pcapng"),
-        }
-    }
-}
-
-/// A packet record located in the input window (internal; becomes a [`Frame`]).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Rec {
-    pub(crate) ts: i64,
-    pub(crate) link: LinkType,
-    pub(crate) wire_len: u32,
-    pub(crate) interface: u32,
-    /// Window index of the captured bytes.
-    pub(crate) start: usize,
-    pub(crate) len: usize,
+enum Parser {
+    Pcap(PcapHeader),
+    PcapNg(PcapNg),
 }
 
 /// The [`Frame`] of a record located in the input window.
@@ -100,27 +36,21 @@ fn frame_of<'a>(input: &'a Input, rec: &Rec, number: u64) -> Frame<'a> {
     }
 }
 
-/// Why a parser stopped (internal; the reader adds the frame count and read errors).
-#[derive(Debug)]
-pub(crate) enum Fault {
-    Truncated { offset: u64 },
-    Corrupt { offset: u64, reason: String },
-}
-
-enum Parser {
-    Pcap(PcapHeader),
-    PcapNg(PcapNg),
-}
-
 /// Streaming reader over one capture, with constant memory.
 ///
 /// ```
-/// use bdpscope::capture::{CaptureReader, LinkType, PcapWriter};
-/// use bdpscope::time::Timestamp;
+/// use bdpscope::capture::CaptureReader;
 ///
-/// let mut w = PcapWriter::new(Vec::new(), LinkType::ETHERNET, 65535, false, false).unwrap();
-/// w.write_packet(Timestamp::from_nanos(1_000_000_000), &[0u8; 60], 60).unwrap();
-/// let bytes = w.into_inner();
+/// // A little-endian µs pcap file (Ethernet, snaplen 65535) holding one 60-byte record
+/// // at t = 1 s: the 24-byte file header, the 16-byte record header, the bytes.
+/// let mut bytes = Vec::new();
+/// for v in [0xa1b2_c3d4u32, 0x0004_0002, 0, 0, 65535, 1] {
+///     bytes.extend_from_slice(&v.to_le_bytes()); // magic, version 2.4, zone, sigfigs, snaplen, link
+/// }
+/// for v in [1u32, 0, 60, 60] {
+///     bytes.extend_from_slice(&v.to_le_bytes()); // seconds, µs, captured length, wire length
+/// }
+/// bytes.extend_from_slice(&[0u8; 60]);
 ///
 /// let mut reader = CaptureReader::new(Box::new(std::io::Cursor::new(bytes))).unwrap();
 /// let mut packets = 0;

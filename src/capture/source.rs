@@ -2,7 +2,7 @@
 //! bytes put back in front, and a gzip or zstd decoder on top when the content says so.
 
 use super::error::CaptureError;
-use super::reader::Compression;
+use super::format::Compression;
 use std::io::{self, BufReader, Read};
 
 /// Buffer between a decompressor and the raw input.

@@ -20,10 +20,15 @@
 use super::delivery;
 use super::dispersion::Dispersion;
 use super::queue::StandingQueue;
-use super::rules::bottleneck::AT_CAPACITY;
 use super::timeline::Timeline;
 use crate::time::Span;
 use crate::units::rate;
+
+/// Delivery within 15% of the capacity counts as at capacity: header overhead, ACK
+/// timing and the estimate's own error are all inside that margin (the bottleneck rule's
+/// threshold; here too, since a spacing estimate that much above a standing queue's
+/// delivery is a burst rate).
+pub const AT_CAPACITY: f64 = 0.85;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Capacity {

@@ -2,7 +2,7 @@
 //! step of gate -> facts -> classify -> explain).
 
 use super::capacity::{Capacity, Estimate, Method};
-use super::classify::Classification;
+use super::classification::Classification;
 use super::queue::StandingQueue;
 use crate::summary::{Stall, StallKind};
 use crate::tcp::WindowScale;

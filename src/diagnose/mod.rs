@@ -8,6 +8,7 @@
 mod accumulator;
 mod advice;
 mod capacity;
+mod classification;
 mod classify;
 mod delivery;
 mod dispersion;
@@ -27,11 +28,10 @@ pub use advice::{flow_law as advice_flow_law, law as advice_law};
 pub use capacity::{law as capacity_law, Capacity, Method};
 pub use classify::law as limits_law;
 pub use explain::evidence_law;
-pub use classify::Classification;
+pub use classification::Classification;
 pub use label::{Label, UNDETERMINED};
 pub use timeline::{Bin, SenderState, Timeline};
 
-use crate::analysis::AnalysisConfig;
 use crate::flow::Dir;
 use crate::summarize;
 use crate::summary::{CapacitySummary, FlowSummary, Limits, Period, QueueSummary};
@@ -60,8 +60,8 @@ struct Kept {
     hosts: (IpAddr, IpAddr, Dir),
 }
 
-pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) -> Finished {
-    let mut summary = summarize::base(conn, &config.capture_name, &acc.windows);
+pub fn finish(conn: &Connection, mut acc: Accumulator, capture_name: &str, link_rate_bps: Option<f64>) -> Finished {
+    let mut summary = summarize::base(conn, capture_name, &acc.windows);
     summary.stalls = acc.stalls.finish(conn);
     let (findings, hints) = crate::middlebox::findings(conn, &acc.middlebox);
     summary.middlebox = findings;
@@ -90,7 +90,7 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, config: &AnalysisConfig) 
     // Facts.
     let max_raw = acc.windows.max_raw[bulk.index()];
     let dacc = &acc.dirs[bulk.index()];
-    let mut facts = gather_facts(conn, dacc, &summary, bulk, &tl, base_rtt, quantum, config);
+    let mut facts = gather_facts(conn, dacc, &summary, bulk, &tl, base_rtt, quantum, link_rate_bps);
     // The window the sender obeyed, when it read the receiver's windows with another scale
     // than the handshake's (a middlebox beyond the capture point rewrote the option).
     let (shown, obeyed) = (conn.scale_of_sender(bulk.reverse()), conn.effective_scale(bulk.reverse()));
@@ -125,7 +125,7 @@ fn gather_facts(
     tl: &Timeline,
     base_rtt: Span,
     quantum: quantum::Quantum,
-    config: &AnalysisConfig,
+    link_rate_bps: Option<f64>,
 ) -> Facts {
     let mss = conn.mss(bulk);
     // Data spacing tells the bottleneck rate only past the bottleneck: when the capture
@@ -168,7 +168,7 @@ fn gather_facts(
         arrivals,
         base_rtt,
         mss,
-        link_rate_bps: config.link_rate_bps,
+        link_rate_bps,
         window_rate,
         queue: queue.as_ref(),
         goodput,
@@ -320,7 +320,7 @@ fn round4(x: f64) -> f64 {
 /// overlapping in time share a bottleneck. Their delivery is summed; the path's capacity
 /// is at least that sum's best round-trip rate, and each flow is judged against the share
 /// of the path the group used.
-pub fn across_flows(flows: &mut [Finished], _config: &AnalysisConfig) {
+pub fn across_flows(flows: &mut [Finished]) {
     let mut idx: Vec<usize> = (0..flows.len()).filter(|&i| flows[i].kept.is_some()).collect();
     idx.sort_by(|&a, &b| {
         let (ka, kb) = (flows[a].kept.as_ref().unwrap(), flows[b].kept.as_ref().unwrap());

@@ -1,9 +1,11 @@
-//! Flow identity and the table of live connections.
+//! The table of live connections; the flow identity it is keyed by (`endpoint`) re-exported.
 
-mod hash;
-mod key;
 mod table;
 
-pub use hash::{FxBuildHasher, FxHashMap, FxHasher};
-pub use key::{Dir, Endpoint, FlowKey};
+// Flow identity lives below `tcp` (whose connections know their ends), so that the table
+// here, which holds those connections, can import `tcp` without a cycle.
+pub use crate::endpoint::{Dir, Endpoint, FlowKey};
+// FxHash (rustc-hash): keys come from captures, not from an adversary aiming collisions,
+// and SipHash would cost a share of the per-packet budget.
+pub use rustc_hash::{FxBuildHasher, FxHashMap, FxHasher};
 pub use table::{FlowTable, TableConfig, Tracked};

@@ -2,11 +2,11 @@
 //! closed connections so memory is bounded by the connections alive at one time, never by
 //! the length of the capture.
 
-use super::hash::FxHashMap;
-use super::key::{Dir, Endpoint, FlowKey};
 use crate::decode::Segment;
+use crate::endpoint::{Dir, Endpoint, FlowKey};
 use crate::tcp::{ConnState, Connection};
 use crate::time::{Span, Timestamp};
+use rustc_hash::FxHashMap;
 use std::collections::hash_map::Entry;
 
 /// Per-connection state the table stores: the tracker plus whatever the caller attaches.

@@ -255,7 +255,7 @@ mod tests {
                 x ^= x >> 7;
                 x ^= x << 17;
                 // runs of one size, and spreads of up to 3 + round % 20 sizes
-                let run = if x % 3 == 0 { 1 + (x >> 8) % 20 } else { 1 };
+                let run = if x.is_multiple_of(3) { 1 + (x >> 8) % 20 } else { 1 };
                 let size = 1 + ((x >> 16) % (3 + round % 20)) as u32;
                 sizes.extend(std::iter::repeat_n(size, run as usize));
             }

@@ -85,7 +85,7 @@ impl<W: Write> PacketWriter<W> {
 /// the newline come to under 440 bytes.
 const LINE_BYTES: usize = 512;
 
-/// A row being written: digits go straight into place, no call per field.
+/// A row being written into a fixed buffer: no allocation and no formatter per field.
 struct Line {
     buf: [u8; LINE_BYTES],
     len: usize,
@@ -100,13 +100,6 @@ impl Default for Line {
     }
 }
 
-/// "00" to "99": two digits per division, as itoa does.
-const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
-
 impl Line {
     fn byte(&mut self, b: u8) {
         self.buf[self.len] = b;
@@ -118,46 +111,22 @@ impl Line {
         self.len += s.len();
     }
 
-    /// Decimal digits of `v`, written from the last one back.
-    fn u64(&mut self, mut v: u64) {
-        let end = self.len + v.checked_ilog10().map_or(1, |k| k as usize + 1);
-        let mut i = end;
-        while v >= 100 {
-            let p = (v % 100) as usize * 2;
-            v /= 100;
-            i -= 2;
-            self.buf[i] = PAIRS[p];
-            self.buf[i + 1] = PAIRS[p + 1];
-        }
-        if v >= 10 {
-            let p = v as usize * 2;
-            self.buf[i - 2] = PAIRS[p];
-            self.buf[i - 1] = PAIRS[p + 1];
-        } else {
-            self.buf[i - 1] = b'0' + v as u8;
-        }
-        self.len = end;
+    fn u64(&mut self, v: u64) {
+        self.bytes(itoa::Buffer::new().format(v).as_bytes());
     }
 
     fn i64(&mut self, v: i64) {
-        if v < 0 {
-            self.byte(b'-');
-        }
-        self.u64(v.unsigned_abs());
+        self.bytes(itoa::Buffer::new().format(v).as_bytes());
     }
 
     /// Exactly nine digits, zero-padded (`v` < 10^9).
-    fn padded9(&mut self, mut v: u32) {
-        let mut i = self.len + 9;
-        for _ in 0..4 {
-            let p = (v % 100) as usize * 2;
-            v /= 100;
-            i -= 2;
-            self.buf[i] = PAIRS[p];
-            self.buf[i + 1] = PAIRS[p + 1];
-        }
-        self.buf[i - 1] = b'0' + (v % 10) as u8;
-        self.len += 9;
+    fn padded9(&mut self, v: u32) {
+        let mut digits = itoa::Buffer::new();
+        let digits = digits.format(v).as_bytes();
+        let zeros = 9usize.saturating_sub(digits.len());
+        self.buf[self.len..self.len + zeros].fill(b'0');
+        self.len += zeros;
+        self.bytes(digits);
     }
 
     /// The value, then the field's comma.

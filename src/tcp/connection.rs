@@ -9,7 +9,7 @@ use super::scale_infer::{Confidence, ScaleInference};
 use super::sender_view::SenderViewTracker;
 use super::window::WindowScale;
 use crate::decode::Segment;
-use crate::flow::{Dir, Endpoint};
+use crate::endpoint::{Dir, Endpoint};
 use crate::time::{Span, Timestamp};
 use std::cell::Cell;
 

@@ -4,7 +4,7 @@
 use super::direction::{AckOutcome, SendOutcome};
 use super::rtt::RttSample;
 use crate::decode::TcpFlags;
-use crate::flow::Dir;
+use crate::endpoint::Dir;
 use crate::time::Timestamp;
 
 /// The sender's situation as reconstructed at the capture point (see `sender_view.rs`).

@@ -108,6 +108,16 @@ impl Handshake {
     }
 }
 
+impl<T> Seen<T> {
+    /// The value when present.
+    pub fn present(self) -> Option<T> {
+        match self {
+            Seen::Present(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,15 +168,5 @@ mod tests {
         h.on_syn(opts(None, true));
         assert_eq!(h.syn.unwrap().count, 2);
         assert_eq!(h.syn.unwrap().wscale, Seen::Absent);
-    }
-}
-
-impl<T> Seen<T> {
-    /// The value when present.
-    pub fn present(self) -> Option<T> {
-        match self {
-            Seen::Present(v) => Some(v),
-            _ => None,
-        }
     }
 }

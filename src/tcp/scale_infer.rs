@@ -100,7 +100,7 @@ impl ScaleInference {
             return;
         }
         self.events += 1;
-        if self.events <= 2 * MIN_EVENTS || self.events % REFRESH_EVERY == 0 {
+        if self.events <= 2 * MIN_EVENTS || self.events.is_multiple_of(REFRESH_EVERY) {
             self.cached = self.result();
             self.revision += 1;
         }
@@ -109,7 +109,7 @@ impl ScaleInference {
         let multiple = match self.last_multiple {
             Some((r, m, answer)) if r == raw && m == mss => answer,
             _ => {
-                let answer = mss > 0 && raw as u32 % mss == 0;
+                let answer = mss > 0 && (raw as u32).is_multiple_of(mss);
                 self.last_multiple = Some((raw, mss, answer));
                 answer
             }

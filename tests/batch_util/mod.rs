@@ -1,6 +1,7 @@
 //! Helpers for the `bdpscope batch` tests: a small archive of captures — synthetic ones
 //! written with the library's `PcapWriter` + `testkit::TcpPacket`, plus a few from
-//! ../shared when it is present — and deliberately broken files; running the binary.
+//! ../shared when it is present (under CI it must be: see tests/needs) — and deliberately
+//! broken files; running the binary. Test crates using it also declare `mod needs;`.
 #![allow(dead_code)]
 
 use bdpscope::capture::{LinkType, PcapWriter};
@@ -36,11 +37,6 @@ pub fn scratch(name: &str) -> Scratch {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     Scratch(d)
-}
-
-pub fn shared() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    p.is_dir().then_some(p)
 }
 
 /// One captured record: time (ns), bytes, wire length.
@@ -166,7 +162,7 @@ pub fn archive(dir: &Path) {
     write(&dir.join("broken/garbage.pcap"), &[&[0x42u8][..], &garbage].concat());
     write(&dir.join("broken/empty.pcap"), b"");
     write(&dir.join("notes.txt"), b"captures from the lab, see README\n");
-    if let Some(sh) = shared() {
+    if let Some(sh) = crate::needs::shared() {
         for rel in [
             "captures/rcvbuf_64k/client.pcap.gz",
             "captures/rcvbuf_64k/truth.json",
@@ -183,8 +179,7 @@ pub fn archive(dir: &Path) {
             "external/broken/libpcap__shb-option-too-long.pcapng",
             "external/broken/libpcap__pcap-invalid-version-1.pcap",
         ] {
-            let from = sh.join(rel);
-            if from.is_file() {
+            if let Some(from) = crate::needs::shared_file(&sh, rel) {
                 link(&from, &dir.join("shared").join(rel));
             }
         }

@@ -231,12 +231,3 @@ pub fn bdpscope(args: &[&std::ffi::OsStr]) -> Output {
         .output()
         .expect("run bdpscope")
 }
-
-/// ../shared next to the repository, when present.
-pub fn shared() -> Option<PathBuf> {
-    // $BDPSCOPE_SHARED: the corpus elsewhere (a worktree beside the project has none).
-    let p = std::env::var_os("BDPSCOPE_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    p.is_dir().then_some(p)
-}

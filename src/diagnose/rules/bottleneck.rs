@@ -27,9 +27,7 @@ use super::{Account, BinCtx, Claim, Left, Verdict};
 use crate::summary::{AdviceItem, AdviceKind};
 use crate::units::{bytes, ms, pct, rate, times};
 
-/// Delivery within 15% of the capacity counts as at capacity: header overhead, ACK
-/// timing and the estimate's own error are all inside that margin.
-pub const AT_CAPACITY: f64 = 0.85;
+pub use super::super::capacity::AT_CAPACITY;
 /// Queueing delay worth pointing out in advice: 5% of the base RTT (RFC 8289 §4.4's lower
 /// target), at least 2 ms.
 const QUEUE_NOTICEABLE_SHARE: f64 = 0.05;

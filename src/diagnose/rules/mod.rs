@@ -108,7 +108,8 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
 /// bottleneck carries 1 MB/s, each bin described by what the sender was doing.
 #[cfg(test)]
 pub(crate) mod fixture {
-    use crate::diagnose::classify::{classify, Classification, Input};
+    use crate::diagnose::classification::Classification;
+    use crate::diagnose::classify::{classify, Input};
     use crate::diagnose::timeline::Timeline;
     use crate::time::{Span, Timestamp};
 

@@ -1,5 +1,8 @@
 //! Flow identity: a canonical bidirectional key (lower endpoint first, as retina's ConnId)
 //! plus a direction, so both directions of one connection land on the same entry.
+//!
+//! Below `tcp` (a connection knows its two ends and the direction of each segment) and
+//! `flow` (whose table is keyed by it); `flow` re-exports these types.
 
 use crate::decode::Segment;
 use std::fmt;

@@ -1,0 +1,89 @@
+//! What a unit of work came to, as `done.jsonl` keeps it: the inputs as they were read, a
+//! row per input for `captures.*`, the middlebox findings, and where its flows are.
+
+use serde::{Deserialize, Serialize};
+
+/// An input as it was when read: a change of size or mtime means it must be read again.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Stamp {
+    pub path: String,
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+/// One middlebox finding, with its flow (for the summary).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MiddleboxRow {
+    pub capture: String,
+    pub id: u64,
+    pub client: String,
+    pub server: String,
+    pub kind: String,
+    pub direction: String,
+    pub confidence: String,
+    pub evidence: String,
+}
+
+/// One unit's outcome, one line of `done.jsonl`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Record {
+    pub unit: String,
+    /// The options the results depend on (see `Options::fingerprint`).
+    pub options: String,
+    /// The flows table's columns (see `tables::flows_schema_fingerprint`).
+    pub schema: String,
+    pub inputs: Vec<Stamp>,
+    /// File name in `parts/`; none when the unit has no flows.
+    pub part: Option<String>,
+    pub flows: u64,
+    pub captures: Vec<CaptureRow>,
+    pub middlebox: Vec<MiddleboxRow>,
+}
+
+/// One row of `captures.*`: what became of one input file.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CaptureRow {
+    pub path: String,
+    /// ok | partial (cut short or damaged: the flows before the problem are kept) |
+    /// failed (could not be read) | skipped (not a capture).
+    pub status: String,
+    pub format: Option<String>,
+    pub compression: Option<String>,
+    pub size_bytes: u64,
+    /// Modification time, seconds since the epoch.
+    #[serde(with = "exact")]
+    pub mtime: Option<f64>,
+    pub packets: Option<u64>,
+    pub tcp_segments: Option<u64>,
+    pub non_tcp_records: Option<u64>,
+    pub flows: Option<u64>,
+    #[serde(with = "exact")]
+    pub first_ts: Option<f64>,
+    #[serde(with = "exact")]
+    pub last_ts: Option<f64>,
+    pub link_types: Option<String>,
+    pub warnings: Option<String>,
+    pub error: Option<String>,
+    pub skipped_reason: Option<String>,
+    /// The `capture` value of this file's flows: its path, or the stitched chain's name.
+    pub chain: Option<String>,
+}
+
+/// Floats in `done.jsonl` as strings (Rust's shortest round-trip form), so that a row read
+/// back is bit for bit the row written (serde_json's float parsing may be off by an ulp).
+mod exact {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(x) => s.serialize_str(&x.to_string()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|t| t.parse().map_err(serde::de::Error::custom))
+            .transpose()
+    }
+}

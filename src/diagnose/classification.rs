@@ -1,0 +1,34 @@
+//! What the classifier found for a flow: the time shares, the verdict, the periods and the
+//! figures the rules' writers use (plain data; `classify` makes it).
+
+use super::label::Label;
+use crate::time::Timestamp;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Classification {
+    /// Shares of the steady transfer (after start-up), indexed by `Label::index()`.
+    pub fractions: [f64; 4],
+    /// Shares of the whole transfer, start-up included.
+    pub fractions_all: [f64; 4],
+    pub verdict: Label,
+    pub periods: Vec<(Timestamp, Timestamp, Label)>,
+    pub startup_end: Timestamp,
+    pub startup_s: f64,
+    /// Steady delivery rate of this flow and, when shared, of all flows on the path (B/s).
+    pub steady_rate: f64,
+    pub shared_steady_rate: Option<f64>,
+    /// Steady delivery (shared when shared) over capacity, over the time the sender was
+    /// not idle.
+    pub utilisation: Option<f64>,
+    /// Steady delivery (shared when shared) over the time the sender was not idle (B/s).
+    pub busy_rate: f64,
+    pub idle_share: f64,
+    pub plateau_share: f64,
+    /// The typical flight of the flat stretches (median of their rounds' largest flight).
+    pub plateau_flight: u64,
+    /// Share of the steady transfer's time in standing-queue bins.
+    pub queue_share: f64,
+    /// Duration the fractions are taken over, seconds.
+    pub steady_s: f64,
+}
+

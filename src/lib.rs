@@ -12,6 +12,7 @@ pub mod compare;
 pub mod decode;
 pub mod diagnose;
 pub mod fastmath;
+pub mod flood;
 pub mod flow;
 pub mod middlebox;
 pub mod observe;

@@ -145,7 +145,7 @@ fn open(input: &Input) -> Result<CaptureReader, Problem> {
 }
 
 pub fn process(unit: &Unit, ctx: &Context) -> Done {
-    let idle = AnalysisConfig::default().table.idle_timeout;
+    let idle = AnalysisConfig::default().table.timeouts.established;
     let mut done = Done {
         captures: Vec::with_capacity(unit.inputs.len()),
         flows: Vec::new(),

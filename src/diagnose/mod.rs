@@ -46,6 +46,14 @@ pub struct Finished {
     kept: Option<Kept>,
 }
 
+impl Finished {
+    /// For a judged flow: its hosts and bulk direction, and the span of its transfer's
+    /// timeline — what [`across_flows`] groups flows by. None for a flow not judged.
+    pub fn sharing(&self) -> Option<((IpAddr, IpAddr, Dir), Timestamp, Timestamp)> {
+        self.kept.as_ref().map(|k| (k.hosts, k.tl.origin, k.tl.end()))
+    }
+}
+
 struct Kept {
     /// The summary's notes from before the diagnosis (handshake, capture).
     base_notes: Vec<String>,

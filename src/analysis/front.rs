@@ -1,0 +1,622 @@
+//! The front: every connection's life, decided in one place, in capture order.
+//!
+//! The front sees every selected segment (on the reading thread when workers analyse) and
+//! decides, for each, which connection it belongs to: a new one, the next life of a
+//! 4-tuple, or a live one. It keeps what deciding needs for every live connection (a
+//! [`Life`], 64 bytes) and, for a connection that has not carried data, the connection
+//! itself as a log of its control segments ([`Attempt`]): a SYN costs ~230 bytes until it
+//! turns out to matter. A connection gets its tracker — in a worker's [`super::Shard`] —
+//! with its first payload.
+//!
+//! The front also ends connections: when a segment starts a new life on the tuple, when
+//! one is silent past its state's timeout ([`Timeouts`], checked once a second of capture
+//! time), when the memory budget needs room (the least valuable first: no data before
+//! data, then the longest silent), and at the end of the capture. Because all of this is
+//! decided here, from the segments alone, the same capture gives the same connections,
+//! ids, ends and output order whatever the number of workers.
+//!
+//! What the front decides goes out as [`Cmd`]s to the worker holding a connection, and as
+//! [`Expect`]s to the output (the order flows are written in).
+
+use super::attempt::{self, Attempt, Logged, MAX_LOGGED};
+use super::router::{Balancer, Move};
+use crate::decode::Segment;
+use crate::flood::Watcher;
+use crate::flow::life::{self, End, State};
+use crate::flow::{Dir, Endpoint, FlowKey, Found, FxHashMap, Life, Slots, Timeouts, SWEEP_EVERY};
+use crate::time::Timestamp;
+use std::collections::BTreeSet;
+use std::net::IpAddr;
+
+/// Memory for live connections. Estimated from what each kind of connection costs (see
+/// [`cost`]), so that the same capture is cut the same way on any machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// All live connections.
+    pub total_bytes: u64,
+    /// Connections that have carried no data yet (attempts, handshakes, ACK-only
+    /// pickups): evicted first, oldest silence first, once they take more than this.
+    pub attempt_bytes: u64,
+}
+
+impl Default for Budget {
+    /// 1 GiB for all, 32 MiB for attempts: Suricata's default flow memcap is 32 MB, for
+    /// records of a few hundred bytes like these; a flood then stays in ~150 k attempts.
+    /// Connections with data get the rest: ~60 k tracked at once (~16 KiB each).
+    fn default() -> Self {
+        Budget {
+            total_bytes: 1 << 30,
+            attempt_bytes: 32 << 20,
+        }
+    }
+}
+
+/// What a connection with a tracker is estimated to cost, beyond its front entry: the
+/// tracker and accumulators (`Connection` + `Accumulator`, 4.3 KB), the RTT histogram's
+/// chunks, the dispersion bins and timeline of one data direction, the RTT and
+/// retransmission queues (bench/RESULTS.md: ~12 KiB measured per connection of the
+/// many-flow mix).
+pub(crate) const TRACKER_BYTES: u64 = 16 << 10;
+
+/// What a front entry costs: its slot, map entry and log (each logged segment is a
+/// 40-byte heap element; the allocator rounds the log up to 48-byte units).
+pub(crate) fn cost(entry: &Live) -> u64 {
+    let base = Slots::<Live>::bytes_per_entry() as u64;
+    match &entry.stage {
+        Stage::Log(log) => base + 8 + log.capacity() as u64 * std::mem::size_of::<Logged>() as u64,
+        Stage::Tracked { .. } => base + TRACKER_BYTES,
+    }
+}
+
+/// Where a connection's state is.
+pub(crate) enum Stage {
+    /// Held here as an attempt log.
+    Log(Vec<Logged>),
+    /// A tracker in worker `worker`, slot `slot` of its shard; `recent` counts segments
+    /// since the last sweep (for the balancer).
+    Tracked { worker: u16, slot: u32, recent: u32 },
+}
+
+pub(crate) struct Live {
+    pub life: Life,
+    pub stage: Stage,
+}
+
+/// A new tracker's identity.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NewConn {
+    pub id: u64,
+    pub client: Endpoint,
+    pub server: Endpoint,
+    pub by_syn: bool,
+    pub first_frame: u64,
+    pub first_ts: Timestamp,
+}
+
+/// What a segment does to its worker's connection.
+pub(crate) enum Op {
+    /// Goes on in the tracker of its slot.
+    Track,
+    /// Starts a tracker in its slot.
+    Start(Box<NewConn>),
+    /// Starts a tracker from an attempt's log, then goes on.
+    Promote(Box<Attempt>),
+}
+
+/// Work for the worker holding a connection, in the order the front decided it.
+pub(crate) enum Cmd {
+    Seg {
+        slot: u32,
+        frame: u64,
+        ts: Timestamp,
+        dir: Dir,
+        seg: Segment,
+        op: Op,
+    },
+    /// Finish the connection in `slot`: summarised as the `fseq`-th listed flow, or
+    /// dropped when `fseq` is None (an attempt the flood finding summarises).
+    Finish { slot: u32, fseq: Option<u64> },
+    /// Build an attempt's tracker from its log and summarise it as the `fseq`-th flow.
+    Replay { fseq: u64, attempt: Box<Attempt> },
+    /// Hand the connection in `slot` over to worker `to`, into its slot `to_slot`.
+    Move { slot: u32, to: usize, to_slot: u32 },
+}
+
+/// Two hosts, either way round: flows between them may share a bottleneck
+/// (`diagnose::across_flows`).
+pub(crate) type HostPair = (IpAddr, IpAddr);
+
+pub(crate) fn host_pair(key: &FlowKey) -> HostPair {
+    let (a, b) = (key.lo.addr, key.hi.addr);
+    if a <= b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+/// What the output is told, in the order of the front's decisions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Expect {
+    /// The `fseq`-th listed flow is coming, of the connection `id` between `pair`; after
+    /// it ended, at capture time `now`, the connections with data still live between
+    /// `pair` got their first payload no earlier than `live_from` (None: there are none).
+    Flow {
+        fseq: u64,
+        id: u64,
+        pair: HostPair,
+        live_from: Option<Timestamp>,
+        now: Timestamp,
+    },
+    /// Connection `id` ended without a listed summary.
+    Skip { id: u64 },
+}
+
+/// Where the front's decisions go.
+pub(crate) trait Decisions {
+    fn cmd(&mut self, worker: usize, cmd: Cmd);
+    fn expect(&mut self, e: Expect);
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct FrontConfig {
+    pub first_id: u64,
+    pub timeouts: Timeouts,
+    pub budget: Budget,
+    /// Hold attempts as logs (no observer asks for every segment as it comes).
+    pub defer: bool,
+    /// List every attempt, even those a flood finding summarises (`--all`).
+    pub list_all: bool,
+    pub workers: usize,
+    pub rebalance_min: u64,
+}
+
+/// Connections ended, by why.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EndCounts {
+    pub replaced: u64,
+    pub expired_syn_sent: u64,
+    pub expired_syn_received: u64,
+    pub expired_established: u64,
+    pub expired_closed: u64,
+    /// Ended early for the memory budget: without data, and with.
+    pub evicted_without_data: u64,
+    pub evicted_with_data: u64,
+    pub capture_end: u64,
+    /// Attempts without data summarised by a flood finding, not listed.
+    pub folded: u64,
+    /// Most connections live at once, and most attempts held as logs.
+    pub peak_live: u64,
+    pub peak_logged: u64,
+    /// The estimated memory at its peak (see [`cost`]).
+    pub peak_bytes: u64,
+}
+
+pub(crate) struct Front {
+    config: FrontConfig,
+    table: Slots<Live>,
+    next_id: u64,
+    next_fseq: u64,
+    now: Timestamp,
+    last_sweep: Option<Timestamp>,
+    balancer: Balancer,
+    /// Free slots of each worker's shard, and the next never used.
+    free_slots: Vec<Vec<u32>>,
+    next_slot: Vec<u32>,
+    /// The connections with data, by host pair: (first payload, id).
+    with_data: FxHashMap<HostPair, BTreeSet<(Timestamp, u64)>>,
+    first_payload: FxHashMap<u64, Timestamp>,
+    bytes: u64,
+    attempt_bytes: u64,
+    logged: u64,
+    pub(crate) watcher: Watcher,
+    pub(crate) ends: EndCounts,
+}
+
+impl Front {
+    pub(crate) fn new(config: FrontConfig) -> Front {
+        let workers = config.workers.max(1);
+        Front {
+            next_id: config.first_id,
+            balancer: Balancer::new(workers, config.rebalance_min),
+            free_slots: vec![Vec::new(); workers],
+            next_slot: vec![0; workers],
+            config,
+            table: Slots::default(),
+            next_fseq: 0,
+            now: Timestamp(i64::MIN),
+            last_sweep: None,
+            with_data: FxHashMap::default(),
+            first_payload: FxHashMap::default(),
+            bytes: 0,
+            attempt_bytes: 0,
+            logged: 0,
+            watcher: Watcher::default(),
+            ends: EndCounts::default(),
+        }
+    }
+
+    /// The id the next connection gets.
+    pub(crate) fn next_id(&self) -> u64 {
+        self.next_id
+    }
+
+    pub(crate) fn moves(&self) -> u64 {
+        self.balancer.moves
+    }
+
+    fn take_slot(&mut self, w: usize) -> u32 {
+        self.free_slots[w].pop().unwrap_or_else(|| {
+            self.next_slot[w] += 1;
+            self.next_slot[w] - 1
+        })
+    }
+
+    fn account(&mut self, e: &Live, sign: i64) {
+        let c = cost(e) as i64 * sign;
+        self.bytes = (self.bytes as i64 + c) as u64;
+        if !e.life.any_data() {
+            self.attempt_bytes = (self.attempt_bytes as i64 + c) as u64;
+        }
+    }
+
+    /// One segment, in capture order.
+    #[inline]
+    pub(crate) fn on_segment<D: Decisions>(&mut self, seg: &Segment, frame: u64, ts: Timestamp, out: &mut D) {
+        self.now = self.now.max(ts);
+        let (src, dst) = Endpoint::pair_of(seg);
+        let found = self.table.find(&src, &dst);
+        let (slot, created) = match found {
+            Found::Live(slot) => {
+                let e = self.table.get(slot);
+                let key = self.table.key(slot);
+                let (client, _) = attempt::ends(&key, &e.life);
+                if life::starts_new(&e.life, seg, client == src, ts, &self.config.timeouts) {
+                    self.end(slot, End::Replaced, out);
+                    (self.create(key, seg, src, dst, frame, ts), true)
+                } else {
+                    (slot, false)
+                }
+            }
+            Found::Vacant(key) => (self.create(key, seg, src, dst, frame, ts), true),
+        };
+        let key = self.table.key(slot);
+        let e = self.table.get_mut(slot);
+        let (client, server) = attempt::ends(&key, &e.life);
+        let dir = if client == src { Dir::C2S } else { Dir::S2C };
+        let had_data = e.life.any_data();
+        e.life.observe(seg, dir, ts);
+        if seg.flags.syn() && !seg.flags.ack() && dir == Dir::C2S {
+            self.watcher.on_syn(ts, client, server, created);
+        }
+        let e = self.table.get_mut(slot);
+        if !had_data && e.life.any_data() {
+            let id = e.life.id;
+            // Its cost moves from the attempts' share to the rest.
+            let c = cost(e);
+            self.attempt_bytes -= c;
+            self.with_data.entry(host_pair(&key)).or_default().insert((ts, id));
+            self.first_payload.insert(id, ts);
+        }
+        let e = self.table.get_mut(slot);
+        match &mut e.stage {
+            Stage::Tracked { worker, slot: s, recent } => {
+                *recent += 1;
+                let (w, s) = (*worker as usize, *s);
+                let op = if created {
+                    Op::Start(Box::new(NewConn {
+                        id: e.life.id,
+                        client,
+                        server,
+                        by_syn: e.life.by_syn(),
+                        first_frame: e.life.first_frame,
+                        first_ts: e.life.first_ts,
+                    }))
+                } else {
+                    Op::Track
+                };
+                self.balancer.on_segment(w);
+                out.cmd(
+                    w,
+                    Cmd::Seg {
+                        slot: s,
+                        frame,
+                        ts,
+                        dir,
+                        seg: *seg,
+                        op,
+                    },
+                );
+            }
+            Stage::Log(log) => {
+                let entry = (log.len() < MAX_LOGGED)
+                    .then(|| Logged::of(seg, dir, frame, ts, &e.life))
+                    .flatten();
+                match entry {
+                    Some(l) => {
+                        let before = log.capacity();
+                        // One element at a time: most attempts log one or two segments.
+                        log.reserve_exact(1);
+                        log.push(l);
+                        self.logged += 1;
+                        let grown = (log.capacity() - before) as u64 * std::mem::size_of::<Logged>() as u64;
+                        self.bytes += grown;
+                        if !e.life.any_data() {
+                            self.attempt_bytes += grown;
+                        }
+                    }
+                    None => self.promote(slot, seg, dir, frame, ts, out),
+                }
+            }
+        }
+        if created {
+            self.note_peaks();
+            if self.bytes > self.config.budget.total_bytes || self.attempt_bytes > self.config.budget.attempt_bytes {
+                self.make_room(out);
+            }
+        }
+        if self.last_sweep.is_none_or(|t| self.now - t >= SWEEP_EVERY) {
+            self.sweep(out);
+        }
+    }
+
+    fn note_peaks(&mut self) {
+        let e = &mut self.ends;
+        e.peak_live = e.peak_live.max(self.table.live() as u64);
+        e.peak_bytes = e.peak_bytes.max(self.bytes);
+        e.peak_logged = e.peak_logged.max(self.logged);
+    }
+
+    fn create(&mut self, key: FlowKey, seg: &Segment, src: Endpoint, dst: Endpoint, frame: u64, ts: Timestamp) -> u32 {
+        let (client, _, by_syn) = life::roles(seg, src, dst);
+        let id = self.next_id;
+        self.next_id += 1;
+        let life = Life::new(id, client == key.lo, by_syn, frame, ts);
+        let stage = if self.config.defer {
+            Stage::Log(Vec::new())
+        } else {
+            let w = self.balancer.place();
+            Stage::Tracked {
+                worker: w as u16,
+                slot: self.take_slot(w),
+                recent: 0,
+            }
+        };
+        let e = Live { life, stage };
+        self.account(&e, 1);
+        self.table.insert(key, e)
+    }
+
+    /// Gives an attempt its tracker: its log replayed, then `seg`.
+    fn promote<D: Decisions>(&mut self, slot: u32, seg: &Segment, dir: Dir, frame: u64, ts: Timestamp, out: &mut D) {
+        let w = self.balancer.place();
+        let s = self.take_slot(w);
+        let key = self.table.key(slot);
+        let e = self.table.get(slot);
+        let attempt_share = !e.life.any_data();
+        let before = cost(e);
+        let e = self.table.get_mut(slot);
+        let Stage::Log(log) = std::mem::replace(
+            &mut e.stage,
+            Stage::Tracked {
+                worker: w as u16,
+                slot: s,
+                recent: 1,
+            },
+        ) else {
+            unreachable!("promoted from a log")
+        };
+        self.logged -= log.len() as u64;
+        let attempt = Box::new(Attempt {
+            key,
+            life: e.life.clone(),
+            log,
+        });
+        let after = cost(self.table.get(slot));
+        self.bytes = self.bytes - before + after;
+        if attempt_share {
+            self.attempt_bytes = self.attempt_bytes - before + after;
+        }
+        self.balancer.on_segment(w);
+        out.cmd(
+            w,
+            Cmd::Seg {
+                slot: s,
+                frame,
+                ts,
+                dir,
+                seg: *seg,
+                op: Op::Promote(attempt),
+            },
+        );
+    }
+
+    /// Ends the connection in `slot`.
+    fn end<D: Decisions>(&mut self, slot: u32, why: End, out: &mut D) {
+        let c = cost(self.table.get(slot));
+        let (key, e) = self.table.remove(slot);
+        self.bytes -= c;
+        if !e.life.any_data() {
+            self.attempt_bytes -= c;
+        }
+        match why {
+            End::Replaced => self.ends.replaced += 1,
+            End::Expired(State::SynSent) => self.ends.expired_syn_sent += 1,
+            End::Expired(State::SynReceived) => self.ends.expired_syn_received += 1,
+            End::Expired(State::Established) => self.ends.expired_established += 1,
+            End::Expired(State::Closed) => self.ends.expired_closed += 1,
+            End::Evicted if e.life.any_data() => self.ends.evicted_with_data += 1,
+            End::Evicted => self.ends.evicted_without_data += 1,
+            End::CaptureEnd => self.ends.capture_end += 1,
+        }
+        let pair = host_pair(&key);
+        let id = e.life.id;
+        if let Some(t) = self.first_payload.remove(&id) {
+            if let Some(set) = self.with_data.get_mut(&pair) {
+                set.remove(&(t, id));
+                if set.is_empty() {
+                    self.with_data.remove(&pair);
+                }
+            }
+        }
+        let (client, server) = attempt::ends(&key, &e.life);
+        let outcome = e.life.outcome();
+        if e.life.by_syn() {
+            self.watcher.on_end(e.life.first_ts, client, server, outcome);
+        }
+        let fold = matches!(e.stage, Stage::Log(_))
+            && !e.life.any_data()
+            && e.life.by_syn()
+            && !self.config.list_all
+            && self.watcher.raised();
+        let fseq = (!fold).then(|| {
+            self.next_fseq += 1;
+            self.next_fseq - 1
+        });
+        match (e.stage, fseq) {
+            (Stage::Log(log), Some(fseq)) => {
+                self.logged -= log.len() as u64;
+                let w = (id % self.balancer.workers() as u64) as usize;
+                out.cmd(
+                    w,
+                    Cmd::Replay {
+                        fseq,
+                        attempt: Box::new(Attempt { key, life: e.life, log }),
+                    },
+                );
+            }
+            (Stage::Log(log), None) => {
+                self.logged -= log.len() as u64;
+                self.ends.folded += 1;
+            }
+            (Stage::Tracked { worker, slot, .. }, fseq) => {
+                let w = worker as usize;
+                self.balancer.on_end(w);
+                self.free_slots[w].push(slot);
+                out.cmd(w, Cmd::Finish { slot, fseq });
+            }
+        }
+        match fseq {
+            Some(fseq) => out.expect(Expect::Flow {
+                fseq,
+                id,
+                pair,
+                live_from: self.with_data.get(&pair).and_then(|s| s.first()).map(|&(t, _)| t),
+                now: self.now,
+            }),
+            None => out.expect(Expect::Skip { id }),
+        }
+    }
+
+    /// Ends the connections that expired (in the order they began), and weighs the
+    /// workers; once a second of capture time.
+    #[inline(never)]
+    fn sweep<D: Decisions>(&mut self, out: &mut D) {
+        self.last_sweep = Some(self.now);
+        let (now, t) = (self.now, self.config.timeouts);
+        let mut due: Vec<(u64, u32, State)> = self
+            .table
+            .iter()
+            .filter_map(|(slot, e)| e.life.expired(now, &t).map(|s| (e.life.id, slot, s)))
+            .collect();
+        due.sort_unstable_by_key(|d| d.0);
+        for (_, slot, state) in due {
+            self.end(slot, End::Expired(state), out);
+        }
+        if self.balancer.workers() > 1 {
+            let conns: Vec<(u64, usize, u64)> = self
+                .table
+                .iter()
+                .filter_map(|(_, e)| match e.stage {
+                    Stage::Tracked { worker, recent, .. } => Some((e.life.id, worker as usize, recent as u64)),
+                    Stage::Log(_) => None,
+                })
+                .collect();
+            if let Some(m) = self.balancer.choose(&conns) {
+                self.carry_out(m, out);
+            }
+        }
+        for (_, e) in self.table.iter_mut() {
+            if let Stage::Tracked { recent, .. } = &mut e.stage {
+                *recent = 0;
+            }
+        }
+    }
+
+    fn carry_out<D: Decisions>(&mut self, m: Move, out: &mut D) {
+        let to_slot = self.take_slot(m.to);
+        let found = self.table.iter_mut().find(|(_, e)| e.life.id == m.id);
+        if let Some((_, e)) = found {
+            if let Stage::Tracked { worker, slot, .. } = &mut e.stage {
+                let from_slot = *slot;
+                *worker = m.to as u16;
+                *slot = to_slot;
+                self.free_slots[m.from].push(from_slot);
+                self.balancer.moved(m);
+                out.cmd(
+                    m.from,
+                    Cmd::Move {
+                        slot: from_slot,
+                        to: m.to,
+                        to_slot,
+                    },
+                );
+                return;
+            }
+        }
+        self.free_slots[m.to].push(to_slot);
+    }
+
+    /// Ends connections until the estimate is 7/8 of the budget it went over: among those
+    /// without data the longest silent first; then by value (see [`Life::value`]).
+    #[inline(never)]
+    fn make_room<D: Decisions>(&mut self, out: &mut D) {
+        let b = self.config.budget;
+        if self.attempt_bytes > b.attempt_bytes {
+            let target = b.attempt_bytes / 8 * 7;
+            self.evict(|l| !l.any_data(), self.attempt_bytes - target, out);
+        }
+        if self.bytes > b.total_bytes {
+            let target = b.total_bytes / 8 * 7;
+            self.evict(|_| true, self.bytes - target, out);
+        }
+    }
+
+    /// Ends the least valuable connections `pick` accepts until `need` bytes are freed.
+    fn evict<D: Decisions>(&mut self, pick: impl Fn(&Life) -> bool, need: u64, out: &mut D) {
+        let mut cands: Vec<(u8, Timestamp, u64, u32, u64)> = self
+            .table
+            .iter()
+            .filter(|(_, e)| pick(&e.life))
+            .map(|(slot, e)| (e.life.value(), e.life.last_ts, e.life.id, slot, cost(e)))
+            .collect();
+        // No entry costs less than the smallest attempt: at most this many are needed.
+        let least = (Slots::<Live>::bytes_per_entry() + 8) as u64;
+        let k = ((need / least + 1) as usize).min(cands.len());
+        if k == 0 {
+            return;
+        }
+        if k < cands.len() {
+            cands.select_nth_unstable(k - 1);
+            cands.truncate(k);
+        }
+        cands.sort_unstable();
+        let mut freed = 0;
+        for (_, _, _, slot, c) in cands {
+            if freed >= need {
+                break;
+            }
+            freed += c;
+            self.end(slot, End::Evicted, out);
+        }
+    }
+
+    /// The end of the capture: every live connection ends, in the order they began.
+    pub(crate) fn finish<D: Decisions>(&mut self, out: &mut D) {
+        let mut all: Vec<(u64, u32)> = self.table.iter().map(|(slot, e)| (e.life.id, slot)).collect();
+        all.sort_unstable();
+        for (_, slot) in all {
+            self.end(slot, End::CaptureEnd, out);
+        }
+    }
+}

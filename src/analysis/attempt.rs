@@ -117,12 +117,48 @@ impl Logged {
     }
 }
 
+/// An attempt's segments: the first in place (most attempts of a flood have one), the
+/// others on the heap.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Log {
+    first: Option<Logged>,
+    rest: Vec<Logged>,
+}
+
+impl Log {
+    pub(crate) fn len(&self) -> usize {
+        self.first.is_some() as usize + self.rest.len()
+    }
+
+    /// Adds a segment; the heap bytes it took.
+    pub(crate) fn push(&mut self, l: Logged) -> u64 {
+        if self.first.is_none() {
+            self.first = Some(l);
+            return 0;
+        }
+        let before = self.rest.capacity();
+        // One element at a time: a log rarely holds more than a handful.
+        self.rest.reserve_exact(1);
+        self.rest.push(l);
+        ((self.rest.capacity() - before) * std::mem::size_of::<Logged>()) as u64
+    }
+
+    /// Bytes on the heap.
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        (self.rest.capacity() * std::mem::size_of::<Logged>()) as u64
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Logged> {
+        self.first.iter().chain(self.rest.iter())
+    }
+}
+
 /// Everything needed to build an attempt's tracker: who it is, and its log.
 #[derive(Clone, Debug)]
 pub(crate) struct Attempt {
     pub key: FlowKey,
     pub life: Life,
-    pub log: Vec<Logged>,
+    pub log: Log,
 }
 
 impl Attempt {

@@ -18,14 +18,14 @@
 //! What the front decides goes out as [`Cmd`]s to the worker holding a connection, and as
 //! [`Expect`]s to the output (the order flows are written in).
 
-use super::attempt::{self, Attempt, Logged, MAX_LOGGED};
+use super::attempt::{self, Attempt, Log, Logged, MAX_LOGGED};
 use super::router::{Balancer, Move};
 use crate::decode::Segment;
 use crate::flood::Watcher;
 use crate::flow::life::{self, End, State};
 use crate::flow::{Dir, Endpoint, FlowKey, Found, FxHashMap, Life, Slots, Timeouts, SWEEP_EVERY};
 use crate::time::Timestamp;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::net::IpAddr;
 
 /// Memory for live connections. Estimated from what each kind of connection costs (see
@@ -40,13 +40,16 @@ pub struct Budget {
 }
 
 impl Default for Budget {
-    /// 1 GiB for all, 32 MiB for attempts: Suricata's default flow memcap is 32 MB, for
-    /// records of a few hundred bytes like these; a flood then stays in ~150 k attempts.
-    /// Connections with data get the rest: ~60 k tracked at once (~16 KiB each).
+    /// 1 GiB for all, 16 MiB for attempts (~70 k of them, ~230 bytes each): the order of
+    /// Suricata's default flow memcap (32 MB, for records of this size) and of conntrack's
+    /// table on a small machine (`nf_conntrack_max` 65,536), so a flood keeps a 1 M-SYN
+    /// capture's peak RSS below 64 MiB. The cost: at 100 k SYN/s an attempt is kept for
+    /// ~0.7 s of silence, so a SYN answered later than that loses its SYN (raise
+    /// `--attempt-memory`). Connections with data get the rest: ~60 k tracked at once.
     fn default() -> Self {
         Budget {
             total_bytes: 1 << 30,
-            attempt_bytes: 32 << 20,
+            attempt_bytes: 16 << 20,
         }
     }
 }
@@ -63,7 +66,7 @@ pub(crate) const TRACKER_BYTES: u64 = 16 << 10;
 pub(crate) fn cost(entry: &Live) -> u64 {
     let base = Slots::<Live>::bytes_per_entry() as u64;
     match &entry.stage {
-        Stage::Log(log) => base + 8 + log.capacity() as u64 * std::mem::size_of::<Logged>() as u64,
+        Stage::Log(log) => base + log.heap_bytes(),
         Stage::Tracked { .. } => base + TRACKER_BYTES,
     }
 }
@@ -71,7 +74,7 @@ pub(crate) fn cost(entry: &Live) -> u64 {
 /// Where a connection's state is.
 pub(crate) enum Stage {
     /// Held here as an attempt log.
-    Log(Vec<Logged>),
+    Log(Log),
     /// A tracker in worker `worker`, slot `slot` of its shard; `recent` counts segments
     /// since the last sweep (for the balancer).
     Tracked { worker: u16, slot: u32, recent: u32 },
@@ -209,6 +212,10 @@ pub(crate) struct Front {
     bytes: u64,
     attempt_bytes: u64,
     logged: u64,
+    /// Connections without data in the order they were last heard of (time then, id,
+    /// slot), for the attempts' budget: entries gone stale (ended, or heard of again) are
+    /// skipped or queued again when they come up.
+    quiet: VecDeque<(Timestamp, u64, u32)>,
     pub(crate) watcher: Watcher,
     pub(crate) ends: EndCounts,
 }
@@ -231,6 +238,7 @@ impl Front {
             bytes: 0,
             attempt_bytes: 0,
             logged: 0,
+            quiet: VecDeque::new(),
             watcher: Watcher::default(),
             ends: EndCounts::default(),
         }
@@ -334,12 +342,8 @@ impl Front {
                     .flatten();
                 match entry {
                     Some(l) => {
-                        let before = log.capacity();
-                        // One element at a time: most attempts log one or two segments.
-                        log.reserve_exact(1);
-                        log.push(l);
+                        let grown = log.push(l);
                         self.logged += 1;
-                        let grown = (log.capacity() - before) as u64 * std::mem::size_of::<Logged>() as u64;
                         self.bytes += grown;
                         if !e.life.any_data() {
                             self.attempt_bytes += grown;
@@ -373,7 +377,7 @@ impl Front {
         self.next_id += 1;
         let life = Life::new(id, client == key.lo, by_syn, frame, ts);
         let stage = if self.config.defer {
-            Stage::Log(Vec::new())
+            Stage::Log(Log::default())
         } else {
             let w = self.balancer.place();
             Stage::Tracked {
@@ -384,7 +388,14 @@ impl Front {
         };
         let e = Live { life, stage };
         self.account(&e, 1);
-        self.table.insert(key, e)
+        let slot = self.table.insert(key, e);
+        self.quiet.push_back((ts, id, slot));
+        if self.quiet.len() > 2 * self.table.live() + 1024 {
+            let table = &self.table;
+            self.quiet
+                .retain(|&(_, id, slot)| table.try_get(slot).is_some_and(|e| e.life.id == id && !e.life.any_data()));
+        }
+        slot
     }
 
     /// Gives an attempt its tracker: its log replayed, then `seg`.
@@ -451,11 +462,13 @@ impl Front {
         }
         let pair = host_pair(&key);
         let id = e.life.id;
-        if let Some(t) = self.first_payload.remove(&id) {
-            if let Some(set) = self.with_data.get_mut(&pair) {
-                set.remove(&(t, id));
-                if set.is_empty() {
-                    self.with_data.remove(&pair);
+        if e.life.any_data() {
+            if let Some(t) = self.first_payload.remove(&id) {
+                if let Some(set) = self.with_data.get_mut(&pair) {
+                    set.remove(&(t, id));
+                    if set.is_empty() {
+                        self.with_data.remove(&pair);
+                    }
                 }
             }
         }
@@ -501,7 +514,11 @@ impl Front {
                 fseq,
                 id,
                 pair,
-                live_from: self.with_data.get(&pair).and_then(|s| s.first()).map(|&(t, _)| t),
+                live_from: if self.with_data.is_empty() {
+                    None
+                } else {
+                    self.with_data.get(&pair).and_then(|s| s.first()).map(|&(t, _)| t)
+                },
                 now: self.now,
             }),
             None => out.expect(Expect::Skip { id }),
@@ -567,14 +584,25 @@ impl Front {
         self.free_slots[m.to].push(to_slot);
     }
 
-    /// Ends connections until the estimate is 7/8 of the budget it went over: among those
-    /// without data the longest silent first; then by value (see [`Life::value`]).
+    /// Ends connections until the estimate is 7/8 of the budget it went over: for the
+    /// attempts' budget those without data, the longest silent first (`quiet`); for the
+    /// whole budget by value (see [`Life::value`]), then the longest silent.
     #[inline(never)]
     fn make_room<D: Decisions>(&mut self, out: &mut D) {
         let b = self.config.budget;
         if self.attempt_bytes > b.attempt_bytes {
             let target = b.attempt_bytes / 8 * 7;
-            self.evict(|l| !l.any_data(), self.attempt_bytes - target, out);
+            while self.attempt_bytes > target {
+                let Some((t, id, slot)) = self.quiet.pop_front() else { break };
+                let Some(e) = self.table.try_get(slot).filter(|e| e.life.id == id && !e.life.any_data()) else {
+                    continue;
+                };
+                if e.life.last_ts > t {
+                    self.quiet.push_back((e.life.last_ts, id, slot));
+                } else {
+                    self.end(slot, End::Evicted, out);
+                }
+            }
         }
         if self.bytes > b.total_bytes {
             let target = b.total_bytes / 8 * 7;

@@ -157,6 +157,11 @@ impl Output {
         self.pump();
     }
 
+    /// Decisions queued behind a flow that has not arrived yet.
+    pub(crate) fn waiting(&self) -> usize {
+        self.expects.len()
+    }
+
     /// Whether every expected flow has arrived.
     pub(crate) fn caught_up(&self) -> bool {
         self.expects.is_empty()

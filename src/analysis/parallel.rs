@@ -90,8 +90,13 @@ impl Decisions for Dispatch<'_> {
     #[inline]
     fn cmd(&mut self, w: usize, cmd: Cmd) {
         let moving = matches!(cmd, Cmd::Move { .. });
+        // A flow the output waits for goes to its worker now: later flows, and the
+        // attempts a flood finding folds, queue behind it in the output.
+        let awaited = matches!(cmd, Cmd::Finish { fseq: Some(_), .. } | Cmd::Replay { .. });
         self.batches[w].push(cmd);
-        if moving {
+        if awaited {
+            self.flush(w);
+        } else if moving {
             // The old worker hands the connection over once it has done everything
             // before; it goes to the new one ahead of anything after.
             self.flush(w);
@@ -105,8 +110,20 @@ impl Decisions for Dispatch<'_> {
     }
     fn expect(&mut self, e: Expect) {
         self.output.expect(e);
+        // What waits for a worker's flow stays bounded: beyond this, wait for the flows.
+        if self.output.waiting() > MAX_WAITING {
+            while self.output.waiting() > MAX_WAITING / 2 {
+                match self.results.recv() {
+                    Ok((fseq, f)) => self.output.arrive(fseq, f),
+                    Err(_) => break,
+                }
+            }
+        }
     }
 }
+
+/// Decisions the output holds while a worker's flow is on its way, at most.
+const MAX_WAITING: usize = 1 << 14;
 
 /// [`analyze_reader_parallel_into`] with the balancer's threshold for moving connections
 /// (tests lower it to move connections of small captures); also returns the moves made.
@@ -171,7 +188,7 @@ fn run(
         let mut records = 0u64;
         loop {
             records += 1;
-            if records % PROGRESS_EVERY == 0 {
+            if records.is_multiple_of(PROGRESS_EVERY) {
                 progress(reader.input_bytes());
                 d.collect();
                 for f in d.output.take_ready() {

@@ -35,7 +35,7 @@ impl Entry {
             first_ts: a.life.first_ts,
         });
         e.conn.keep_flight_series(false);
-        for l in &a.log {
+        for l in a.log.iter() {
             let (seg, dir, frame, ts) = l.segment(client, server, &a.life);
             let event = e.conn.track(&seg, dir, frame, ts);
             e.acc.on_segment(&e.conn, &event);

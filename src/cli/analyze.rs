@@ -65,7 +65,7 @@ pub fn analyze_one<O: Observer>(
             Ok(Some(frame)) => {
                 analysis.on_frame(&frame);
                 n += 1;
-                if n % 65_536 == 0 {
+                if n.is_multiple_of(65_536) {
                     if let Some(b) = &bar {
                         b.set_position(reader.input_bytes());
                     }
@@ -97,6 +97,9 @@ pub struct Params<'a> {
     pub list_all: bool,
     /// Analysis threads (0: one per core).
     pub jobs: usize,
+    /// Say on stderr when the memory budget ended connections early (the text view says
+    /// it in its capture block).
+    pub warn: bool,
 }
 
 /// Analyses one capture for its summaries only: the reading thread decodes and runs the
@@ -136,7 +139,9 @@ fn analyze_summaries(
     for w in &summary.warnings {
         eprintln!("bdpscope: warning: {name}: {w}; the packets before were analysed");
     }
-    warn_budget(&name, &summary);
+    if p.warn {
+        warn_budget(&name, &summary);
+    }
     let next = first_id + summary.flows;
     Ok((summary, next))
 }
@@ -193,6 +198,7 @@ pub fn run(args: AnalyzeArgs) -> Result<Status> {
         budget: args.memory.budget(),
         list_all: args.all,
         jobs: args.jobs,
+        warn: args.format != Format::Text,
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

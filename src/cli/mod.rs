@@ -94,7 +94,7 @@ pub struct Memory {
     pub conn_memory: u64,
     /// MiB for live connections that have carried no data yet (attempts, handshakes):
     /// a SYN flood stays within it.
-    #[arg(long, value_name = "MIB", default_value_t = 32)]
+    #[arg(long, value_name = "MIB", default_value_t = 16)]
     pub attempt_memory: u64,
 }
 

@@ -497,7 +497,13 @@ impl Watcher {
                 ),
             });
         }
-        out.sort_by(|a, b| b.attempts.cmp(&a.attempts).then(a.kind.cmp(&b.kind)));
+        // The specific findings first (heaviest first), the capture-wide one last.
+        out.sort_by(|a, b| {
+            (a.kind == "unanswered-syns")
+                .cmp(&(b.kind == "unanswered-syns"))
+                .then(b.attempts.cmp(&a.attempts))
+                .then(a.kind.cmp(&b.kind))
+        });
         out
     }
 }
@@ -546,7 +552,7 @@ mod tests {
         assert!(w.raised());
         let f = w.findings();
         let kinds: Vec<&str> = f.iter().map(|f| f.kind.as_str()).collect();
-        assert_eq!(kinds, ["syn-flood", "unanswered-syns"]);
+        assert_eq!(kinds, ["syn-flood", "unanswered-syns"], "the specific finding first");
         let flood = &f[0];
         assert_eq!((flood.attempts, flood.failed), (20_000, 20_000));
         let sources = flood.distinct_sources.unwrap() as f64;

@@ -21,6 +21,9 @@ pub struct Slot<K, V> {
 pub struct TopK<K, V> {
     k: usize,
     slots: Vec<Slot<K, V>>,
+    /// The slots' counts side by side: the smallest is looked for on every new key (in a
+    /// spoofed flood, every SYN), and a scan of 64 adjacent words takes nanoseconds.
+    counts: Vec<u64>,
     index: FxHashMap<K, usize>,
 }
 
@@ -39,6 +42,7 @@ impl<K: Copy + Eq + Hash, V: Default + Clear> TopK<K, V> {
         TopK {
             k,
             slots: Vec::with_capacity(k),
+            counts: Vec::with_capacity(k),
             index: FxHashMap::default(),
         }
     }
@@ -48,10 +52,12 @@ impl<K: Copy + Eq + Hash, V: Default + Clear> TopK<K, V> {
     pub fn count(&mut self, key: K) -> &mut Slot<K, V> {
         if let Some(&i) = self.index.get(&key) {
             self.slots[i].count += 1;
+            self.counts[i] += 1;
             return &mut self.slots[i];
         }
         if self.slots.len() < self.k {
             self.index.insert(key, self.slots.len());
+            self.counts.push(1);
             self.slots.push(Slot {
                 key,
                 count: 1,
@@ -60,9 +66,13 @@ impl<K: Copy + Eq + Hash, V: Default + Clear> TopK<K, V> {
             });
             return self.slots.last_mut().expect("pushed");
         }
-        let i = (0..self.slots.len())
-            .min_by_key(|&i| self.slots[i].count)
-            .expect("k > 0");
+        let mut i = 0;
+        for (j, &c) in self.counts.iter().enumerate() {
+            if c < self.counts[i] {
+                i = j;
+            }
+        }
+        self.counts[i] += 1;
         let s = &mut self.slots[i];
         self.index.remove(&s.key);
         self.index.insert(key, i);

@@ -263,9 +263,9 @@ impl Life {
         if seg.payload_len > 0 {
             self.bits |= if c2s { DATA_C2S } else { DATA_S2C };
         }
-        if f.rst() {
-            self.closed_at = Some(ts);
-        } else if self.has(FIN_C2S) && self.has(FIN_S2C) && self.closed_at.is_none() {
+        // A reset closes (again, later); the second FIN closes once.
+        let second_fin = self.has(FIN_C2S) && self.has(FIN_S2C) && self.closed_at.is_none();
+        if f.rst() || second_fin {
             self.closed_at = Some(ts);
         }
     }

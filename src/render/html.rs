@@ -122,6 +122,63 @@ pub fn write<W: Write>(out: &mut W, page: &Page<'_>) -> std::io::Result<()> {
     out.write_all(h.as_bytes())
 }
 
+/// Floods and scans of the captures (`CaptureSummary::floods`), with the attempts they
+/// summarise and any connections the memory budget ended early; nothing when there are
+/// none. Self-contained: one table, the page's existing classes.
+fn floods(h: &mut String, captures: &[CaptureSummary]) -> std::fmt::Result {
+    let any = captures.iter().any(|c| {
+        !c.floods.is_empty() || c.connections.evicted_with_data + c.connections.evicted_without_data > 0
+    });
+    if !any {
+        return Ok(());
+    }
+    writeln!(h, "<h3 id=\"floods\">Floods and scans</h3>")?;
+    writeln!(h, "<table class=\"data\"><thead><tr><th>capture</th><th>finding</th><th>target</th><th>source</th><th class=\"num\">attempts</th><th class=\"num\">answered</th><th class=\"num\">completed</th><th class=\"num\">peak SYN/s</th><th>figures</th><th>rule</th></tr></thead><tbody>")?;
+    for c in captures {
+        for f in &c.floods {
+            writeln!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.1}%</td><td class=\"num\">{:.1}%</td><td class=\"num\">{}</td><td>{}</td><td class=\"muted\">{}</td></tr>",
+                esc(&short_path(&c.path)),
+                esc(&f.kind),
+                esc(f.target.as_deref().unwrap_or("–")),
+                esc(f.source.as_deref().unwrap_or("–")),
+                f.attempts,
+                100.0 * f.answered_share,
+                100.0 * f.completed_share,
+                f.peak.as_ref().map_or("–".into(), |p| p.syns.to_string()),
+                esc(&f.evidence),
+                esc(&f.rule)
+            )?;
+        }
+    }
+    writeln!(h, "</tbody></table>")?;
+    for c in captures {
+        let (a, k) = (&c.attempts, &c.connections);
+        if a.folded > 0 {
+            writeln!(
+                h,
+                "<p class=\"muted\">{}: {} connection attempts without data are summarised here, not listed as flows ({} unanswered, {} refused, {} half-open).</p>",
+                esc(&short_path(&c.path)),
+                a.folded,
+                a.unanswered,
+                a.refused,
+                a.half_open
+            )?;
+        }
+        if k.evicted_with_data + k.evicted_without_data > 0 {
+            writeln!(
+                h,
+                "<p class=\"warn\">{}: the memory for live connections was full: {} connections without data and {} with data ended early.</p>",
+                esc(&short_path(&c.path)),
+                k.evicted_without_data,
+                k.evicted_with_data
+            )?;
+        }
+    }
+    Ok(())
+}
+
 fn render(h: &mut String, p: &Page<'_>) -> std::fmt::Result {
     let flows = p.flows;
     writeln!(
@@ -194,7 +251,9 @@ fn render(h: &mut String, p: &Page<'_>) -> std::fmt::Result {
             if notes.is_empty() { "–".into() } else { notes.join("<br>") }
         )?;
     }
-    writeln!(h, "</tbody></table></section>")?;
+    writeln!(h, "</tbody></table>")?;
+    floods(h, p.captures)?;
+    writeln!(h, "</section>")?;
 
     // Flow table.
     writeln!(h, "<section id=\"flows\"><h2>Flows</h2>")?;

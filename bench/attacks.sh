@@ -96,11 +96,23 @@ d = json.load(open(sys.argv[1])); alone = json.load(open(sys.argv[2]))
 c = d["captures"][0]; k = c["connections"]; a = c["attempts"]
 floods = "; ".join(f"{f['kind']} {f.get('target') or ''} ({f['attempts']} attempts, ~{f.get('distinct_sources') or f.get('distinct_ports') or ''} distinct)" for f in c["floods"]) or "none"
 drop = ("id", "capture", "first_frame")
-ref = {k2: v for k2, v in alone["flows"][0].items() if k2 not in drop}
+def relative(f):
+    # The transfer was moved in time: absolute times are compared from its first packet.
+    f = json.loads(json.dumps(f)); t0 = f["start_ts"]
+    for k2 in ("start_ts", "end_ts"):
+        f[k2] = round(f[k2] - t0, 6)
+    for p in f.get("periods", []):
+        p["start"] = round(p["start"] - t0, 6); p["end"] = round(p["end"] - t0, 6)
+    for d2 in ("c2s", "s2c"):
+        for k2 in ("first_data_ts", "last_data_ts"):
+            if f[d2].get(k2) is not None:
+                f[d2][k2] = round(f[d2][k2] - t0, 6)
+    return {k2: v for k2, v in f.items() if k2 not in drop}
+ref = relative(alone["flows"][0])
 same = "-"
 for fl in d["flows"]:
     if fl["client"] == alone["flows"][0]["client"] and fl["server"] == alone["flows"][0]["server"]:
-        mine = {k2: v for k2, v in fl.items() if k2 not in drop}
+        mine = relative(fl)
         diff = [k2 for k2 in ref if ref[k2] != mine.get(k2)]
         same = "identical" if not diff else "differs: " + ",".join(diff)
 per = k["peak_bytes"] / max(k["peak_live"], 1)

@@ -75,7 +75,7 @@ pub struct PeakSecond {
 /// A flood or a scan: its kind, who and what, the figures, and the rule it met.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct FloodFinding {
-    /// syn-flood | port-scan | address-scan | unanswered-syns
+    /// syn-flood | port-scan | address-scan | failed-attempts
     pub kind: String,
     /// The service ("10.0.0.1:80"), host ("10.0.0.1") or port ("port 22") attacked or
     /// scanned; none for the whole capture.

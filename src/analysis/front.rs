@@ -211,6 +211,7 @@ pub(crate) struct Front {
     first_payload: FxHashMap<u64, Timestamp>,
     bytes: u64,
     attempt_bytes: u64,
+    /// Connections held as logs now.
     logged: u64,
     /// Connections without data in the order they were last heard of (time then, id,
     /// slot), for the attempts' budget: entries gone stale (ended, or heard of again) are
@@ -343,7 +344,6 @@ impl Front {
                 match entry {
                     Some(l) => {
                         let grown = log.push(l);
-                        self.logged += 1;
                         self.bytes += grown;
                         if !e.life.any_data() {
                             self.attempt_bytes += grown;
@@ -377,6 +377,7 @@ impl Front {
         self.next_id += 1;
         let life = Life::new(id, client == key.lo, by_syn, frame, ts);
         let stage = if self.config.defer {
+            self.logged += 1;
             Stage::Log(Log::default())
         } else {
             let w = self.balancer.place();
@@ -417,7 +418,7 @@ impl Front {
         ) else {
             unreachable!("promoted from a log")
         };
-        self.logged -= log.len() as u64;
+        self.logged -= 1;
         let attempt = Box::new(Attempt {
             key,
             life: e.life.clone(),
@@ -488,7 +489,7 @@ impl Front {
         });
         match (e.stage, fseq) {
             (Stage::Log(log), Some(fseq)) => {
-                self.logged -= log.len() as u64;
+                self.logged -= 1;
                 let w = (id % self.balancer.workers() as u64) as usize;
                 out.cmd(
                     w,
@@ -498,8 +499,8 @@ impl Front {
                     },
                 );
             }
-            (Stage::Log(log), None) => {
-                self.logged -= log.len() as u64;
+            (Stage::Log(_), None) => {
+                self.logged -= 1;
                 self.ends.folded += 1;
             }
             (Stage::Tracked { worker, slot, .. }, fseq) => {

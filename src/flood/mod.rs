@@ -6,7 +6,7 @@
 //!   ports ([`hll::Hll`]), the SYN rate over time and its peak second;
 //! - per destination service, per (source, destination host) and per (source,
 //!   destination port): the heaviest 64 of each ([`topk::TopK`]), with their distinct
-//!   counts.
+//!   counts (exact up to 32, then HyperLogLog: ~1 KB each at most).
 //!
 //! The findings are general statements, each from a published detector:
 //!
@@ -15,7 +15,7 @@
 //! | `syn-flood` | one service gets >= 15,000 attempts within 60 s, and >= 80% of its attempts fail (judged once >= 20 of them ended) | the threshold of Bro's `synflood.bro` (15,000 new connections per 60 s interval); the failure share is the threshold random walk's scanner model: a benign attempt succeeds with probability 0.8, a malicious one with 0.2 (Jung, Paxson, Berger, Balakrishnan, "Fast portscan detection using sequential hypothesis testing", IEEE S&P 2004) |
 //! | `port-scan` | one source's failed attempts reach >= 15 distinct ports of one host | Zeek `scan.zeek`, `port_scan_threshold` |
 //! | `address-scan` | one source's failed attempts reach >= 25 distinct hosts on one port | Zeek `scan.zeek`, `addr_scan_threshold` |
-//! | `unanswered-syns` | >= 80% of the capture's attempts failed, over >= 20 attempts | TRW's 0.2 success rate again; with 20 attempts a benign population (0.8) fails that often with probability < 1e-9 (binomial) |
+//! | `failed-attempts` | >= 80% of the capture's attempts failed, over >= 20 attempts | TRW's 0.2 success rate again; with 20 attempts a benign population (0.8) fails that often with probability 1.4e-8 (binomial) |
 //!
 //! A failed attempt is Zeek's (`scan.zeek`'s `is_failed_conn`): no data either way, and
 //! no completed handshake (unanswered, refused by a reset, or half-open). Zeek counts
@@ -45,7 +45,7 @@ pub const MALICIOUS_SUCCESS: f64 = 0.2;
 pub const PORT_SCAN_PORTS: u64 = 15;
 /// `address-scan`: distinct hosts on one port in one source's failed attempts.
 pub const ADDRESS_SCAN_HOSTS: u64 = 25;
-/// The fewest ended attempts a failure share is judged over (`syn-flood`, `unanswered-syns`).
+/// The fewest ended attempts a failure share is judged over (`syn-flood`, `failed-attempts`).
 pub const MIN_ATTEMPTS: u64 = 20;
 /// Counters per kind of key.
 const TOP: usize = 64;
@@ -323,10 +323,10 @@ impl Watcher {
         if outcome.failed() {
             let p = self.port_scans.count((client.addr, server.addr));
             p.value.add(server.port as u64, first_ts);
-            let port_scan = p.value.distinct.count() >= PORT_SCAN_PORTS;
+            let port_scan = p.value.distinct.at_least(PORT_SCAN_PORTS);
             let a = self.address_scans.count((client.addr, server.port));
             a.value.add(ip_word(server.addr), first_ts);
-            let address_scan = a.value.distinct.count() >= ADDRESS_SCAN_HOSTS;
+            let address_scan = a.value.distinct.at_least(ADDRESS_SCAN_HOSTS);
             if port_scan || address_scan {
                 self.raised = true;
             }
@@ -407,10 +407,10 @@ impl Watcher {
             });
         }
         for s in self.port_scans.iter() {
-            let n = s.value.distinct.count();
-            if n < PORT_SCAN_PORTS {
+            if !s.value.distinct.at_least(PORT_SCAN_PORTS) {
                 continue;
             }
+            let n = s.value.distinct.count();
             out.push(FloodFinding {
                 kind: "port-scan".into(),
                 target: Some(s.key.1.to_string()),
@@ -435,10 +435,10 @@ impl Watcher {
             });
         }
         for s in self.address_scans.iter() {
-            let n = s.value.distinct.count();
-            if n < ADDRESS_SCAN_HOSTS {
+            if !s.value.distinct.at_least(ADDRESS_SCAN_HOSTS) {
                 continue;
             }
+            let n = s.value.distinct.count();
             out.push(FloodFinding {
                 kind: "address-scan".into(),
                 target: Some(format!("port {}", s.key.1)),
@@ -465,7 +465,7 @@ impl Watcher {
         if unanswered_met(&self.ended) {
             let e = &self.ended;
             out.push(FloodFinding {
-                kind: "unanswered-syns".into(),
+                kind: "failed-attempts".into(),
                 target: None,
                 source: None,
                 attempts: e.attempts,
@@ -499,8 +499,8 @@ impl Watcher {
         }
         // The specific findings first (heaviest first), the capture-wide one last.
         out.sort_by(|a, b| {
-            (a.kind == "unanswered-syns")
-                .cmp(&(b.kind == "unanswered-syns"))
+            (a.kind == "failed-attempts")
+                .cmp(&(b.kind == "failed-attempts"))
                 .then(b.attempts.cmp(&a.attempts))
                 .then(a.kind.cmp(&b.kind))
         });
@@ -552,7 +552,7 @@ mod tests {
         assert!(w.raised());
         let f = w.findings();
         let kinds: Vec<&str> = f.iter().map(|f| f.kind.as_str()).collect();
-        assert_eq!(kinds, ["syn-flood", "unanswered-syns"], "the specific finding first");
+        assert_eq!(kinds, ["syn-flood", "failed-attempts"], "the specific finding first");
         let flood = &f[0];
         assert_eq!((flood.attempts, flood.failed), (20_000, 20_000));
         let sources = flood.distinct_sources.unwrap() as f64;

@@ -324,18 +324,7 @@ impl Front {
                 } else {
                     Op::Track
                 };
-                self.balancer.on_segment(w);
-                out.cmd(
-                    w,
-                    Cmd::Seg {
-                        slot: s,
-                        frame,
-                        ts,
-                        dir,
-                        seg: *seg,
-                        op,
-                    },
-                );
+                self.track(w, s, seg, dir, frame, ts, op, out);
             }
             Stage::Log(log) => {
                 let entry = (log.len() < MAX_LOGGED)
@@ -429,16 +418,33 @@ impl Front {
         if attempt_share {
             self.attempt_bytes = self.attempt_bytes - before + after;
         }
+        self.track(w, s, seg, dir, frame, ts, Op::Promote(attempt), out);
+    }
+
+    /// Sends a segment to the tracker in worker `w`'s slot `slot`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn track<D: Decisions>(
+        &mut self,
+        w: usize,
+        slot: u32,
+        seg: &Segment,
+        dir: Dir,
+        frame: u64,
+        ts: Timestamp,
+        op: Op,
+        out: &mut D,
+    ) {
         self.balancer.on_segment(w);
         out.cmd(
             w,
             Cmd::Seg {
-                slot: s,
+                slot,
                 frame,
                 ts,
                 dir,
                 seg: *seg,
-                op: Op::Promote(attempt),
+                op,
             },
         );
     }

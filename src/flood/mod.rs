@@ -176,14 +176,27 @@ impl Window {
     }
 }
 
+/// The first and last time something was seen.
+#[derive(Clone, Copy, Debug, Default)]
+struct Seen {
+    first: Option<Timestamp>,
+    last: Option<Timestamp>,
+}
+
+impl Seen {
+    fn add(&mut self, at: Timestamp) {
+        self.first = Some(self.first.map_or(at, |f| f.min(at)));
+        self.last = Some(self.last.map_or(at, |l| l.max(at)));
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 struct Service {
     sources: Hll,
     window: Window,
     peak: Peak,
     ended: Ended,
-    first: Option<Timestamp>,
-    last: Option<Timestamp>,
+    seen: Seen,
 }
 
 impl Clear for Service {
@@ -192,8 +205,7 @@ impl Clear for Service {
         self.window = Window::default();
         self.peak = Peak::default();
         self.ended = Ended::default();
-        self.first = None;
-        self.last = None;
+        self.seen = Seen::default();
     }
 }
 
@@ -201,23 +213,20 @@ impl Clear for Service {
 #[derive(Clone, Debug, Default)]
 struct Scan {
     distinct: Hll,
-    first: Option<Timestamp>,
-    last: Option<Timestamp>,
+    seen: Seen,
 }
 
 impl Clear for Scan {
     fn clear(&mut self) {
         self.distinct.clear();
-        self.first = None;
-        self.last = None;
+        self.seen = Seen::default();
     }
 }
 
 impl Scan {
     fn add(&mut self, v: u64, at: Timestamp) {
         self.distinct.add(v);
-        self.first = Some(self.first.map_or(at, |f| f.min(at)));
-        self.last = Some(self.last.map_or(at, |l| l.max(at)));
+        self.seen.add(at);
     }
 }
 
@@ -307,8 +316,7 @@ impl Watcher {
         v.sources.add(src);
         v.window.add(ts);
         v.peak.add(ts);
-        v.first = Some(v.first.map_or(ts, |f| f.min(ts)));
-        v.last = Some(v.last.map_or(ts, |l| l.max(ts)));
+        v.seen.add(ts);
     }
 
     /// An attempt that began at `first_ts` ended with `outcome`.
@@ -390,8 +398,8 @@ impl Watcher {
                 distinct_sources: Some(sources),
                 distinct_ports: None,
                 distinct_hosts: None,
-                first_ts: secs(v.first),
-                last_ts: secs(v.last),
+                first_ts: secs(v.seen.first),
+                last_ts: secs(v.seen.last),
                 peak: v.peak.result(),
                 evidence: format!(
                     "{} attempts to {target} from ~{sources} distinct sources, up to {} within {FLOOD_WINDOW_S} s; {:.1}% answered, {:.1}% completed the handshake",
@@ -422,8 +430,8 @@ impl Watcher {
                 distinct_sources: None,
                 distinct_ports: Some(n),
                 distinct_hosts: None,
-                first_ts: secs(s.value.first),
-                last_ts: secs(s.value.last),
+                first_ts: secs(s.value.seen.first),
+                last_ts: secs(s.value.seen.last),
                 peak: None,
                 evidence: format!(
                     "{} failed attempts from {} to ~{n} distinct ports of {}",
@@ -450,8 +458,8 @@ impl Watcher {
                 distinct_sources: None,
                 distinct_ports: None,
                 distinct_hosts: Some(n),
-                first_ts: secs(s.value.first),
-                last_ts: secs(s.value.last),
+                first_ts: secs(s.value.seen.first),
+                last_ts: secs(s.value.seen.last),
                 peak: None,
                 evidence: format!(
                     "{} failed attempts from {} to ~{n} distinct hosts on port {}",

@@ -90,8 +90,8 @@ fn a_transfer_inside_a_flood_is_the_transfer_alone() {
     let k = &capture.connections;
     assert!(k.evicted_without_data > 15_000, "{k:?}");
     assert_eq!(k.evicted_with_data, 0);
-    // At most the attempts' budget and one attempt, plus the transfer's tracker.
-    assert!(k.peak_bytes <= (256 << 10) + (17 << 10), "{}", k.peak_bytes);
+    // At most the attempts' budget and one attempt, plus the transfer's tracker (~75 KB).
+    assert!(k.peak_bytes <= (256 << 10) + (96 << 10), "{}", k.peak_bytes);
     // The flood: found, its attempts counted and summarised, the first few listed.
     let a = &capture.attempts;
     assert_eq!((a.attempts, a.unanswered, a.with_data), (20_001, 20_000, 1));

@@ -21,6 +21,7 @@
 use super::attempt::{self, Attempt, Log, Logged, MAX_LOGGED};
 use super::router::{Balancer, Move};
 use crate::decode::Segment;
+use crate::diagnose;
 use crate::flood::Watcher;
 use crate::flow::life::{self, End, State};
 use crate::flow::{Dir, Endpoint, FlowKey, Found, FxHashMap, Life, Slots, Timeouts, SWEEP_EVERY};
@@ -40,34 +41,51 @@ pub struct Budget {
 }
 
 impl Default for Budget {
-    /// 1 GiB for all, 16 MiB for attempts (~70 k of them, ~230 bytes each): the order of
+    /// 4 GiB for all, 16 MiB for attempts (~70 k of them, ~230 bytes each): the order of
     /// Suricata's default flow memcap (32 MB, for records of this size) and of conntrack's
     /// table on a small machine (`nf_conntrack_max` 65,536), so a flood keeps a 1 M-SYN
     /// capture's peak RSS below 64 MiB. The cost: at 100 k SYN/s an attempt is kept for
     /// ~0.7 s of silence, so a SYN answered later than that loses its SYN (raise
-    /// `--attempt-memory`). Connections with data get the rest: ~60 k tracked at once.
+    /// `--attempt-memory`). Connections with data get the rest: a tracked connection
+    /// costs 10-130 KB (its timelines grow with its duration, to 512 bins of 104 bytes per
+    /// direction with data), so 4 GiB is ~30 k long bursty connections or ~300 k short ones
+    /// at once — what a laptop holds; tcptrace and tshark hold every connection instead.
     fn default() -> Self {
         Budget {
-            total_bytes: 1 << 30,
+            total_bytes: 4 << 30,
             attempt_bytes: 16 << 20,
         }
     }
 }
 
-/// What a connection with a tracker is estimated to cost, beyond its front entry: the
-/// tracker and accumulators (`Connection` + `Accumulator`, 4.3 KB), the RTT histogram's
-/// chunks, the dispersion bins and timeline of one data direction, the RTT and
-/// retransmission queues (bench/RESULTS.md: ~12 KiB measured per connection of the
-/// many-flow mix).
-pub(crate) const TRACKER_BYTES: u64 = 16 << 10;
+/// What a tracker costs whatever it sees: `Connection` and `Accumulator` (4.3 KB), their
+/// boxes and queues, the RTT histogram's first chunks.
+pub(crate) const TRACKER_BYTES: u64 = 8 << 10;
+/// What each direction that carries data adds besides its timeline: the two dispersion
+/// histograms (800 bins each, 3.2 KB), the RTT and timestamp queues.
+pub(crate) const DATA_DIRECTION_BYTES: u64 = 8 << 10;
 
-/// What a front entry costs: its slot, map entry and log (each logged segment is a
-/// 40-byte heap element; the allocator rounds the log up to 48-byte units).
+/// The timeline of a direction whose data has run for `span`: a bin per millisecond until
+/// there are `MAX_BINS` (then they widen); bins are allocated as time reaches them.
+fn timeline_bytes(span: crate::time::Span) -> u64 {
+    let bins = (span.nanos().max(0) / 1_000_000 + 1).min(diagnose::MAX_BINS as i64) as u64;
+    bins * std::mem::size_of::<diagnose::Bin>() as u64
+}
+
+/// What a front entry costs: its slot and map entry, and its log (each segment past the
+/// first is a 40-byte heap element) or its tracker (estimated from what the front saw:
+/// which directions carried data, for how long). Recomputed once a second of capture.
+/// Measured on the many-flow mix (bench/results/attacks.md): within ~30% of the RSS.
 pub(crate) fn cost(entry: &Live) -> u64 {
     let base = Slots::<Live>::bytes_per_entry() as u64;
     match &entry.stage {
         Stage::Log(log) => base + log.heap_bytes(),
-        Stage::Tracked { .. } => base + TRACKER_BYTES,
+        Stage::Tracked { since, .. } => {
+            let l = &entry.life;
+            let dirs = l.data(Dir::C2S) as u64 + l.data(Dir::S2C) as u64;
+            let timeline = if dirs > 0 { timeline_bytes(l.last_ts - *since) } else { 0 };
+            base + TRACKER_BYTES + dirs * (DATA_DIRECTION_BYTES + timeline)
+        }
     }
 }
 
@@ -76,13 +94,20 @@ pub(crate) enum Stage {
     /// Held here as an attempt log.
     Log(Log),
     /// A tracker in worker `worker`, slot `slot` of its shard; `recent` counts segments
-    /// since the last sweep (for the balancer).
-    Tracked { worker: u16, slot: u32, recent: u32 },
+    /// since the last sweep (for the balancer); `since`: when it got its tracker.
+    Tracked {
+        worker: u16,
+        slot: u32,
+        recent: u32,
+        since: Timestamp,
+    },
 }
 
 pub(crate) struct Live {
     pub life: Life,
     pub stage: Stage,
+    /// The bytes counted for it in the front's totals (see [`cost`]).
+    charged: u64,
 }
 
 /// A new tracker's identity.
@@ -261,12 +286,14 @@ impl Front {
         })
     }
 
-    fn account(&mut self, e: &Live, sign: i64) {
-        let c = cost(e) as i64 * sign;
-        self.bytes = (self.bytes as i64 + c) as u64;
+    /// Brings an entry's share of the totals up to date with its cost now.
+    fn recharge(bytes: &mut u64, attempt_bytes: &mut u64, e: &mut Live) {
+        let now = cost(e);
+        *bytes = *bytes + now - e.charged;
         if !e.life.any_data() {
-            self.attempt_bytes = (self.attempt_bytes as i64 + c) as u64;
+            *attempt_bytes = *attempt_bytes + now - e.charged;
         }
+        e.charged = now;
     }
 
     /// One segment, in capture order.
@@ -274,13 +301,28 @@ impl Front {
     pub(crate) fn on_segment<D: Decisions>(&mut self, seg: &Segment, frame: u64, ts: Timestamp, out: &mut D) {
         self.now = self.now.max(ts);
         let (src, dst) = Endpoint::pair_of(seg);
-        let found = self.table.find(&src, &dst);
-        let (slot, created) = match found {
+        let (slot, created) = match self.table.find(&src, &dst) {
             Found::Live(slot) => {
-                let e = self.table.get(slot);
-                let key = self.table.key(slot);
-                let (client, _) = attempt::ends(&key, &e.life);
-                if life::starts_new(&e.life, seg, client == src, ts, &self.config.timeouts) {
+                let (key, e) = self.table.entry_mut(slot);
+                let from_client = (key.lo == src) == e.life.client_is_lo;
+                // Most segments: a connection with a tracker going on (one test of the
+                // flags, one of the time).
+                let plain = !seg.flags.syn() && !seg.flags.rst() && !seg.flags.fin();
+                if plain && e.life.expired(ts, &self.config.timeouts).is_none() {
+                    if let Stage::Tracked { worker, slot: s, recent, .. } = &mut e.stage {
+                        if seg.payload_len == 0 || e.life.any_data() {
+                            let dir = if from_client { Dir::C2S } else { Dir::S2C };
+                            e.life.observe(seg, dir, ts);
+                            *recent += 1;
+                            let (w, s) = (*worker as usize, *s);
+                            self.track(w, s, seg, dir, frame, ts, Op::Track, out);
+                            self.sweep_if_due(out);
+                            return;
+                        }
+                    }
+                }
+                if life::starts_new(&e.life, seg, from_client, ts, &self.config.timeouts) {
+                    let key = *key;
                     self.end(slot, End::Replaced, out);
                     (self.create(key, seg, src, dst, frame, ts), true)
                 } else {
@@ -289,8 +331,37 @@ impl Front {
             }
             Found::Vacant(key) => (self.create(key, seg, src, dst, frame, ts), true),
         };
-        let key = self.table.key(slot);
-        let e = self.table.get_mut(slot);
+        self.segment(slot, created, seg, src, frame, ts, out);
+        if created {
+            self.note_peaks();
+            if self.bytes > self.config.budget.total_bytes || self.attempt_bytes > self.config.budget.attempt_bytes {
+                self.make_room(out);
+            }
+        }
+        self.sweep_if_due(out);
+    }
+
+    #[inline]
+    fn sweep_if_due<D: Decisions>(&mut self, out: &mut D) {
+        if self.last_sweep.is_none_or(|t| self.now - t >= SWEEP_EVERY) {
+            self.sweep(out);
+        }
+    }
+
+    /// A segment of the connection in `slot` (`created` by it), beyond the plain case.
+    #[allow(clippy::too_many_arguments)]
+    fn segment<D: Decisions>(
+        &mut self,
+        slot: u32,
+        created: bool,
+        seg: &Segment,
+        src: Endpoint,
+        frame: u64,
+        ts: Timestamp,
+        out: &mut D,
+    ) {
+        let (key, e) = self.table.entry_mut(slot);
+        let key = *key;
         let (client, server) = attempt::ends(&key, &e.life);
         let dir = if client == src { Dir::C2S } else { Dir::S2C };
         let had_data = e.life.any_data();
@@ -302,14 +373,13 @@ impl Front {
         if !had_data && e.life.any_data() {
             let id = e.life.id;
             // Its cost moves from the attempts' share to the rest.
-            let c = cost(e);
-            self.attempt_bytes -= c;
+            self.attempt_bytes -= e.charged;
             self.with_data.entry(host_pair(&key)).or_default().insert((ts, id));
             self.first_payload.insert(id, ts);
         }
         let e = self.table.get_mut(slot);
         match &mut e.stage {
-            Stage::Tracked { worker, slot: s, recent } => {
+            Stage::Tracked { worker, slot: s, recent, .. } => {
                 *recent += 1;
                 let (w, s) = (*worker as usize, *s);
                 let op = if created {
@@ -333,6 +403,7 @@ impl Front {
                 match entry {
                     Some(l) => {
                         let grown = log.push(l);
+                        e.charged += grown;
                         self.bytes += grown;
                         if !e.life.any_data() {
                             self.attempt_bytes += grown;
@@ -341,15 +412,6 @@ impl Front {
                     None => self.promote(slot, seg, dir, frame, ts, out),
                 }
             }
-        }
-        if created {
-            self.note_peaks();
-            if self.bytes > self.config.budget.total_bytes || self.attempt_bytes > self.config.budget.attempt_bytes {
-                self.make_room(out);
-            }
-        }
-        if self.last_sweep.is_none_or(|t| self.now - t >= SWEEP_EVERY) {
-            self.sweep(out);
         }
     }
 
@@ -374,10 +436,11 @@ impl Front {
                 worker: w as u16,
                 slot: self.take_slot(w),
                 recent: 0,
+                since: ts,
             }
         };
-        let e = Live { life, stage };
-        self.account(&e, 1);
+        let mut e = Live { life, stage, charged: 0 };
+        Self::recharge(&mut self.bytes, &mut self.attempt_bytes, &mut e);
         let slot = self.table.insert(key, e);
         self.quiet.push_back((ts, id, slot));
         if self.quiet.len() > 2 * self.table.live() + 1024 {
@@ -393,9 +456,6 @@ impl Front {
         let w = self.balancer.place();
         let s = self.take_slot(w);
         let key = self.table.key(slot);
-        let e = self.table.get(slot);
-        let attempt_share = !e.life.any_data();
-        let before = cost(e);
         let e = self.table.get_mut(slot);
         let Stage::Log(log) = std::mem::replace(
             &mut e.stage,
@@ -403,6 +463,7 @@ impl Front {
                 worker: w as u16,
                 slot: s,
                 recent: 1,
+                since: ts,
             },
         ) else {
             unreachable!("promoted from a log")
@@ -413,11 +474,7 @@ impl Front {
             life: e.life.clone(),
             log,
         });
-        let after = cost(self.table.get(slot));
-        self.bytes = self.bytes - before + after;
-        if attempt_share {
-            self.attempt_bytes = self.attempt_bytes - before + after;
-        }
+        Self::recharge(&mut self.bytes, &mut self.attempt_bytes, e);
         self.track(w, s, seg, dir, frame, ts, Op::Promote(attempt), out);
     }
 
@@ -451,11 +508,10 @@ impl Front {
 
     /// Ends the connection in `slot`.
     fn end<D: Decisions>(&mut self, slot: u32, why: End, out: &mut D) {
-        let c = cost(self.table.get(slot));
         let (key, e) = self.table.remove(slot);
-        self.bytes -= c;
+        self.bytes -= e.charged;
         if !e.life.any_data() {
-            self.attempt_bytes -= c;
+            self.attempt_bytes -= e.charged;
         }
         match why {
             End::Replaced => self.ends.replaced += 1,
@@ -560,11 +616,15 @@ impl Front {
                 self.carry_out(m, out);
             }
         }
+        // Trackers grow with time (timelines): their estimates follow once a second.
+        let (bytes, attempt_bytes) = (&mut self.bytes, &mut self.attempt_bytes);
         for (_, e) in self.table.iter_mut() {
             if let Stage::Tracked { recent, .. } = &mut e.stage {
                 *recent = 0;
+                Self::recharge(bytes, attempt_bytes, e);
             }
         }
+        self.note_peaks();
     }
 
     fn carry_out<D: Decisions>(&mut self, m: Move, out: &mut D) {
@@ -623,7 +683,7 @@ impl Front {
             .table
             .iter()
             .filter(|(_, e)| pick(&e.life))
-            .map(|(slot, e)| (e.life.value(), e.life.last_ts, e.life.id, slot, cost(e)))
+            .map(|(slot, e)| (e.life.value(), e.life.last_ts, e.life.id, slot, e.charged))
             .collect();
         // No entry costs less than the smallest attempt: at most this many are needed.
         let least = (Slots::<Live>::bytes_per_entry() + 8) as u64;

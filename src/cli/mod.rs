@@ -90,7 +90,7 @@ pub struct AnalyzeArgs {
 #[derive(Args, Debug, Clone, Copy)]
 pub struct Memory {
     /// MiB for all live connections.
-    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    #[arg(long, value_name = "MIB", default_value_t = 4096)]
     pub conn_memory: u64,
     /// MiB for live connections that have carried no data yet (attempts, handshakes):
     /// a SYN flood stays within it.

@@ -21,7 +21,7 @@ pub use accumulator::{Accumulator, DirAccumulator};
 pub use capacity::{Capacity, Method};
 pub use classify::Classification;
 pub use label::{Label, UNDETERMINED};
-pub use timeline::{Bin, SenderState, Timeline};
+pub use timeline::{Bin, SenderState, Timeline, MAX_BINS};
 
 use crate::analysis::AnalysisConfig;
 use crate::flow::Dir;

@@ -153,6 +153,7 @@ impl Life {
         }
     }
 
+    #[inline]
     fn has(&self, b: u16) -> bool {
         self.bits & b != 0
     }
@@ -166,6 +167,7 @@ impl Life {
         self.has(if d == Dir::C2S { DATA_C2S } else { DATA_S2C })
     }
 
+    #[inline]
     pub fn any_data(&self) -> bool {
         self.has(DATA_C2S | DATA_S2C)
     }
@@ -187,6 +189,7 @@ impl Life {
     }
 
     /// The state its timeout is chosen by.
+    #[inline]
     pub fn state(&self) -> State {
         if self.closed() {
             State::Closed
@@ -200,6 +203,7 @@ impl Life {
     }
 
     /// Whether the connection is over at `now` (silent past its state's timeout).
+    #[inline]
     pub fn expired(&self, now: Timestamp, t: &Timeouts) -> Option<State> {
         let state = self.state();
         let (since, limit) = match state {
@@ -239,6 +243,7 @@ impl Life {
     }
 
     /// Takes in one segment going `dir`, in the order `Connection::track` does.
+    #[inline]
     pub fn observe(&mut self, seg: &Segment, dir: Dir, ts: Timestamp) {
         self.last_ts = self.last_ts.max(ts);
         let f = seg.flags;

@@ -95,6 +95,13 @@ impl<T> Slots<T> {
         &mut self.slots[slot as usize].as_mut().expect("a live slot").1
     }
 
+    /// The key and entry in a live slot.
+    #[inline]
+    pub fn entry_mut(&mut self, slot: u32) -> (&FlowKey, &mut T) {
+        let (k, v) = self.slots[slot as usize].as_mut().expect("a live slot");
+        (&*k, v)
+    }
+
     pub fn key(&self, slot: u32) -> FlowKey {
         self.slots[slot as usize].as_ref().expect("a live slot").0
     }

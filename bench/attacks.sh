@@ -12,7 +12,7 @@
 #   flood10m   10,000,000 SYNs over 100 s, the same transfer at +50 s
 #   scan       one scanner, SYN to all 65,535 ports of one host (RST/ACK from the closed
 #              ones, SYN/ACK from 22, 80, 443), the transfer at +1 s
-#   mixN       N concurrent connections (N = 25k, 50k, 100k) for 20 s, half of them long,
+#   mixN       N concurrent connections (N = 6k, 12k, 25k) for 20 s, half of them long,
 #              half short and replaced as they close (~74 packets a connection)
 # Each capture: `bdpscope analyze --format json` RUNS times (default 3) under
 # /usr/bin/time (peak RSS, wall, CPU), once `tcptrace -n -l -r` and `tshark -n -q -z
@@ -72,7 +72,7 @@ make() {
     esac
 }
 
-NAMES="flood1m flood10m scan mix25k mix50k mix100k"
+NAMES="flood1m flood10m scan mix6k mix12k mix25k"
 [ -n "$ONLY" ] && NAMES="$ONLY"
 ROWS="$TMP/rows"; : > "$ROWS"
 "$BIN" analyze --format json "$TRANSFER" > "$TMP/alone.json"

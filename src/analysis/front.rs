@@ -72,19 +72,23 @@ fn timeline_bytes(span: crate::time::Span) -> u64 {
     bins * std::mem::size_of::<diagnose::Bin>() as u64
 }
 
-/// What a front entry costs: its slot and map entry, and its log (each segment past the
-/// first is a 40-byte heap element) or its tracker (estimated from what the front saw:
-/// which directions carried data, for how long). Recomputed once a second of capture.
-/// Measured on the many-flow mix (bench/results/attacks.md): within ~30% of the RSS.
+/// What a front entry costs, for the budget: its slot and map entry, and before its first
+/// payload its log (each segment past the first a 40-byte heap element), after it its
+/// tracker (estimated from what the front saw: which directions carried data, for how
+/// long; recomputed once a second of capture). The same whether or not an observer has
+/// every connection tracked from its first segment: `packets` and `analyze` cut the same
+/// connections, so their ids agree. Within ~12% of the RSS on the many-flow mix.
 pub(crate) fn cost(entry: &Live) -> u64 {
     let base = Slots::<Live>::bytes_per_entry() as u64;
-    match &entry.stage {
-        Stage::Log(log) => base + log.heap_bytes(),
-        Stage::Tracked { since, .. } => {
-            let l = &entry.life;
+    let l = &entry.life;
+    match entry.first_payload {
+        None => {
+            let logged = (l.quiet_segments as u64).min(MAX_LOGGED as u64).saturating_sub(1);
+            base + logged * std::mem::size_of::<Logged>() as u64
+        }
+        Some(since) => {
             let dirs = l.data(Dir::C2S) as u64 + l.data(Dir::S2C) as u64;
-            let timeline = if dirs > 0 { timeline_bytes(l.last_ts - *since) } else { 0 };
-            base + TRACKER_BYTES + dirs * (DATA_DIRECTION_BYTES + timeline)
+            base + TRACKER_BYTES + dirs * (DATA_DIRECTION_BYTES + timeline_bytes(l.last_ts - since))
         }
     }
 }
@@ -94,13 +98,8 @@ pub(crate) enum Stage {
     /// Held here as an attempt log.
     Log(Log),
     /// A tracker in worker `worker`, slot `slot` of its shard; `recent` counts segments
-    /// since the last sweep (for the balancer); `since`: when it got its tracker.
-    Tracked {
-        worker: u16,
-        slot: u32,
-        recent: u32,
-        since: Timestamp,
-    },
+    /// since the last sweep (for the balancer).
+    Tracked { worker: u16, slot: u32, recent: u32 },
 }
 
 pub(crate) struct Live {
@@ -108,6 +107,8 @@ pub(crate) struct Live {
     pub stage: Stage,
     /// The bytes counted for it in the front's totals (see [`cost`]).
     charged: u64,
+    /// When it first carried payload.
+    first_payload: Option<Timestamp>,
 }
 
 /// A new tracker's identity.
@@ -233,7 +234,6 @@ pub(crate) struct Front {
     next_slot: Vec<u32>,
     /// The connections with data, by host pair: (first payload, id).
     with_data: FxHashMap<HostPair, BTreeSet<(Timestamp, u64)>>,
-    first_payload: FxHashMap<u64, Timestamp>,
     bytes: u64,
     attempt_bytes: u64,
     /// Connections held as logs now.
@@ -260,7 +260,6 @@ impl Front {
             now: Timestamp(i64::MIN),
             last_sweep: None,
             with_data: FxHashMap::default(),
-            first_payload: FxHashMap::default(),
             bytes: 0,
             attempt_bytes: 0,
             logged: 0,
@@ -375,13 +374,16 @@ impl Front {
             // Its cost moves from the attempts' share to the rest.
             self.attempt_bytes -= e.charged;
             self.with_data.entry(host_pair(&key)).or_default().insert((ts, id));
-            self.first_payload.insert(id, ts);
+            e.first_payload = Some(ts);
         }
         let e = self.table.get_mut(slot);
         match &mut e.stage {
             Stage::Tracked { worker, slot: s, recent, .. } => {
                 *recent += 1;
                 let (w, s) = (*worker as usize, *s);
+                if e.first_payload.is_none() {
+                    Self::recharge(&mut self.bytes, &mut self.attempt_bytes, e);
+                }
                 let op = if created {
                     Op::Start(Box::new(NewConn {
                         id: e.life.id,
@@ -402,12 +404,13 @@ impl Front {
                     .flatten();
                 match entry {
                     Some(l) => {
-                        let grown = log.push(l);
-                        e.charged += grown;
-                        self.bytes += grown;
-                        if !e.life.any_data() {
-                            self.attempt_bytes += grown;
-                        }
+                        log.push(l);
+                        let held = log.heap_bytes();
+                        debug_assert!(
+                            e.life.any_data() || cost(e) == Slots::<Live>::bytes_per_entry() as u64 + held,
+                            "the budget counts a log as what it holds"
+                        );
+                        Self::recharge(&mut self.bytes, &mut self.attempt_bytes, e);
                     }
                     None => self.promote(slot, seg, dir, frame, ts, out),
                 }
@@ -436,10 +439,14 @@ impl Front {
                 worker: w as u16,
                 slot: self.take_slot(w),
                 recent: 0,
-                since: ts,
             }
         };
-        let mut e = Live { life, stage, charged: 0 };
+        let mut e = Live {
+            life,
+            stage,
+            charged: 0,
+            first_payload: None,
+        };
         Self::recharge(&mut self.bytes, &mut self.attempt_bytes, &mut e);
         let slot = self.table.insert(key, e);
         self.quiet.push_back((ts, id, slot));
@@ -463,7 +470,6 @@ impl Front {
                 worker: w as u16,
                 slot: s,
                 recent: 1,
-                since: ts,
             },
         ) else {
             unreachable!("promoted from a log")
@@ -526,7 +532,7 @@ impl Front {
         let pair = host_pair(&key);
         let id = e.life.id;
         if e.life.any_data() {
-            if let Some(t) = self.first_payload.remove(&id) {
+            if let Some(t) = e.first_payload {
                 if let Some(set) = self.with_data.get_mut(&pair) {
                     set.remove(&(t, id));
                     if set.is_empty() {
@@ -621,6 +627,8 @@ impl Front {
         for (_, e) in self.table.iter_mut() {
             if let Stage::Tracked { recent, .. } = &mut e.stage {
                 *recent = 0;
+            }
+            if e.first_payload.is_some() {
                 Self::recharge(bytes, attempt_bytes, e);
             }
         }

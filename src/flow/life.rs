@@ -49,6 +49,15 @@ impl Default for Timeouts {
 }
 
 impl Timeouts {
+    /// The shortest: a connection heard of within it has not expired, whatever its state.
+    #[inline]
+    pub fn shortest(&self) -> Span {
+        self.syn_sent
+            .min(self.syn_received)
+            .min(self.established)
+            .min(self.closed)
+    }
+
     /// The longest any live connection can stay silent.
     pub fn longest(&self) -> Span {
         self.syn_sent
@@ -137,6 +146,8 @@ pub struct Life {
     /// Whether the key's lower endpoint is the client.
     pub client_is_lo: bool,
     bits: u16,
+    /// Segments seen before the first payload (capped): what an attempt's log holds.
+    pub quiet_segments: u16,
 }
 
 impl Life {
@@ -150,6 +161,7 @@ impl Life {
             syn_isn: None,
             client_is_lo,
             bits: if by_syn { BY_SYN } else { 0 },
+            quiet_segments: 0,
         }
     }
 
@@ -205,6 +217,10 @@ impl Life {
     /// Whether the connection is over at `now` (silent past its state's timeout).
     #[inline]
     pub fn expired(&self, now: Timestamp, t: &Timeouts) -> Option<State> {
+        // Every timeout runs from the last packet or later.
+        if now - self.last_ts <= t.shortest() {
+            return None;
+        }
         let state = self.state();
         let (since, limit) = match state {
             State::Closed => (self.closed_at.map_or(self.last_ts, |c| c.max(self.last_ts)), t.closed),
@@ -246,6 +262,9 @@ impl Life {
     #[inline]
     pub fn observe(&mut self, seg: &Segment, dir: Dir, ts: Timestamp) {
         self.last_ts = self.last_ts.max(ts);
+        if seg.payload_len == 0 && !self.any_data() {
+            self.quiet_segments = self.quiet_segments.saturating_add(1);
+        }
         let f = seg.flags;
         let c2s = dir == Dir::C2S;
         if f.syn() && !f.ack() && c2s {

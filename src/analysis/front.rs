@@ -20,7 +20,7 @@
 
 use super::attempt::{self, Attempt, Log, Logged, MAX_LOGGED};
 use super::router::{Balancer, Move};
-use crate::decode::Segment;
+use crate::decode::{Segment, TcpFlags};
 use crate::diagnose;
 use crate::flood::Watcher;
 use crate::flow::life::{self, End, State};
@@ -122,26 +122,26 @@ pub(crate) struct NewConn {
     pub first_ts: Timestamp,
 }
 
-/// What a segment does to its worker's connection.
+/// How a tracker starts.
 pub(crate) enum Op {
-    /// Goes on in the tracker of its slot.
-    Track,
-    /// Starts a tracker in its slot.
+    /// Empty.
     Start(Box<NewConn>),
-    /// Starts a tracker from an attempt's log, then goes on.
+    /// From an attempt's log, replayed.
     Promote(Box<Attempt>),
 }
 
 /// Work for the worker holding a connection, in the order the front decided it.
 pub(crate) enum Cmd {
+    /// The segment goes to the tracker in `slot` (its direction: from the tracker's client
+    /// or not).
     Seg {
         slot: u32,
         frame: u64,
         ts: Timestamp,
-        dir: Dir,
         seg: Segment,
-        op: Op,
     },
+    /// Start a tracker in `slot`.
+    Open { slot: u32, op: Op },
     /// Finish the connection in `slot`: summarised as the `fseq`-th listed flow, or
     /// dropped when `fseq` is None (an attempt the flood finding summarises).
     Finish { slot: u32, fseq: Option<u64> },
@@ -223,6 +223,8 @@ pub struct EndCounts {
 
 pub(crate) struct Front {
     config: FrontConfig,
+    /// `config.timeouts.shortest()`: a connection heard of within it has not expired.
+    shortest: crate::time::Span,
     table: Slots<Live>,
     next_id: u64,
     next_fseq: u64,
@@ -250,6 +252,7 @@ impl Front {
     pub(crate) fn new(config: FrontConfig) -> Front {
         let workers = config.workers.max(1);
         Front {
+            shortest: config.timeouts.shortest(),
             next_id: config.first_id,
             balancer: Balancer::new(workers, config.rebalance_min),
             free_slots: vec![Vec::new(); workers],
@@ -303,18 +306,27 @@ impl Front {
         let (slot, created) = match self.table.find(&src, &dst) {
             Found::Live(slot) => {
                 let (key, e) = self.table.entry_mut(slot);
-                let from_client = (key.lo == src) == e.life.client_is_lo;
+                let from_client = (key.lo.port == src.port && key.lo.addr == src.addr) == e.life.client_is_lo;
                 // Most segments: a connection with a tracker going on (one test of the
                 // flags, one of the time).
-                let plain = !seg.flags.syn() && !seg.flags.rst() && !seg.flags.fin();
-                if plain && e.life.expired(ts, &self.config.timeouts).is_none() {
+                let plain = seg.flags.0 & (TcpFlags::SYN | TcpFlags::RST | TcpFlags::FIN) == 0;
+                if plain && ts - e.life.last_ts <= self.shortest {
                     if let Stage::Tracked { worker, slot: s, recent, .. } = &mut e.stage {
                         if seg.payload_len == 0 || e.life.any_data() {
                             let dir = if from_client { Dir::C2S } else { Dir::S2C };
-                            e.life.observe(seg, dir, ts);
+                            e.life.observe_plain(seg, dir, ts);
                             *recent += 1;
                             let (w, s) = (*worker as usize, *s);
-                            self.track(w, s, seg, dir, frame, ts, Op::Track, out);
+                            self.balancer.on_segment(w);
+                            out.cmd(
+                                w,
+                                Cmd::Seg {
+                                    slot: s,
+                                    frame,
+                                    ts,
+                                    seg: *seg,
+                                },
+                            );
                             self.sweep_if_due(out);
                             return;
                         }
@@ -384,7 +396,7 @@ impl Front {
                 if e.first_payload.is_none() {
                     Self::recharge(&mut self.bytes, &mut self.attempt_bytes, e);
                 }
-                let op = if created {
+                let op = created.then(|| {
                     Op::Start(Box::new(NewConn {
                         id: e.life.id,
                         client,
@@ -393,10 +405,8 @@ impl Front {
                         first_frame: e.life.first_frame,
                         first_ts: e.life.first_ts,
                     }))
-                } else {
-                    Op::Track
-                };
-                self.track(w, s, seg, dir, frame, ts, op, out);
+                });
+                self.track(w, s, seg, frame, ts, op, out);
             }
             Stage::Log(log) => {
                 let entry = (log.len() < MAX_LOGGED)
@@ -412,7 +422,7 @@ impl Front {
                         );
                         Self::recharge(&mut self.bytes, &mut self.attempt_bytes, e);
                     }
-                    None => self.promote(slot, seg, dir, frame, ts, out),
+                    None => self.promote(slot, seg, frame, ts, out),
                 }
             }
         }
@@ -459,7 +469,7 @@ impl Front {
     }
 
     /// Gives an attempt its tracker: its log replayed, then `seg`.
-    fn promote<D: Decisions>(&mut self, slot: u32, seg: &Segment, dir: Dir, frame: u64, ts: Timestamp, out: &mut D) {
+    fn promote<D: Decisions>(&mut self, slot: u32, seg: &Segment, frame: u64, ts: Timestamp, out: &mut D) {
         let w = self.balancer.place();
         let s = self.take_slot(w);
         let key = self.table.key(slot);
@@ -481,23 +491,24 @@ impl Front {
             log,
         });
         Self::recharge(&mut self.bytes, &mut self.attempt_bytes, e);
-        self.track(w, s, seg, dir, frame, ts, Op::Promote(attempt), out);
+        self.track(w, s, seg, frame, ts, Some(Op::Promote(attempt)), out);
     }
 
-    /// Sends a segment to the tracker in worker `w`'s slot `slot`.
+    /// Sends a segment to the tracker in worker `w`'s slot `slot`, started first by `op`.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
     fn track<D: Decisions>(
         &mut self,
         w: usize,
         slot: u32,
         seg: &Segment,
-        dir: Dir,
         frame: u64,
         ts: Timestamp,
-        op: Op,
+        op: Option<Op>,
         out: &mut D,
     ) {
+        if let Some(op) = op {
+            out.cmd(w, Cmd::Open { slot, op });
+        }
         self.balancer.on_segment(w);
         out.cmd(
             w,
@@ -505,9 +516,7 @@ impl Front {
                 slot,
                 frame,
                 ts,
-                dir,
                 seg: *seg,
-                op,
             },
         );
     }
@@ -721,5 +730,71 @@ impl Front {
         for (_, slot) in all {
             self.end(slot, End::CaptureEnd, out);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::LinkType;
+    use crate::testkit::TcpPacket;
+
+    /// Decisions dropped (the front's own accounting is what is tested).
+    struct Nowhere;
+    impl Decisions for Nowhere {
+        fn cmd(&mut self, _: usize, _: Cmd) {}
+        fn expect(&mut self, _: Expect) {}
+    }
+
+    fn front() -> Front {
+        Front::new(FrontConfig {
+            first_id: 0,
+            timeouts: Timeouts::default(),
+            budget: Budget::default(),
+            defer: true,
+            list_all: false,
+            workers: 1,
+            rebalance_min: u64::MAX,
+        })
+    }
+
+    fn seg(p: TcpPacket) -> Segment {
+        let (_, bytes) = p.ethernet().build();
+        crate::decode::decode(LinkType::ETHERNET, &bytes).unwrap()
+    }
+
+    #[test]
+    fn an_attempt_costs_at_most_256_bytes() {
+        assert_eq!(std::mem::size_of::<Life>(), 64);
+        let mut f = front();
+        for i in 0..1000u32 {
+            let s = seg(TcpPacket::new(&format!("10.1.{}.{}:{}", i >> 8, i & 255, 1024 + i), "10.0.0.1:80").syn().seq(i));
+            f.on_segment(&s, i as u64 + 1, Timestamp(i as i64), &mut Nowhere);
+        }
+        let per = f.bytes / 1000;
+        assert!(per <= 256, "{per} bytes per one-SYN attempt");
+        assert_eq!(f.attempt_bytes, f.bytes);
+        // Each further control segment adds a 40-byte log entry.
+        let s = seg(TcpPacket::new("10.0.0.1:80", "10.1.0.0:1024").syn().ack(1).seq(9));
+        f.on_segment(&s, 1001, Timestamp(1_000), &mut Nowhere);
+        let s = seg(TcpPacket::new("10.1.0.0:1024", "10.0.0.1:80").rst().seq(1));
+        f.on_segment(&s, 1002, Timestamp(1_001), &mut Nowhere);
+        assert_eq!(f.bytes, per * 1000 + 80);
+    }
+
+    #[test]
+    fn the_attempts_budget_ends_the_longest_silent_first_and_counts_them() {
+        let mut f = front();
+        f.config.budget.attempt_bytes = 100 * 256;
+        for i in 0..1000u32 {
+            let s = seg(TcpPacket::new(&format!("10.1.{}.{}:{}", i >> 8, i & 255, 1024 + i), "10.0.0.1:80").syn().seq(i));
+            f.on_segment(&s, i as u64 + 1, Timestamp(i as i64 * 1_000), &mut Nowhere);
+        }
+        assert!(f.attempt_bytes <= 100 * 256, "{}", f.attempt_bytes);
+        assert!(f.ends.evicted_without_data > 880, "{:?}", f.ends);
+        // The live ones are the latest.
+        let oldest = f.table.iter().map(|(_, e)| e.life.id).min().unwrap();
+        assert!(oldest > 880, "{oldest}");
+        assert_eq!(f.ends.evicted_with_data, 0);
     }
 }

@@ -89,6 +89,15 @@ impl Dispatch<'_> {
 impl Decisions for Dispatch<'_> {
     #[inline]
     fn cmd(&mut self, w: usize, cmd: Cmd) {
+        if let Cmd::Seg { .. } = cmd {
+            // Most commands: one test, one push.
+            let b = &mut self.batches[w];
+            b.push(cmd);
+            if b.len() == BATCH {
+                self.flush(w);
+            }
+            return;
+        }
         let moving = matches!(cmd, Cmd::Move { .. });
         // A flow the output waits for goes to its worker now: later flows, and the
         // attempts a flood finding folds, queue behind it in the output.

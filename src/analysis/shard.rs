@@ -6,6 +6,7 @@ use super::attempt::Attempt;
 use super::front::{Cmd, NewConn, Op};
 use super::AnalysisConfig;
 use crate::diagnose::{self, Accumulator};
+use crate::flow::Dir;
 use crate::observe::Observer;
 use crate::tcp::Connection;
 
@@ -81,21 +82,19 @@ impl Shard {
         moved: &mut impl FnMut(usize, u32, Box<Entry>),
     ) {
         match cmd {
-            Cmd::Seg {
-                slot,
-                frame,
-                ts,
-                dir,
-                seg,
-                op,
-            } => {
-                match op {
-                    Op::Track => {}
-                    Op::Start(n) => self.put(slot, Entry::new(&n)),
-                    Op::Promote(a) => self.put(slot, Entry::replayed(&a)),
-                }
+            Cmd::Open { slot, op } => match op {
+                Op::Start(n) => self.put(slot, Entry::new(&n)),
+                Op::Promote(a) => self.put(slot, Entry::replayed(&a)),
+            },
+            Cmd::Seg { slot, frame, ts, seg } => {
                 let wants = observer.wants_segments();
                 let entry = self.slots[slot as usize].as_deref_mut().expect("a live slot");
+                let c = &entry.conn.client;
+                let dir = if c.addr == seg.src && c.port == seg.src_port {
+                    Dir::C2S
+                } else {
+                    Dir::S2C
+                };
                 // Set on every segment so it holds from a connection's first; observers never change.
                 entry.conn.keep_flight_series(wants);
                 let mut event = entry.conn.track(&seg, dir, frame, ts);

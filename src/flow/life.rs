@@ -258,6 +258,25 @@ impl Life {
         }
     }
 
+    /// [`Self::observe`] for a segment without SYN, FIN or RST (most of them): what it can
+    /// change is the time, who spoke, the handshake's completion and the data seen.
+    #[inline]
+    pub fn observe_plain(&mut self, seg: &Segment, dir: Dir, ts: Timestamp) {
+        debug_assert!(!seg.flags.syn() && !seg.flags.fin() && !seg.flags.rst());
+        self.last_ts = self.last_ts.max(ts);
+        let data = seg.payload_len > 0;
+        if !data && !self.any_data() {
+            self.quiet_segments = self.quiet_segments.saturating_add(1);
+        }
+        let b = self.bits;
+        self.bits = b | if dir == Dir::C2S {
+            // The ACK after the SYN/ACK completes the handshake.
+            (if seg.flags.ack() && b & SYN_ACK != 0 { COMPLETED } else { 0 }) | if data { DATA_C2S } else { 0 }
+        } else {
+            SERVER_SPOKE | if data { DATA_S2C } else { 0 }
+        };
+    }
+
     /// Takes in one segment going `dir`, in the order `Connection::track` does.
     #[inline]
     pub fn observe(&mut self, seg: &Segment, dir: Dir, ts: Timestamp) {
@@ -360,6 +379,30 @@ mod tests {
         assert_eq!((l.state(), l.value()), (State::Closed, 1));
         assert_eq!(l.expired(secs(14), &t), None);
         assert_eq!(l.expired(secs(15), &t), Some(State::Closed));
+    }
+
+    #[test]
+    fn plain_segments_are_observed_as_any_other() {
+        let t = |s: i64| secs(s);
+        let packets = [
+            (TcpPacket::new(C, S).syn().seq(100), Dir::C2S),
+            (TcpPacket::new(S, C).syn().ack(101).seq(7), Dir::S2C),
+            (TcpPacket::new(C, S).seq(101).ack(8), Dir::C2S),
+            (TcpPacket::new(S, C).seq(8).ack(101).payload_len(10), Dir::S2C),
+            (TcpPacket::new(C, S).seq(101).ack(18).payload_len(5), Dir::C2S),
+            (TcpPacket::new(C, S).seq(106).ack(18), Dir::C2S),
+        ];
+        let (mut a, mut b) = (Life::new(0, true, true, 1, t(0)), Life::new(0, true, true, 1, t(0)));
+        for (i, (p, d)) in packets.into_iter().enumerate() {
+            let s = seg(p);
+            a.observe(&s, d, t(i as i64));
+            if s.flags.syn() {
+                b.observe(&s, d, t(i as i64));
+            } else {
+                b.observe_plain(&s, d, t(i as i64));
+            }
+            assert_eq!(format!("{a:?}"), format!("{b:?}"), "segment {i}");
+        }
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod decode;
 pub mod diagnose;
 pub mod endpoint;
 pub mod fastmath;
+pub mod flood;
 pub mod flow;
 pub mod laws;
 pub mod middlebox;

@@ -22,6 +22,106 @@ pub struct CaptureSummary {
     pub skipped: Vec<SkipCount>,
     pub link_types: Vec<String>,
     pub warnings: Vec<String>,
+    /// The connection attempts (connections opened by a SYN) and what they came to.
+    pub attempts: AttemptCounts,
+    /// SYNs per bin of capture time; none without SYNs.
+    pub syn_rate: Option<RateSeries>,
+    /// Floods and scans (`bdpscope::flood`), heaviest first.
+    pub floods: Vec<FloodFinding>,
+    /// How connections were held and ended: the memory estimate, the budget, expiry.
+    pub connections: ConnectionCounts,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct AttemptCounts {
+    /// SYN segments of clients (retransmissions included).
+    pub syns: u64,
+    /// Connections opened by a SYN.
+    pub attempts: u64,
+    /// What they came to: no answer; refused (reset); half-open (SYN/ACK, no completed
+    /// handshake); handshake completed without data; data.
+    pub unanswered: u64,
+    pub refused: u64,
+    pub half_open: u64,
+    pub completed: u64,
+    pub with_data: u64,
+    /// Attempts without data that a flood or scan finding summarises: not in `flows`
+    /// (unless `--all`).
+    pub folded: u64,
+    /// Distinct source addresses, destination hosts and destination ports of the
+    /// attempts (HyperLogLog estimates, exact for small counts).
+    pub distinct_sources: u64,
+    pub distinct_hosts: u64,
+    pub distinct_ports: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RateSeries {
+    /// Start of the first bin (seconds since the epoch) and the bins' width.
+    pub start_ts: f64,
+    pub bin_s: f64,
+    pub syns: Vec<u64>,
+    /// The second with the most SYNs.
+    pub peak: Option<PeakSecond>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PeakSecond {
+    /// Start of the second (seconds since the epoch).
+    pub ts: f64,
+    pub syns: u64,
+}
+
+/// A flood or a scan: its kind, who and what, the figures, and the rule it met.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FloodFinding {
+    /// syn-flood | port-scan | address-scan | failed-attempts
+    pub kind: String,
+    /// The service ("10.0.0.1:80"), host ("10.0.0.1") or port ("port 22") attacked or
+    /// scanned; none for the whole capture.
+    pub target: Option<String>,
+    /// The scanning host, for scans.
+    pub source: Option<String>,
+    pub attempts: u64,
+    /// Attempts that failed (no data, no completed handshake: Zeek's failed connection).
+    pub failed: u64,
+    pub answered_share: f64,
+    pub completed_share: f64,
+    pub distinct_sources: Option<u64>,
+    pub distinct_ports: Option<u64>,
+    pub distinct_hosts: Option<u64>,
+    pub first_ts: f64,
+    pub last_ts: f64,
+    /// The second with the most SYNs of this finding (floods and the whole capture).
+    pub peak: Option<PeakSecond>,
+    /// The figures in one sentence.
+    pub evidence: String,
+    /// The general rule it met, and where the rule comes from.
+    pub rule: String,
+}
+
+/// How the live connections were held (bdpscope keeps state only for connections alive
+/// at once, a cheap record for those that have not carried data).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ConnectionCounts {
+    /// Most connections live at once, and most of them held as attempt records.
+    pub peak_live: u64,
+    pub peak_attempt_records: u64,
+    /// The estimated memory of live connections at its peak, and the budgets.
+    pub peak_bytes: u64,
+    pub budget_bytes: u64,
+    pub attempt_budget_bytes: u64,
+    /// Connections ended early for the budget (least valuable first): without data, and
+    /// with data (such a connection's later packets start a new flow).
+    pub evicted_without_data: u64,
+    pub evicted_with_data: u64,
+    /// Connections ended by silence past their state's timeout.
+    pub expired_syn_sent: u64,
+    pub expired_syn_received: u64,
+    pub expired_established: u64,
+    pub expired_closed: u64,
+    /// Ended because a segment started a new connection on the tuple.
+    pub replaced: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -1,17 +1,19 @@
-//! The driver of one pass over one capture: frames -> decode -> flow table -> tracker ->
-//! diagnosis -> summaries. Memory is bounded by the connections alive at one time.
+//! The driver of one pass over one capture: frames -> decode -> the front (every
+//! connection's life: new, going on, ended) -> the trackers of the connections that
+//! matter (in a shard) -> diagnosis -> summaries, written out as connections end.
+//! Memory is bounded by the connections alive at one time, and for connections that have
+//! not carried data by a small record each (see `front`).
 //!
-//! The connections live in a [`Shard`]; one thread drives one shard (`Analysis`, which
-//! can also feed an observer every segment), or the reading thread routes each segment
-//! to the worker whose shard owns its connection (`analyze_reader_parallel`). Both give
-//! the same flows, numbered the same way.
+//! One thread drives the front and one shard (`Analysis`, which can also feed an
+//! observer every segment), or the reading thread drives the front and hands each
+//! connection's work to the worker whose shard holds it (`analyze_reader_parallel`).
+//! Both give the same flows, numbered, cut and ordered the same way.
 
 use crate::capture::{CaptureReader, Frame, LinkType};
 use crate::decode::{self, Skip};
-use crate::diagnose;
 use crate::flow::{FxHashMap, TableConfig};
 use crate::observe::Observer;
-use crate::summary::{CaptureSummary, FlowSummary, SkipCount};
+use crate::summary::{CaptureSummary, ConnectionCounts, FlowSummary, SkipCount};
 use crate::time::Timestamp;
 use std::net::IpAddr;
 
@@ -42,13 +44,23 @@ pub struct AnalysisConfig {
     pub filter: FlowFilter,
     /// Bottleneck rate given by the user (bits/s), instead of estimating it.
     pub link_rate_bps: Option<f64>,
+    /// Memory for live connections (an estimate, the same on every machine).
+    pub budget: Budget,
+    /// List every connection attempt, also those a flood or scan finding summarises.
+    pub list_all: bool,
 }
 
+mod attempt;
+mod front;
+mod output;
 mod parallel;
 mod router;
 mod shard;
 
-pub use parallel::analyze_reader_parallel;
+pub use front::{Budget, EndCounts};
+pub use parallel::{analyze_reader_parallel, analyze_reader_parallel_into};
+use front::{Cmd, Decisions, Expect, Front, FrontConfig};
+use output::Output;
 use shard::Shard;
 
 /// What the capture held beyond its connections: record and segment counts, time span,
@@ -86,7 +98,7 @@ impl Counters {
         }
     }
 
-    fn summary(self, path: &str, reader: Option<&CaptureReader>, flows: u64) -> CaptureSummary {
+    fn summary(self, path: &str, reader: Option<&CaptureReader>, front: &Front, config: &AnalysisConfig) -> CaptureSummary {
         let mut skipped: Vec<SkipCount> = self
             .skipped
             .iter()
@@ -102,26 +114,68 @@ impl Counters {
             compression: reader.map_or("none", |r| r.compression().name()).to_string(),
             packets: self.packets,
             tcp_segments: self.tcp_segments,
-            flows,
+            flows: front.next_id() - config.first_flow_id,
             first_ts: self.first_ts.map(|t| t.secs_f64()),
             last_ts: self.last_ts.map(|t| t.secs_f64()),
             skipped,
             link_types: self.link_types.iter().map(|l| l.to_string()).collect(),
             warnings: self.warnings,
+            attempts: front.watcher.counts(front.ends.folded),
+            syn_rate: front.watcher.rate(),
+            floods: front.watcher.findings(),
+            connections: connection_counts(&front.ends, &config.budget),
         }
     }
 }
 
-/// The end of a capture for every way of reading it: the flows that shared a path are
-/// judged together, then numbered in the order their first packets came (the order a
-/// single pass creates them in, whatever shard finished them).
-fn conclude(mut finished: Vec<diagnose::Finished>, config: &AnalysisConfig) -> Vec<FlowSummary> {
-    finished.sort_by_key(|f| f.summary.first_frame);
-    for (i, f) in finished.iter_mut().enumerate() {
-        f.summary.id = config.first_flow_id + i as u64;
+fn connection_counts(e: &EndCounts, b: &Budget) -> ConnectionCounts {
+    ConnectionCounts {
+        peak_live: e.peak_live,
+        peak_attempt_records: e.peak_logged,
+        peak_bytes: e.peak_bytes,
+        budget_bytes: b.total_bytes,
+        attempt_budget_bytes: b.attempt_bytes,
+        evicted_without_data: e.evicted_without_data,
+        evicted_with_data: e.evicted_with_data,
+        expired_syn_sent: e.expired_syn_sent,
+        expired_syn_received: e.expired_syn_received,
+        expired_established: e.expired_established,
+        expired_closed: e.expired_closed,
+        replaced: e.replaced,
     }
-    diagnose::across_flows(&mut finished);
-    finished.into_iter().map(|f| f.summary).collect()
+}
+
+fn front_config(config: &AnalysisConfig, defer: bool, workers: usize, rebalance_min: u64) -> FrontConfig {
+    FrontConfig {
+        first_id: config.first_flow_id,
+        timeouts: config.table.timeouts,
+        budget: config.budget,
+        defer,
+        list_all: config.list_all,
+        workers,
+        rebalance_min,
+    }
+}
+
+/// The front's decisions carried out in this thread, on one shard.
+struct Local<'a, O: Observer> {
+    shard: &'a mut Shard,
+    output: &'a mut Output,
+    observer: &'a mut O,
+}
+
+impl<O: Observer> Decisions for Local<'_, O> {
+    #[inline]
+    fn cmd(&mut self, _worker: usize, cmd: Cmd) {
+        let output = &mut *self.output;
+        self.shard
+            .exec(cmd, self.observer, &mut |fseq, f| output.arrive(fseq, f), &mut |_, _, _| {
+                unreachable!("one shard: nothing moves")
+            });
+    }
+    fn expect(&mut self, e: Expect) {
+        self.output.expect(e);
+    }
 }
 
 /// One capture's analysis in progress, in one thread, with an observer that may see
@@ -129,17 +183,23 @@ fn conclude(mut finished: Vec<diagnose::Finished>, config: &AnalysisConfig) -> V
 pub struct Analysis<O: Observer> {
     config: AnalysisConfig,
     counters: Counters,
+    front: Front,
     shard: Shard,
+    output: Output,
     observer: O,
 }
 
 impl<O: Observer> Analysis<O> {
     pub fn new(config: AnalysisConfig, observer: O) -> Self {
-        let shard = Shard::new(&config);
+        // An observer that wants every segment as it comes gets every connection tracked
+        // from its first segment (no attempt is held back as a log).
+        let defer = !observer.wants_segments();
         Analysis {
+            front: Front::new(front_config(&config, defer, 1, u64::MAX)),
+            shard: Shard::new(&config),
+            output: Output::new(&config),
             config,
             counters: Counters::default(),
-            shard,
             observer,
         }
     }
@@ -148,26 +208,46 @@ impl<O: Observer> Analysis<O> {
         self.counters.warnings.push(message);
     }
 
+    #[inline]
     pub fn on_frame(&mut self, frame: &Frame<'_>) {
         if let Some(seg) = self.counters.decode(frame, &self.config.filter) {
-            self.shard.on_segment(&seg, frame.number, frame.ts, &mut self.observer);
+            let mut local = Local {
+                shard: &mut self.shard,
+                output: &mut self.output,
+                observer: &mut self.observer,
+            };
+            self.front.on_segment(&seg, frame.number, frame.ts, &mut local);
         }
     }
 
-    /// Ends the capture: finishes every live connection and returns the results.
+    /// The flows finished so far that are ready to be written, in output order (see
+    /// `output`). What is not taken here comes with [`Self::finish`].
+    pub fn take_flows(&mut self) -> Vec<FlowSummary> {
+        if self.output.has_ready() {
+            self.output.take_ready()
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Ends the capture: finishes every live connection; the capture's summary and the
+    /// flows not taken yet.
     pub fn finish(mut self, path: &str, reader: Option<&CaptureReader>) -> (CaptureSummary, Vec<FlowSummary>, O) {
-        let finished = self.shard.finish(&mut self.observer);
-        let flows = conclude(finished, &self.config);
-        (
-            self.counters.summary(path, reader, flows.len() as u64),
-            flows,
-            self.observer,
-        )
+        let mut local = Local {
+            shard: &mut self.shard,
+            output: &mut self.output,
+            observer: &mut self.observer,
+        };
+        self.front.finish(&mut local);
+        self.output.finish();
+        let flows = self.output.take_ready();
+        let summary = self.counters.summary(path, reader, &self.front, &self.config);
+        (summary, flows, self.observer)
     }
 
     /// The id the next flow would get (for numbering across captures).
     pub fn next_flow_id(&self) -> u64 {
-        self.config.first_flow_id + self.shard.flows_seen()
+        self.front.next_id()
     }
 }
 

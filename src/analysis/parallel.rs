@@ -1,57 +1,140 @@
-//! One capture over several threads. The reading thread reads and decodes; each
-//! connection belongs to one worker at a time (`router.rs` chooses, and moves one now and
-//! then to even the load), which runs the tracker and the diagnosis for it in a shard of
-//! its own. A connection's segments reach the worker holding it in capture order, and
-//! connections are cut, finished and numbered exactly as in one thread, so the results
-//! are the same.
+//! One capture over several threads. The reading thread reads, decodes and runs the
+//! front (every connection's life, `front.rs`); each connection with a tracker belongs to
+//! one worker at a time (the front places it, and moves one now and then to even the
+//! load), which runs the tracker and the diagnosis in a shard of its own. A worker gets
+//! its connections' work in capture order, the output puts the finished flows in the
+//! front's order, so the results are the same as in one thread.
 
-use super::router::{Move, Router, REBALANCE_MIN_SEGMENTS};
+use super::front::{Cmd, Decisions, Expect, Front};
+use super::output::Output;
+use super::router::REBALANCE_MIN_SEGMENTS;
 use super::shard::{Entry, Shard};
-use super::{conclude, AnalysisConfig, Counters};
+use super::{front_config, AnalysisConfig, Counters};
 use crate::capture::CaptureReader;
-use crate::decode::Segment;
-use crate::flow::FlowKey;
+use crate::diagnose::Finished;
 use crate::observe::NoObserver;
 use crate::summary::{CaptureSummary, FlowSummary};
-use crate::time::Timestamp;
 use std::sync::mpsc;
 
-/// Segments handed to a worker at a time, and batches queued per worker: enough to keep
+/// Commands handed to a worker at a time, and batches queued per worker: enough to keep
 /// the threads busy, little enough that memory stays a few megabytes.
 const BATCH: usize = 2048;
 const QUEUED_BATCHES: usize = 4;
 
-struct Item {
-    frame: u64,
-    ts: Timestamp,
-    seg: Segment,
-}
-
 /// What the reading thread sends a worker, in order.
 enum Work {
-    Segments(Vec<Item>),
-    /// Hand the connection under this key back (it moves to another worker).
-    Release(FlowKey),
-    /// Take over this connection from another worker.
-    Adopt(FlowKey, Box<Entry>),
+    Cmds(Vec<Cmd>),
+    /// Take over this connection, handed over by another worker, into this slot.
+    Adopt(u32, Box<Entry>),
 }
 
-/// How often (in records) progress is reported.
+/// How often (in records) progress is reported and finished flows are collected.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// Reads and analyses a capture with `workers` analysis threads beside the reading one.
-/// `progress` is called now and then with the input bytes read so far.
+/// `progress` is called now and then with the input bytes read so far. Returns every flow.
 pub fn analyze_reader_parallel(
     reader: &mut CaptureReader,
     config: AnalysisConfig,
     workers: usize,
     progress: &mut dyn FnMut(u64),
 ) -> (CaptureSummary, Vec<FlowSummary>) {
-    let (summary, flows, _) = run(reader, config, workers, REBALANCE_MIN_SEGMENTS, progress);
+    let mut flows = Vec::new();
+    let (summary, _) = run(reader, config, workers, REBALANCE_MIN_SEGMENTS, progress, &mut |f| {
+        flows.push(f)
+    });
     (summary, flows)
 }
 
-/// [`analyze_reader_parallel`] with the router's threshold for moving connections
+/// [`analyze_reader_parallel`] handing each flow to `sink` as soon as it is written
+/// (in order), instead of holding them all.
+pub fn analyze_reader_parallel_into(
+    reader: &mut CaptureReader,
+    config: AnalysisConfig,
+    workers: usize,
+    progress: &mut dyn FnMut(u64),
+    sink: &mut dyn FnMut(FlowSummary),
+) -> CaptureSummary {
+    run(reader, config, workers, REBALANCE_MIN_SEGMENTS, progress, sink).0
+}
+
+/// The front's decisions, batched per worker.
+struct Dispatch<'a> {
+    batches: Vec<Vec<Cmd>>,
+    senders: &'a [mpsc::SyncSender<Work>],
+    spare: &'a mpsc::Receiver<Vec<Cmd>>,
+    moved: &'a mpsc::Receiver<(usize, u32, Box<Entry>)>,
+    results: &'a mpsc::Receiver<(u64, Finished)>,
+    output: &'a mut Output,
+}
+
+impl Dispatch<'_> {
+    fn flush(&mut self, w: usize) {
+        if !self.batches[w].is_empty() {
+            let fresh = self.spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
+            let full = std::mem::replace(&mut self.batches[w], fresh);
+            // A worker only goes away by panicking, which join reports below.
+            let _ = self.senders[w].send(Work::Cmds(full));
+        }
+    }
+
+    /// Takes in the flows the workers finished so far.
+    fn collect(&mut self) {
+        while let Ok((fseq, f)) = self.results.try_recv() {
+            self.output.arrive(fseq, f);
+        }
+    }
+}
+
+impl Decisions for Dispatch<'_> {
+    #[inline]
+    fn cmd(&mut self, w: usize, cmd: Cmd) {
+        if let Cmd::Seg { .. } = cmd {
+            // Most commands: one test, one push.
+            let b = &mut self.batches[w];
+            b.push(cmd);
+            if b.len() == BATCH {
+                self.flush(w);
+            }
+            return;
+        }
+        let moving = matches!(cmd, Cmd::Move { .. });
+        // A flow the output waits for goes to its worker now: later flows, and the
+        // attempts a flood finding folds, queue behind it in the output.
+        let awaited = matches!(cmd, Cmd::Finish { fseq: Some(_), .. } | Cmd::Replay { .. });
+        self.batches[w].push(cmd);
+        if awaited {
+            self.flush(w);
+        } else if moving {
+            // The old worker hands the connection over once it has done everything
+            // before; it goes to the new one ahead of anything after.
+            self.flush(w);
+            if let Ok((to, slot, entry)) = self.moved.recv() {
+                self.flush(to);
+                let _ = self.senders[to].send(Work::Adopt(slot, entry));
+            }
+        } else if self.batches[w].len() == BATCH {
+            self.flush(w);
+        }
+    }
+    fn expect(&mut self, e: Expect) {
+        self.output.expect(e);
+        // What waits for a worker's flow stays bounded: beyond this, wait for the flows.
+        if self.output.waiting() > MAX_WAITING {
+            while self.output.waiting() > MAX_WAITING / 2 {
+                match self.results.recv() {
+                    Ok((fseq, f)) => self.output.arrive(fseq, f),
+                    Err(_) => break,
+                }
+            }
+        }
+    }
+}
+
+/// Decisions the output holds while a worker's flow is on its way, at most.
+const MAX_WAITING: usize = 1 << 14;
+
+/// [`analyze_reader_parallel_into`] with the balancer's threshold for moving connections
 /// (tests lower it to move connections of small captures); also returns the moves made.
 fn run(
     reader: &mut CaptureReader,
@@ -59,87 +142,72 @@ fn run(
     workers: usize,
     rebalance_min: u64,
     progress: &mut dyn FnMut(u64),
-) -> (CaptureSummary, Vec<FlowSummary>, u64) {
+    sink: &mut dyn FnMut(FlowSummary),
+) -> (CaptureSummary, u64) {
     let workers = workers.max(1);
     let name = config.capture_name.clone();
     let mut counters = Counters::default();
-    let (finished, moves) = std::thread::scope(|scope| {
+    let mut front = Front::new(front_config(&config, true, workers, rebalance_min));
+    let mut output = Output::new(&config);
+    std::thread::scope(|scope| {
         let mut senders = Vec::with_capacity(workers);
         let mut handles = Vec::with_capacity(workers);
         // Emptied batches go back to the reader: the same few buffers circulate, warm in
         // cache, instead of a fresh allocation (and fresh pages) per batch.
-        let (spare_tx, spare_rx) = mpsc::channel::<Vec<Item>>();
-        // Released connections come back to the reader on their way to another worker.
-        let (released_tx, released_rx) = mpsc::channel::<Option<Box<Entry>>>();
+        let (spare_tx, spare_rx) = mpsc::channel::<Vec<Cmd>>();
+        let (moved_tx, moved_rx) = mpsc::channel::<(usize, u32, Box<Entry>)>();
+        let (done_tx, done_rx) = mpsc::channel::<(u64, Finished)>();
         for _ in 0..workers {
             let (tx, rx) = mpsc::sync_channel::<Work>(QUEUED_BATCHES);
             let config = &config;
-            let (spare_tx, released_tx) = (spare_tx.clone(), released_tx.clone());
+            let (spare_tx, moved_tx, done_tx) = (spare_tx.clone(), moved_tx.clone(), done_tx.clone());
             handles.push(scope.spawn(move || {
                 let mut shard = Shard::new(config);
                 let mut none = NoObserver;
+                // The reader may be gone already (end of capture): then these are dropped.
+                let mut done = |fseq, f| {
+                    let _ = done_tx.send((fseq, f));
+                };
+                let mut moved = |to, slot, e| {
+                    let _ = moved_tx.send((to, slot, e));
+                };
                 for work in rx {
                     match work {
-                        Work::Segments(mut batch) => {
-                            for it in &batch {
-                                shard.on_segment(&it.seg, it.frame, it.ts, &mut none);
+                        Work::Cmds(mut batch) => {
+                            for cmd in batch.drain(..) {
+                                shard.exec(cmd, &mut none, &mut done, &mut moved);
                             }
-                            batch.clear();
-                            // The reader may be gone already (end of capture): then it is dropped.
                             let _ = spare_tx.send(batch);
                         }
-                        Work::Release(key) => {
-                            let _ = released_tx.send(shard.release(&key));
-                        }
-                        Work::Adopt(key, entry) => shard.adopt(key, entry, &mut none),
+                        Work::Adopt(slot, entry) => shard.adopt(slot, entry),
                     }
                 }
-                shard.finish(&mut none)
             }));
             senders.push(tx);
         }
-        let mut router = Router::new(workers, config.table, rebalance_min);
-        let mut batches: Vec<Vec<Item>> = (0..workers).map(|_| Vec::with_capacity(BATCH)).collect();
-        // Sends worker `w` what it has been given so far.
-        let flush = |w: usize, batches: &mut Vec<Vec<Item>>, senders: &[mpsc::SyncSender<Work>]| {
-            if !batches[w].is_empty() {
-                let fresh = spare_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
-                let full = std::mem::replace(&mut batches[w], fresh);
-                // A worker only goes away by panicking, which join reports below.
-                let _ = senders[w].send(Work::Segments(full));
-            }
+        drop(done_tx);
+        let mut d = Dispatch {
+            batches: (0..workers).map(|_| Vec::with_capacity(BATCH)).collect(),
+            senders: &senders,
+            spare: &spare_rx,
+            moved: &moved_rx,
+            results: &done_rx,
+            output: &mut output,
         };
         let mut records = 0u64;
         loop {
             records += 1;
-            if records % PROGRESS_EVERY == 0 {
+            if records.is_multiple_of(PROGRESS_EVERY) {
                 progress(reader.input_bytes());
+                d.collect();
+                for f in d.output.take_ready() {
+                    sink(f);
+                }
             }
             match reader.next_frame() {
                 Ok(Some(frame)) => {
-                    let Some(seg) = counters.decode(&frame, &config.filter) else {
-                        continue;
-                    };
-                    let w = router.route(&seg, frame.ts);
-                    batches[w].push(Item {
-                        frame: frame.number,
-                        ts: frame.ts,
-                        seg,
-                    });
-                    if batches[w].len() == BATCH {
-                        flush(w, &mut batches, &senders);
-                    }
-                    // After this segment went to the connection's current worker.
-                    if let Some(Move { key, from, to }) = router.take_move() {
-                        flush(from, &mut batches, &senders);
-                        let _ = senders[from].send(Work::Release(key));
-                        // The old worker answers once it has processed everything before.
-                        // None: it had evicted the connection already; its next segment
-                        // starts a new one on the new worker, as it would in one thread.
-                        if let Ok(Some(entry)) = released_rx.recv() {
-                            flush(to, &mut batches, &senders);
-                            let _ = senders[to].send(Work::Adopt(key, entry));
-                        }
+                    if let Some(seg) = counters.decode(&frame, &config.filter) {
+                        front.on_segment(&seg, frame.number, frame.ts, &mut d);
                     }
                 }
                 Ok(None) => break,
@@ -149,26 +217,33 @@ fn run(
                 }
             }
         }
+        front.finish(&mut d);
         for w in 0..workers {
-            flush(w, &mut batches, &senders);
+            d.flush(w);
         }
         drop(senders);
-        let finished = handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect::<Vec<_>>();
-        (finished, router.moves)
+        for h in handles {
+            h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        }
+        while let Ok((fseq, f)) = done_rx.try_recv() {
+            output.arrive(fseq, f);
+        }
     });
-    let flows = conclude(finished, &config);
-    (counters.summary(&name, Some(reader), flows.len() as u64), flows, moves)
+    debug_assert!(output.caught_up());
+    output.finish();
+    for f in output.take_ready() {
+        sink(f);
+    }
+    let moves = front.moves();
+    (counters.summary(&name, Some(reader), &front, &config), moves)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::capture::{LinkType, PcapWriter};
-    use crate::flow::{Endpoint, TableConfig};
     use crate::testkit::sim;
+    use crate::time::Timestamp;
 
     fn capture(bytes: Vec<u8>) -> CaptureReader {
         CaptureReader::new(Box::new(std::io::Cursor::new(bytes))).unwrap()
@@ -219,12 +294,14 @@ mod tests {
         let one = serde_json::to_string(&analyze_reader(capture(out.sender_side_pcap.clone()))).unwrap();
         let mut moved = 0;
         for workers in [2, 3, 4] {
-            let (_, many, moves) = run(
+            let mut many = Vec::new();
+            let (_, moves) = run(
                 &mut capture(out.sender_side_pcap.clone()),
                 AnalysisConfig::default(),
                 workers,
                 100,
                 &mut |_| {},
+                &mut |f| many.push(f),
             );
             assert_eq!(one, serde_json::to_string(&many).unwrap(), "{workers} workers");
             moved += moves;
@@ -271,46 +348,5 @@ mod tests {
             serde_json::to_string(&one).unwrap(),
             serde_json::to_string(&two).unwrap()
         );
-    }
-
-    #[test]
-    fn the_router_keeps_the_time_of_a_connection_it_sees_only_through_its_shortcut() {
-        use crate::testkit::TcpPacket;
-        let seg = |s: &str, d: &str| {
-            let (_, bytes) = TcpPacket::new(s, d).seq(1).ack(1).payload_len(10).ethernet().build();
-            crate::decode::decode(LinkType::ETHERNET, &bytes).unwrap()
-        };
-        let (a, b) = (
-            seg("10.0.0.1:40000", "10.0.0.2:80"),
-            seg("10.0.0.3:40001", "10.0.0.2:80"),
-        );
-        let (key, _) = FlowKey::of(Endpoint::pair_of(&a).0, Endpoint::pair_of(&a).1);
-        let ms = |m: i64| Timestamp(m * 1_000_000);
-        let mut r = Router::new(2, TableConfig::default(), REBALANCE_MIN_SEGMENTS);
-        // Seen through the shortcut only, a connection's latest time still reaches the map
-        // before a sweep reads it...
-        r.route(&a, ms(0)); // the first sweep
-        r.route(&a, ms(100));
-        r.route(&a, ms(400));
-        assert_eq!(r.owner_of(&key).unwrap().1, ms(100));
-        r.route(&a, ms(1_000)); // a sweep is due
-        assert_eq!(r.owner_of(&key).unwrap().1, ms(1_000));
-        // ... and when another connection takes the shortcut.
-        r.route(&a, ms(1_500));
-        r.route(&b, ms(1_600));
-        assert_eq!(r.owner_of(&key).unwrap().1, ms(1_500));
-        // One connection alone for longer than the router's memory stays where it is.
-        for i in 4..800 {
-            assert_eq!(r.route(&a, Timestamp(i * 500_000_000)), 0);
-        }
-        assert!(
-            r.owner_of(&key).unwrap().1 >= Timestamp(398 * 1_000_000_000),
-            "{:?}",
-            r.owner_of(&key)
-        );
-        // The other connection, forgotten meanwhile, comes back to the idler worker.
-        assert_eq!(r.route(&b, Timestamp(400 * 1_000_000_000)), 1);
-        assert_eq!(r.route(&a, Timestamp(400 * 1_000_000_000)), 0);
-        assert_eq!(r.flows(), [1, 1]);
     }
 }

@@ -1,102 +1,135 @@
-//! A set of connections and what happens to them: the flow table, the tracker and the
-//! diagnosis accumulators per connection, and the flows finished so far.
+//! A worker's connections with their trackers: the full state (tracker, diagnosis
+//! accumulators) of each connection the front gave one, in slots the front assigns. It
+//! carries out the front's [`Cmd`]s; it decides nothing about lives and ends.
 
+use super::attempt::Attempt;
+use super::front::{Cmd, NewConn, Op};
 use super::AnalysisConfig;
-use crate::decode::Segment;
 use crate::diagnose::{self, Accumulator};
-use crate::flow::{FlowKey, FlowTable, Tracked};
+use crate::flow::Dir;
 use crate::observe::Observer;
 use crate::tcp::Connection;
-use crate::time::Timestamp;
 
 pub(crate) struct Entry {
     conn: Connection,
     acc: Accumulator,
 }
 
-impl Tracked for Entry {
-    fn new(conn: Connection) -> Self {
-        Entry {
-            conn,
+impl Entry {
+    fn new(n: &NewConn) -> Box<Entry> {
+        Box::new(Entry {
+            conn: Connection::new(n.id, n.client, n.server, n.by_syn, n.first_frame, n.first_ts),
             acc: Accumulator::default(),
-        }
+        })
     }
-    fn conn(&self) -> &Connection {
-        &self.conn
+
+    /// The tracker of an attempt, its log replayed (no observer: an attempt is held as a
+    /// log only when no observer wants segments).
+    fn replayed(a: &Attempt) -> Box<Entry> {
+        let (client, server) = a.ends();
+        let mut e = Entry::new(&NewConn {
+            id: a.life.id,
+            client,
+            server,
+            by_syn: a.life.by_syn(),
+            first_frame: a.life.first_frame,
+            first_ts: a.life.first_ts,
+        });
+        e.conn.keep_flight_series(false);
+        for l in a.log.iter() {
+            let (seg, dir, frame, ts) = l.segment(client, server, &a.life);
+            let event = e.conn.track(&seg, dir, frame, ts);
+            e.acc.on_segment(&e.conn, &event);
+        }
+        e
     }
 }
 
 pub(crate) struct Shard {
     config: AnalysisConfig,
-    table: FlowTable<Entry>,
-    finished: Vec<diagnose::Finished>,
-    evicted: Vec<Box<Entry>>,
+    slots: Vec<Option<Box<Entry>>>,
 }
 
 impl Shard {
     pub(crate) fn new(config: &AnalysisConfig) -> Shard {
         Shard {
             config: config.clone(),
-            table: FlowTable::new(config.table, config.first_flow_id),
-            finished: Vec::new(),
-            evicted: Vec::new(),
+            slots: Vec::new(),
         }
     }
 
-    /// Connections created so far.
-    pub(crate) fn flows_seen(&self) -> u64 {
-        self.table.next_id() - self.config.first_flow_id
+    fn put(&mut self, slot: u32, e: Box<Entry>) {
+        let i = slot as usize;
+        if i >= self.slots.len() {
+            self.slots.resize_with(i + 1, || None);
+        }
+        debug_assert!(self.slots[i].is_none(), "slot {slot} is taken");
+        self.slots[i] = Some(e);
     }
 
+    fn take(&mut self, slot: u32) -> Box<Entry> {
+        self.slots[slot as usize].take().expect("the front names live slots")
+    }
+
+    /// Carries out one command; a finished flow goes to `done` with its place in the
+    /// output. A move's entry goes to `moved`.
     #[inline]
-    pub(crate) fn on_segment<O: Observer>(&mut self, seg: &Segment, frame: u64, ts: Timestamp, observer: &mut O) {
-        let (entry, dir, replaced) = self.table.lookup(seg, frame, ts);
-        let wants = observer.wants_segments();
-        // Set on every segment so it holds from a connection's first; observers never change.
-        entry.conn.keep_flight_series(wants);
-        let mut event = entry.conn.track(seg, dir, frame, ts);
-        entry.acc.on_segment(&entry.conn, &event);
-        if wants {
-            entry.conn.add_flights(&mut event);
-            observer.on_segment(&event);
-        }
-        if let Some(old) = replaced {
-            self.finish_entry(old, observer);
-        }
-        self.table.evict_due(&mut self.evicted);
-        while let Some(e) = self.evicted.pop() {
-            self.finish_entry(e, observer);
+    pub(crate) fn exec<O: Observer>(
+        &mut self,
+        cmd: Cmd,
+        observer: &mut O,
+        done: &mut impl FnMut(u64, diagnose::Finished),
+        moved: &mut impl FnMut(usize, u32, Box<Entry>),
+    ) {
+        match cmd {
+            Cmd::Open { slot, op } => match op {
+                Op::Start(n) => self.put(slot, Entry::new(&n)),
+                Op::Promote(a) => self.put(slot, Entry::replayed(&a)),
+            },
+            Cmd::Seg { slot, frame, ts, seg } => {
+                let wants = observer.wants_segments();
+                let entry = self.slots[slot as usize].as_deref_mut().expect("a live slot");
+                let c = &entry.conn.client;
+                let dir = if c.addr == seg.src && c.port == seg.src_port {
+                    Dir::C2S
+                } else {
+                    Dir::S2C
+                };
+                // Set on every segment so it holds from a connection's first; observers never change.
+                entry.conn.keep_flight_series(wants);
+                let mut event = entry.conn.track(&seg, dir, frame, ts);
+                entry.acc.on_segment(&entry.conn, &event);
+                if wants {
+                    entry.conn.add_flights(&mut event);
+                    observer.on_segment(&event);
+                }
+            }
+            Cmd::Finish { slot, fseq } => {
+                let e = self.take(slot);
+                if let Some(fseq) = fseq {
+                    done(fseq, self.finish_entry(e, observer));
+                }
+            }
+            Cmd::Replay { fseq, attempt } => {
+                let e = Entry::replayed(&attempt);
+                done(fseq, self.finish_entry(e, observer));
+            }
+            Cmd::Move { slot, to, to_slot } => {
+                let e = self.take(slot);
+                moved(to, to_slot, e);
+            }
         }
     }
 
-    /// Hands the connection under `key` over to another shard (see [`Self::adopt`]).
-    pub(crate) fn release(&mut self, key: &FlowKey) -> Option<Box<Entry>> {
-        self.table.take(key)
+    /// Takes over a connection another shard handed over.
+    pub(crate) fn adopt(&mut self, slot: u32, e: Box<Entry>) {
+        self.put(slot, e);
     }
 
-    /// Takes over a connection another shard released. One this shard still holds under
-    /// the same key is an earlier life of the 4-tuple that went quiet here (the router
-    /// forgot it and sent the new life elsewhere): in one thread the new life's first
-    /// segment would have replaced it, so it is finished now.
-    pub(crate) fn adopt<O: Observer>(&mut self, key: FlowKey, entry: Box<Entry>, observer: &mut O) {
-        if let Some(old) = self.table.take(&key) {
-            self.finish_entry(old, observer);
-        }
-        self.table.adopt(key, entry);
-    }
-
-    fn finish_entry<O: Observer>(&mut self, e: Box<Entry>, observer: &mut O) {
+    fn finish_entry<O: Observer>(&self, e: Box<Entry>, observer: &mut O) -> diagnose::Finished {
         let e = *e;
         let done = diagnose::finish(&e.conn, e.acc, &self.config.capture_name, self.config.link_rate_bps);
         observer.on_flow_end(&done.summary);
-        self.finished.push(done);
-    }
-
-    /// Finishes every live connection; the flows of this shard, in no particular order.
-    pub(crate) fn finish<O: Observer>(mut self, observer: &mut O) -> Vec<diagnose::Finished> {
-        for e in self.table.drain() {
-            self.finish_entry(e, observer);
-        }
-        self.finished
+        done
     }
 }

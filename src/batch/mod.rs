@@ -252,7 +252,7 @@ pub fn run(opts: Options) -> Result<Outcome> {
             .into_iter()
             .par_bridge()
             .map(|unit| {
-                let done = worker::process(unit, &ctx);
+                let done = worker::process(unit, &ctx, state.part_writer(unit))?;
                 let record = state.store(unit, done, &options, &schema)?;
                 appender.append(&record)?;
                 Ok(record)

@@ -11,6 +11,22 @@ pub struct Stamp {
     pub mtime_ns: i64,
 }
 
+impl MiddleboxRow {
+    /// The middlebox findings of a flow.
+    pub fn of(f: &bdpscope::summary::FlowSummary) -> impl Iterator<Item = MiddleboxRow> + '_ {
+        f.middlebox.iter().map(|m| MiddleboxRow {
+            capture: f.capture.clone(),
+            id: f.id,
+            client: f.client.clone(),
+            server: f.server.clone(),
+            kind: m.kind.clone(),
+            direction: m.direction.clone(),
+            confidence: m.confidence.clone(),
+            evidence: m.evidence.clone(),
+        })
+    }
+}
+
 /// One middlebox finding, with its flow (for the summary).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MiddleboxRow {
@@ -67,6 +83,12 @@ pub struct CaptureRow {
     pub skipped_reason: Option<String>,
     /// The `capture` value of this file's flows: its path, or the stitched chain's name.
     pub chain: Option<String>,
+    /// Floods and scans found (`kind target`, joined), connection attempts, the failed
+    /// ones, and connections the memory budget ended early (none for a chain of files).
+    pub floods: Option<String>,
+    pub attempts: Option<u64>,
+    pub failed_attempts: Option<u64>,
+    pub evicted_connections: Option<u64>,
 }
 
 /// Floats in `done.jsonl` as strings (Rust's shortest round-trip form), so that a row read

@@ -9,7 +9,7 @@
 
 use super::inputs::Unit;
 use super::layout::{fnv1a, DONE, PARTS};
-use super::record::{MiddleboxRow, Record, Stamp};
+use super::record::{Record, Stamp};
 use super::tables;
 use super::worker::Done;
 use anyhow::{Context, Result};
@@ -130,42 +130,22 @@ impl State {
         })
     }
 
-    /// Writes a finished unit's flows to its part and returns its record.
+    /// Where a unit's flows go (the worker writes them there as they finish).
+    pub fn part_writer(&self, unit: &Unit) -> tables::PartWriter {
+        tables::PartWriter::new(self.dir.join(PARTS).join(part_name(&unit.key)))
+    }
+
+    /// The record of a finished unit whose flows are in its part.
     pub fn store(&self, unit: &Unit, done: Done, options: &str, schema: &str) -> Result<Record> {
-        let name = part_name(&unit.key);
-        let path = self.dir.join(PARTS).join(&name);
-        let part = if done.flows.is_empty() {
-            let _ = std::fs::remove_file(&path);
-            None
-        } else {
-            tables::write_part(&path, &done.flows)?;
-            Some(name)
-        };
-        let middlebox = done
-            .flows
-            .iter()
-            .flat_map(|f| {
-                f.middlebox.iter().map(|m| MiddleboxRow {
-                    capture: f.capture.clone(),
-                    id: f.id,
-                    client: f.client.clone(),
-                    server: f.server.clone(),
-                    kind: m.kind.clone(),
-                    direction: m.direction.clone(),
-                    confidence: m.confidence.clone(),
-                    evidence: m.evidence.clone(),
-                })
-            })
-            .collect();
         Ok(Record {
             unit: unit.key.clone(),
             options: options.to_string(),
             schema: schema.to_string(),
             inputs: stamps(unit),
-            part,
-            flows: done.flows.len() as u64,
+            part: (done.flows > 0).then(|| part_name(&unit.key)),
+            flows: done.flows,
             captures: done.captures,
-            middlebox,
+            middlebox: done.middlebox,
         })
     }
 

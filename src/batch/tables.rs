@@ -12,7 +12,7 @@ use std::io::BufWriter;
 use std::path::Path;
 
 /// The columns of `captures.*`, in order.
-pub const CAPTURE_COLUMNS: [&str; 17] = [
+pub const CAPTURE_COLUMNS: [&str; 21] = [
     "path",
     "status",
     "format",
@@ -30,13 +30,17 @@ pub const CAPTURE_COLUMNS: [&str; 17] = [
     "error",
     "skipped_reason",
     "chain",
+    "floods",
+    "attempts",
+    "failed_attempts",
+    "evicted_connections",
 ];
 
 pub fn captures_frame(rows: &[&CaptureRow]) -> PolarsResult<DataFrame> {
     let s = |f: fn(&CaptureRow) -> Option<String>| rows.iter().map(|r| f(r)).collect::<Vec<_>>();
     let u = |f: fn(&CaptureRow) -> Option<u64>| rows.iter().map(|r| f(r)).collect::<Vec<_>>();
     let x = |f: fn(&CaptureRow) -> Option<f64>| rows.iter().map(|r| f(r)).collect::<Vec<_>>();
-    let [path, status, format, compression, size_bytes, mtime, packets, tcp_segments, non_tcp_records, flows, first_ts, last_ts, link_types, warnings, error, skipped_reason, chain] =
+    let [path, status, format, compression, size_bytes, mtime, packets, tcp_segments, non_tcp_records, flows, first_ts, last_ts, link_types, warnings, error, skipped_reason, chain, floods, attempts, failed_attempts, evicted_connections] =
         CAPTURE_COLUMNS.map(PlSmallStr::from_static);
     let columns = vec![
         Column::new(path, s(|r| Some(r.path.clone()))),
@@ -56,6 +60,10 @@ pub fn captures_frame(rows: &[&CaptureRow]) -> PolarsResult<DataFrame> {
         Column::new(error, s(|r| r.error.clone())),
         Column::new(skipped_reason, s(|r| r.skipped_reason.clone())),
         Column::new(chain, s(|r| r.chain.clone())),
+        Column::new(floods, s(|r| r.floods.clone())),
+        Column::new(attempts, u(|r| r.attempts)),
+        Column::new(failed_attempts, u(|r| r.failed_attempts)),
+        Column::new(evicted_connections, u(|r| r.evicted_connections)),
     ];
     DataFrame::new(rows.len(), columns)
 }
@@ -73,25 +81,79 @@ pub fn flows_schema_fingerprint() -> Result<String> {
     Ok(format!("{:016x}", fnv1a(columns.as_bytes())))
 }
 
-/// Writes one unit's flows as a part file (not in parallel: the workers are).
-pub fn write_part(path: &Path, flows: &[bdpscope::summary::FlowSummary]) -> Result<()> {
-    let mut df = flows_frame(flows)?;
-    let tmp = path.with_extension("parquet.tmp");
-    let file = File::create(&tmp).with_context(|| format!("{}: cannot write", tmp.display()))?;
-    // Parts are scratch files, read back once: no compression, no statistics.
-    ParquetWriter::new(BufWriter::new(file))
-        .with_compression(ParquetCompression::Uncompressed)
-        .with_statistics(StatisticsOptions {
-            min_value: false,
-            max_value: false,
-            distinct_count: false,
-            null_count: false,
-            ..Default::default()
-        })
-        .set_parallel(false)
-        .finish(&mut df)?;
-    std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot write", path.display()))?;
-    Ok(())
+/// One unit's flows written as a part file as they come, a row group at a time (not in
+/// parallel: the workers are), so a capture of millions of flows is never held whole.
+pub struct PartWriter {
+    path: std::path::PathBuf,
+    tmp: std::path::PathBuf,
+    writer: Option<polars::io::parquet::write::BatchedWriter<BufWriter<File>>>,
+    rows: Vec<bdpscope::summary::FlowSummary>,
+    written: u64,
+}
+
+/// Rows per row group of a part.
+const PART_ROWS: usize = 1 << 14;
+
+impl PartWriter {
+    pub fn new(path: std::path::PathBuf) -> PartWriter {
+        PartWriter {
+            tmp: path.with_extension("parquet.tmp"),
+            path,
+            writer: None,
+            rows: Vec::new(),
+            written: 0,
+        }
+    }
+
+    pub fn push(&mut self, f: bdpscope::summary::FlowSummary) -> Result<()> {
+        self.rows.push(f);
+        if self.rows.len() >= PART_ROWS {
+            self.write_rows()?;
+        }
+        Ok(())
+    }
+
+    fn write_rows(&mut self) -> Result<()> {
+        let df = flows_frame(&self.rows)?;
+        if self.writer.is_none() {
+            let file = File::create(&self.tmp).with_context(|| format!("{}: cannot write", self.tmp.display()))?;
+            // Parts are scratch files, read back once: no compression, no statistics.
+            let w = ParquetWriter::new(BufWriter::new(file))
+                .with_compression(ParquetCompression::Uncompressed)
+                .with_statistics(StatisticsOptions {
+                    min_value: false,
+                    max_value: false,
+                    distinct_count: false,
+                    null_count: false,
+                    ..Default::default()
+                })
+                .set_parallel(false)
+                .batched(df.schema())?;
+            self.writer = Some(w);
+        }
+        self.writer.as_mut().expect("made above").write_batch(&df)?;
+        self.written += self.rows.len() as u64;
+        self.rows.clear();
+        Ok(())
+    }
+
+    /// Completes the part; the rows written (none: no part file).
+    pub fn finish(mut self) -> Result<u64> {
+        if !self.rows.is_empty() {
+            self.write_rows()?;
+        }
+        match self.writer.take() {
+            Some(w) => {
+                w.finish()?;
+                std::fs::rename(&self.tmp, &self.path)
+                    .with_context(|| format!("{}: cannot write", self.path.display()))?;
+            }
+            None => {
+                let _ = std::fs::remove_file(&self.path);
+            }
+        }
+        Ok(self.written)
+    }
 }
 
 pub fn read_part(path: &Path) -> Result<DataFrame> {

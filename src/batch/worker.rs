@@ -8,7 +8,8 @@
 
 use super::inputs::{Input, Problem, Unit};
 use super::progress::Progress;
-use super::record::CaptureRow;
+use super::record::{CaptureRow, MiddleboxRow};
+use super::tables::PartWriter;
 use bdpscope::analysis::{Analysis, AnalysisConfig, FlowFilter};
 use bdpscope::capture::{CaptureError, CaptureReader};
 use bdpscope::observe::NoObserver;
@@ -22,10 +23,29 @@ pub struct Context<'a> {
     pub progress: &'a Progress,
 }
 
-/// What a unit produced.
+/// What a unit produced (its flows are in its part).
 pub struct Done {
     pub captures: Vec<CaptureRow>,
-    pub flows: Vec<FlowSummary>,
+    pub flows: u64,
+    pub middlebox: Vec<MiddleboxRow>,
+}
+
+/// Where a unit's flows go as they finish: its part, and the middlebox findings.
+struct Sink<'a> {
+    part: PartWriter,
+    flows: u64,
+    middlebox: Vec<MiddleboxRow>,
+    /// The record selection, which notes flows it left with one direction.
+    records: &'a crate::records::Records,
+}
+
+impl Sink<'_> {
+    fn push(&mut self, mut f: FlowSummary) -> anyhow::Result<()> {
+        self.records.note_half_conversations(std::slice::from_mut(&mut f));
+        self.middlebox.extend(MiddleboxRow::of(&f));
+        self.flows += 1;
+        self.part.push(f)
+    }
 }
 
 /// Packets between progress updates.
@@ -67,10 +87,13 @@ impl Chain {
             .is_none_or(|last| first >= last - OVERLAP && first <= last + idle)
     }
 
-    /// Ends the analysis: flows go to `done`, and the members' rows get the chain's name
-    /// (and, for a chain of one file, the capture summary's counts).
-    fn close(self, done: &mut Done) {
-        let (summary, mut flows, _) = self.analysis.finish(&self.first_name, None);
+    /// Ends the analysis: the remaining flows go to `sink`, and the members' rows get the
+    /// chain's name (and, for a chain of one file, the capture summary's counts). `held`
+    /// are the flows taken earlier and kept for the chain's name (several files).
+    fn close(self, done: &mut Done, sink: &mut Sink, held: Vec<FlowSummary>) -> anyhow::Result<()> {
+        let (summary, rest, _) = self.analysis.finish(&self.first_name, None);
+        let mut flows = held;
+        flows.extend(rest);
         let name = if self.members.len() > 1 {
             let last = self
                 .last_name
@@ -91,16 +114,29 @@ impl Chain {
             row.last_ts = summary.last_ts;
             row.link_types = join(&summary.link_types);
             row.warnings = join(&summary.warnings);
+            row.floods = join(
+                &summary
+                    .floods
+                    .iter()
+                    .map(|f| format!("{} {}", f.kind, f.target.as_deref().unwrap_or("")).trim().to_string())
+                    .collect::<Vec<_>>(),
+            );
+            row.attempts = Some(summary.attempts.attempts);
+            row.failed_attempts =
+                Some(summary.attempts.unanswered + summary.attempts.refused + summary.attempts.half_open);
+            row.evicted_connections =
+                Some(summary.connections.evicted_without_data + summary.connections.evicted_with_data);
         }
         for &m in &self.members {
             done.captures[m].chain = Some(name.clone());
         }
-        if self.members.len() > 1 {
-            for f in &mut flows {
+        for mut f in flows {
+            if self.members.len() > 1 {
                 f.capture = name.clone();
             }
+            sink.push(f)?;
         }
-        done.flows.extend(flows);
+        Ok(())
     }
 }
 
@@ -147,12 +183,23 @@ fn open(input: &Input, records: &crate::records::Records) -> Result<CaptureReade
     Ok(reader)
 }
 
-pub fn process(unit: &Unit, ctx: &Context) -> Done {
-    let idle = AnalysisConfig::default().table.idle_timeout;
+/// Reads a unit's files; its flows go to `part` as they finish (a unit of one file) or
+/// when their chain of files ends (their `capture` is the chain's name).
+pub fn process(unit: &Unit, ctx: &Context, part: PartWriter) -> anyhow::Result<Done> {
+    let idle = AnalysisConfig::default().table.timeouts.established;
     let mut done = Done {
         captures: Vec::with_capacity(unit.inputs.len()),
-        flows: Vec::new(),
+        flows: 0,
+        middlebox: Vec::new(),
     };
+    let mut sink = Sink {
+        part,
+        flows: 0,
+        middlebox: Vec::new(),
+        records: ctx.records,
+    };
+    let stream = unit.inputs.len() == 1;
+    let mut held: Vec<FlowSummary> = Vec::new();
     let mut chain: Option<Chain> = None;
     for input in &unit.inputs {
         let mut reader = match open(input, ctx.records) {
@@ -177,12 +224,19 @@ pub fn process(unit: &Unit, ctx: &Context) -> Done {
                 Ok(Some(frame)) => {
                     if span.is_none() && chain.as_ref().is_some_and(|c| !c.continued_by(frame.ts, idle)) {
                         if let Some(c) = chain.take() {
-                            c.close(&mut done);
+                            c.close(&mut done, &mut sink, std::mem::take(&mut held))?;
                         }
                     }
                     span = Some(span.map_or((frame.ts, frame.ts), |(first, last)| (first, last.max(frame.ts))));
                     let c = chain.get_or_insert_with(|| Chain::new(ctx, &input.name));
                     c.analysis.on_frame(&frame);
+                    for f in c.analysis.take_flows() {
+                        if stream {
+                            sink.push(f)?;
+                        } else {
+                            held.push(f);
+                        }
+                    }
                     if frame.number - reported_packets >= REPORT_EVERY {
                         let bytes = reader.input_bytes();
                         ctx.progress.advance(bytes.saturating_sub(reported_bytes), REPORT_EVERY);
@@ -222,8 +276,10 @@ pub fn process(unit: &Unit, ctx: &Context) -> Done {
         done.captures.push(r);
     }
     if let Some(c) = chain.take() {
-        c.close(&mut done);
+        c.close(&mut done, &mut sink, held)?;
     }
-    ctx.records.note_half_conversations(&mut done.flows);
-    done
+    done.flows = sink.part.finish()?;
+    done.middlebox = sink.middlebox;
+    debug_assert_eq!(done.flows, sink.flows);
+    Ok(done)
 }

@@ -3,18 +3,11 @@
 use super::{input, progress, AnalyzeArgs, Expect, Format, Records, Selection, Status};
 use crate::render;
 use anyhow::Result;
-use bdpscope::analysis::{analyze_reader_parallel, Analysis, AnalysisConfig, FlowFilter};
+use bdpscope::analysis::{analyze_reader_parallel_into, Analysis, AnalysisConfig, FlowFilter};
 use bdpscope::observe::Observer;
 use bdpscope::summary::{CaptureSummary, FlowSummary};
 use std::io::Write;
 use std::path::Path;
-
-/// The outcome of reading a list of captures: what was analysed, and what failed.
-pub struct Run {
-    pub captures: Vec<CaptureSummary>,
-    pub flows: Vec<FlowSummary>,
-    pub failed: bool,
-}
 
 pub fn filter_of(sel: &Selection) -> FlowFilter {
     FlowFilter {
@@ -82,7 +75,7 @@ pub fn analyze_one<O: Observer>(
             Ok(Some(frame)) => {
                 analysis.on_frame(&frame);
                 n += 1;
-                if n % 65_536 == 0 {
+                if n.is_multiple_of(65_536) {
                     if let Some(b) = &bar {
                         b.set_position(reader.input_bytes());
                     }
@@ -103,90 +96,169 @@ pub fn analyze_one<O: Observer>(
     let next = analysis.next_flow_id();
     let (summary, mut flows, observer) = analysis.finish(&name, Some(&reader));
     records.note_half_conversations(&mut flows);
+    warn_budget(&name, &summary);
     Ok((summary, flows, observer, next))
 }
 
-/// Analyses one capture for its summaries only: the reading thread decodes, each of
-/// `workers` analysis threads tracks the connections it owns (the same flows, numbered
-/// the same way, as [`analyze_one`]).
-pub fn analyze_summaries(
+/// How `analyze` runs its captures: what to select and how much memory to use.
+pub struct Params<'a> {
+    pub select: &'a Selection,
+    pub link_rate: Option<f64>,
+    pub budget: bdpscope::analysis::Budget,
+    pub list_all: bool,
+    /// Analysis threads (0: one per core).
+    pub jobs: usize,
+    /// Say on stderr when the memory budget ended connections early (the text view says
+    /// it in its capture block).
+    pub warn: bool,
+}
+
+/// Analyses one capture for its summaries only: the reading thread decodes and runs the
+/// front, each of `workers` analysis threads tracks the connections it holds (the same
+/// flows, numbered and ordered the same way, as [`analyze_one`]). Each flow goes to
+/// `sink` as soon as it is written.
+fn analyze_summaries(
     path: &Path,
     records: &Records,
     first_id: u64,
-    filter: FlowFilter,
-    link_rate_bps: Option<f64>,
+    p: &Params,
     workers: usize,
-) -> Result<(CaptureSummary, Vec<FlowSummary>, u64)> {
+    sink: &mut dyn FnMut(FlowSummary),
+) -> Result<(CaptureSummary, u64)> {
     let Opened {
         mut reader,
         size,
         name,
-        config,
-    } = open(path, records, first_id, filter, link_rate_bps)?;
+        mut config,
+    } = open(path, records, first_id, filter_of(p.select), p.link_rate)?;
+    config.budget = p.budget;
+    config.list_all = p.list_all;
     let bar = progress::bar(size, &name);
-    let (summary, mut flows) = analyze_reader_parallel(&mut reader, config, workers, &mut |bytes| {
-        if let Some(b) = &bar {
-            b.set_position(bytes);
-        }
-    });
+    let summary = analyze_reader_parallel_into(
+        &mut reader,
+        config,
+        workers,
+        &mut |bytes| {
+            if let Some(b) = &bar {
+                b.set_position(bytes);
+            }
+        },
+        sink,
+    );
     if let Some(b) = bar {
         b.finish_and_clear();
     }
     for w in &summary.warnings {
         eprintln!("bdpscope: warning: {name}: {w}; the packets before were analysed");
     }
-    records.note_half_conversations(&mut flows);
-    let next = first_id + flows.len() as u64;
-    Ok((summary, flows, next))
+    if p.warn {
+        warn_budget(&name, &summary);
+    }
+    let next = first_id + summary.flows;
+    Ok((summary, next))
 }
 
-/// Analyses every capture in turn; a capture that cannot be read is reported and skipped.
-/// `jobs` analysis threads (0: one per core).
-pub fn analyze_all(records: &Records, sel: &Selection, link_rate: Option<f64>, jobs: usize) -> Run {
-    let workers = match jobs {
+/// Says on stderr when the memory budget cut connections short (never silently).
+fn warn_budget(name: &str, c: &CaptureSummary) {
+    let k = &c.connections;
+    if k.evicted_without_data + k.evicted_with_data > 0 {
+        eprintln!(
+            "bdpscope: warning: {name}: the memory for live connections was full: {} connections without data and {} with data ended early (--attempt-memory {} MiB, --conn-memory {} MiB); a later packet of theirs started a new flow",
+            k.evicted_without_data,
+            k.evicted_with_data,
+            k.attempt_budget_bytes >> 20,
+            k.budget_bytes >> 20
+        );
+    }
+}
+
+/// Analyses every capture in turn, each flow to `sink` as it is written (selected by
+/// `--flow`); a capture that cannot be read is reported and skipped. The captures'
+/// summaries, and whether one failed.
+pub fn analyze_stream(records: &Records, p: &Params, sink: &mut dyn FnMut(FlowSummary)) -> (Vec<CaptureSummary>, bool) {
+    let workers = match p.jobs {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
-    let mut run = Run {
-        captures: Vec::new(),
-        flows: Vec::new(),
-        failed: false,
-    };
+    let (mut captures, mut failed) = (Vec::new(), false);
     let mut next_id = 0;
-    for p in &records.captures {
-        match analyze_summaries(p, records, next_id, filter_of(sel), link_rate, workers) {
-            Ok((summary, flows, next)) => {
+    let flows = &p.select.flows;
+    for path in &records.captures {
+        // The filter's note on flows it left with one direction, then `--flow`.
+        let mut selected = |mut f: FlowSummary| {
+            records.note_half_conversations(std::slice::from_mut(&mut f));
+            if flows.is_empty() || flows.contains(&f.id) {
+                sink(f);
+            }
+        };
+        match analyze_summaries(path, records, next_id, p, workers, &mut selected) {
+            Ok((summary, next)) => {
                 next_id = next;
-                run.captures.push(summary);
-                run.flows.extend(
-                    flows
-                        .into_iter()
-                        .filter(|f| sel.flows.is_empty() || sel.flows.contains(&f.id)),
-                );
+                captures.push(summary);
             }
             Err(e) => {
                 eprintln!("bdpscope: {e:#}");
-                run.failed = true;
+                failed = true;
             }
         }
     }
-    run
+    (captures, failed)
 }
 
 pub fn run(args: AnalyzeArgs) -> Result<Status> {
     let records = super::records::resolve(&args.words, &args.records, Expect::Files)?;
-    let run = analyze_all(&records, &args.select, args.link_rate, args.jobs);
+    let p = Params {
+        select: &args.select,
+        link_rate: args.link_rate,
+        budget: args.memory.budget(),
+        list_all: args.all,
+        jobs: args.jobs,
+        warn: args.format != Format::Text,
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    match args.format {
-        Format::Text => render::text::write(&mut out, &run.captures, &run.flows, args.all)?,
-        Format::Json => render::json::write(&mut out, &run.captures, &run.flows)?,
-        Format::Csv => render::table::write_csv(&mut out, &run.flows)?,
-    }
+    // Flows are written as they finish; the first write error stops the writing (the
+    // analysis of the capture then ends with nothing more to say) and is returned.
+    let mut error: Option<anyhow::Error> = None;
+    let (captures, failed) = match args.format {
+        Format::Text => {
+            let mut text = render::text::Collector::new(args.all);
+            let r = analyze_stream(&records, &p, &mut |f| text.flow(f));
+            render::text::write(&mut out, &r.0, &text)?;
+            r
+        }
+        Format::Json => {
+            let mut json = render::json::Stream::new(&mut out)?;
+            let r = analyze_stream(&records, &p, &mut |f| {
+                if error.is_none() {
+                    if let Err(e) = json.flow(&f) {
+                        error = Some(e);
+                    }
+                }
+            });
+            if let Some(e) = error.take() {
+                return Err(e);
+            }
+            json.finish(&r.0)?;
+            r
+        }
+        Format::Csv => {
+            let mut csv = render::table::CsvStream::new(&mut out);
+            let r = analyze_stream(&records, &p, &mut |f| {
+                if error.is_none() {
+                    if let Err(e) = csv.flow(f) {
+                        error = Some(e);
+                    }
+                }
+            });
+            if let Some(e) = error.take() {
+                return Err(e);
+            }
+            csv.finish()?;
+            r
+        }
+    };
     out.flush()?;
-    Ok(if run.failed {
-        Status::InputFailed
-    } else {
-        Status::Success
-    })
+    let _ = captures;
+    Ok(if failed { Status::InputFailed } else { Status::Success })
 }

@@ -82,13 +82,40 @@ pub struct AnalyzeArgs {
     /// megaBYTES per second.
     #[arg(long, value_name = "RATE", value_parser = parse_rate)]
     pub link_rate: Option<f64>,
-    /// Include flows too short to judge (hidden by default in the text view).
+    /// Include flows too short to judge (hidden by default in the text view), and the
+    /// connection attempts a flood or scan finding summarises (in every format).
     #[arg(long)]
     pub all: bool,
+    #[command(flatten)]
+    pub memory: Memory,
     /// Analysis threads beside the one reading the capture (default: one per core). The
     /// result is the same for any number; fewer leave cores to other work.
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0, hide_default_value = true)]
     pub jobs: usize,
+}
+
+/// Memory for live connections (an estimate of their state, the same on every machine).
+/// Beyond it the least valuable connections end early, counted and reported: first those
+/// that carried no data (the longest silent first), then closed ones, then one-way, then
+/// two-way transfers.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct Memory {
+    /// MiB for all live connections.
+    #[arg(long, value_name = "MIB", default_value_t = 4096)]
+    pub conn_memory: u64,
+    /// MiB for live connections that have carried no data yet (attempts, handshakes):
+    /// a SYN flood stays within it.
+    #[arg(long, value_name = "MIB", default_value_t = 16)]
+    pub attempt_memory: u64,
+}
+
+impl Memory {
+    pub fn budget(&self) -> bdpscope::analysis::Budget {
+        bdpscope::analysis::Budget {
+            total_bytes: self.conn_memory.max(1) << 20,
+            attempt_bytes: self.attempt_memory.max(1) << 20,
+        }
+    }
 }
 
 #[derive(Args, Debug)]

@@ -30,7 +30,7 @@ pub use classify::law as limits_law;
 pub use explain::evidence_law;
 pub use classification::Classification;
 pub use label::{Label, UNDETERMINED};
-pub use timeline::{Bin, SenderState, Timeline};
+pub use timeline::{Bin, SenderState, Timeline, MAX_BINS};
 
 use crate::flow::Dir;
 use crate::summarize;
@@ -48,6 +48,14 @@ const STRETCH_ACK_SEGMENTS: f64 = 8.0;
 pub struct Finished {
     pub summary: FlowSummary,
     kept: Option<Kept>,
+}
+
+impl Finished {
+    /// For a judged flow: its hosts and bulk direction, and the span of its transfer's
+    /// timeline — what [`across_flows`] groups flows by. None for a flow not judged.
+    pub fn sharing(&self) -> Option<((IpAddr, IpAddr, Dir), Timestamp, Timestamp)> {
+        self.kept.as_ref().map(|k| (k.hosts, k.tl.origin, k.tl.end()))
+    }
 }
 
 struct Kept {

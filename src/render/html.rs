@@ -13,7 +13,7 @@ use super::charts::{ChartData, Swatch};
 use super::page::{chip, document, verdict_class, verdicts};
 use crate::plot::Kind;
 use bdpscope::summary::{CaptureSummary, FlowSummary};
-use bdpscope::units::{bits, bytes};
+use bdpscope::units::{bits, bytes, pct};
 use maud::{html, Markup, PreEscaped};
 use std::collections::HashMap;
 use std::io::Write;
@@ -173,6 +173,60 @@ fn captures(p: &Page<'_>) -> Markup {
                                 }
                             }
                         }
+                    }
+                }
+            }
+            (floods(p.captures))
+        }
+    }
+}
+
+/// Floods and scans of the captures (`CaptureSummary::floods`), with the attempts they
+/// summarise and any connections the memory budget ended early; nothing when there are
+/// none.
+fn floods(captures: &[CaptureSummary]) -> Markup {
+    let any = captures
+        .iter()
+        .any(|c| !c.floods.is_empty() || c.connections.evicted_with_data + c.connections.evicted_without_data > 0);
+    html! {
+        @if any {
+            h3 #floods { "Floods and scans" }
+            table.data {
+                thead { tr {
+                    th { "capture" } th { "finding" } th { "target" } th { "source" } th.num { "attempts" }
+                    th.num { "answered" } th.num { "completed" } th.num { "peak SYN/s" } th { "figures" } th { "rule" }
+                } }
+                tbody {
+                    @for c in captures {
+                        @for f in &c.floods {
+                            tr {
+                                td { (short_path(&c.path)) }
+                                td { (f.kind) }
+                                td { (f.target.as_deref().unwrap_or("–")) }
+                                td { (f.source.as_deref().unwrap_or("–")) }
+                                td.num { (f.attempts) }
+                                td.num { (pct(f.answered_share)) }
+                                td.num { (pct(f.completed_share)) }
+                                td.num { (f.peak.as_ref().map_or("–".into(), |p| p.syns.to_string())) }
+                                td { (f.evidence) }
+                                td.muted { (f.rule) }
+                            }
+                        }
+                    }
+                }
+            }
+            @for c in captures {
+                @let (a, k) = (&c.attempts, &c.connections);
+                @if a.folded > 0 {
+                    p.muted {
+                        (short_path(&c.path)) ": " (a.folded) " connection attempts without data are summarised here, not listed as flows ("
+                        (a.unanswered) " unanswered, " (a.refused) " refused, " (a.half_open) " half-open)."
+                    }
+                }
+                @if k.evicted_with_data + k.evicted_without_data > 0 {
+                    p.warn {
+                        (short_path(&c.path)) ": the memory for live connections was full: " (k.evicted_without_data)
+                        " connections without data and " (k.evicted_with_data) " with data ended early."
                     }
                 }
             }

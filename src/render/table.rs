@@ -136,8 +136,53 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
     DataFrame::new(height, columns)
 }
 
-pub fn write_csv<W: Write>(out: &mut W, flows: &[FlowSummary]) -> anyhow::Result<()> {
-    let mut df = flows_frame(flows)?;
-    CsvWriter::new(out).finish(&mut df)?;
-    Ok(())
+
+/// `analyze --format csv` written as flows finish: rows are buffered by the thousand and
+/// written as one batch (the header with the first), so memory stays constant.
+pub struct CsvStream<W: Write> {
+    writer: Option<polars::io::csv::write::BatchedWriter<W>>,
+    out: Option<W>,
+    rows: Vec<FlowSummary>,
+}
+
+/// Rows per CSV batch.
+const CSV_BATCH: usize = 4096;
+
+impl<W: Write> CsvStream<W> {
+    pub fn new(out: W) -> Self {
+        CsvStream {
+            writer: None,
+            out: Some(out),
+            rows: Vec::with_capacity(CSV_BATCH),
+        }
+    }
+
+    pub fn flow(&mut self, f: FlowSummary) -> anyhow::Result<()> {
+        self.rows.push(f);
+        if self.rows.len() >= CSV_BATCH {
+            self.write_rows()?;
+        }
+        Ok(())
+    }
+
+    fn write_rows(&mut self) -> anyhow::Result<()> {
+        let df = flows_frame(&self.rows)?;
+        if self.writer.is_none() {
+            let out = self.out.take().expect("the writer is made once");
+            self.writer = Some(CsvWriter::new(out).batched(df.schema())?);
+        }
+        self.writer.as_mut().expect("made above").write_batch(&df)?;
+        self.rows.clear();
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> anyhow::Result<()> {
+        if !self.rows.is_empty() || self.writer.is_none() {
+            self.write_rows()?;
+        }
+        if let Some(mut w) = self.writer.take() {
+            w.finish()?;
+        }
+        Ok(())
+    }
 }

@@ -27,12 +27,34 @@ fn yes_no(v: Option<bool>) -> &'static str {
     }
 }
 
-pub fn write<W: Write>(
-    out: &mut W,
-    captures: &[CaptureSummary],
-    flows: &[FlowSummary],
+/// The flows the text view shows, collected as they finish: the judged ones (every one
+/// with `--all`); the others are only counted (a capture of a million attempts keeps a
+/// number, not a million summaries).
+pub struct Collector {
     all: bool,
-) -> anyhow::Result<()> {
+    shown: Vec<FlowSummary>,
+    hidden: u64,
+}
+
+impl Collector {
+    pub fn new(all: bool) -> Self {
+        Collector {
+            all,
+            shown: Vec::new(),
+            hidden: 0,
+        }
+    }
+
+    pub fn flow(&mut self, f: FlowSummary) {
+        if self.all || shown(&f) {
+            self.shown.push(f);
+        } else {
+            self.hidden += 1;
+        }
+    }
+}
+
+pub fn write<W: Write>(out: &mut W, captures: &[CaptureSummary], flows: &Collector) -> anyhow::Result<()> {
     for c in captures {
         writeln!(
             out,
@@ -52,6 +74,7 @@ pub fn write<W: Write>(
         for w in &c.warnings {
             writeln!(out, "  warning: {w}")?;
         }
+        connections(out, c)?;
         let other: u64 = c.skipped.iter().map(|s| s.records).sum();
         if other > 0 {
             let top: Vec<String> = c
@@ -63,13 +86,64 @@ pub fn write<W: Write>(
             writeln!(out, "  not TCP: {other} records ({})", top.join("; "))?;
         }
     }
-    let hidden = flows.iter().filter(|f| !all && !shown(f)).count();
-    for f in flows.iter().filter(|f| all || shown(f)) {
+    for f in &flows.shown {
         writeln!(out)?;
         flow(out, f)?;
     }
-    if hidden > 0 {
-        writeln!(out, "\n{hidden} more flow(s) too short to judge (show them with --all)")?;
+    if flows.hidden > 0 {
+        writeln!(
+            out,
+            "\n{} more flow(s) too short to judge (show them with --all)",
+            flows.hidden
+        )?;
+    }
+    Ok(())
+}
+
+/// A capture's floods and scans, the attempts they summarise, and connections the memory
+/// budget ended early; nothing for a capture with none of these.
+fn connections<W: Write>(out: &mut W, c: &CaptureSummary) -> std::io::Result<()> {
+    for f in &c.floods {
+        let what = match (&f.source, &f.target) {
+            (Some(s), Some(t)) => format!("{} from {s} on {t}", f.kind),
+            (None, Some(t)) => format!("{} on {t}", f.kind),
+            _ => f.kind.clone(),
+        };
+        writeln!(out, "  {:<12}{what}: {}", "flood", f.evidence)?;
+        if let Some(p) = &f.peak {
+            let at = c.first_ts.map_or(String::new(), |t0| format!("+{:.0} s, ", (p.ts - t0).max(0.0)));
+            writeln!(out, "  {:<12}peak {} SYNs in one second ({at}{:.0} since the epoch)", "", p.syns, p.ts)?;
+        }
+        writeln!(out, "  {:<12}rule: {}", "", f.rule)?;
+    }
+    let a = &c.attempts;
+    if a.folded > 0 {
+        writeln!(
+            out,
+            "  {:<12}{} attempts ({} unanswered, {} refused, {} half-open, {} completed without data, {} with data) from ~{} sources to ~{} hosts, ~{} ports; {} without data summarised here, not listed (--all lists them)",
+            "attempts",
+            a.attempts,
+            a.unanswered,
+            a.refused,
+            a.half_open,
+            a.completed,
+            a.with_data,
+            a.distinct_sources,
+            a.distinct_hosts,
+            a.distinct_ports,
+            a.folded
+        )?;
+    }
+    let k = &c.connections;
+    if k.evicted_without_data + k.evicted_with_data > 0 {
+        writeln!(
+            out,
+            "  warning: the memory for live connections was full (--attempt-memory {} MiB, --conn-memory {} MiB): {} connections without data and {} with data ended early; a later packet of theirs started a new flow",
+            k.attempt_budget_bytes >> 20,
+            k.budget_bytes >> 20,
+            k.evicted_without_data,
+            k.evicted_with_data
+        )?;
     }
     Ok(())
 }

@@ -1,0 +1,800 @@
+//! The front: every connection's life, decided in one place, in capture order.
+//!
+//! The front sees every selected segment (on the reading thread when workers analyse) and
+//! decides, for each, which connection it belongs to: a new one, the next life of a
+//! 4-tuple, or a live one. It keeps what deciding needs for every live connection (a
+//! [`Life`], 64 bytes) and, for a connection that has not carried data, the connection
+//! itself as a log of its control segments ([`Attempt`]): a SYN costs ~230 bytes until it
+//! turns out to matter. A connection gets its tracker — in a worker's [`super::Shard`] —
+//! with its first payload.
+//!
+//! The front also ends connections: when a segment starts a new life on the tuple, when
+//! one is silent past its state's timeout ([`Timeouts`], checked once a second of capture
+//! time), when the memory budget needs room (the least valuable first: no data before
+//! data, then the longest silent), and at the end of the capture. Because all of this is
+//! decided here, from the segments alone, the same capture gives the same connections,
+//! ids, ends and output order whatever the number of workers.
+//!
+//! What the front decides goes out as [`Cmd`]s to the worker holding a connection, and as
+//! [`Expect`]s to the output (the order flows are written in).
+
+use super::attempt::{self, Attempt, Log, Logged, MAX_LOGGED};
+use super::router::{Balancer, Move};
+use crate::decode::{Segment, TcpFlags};
+use crate::diagnose;
+use crate::flood::Watcher;
+use crate::flow::life::{self, End, State};
+use crate::flow::{Dir, Endpoint, FlowKey, Found, FxHashMap, Life, Slots, Timeouts, SWEEP_EVERY};
+use crate::time::Timestamp;
+use std::collections::{BTreeSet, VecDeque};
+use std::net::IpAddr;
+
+/// Memory for live connections. Estimated from what each kind of connection costs (see
+/// [`cost`]), so that the same capture is cut the same way on any machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// All live connections.
+    pub total_bytes: u64,
+    /// Connections that have carried no data yet (attempts, handshakes, ACK-only
+    /// pickups): evicted first, oldest silence first, once they take more than this.
+    pub attempt_bytes: u64,
+}
+
+impl Default for Budget {
+    /// 4 GiB for all, 16 MiB for attempts (~70 k of them, ~230 bytes each): the order of
+    /// Suricata's default flow memcap (32 MB, for records of this size) and of conntrack's
+    /// table on a small machine (`nf_conntrack_max` 65,536), so a flood keeps a 1 M-SYN
+    /// capture's peak RSS below 64 MiB. The cost: at 100 k SYN/s an attempt is kept for
+    /// ~0.7 s of silence, so a SYN answered later than that loses its SYN (raise
+    /// `--attempt-memory`). Connections with data get the rest: a tracked connection
+    /// costs 10-130 KB (its timelines grow with its duration, to 512 bins of 104 bytes per
+    /// direction with data), so 4 GiB is ~30 k long bursty connections or ~300 k short ones
+    /// at once — what a laptop holds; tcptrace and tshark hold every connection instead.
+    fn default() -> Self {
+        Budget {
+            total_bytes: 4 << 30,
+            attempt_bytes: 16 << 20,
+        }
+    }
+}
+
+/// What a tracker costs whatever it sees: `Connection` and `Accumulator` (4.3 KB), their
+/// boxes and queues, the RTT histogram's first chunks.
+pub(crate) const TRACKER_BYTES: u64 = 8 << 10;
+/// What each direction that carries data adds besides its timeline: the two dispersion
+/// histograms (800 bins each, 3.2 KB), the RTT and timestamp queues.
+pub(crate) const DATA_DIRECTION_BYTES: u64 = 8 << 10;
+
+/// The timeline of a direction whose data has run for `span`: a bin per millisecond until
+/// there are `MAX_BINS` (then they widen); bins are allocated as time reaches them.
+fn timeline_bytes(span: crate::time::Span) -> u64 {
+    let bins = (span.nanos().max(0) / 1_000_000 + 1).min(diagnose::MAX_BINS as i64) as u64;
+    bins * std::mem::size_of::<diagnose::Bin>() as u64
+}
+
+/// What a front entry costs, for the budget: its slot and map entry, and before its first
+/// payload its log (each segment past the first a 40-byte heap element), after it its
+/// tracker (estimated from what the front saw: which directions carried data, for how
+/// long; recomputed once a second of capture). The same whether or not an observer has
+/// every connection tracked from its first segment: `packets` and `analyze` cut the same
+/// connections, so their ids agree. Within ~12% of the RSS on the many-flow mix.
+pub(crate) fn cost(entry: &Live) -> u64 {
+    let base = Slots::<Live>::bytes_per_entry() as u64;
+    let l = &entry.life;
+    match entry.first_payload {
+        None => {
+            let logged = (l.quiet_segments as u64).min(MAX_LOGGED as u64).saturating_sub(1);
+            base + logged * std::mem::size_of::<Logged>() as u64
+        }
+        Some(since) => {
+            let dirs = l.data(Dir::C2S) as u64 + l.data(Dir::S2C) as u64;
+            base + TRACKER_BYTES + dirs * (DATA_DIRECTION_BYTES + timeline_bytes(l.last_ts - since))
+        }
+    }
+}
+
+/// Where a connection's state is.
+pub(crate) enum Stage {
+    /// Held here as an attempt log.
+    Log(Log),
+    /// A tracker in worker `worker`, slot `slot` of its shard; `recent` counts segments
+    /// since the last sweep (for the balancer).
+    Tracked { worker: u16, slot: u32, recent: u32 },
+}
+
+pub(crate) struct Live {
+    pub life: Life,
+    pub stage: Stage,
+    /// The bytes counted for it in the front's totals (see [`cost`]).
+    charged: u64,
+    /// When it first carried payload.
+    first_payload: Option<Timestamp>,
+}
+
+/// A new tracker's identity.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NewConn {
+    pub id: u64,
+    pub client: Endpoint,
+    pub server: Endpoint,
+    pub by_syn: bool,
+    pub first_frame: u64,
+    pub first_ts: Timestamp,
+}
+
+/// How a tracker starts.
+pub(crate) enum Op {
+    /// Empty.
+    Start(Box<NewConn>),
+    /// From an attempt's log, replayed.
+    Promote(Box<Attempt>),
+}
+
+/// Work for the worker holding a connection, in the order the front decided it.
+pub(crate) enum Cmd {
+    /// The segment goes to the tracker in `slot` (its direction: from the tracker's client
+    /// or not).
+    Seg {
+        slot: u32,
+        frame: u64,
+        ts: Timestamp,
+        seg: Segment,
+    },
+    /// Start a tracker in `slot`.
+    Open { slot: u32, op: Op },
+    /// Finish the connection in `slot`: summarised as the `fseq`-th listed flow, or
+    /// dropped when `fseq` is None (an attempt the flood finding summarises).
+    Finish { slot: u32, fseq: Option<u64> },
+    /// Build an attempt's tracker from its log and summarise it as the `fseq`-th flow.
+    Replay { fseq: u64, attempt: Box<Attempt> },
+    /// Hand the connection in `slot` over to worker `to`, into its slot `to_slot`.
+    Move { slot: u32, to: usize, to_slot: u32 },
+}
+
+/// Two hosts, either way round: flows between them may share a bottleneck
+/// (`diagnose::across_flows`).
+pub(crate) type HostPair = (IpAddr, IpAddr);
+
+pub(crate) fn host_pair(key: &FlowKey) -> HostPair {
+    let (a, b) = (key.lo.addr, key.hi.addr);
+    if a <= b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+/// What the output is told, in the order of the front's decisions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Expect {
+    /// The `fseq`-th listed flow is coming, of the connection `id` between `pair`; after
+    /// it ended, at capture time `now`, the connections with data still live between
+    /// `pair` got their first payload no earlier than `live_from` (None: there are none).
+    Flow {
+        fseq: u64,
+        id: u64,
+        pair: HostPair,
+        live_from: Option<Timestamp>,
+        now: Timestamp,
+    },
+    /// Connection `id` ended without a listed summary.
+    Skip { id: u64 },
+}
+
+/// Where the front's decisions go.
+pub(crate) trait Decisions {
+    fn cmd(&mut self, worker: usize, cmd: Cmd);
+    fn expect(&mut self, e: Expect);
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct FrontConfig {
+    pub first_id: u64,
+    pub timeouts: Timeouts,
+    pub budget: Budget,
+    /// Hold attempts as logs (no observer asks for every segment as it comes).
+    pub defer: bool,
+    /// List every attempt, even those a flood finding summarises (`--all`).
+    pub list_all: bool,
+    pub workers: usize,
+    pub rebalance_min: u64,
+}
+
+/// Connections ended, by why.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EndCounts {
+    pub replaced: u64,
+    pub expired_syn_sent: u64,
+    pub expired_syn_received: u64,
+    pub expired_established: u64,
+    pub expired_closed: u64,
+    /// Ended early for the memory budget: without data, and with.
+    pub evicted_without_data: u64,
+    pub evicted_with_data: u64,
+    pub capture_end: u64,
+    /// Attempts without data summarised by a flood finding, not listed.
+    pub folded: u64,
+    /// Most connections live at once, and most attempts held as logs.
+    pub peak_live: u64,
+    pub peak_logged: u64,
+    /// The estimated memory at its peak (see [`cost`]).
+    pub peak_bytes: u64,
+}
+
+pub(crate) struct Front {
+    config: FrontConfig,
+    /// `config.timeouts.shortest()`: a connection heard of within it has not expired.
+    shortest: crate::time::Span,
+    table: Slots<Live>,
+    next_id: u64,
+    next_fseq: u64,
+    now: Timestamp,
+    last_sweep: Option<Timestamp>,
+    balancer: Balancer,
+    /// Free slots of each worker's shard, and the next never used.
+    free_slots: Vec<Vec<u32>>,
+    next_slot: Vec<u32>,
+    /// The connections with data, by host pair: (first payload, id).
+    with_data: FxHashMap<HostPair, BTreeSet<(Timestamp, u64)>>,
+    bytes: u64,
+    attempt_bytes: u64,
+    /// Connections held as logs now.
+    logged: u64,
+    /// Connections without data in the order they were last heard of (time then, id,
+    /// slot), for the attempts' budget: entries gone stale (ended, or heard of again) are
+    /// skipped or queued again when they come up.
+    quiet: VecDeque<(Timestamp, u64, u32)>,
+    pub(crate) watcher: Watcher,
+    pub(crate) ends: EndCounts,
+}
+
+impl Front {
+    pub(crate) fn new(config: FrontConfig) -> Front {
+        let workers = config.workers.max(1);
+        Front {
+            shortest: config.timeouts.shortest(),
+            next_id: config.first_id,
+            balancer: Balancer::new(workers, config.rebalance_min),
+            free_slots: vec![Vec::new(); workers],
+            next_slot: vec![0; workers],
+            config,
+            table: Slots::default(),
+            next_fseq: 0,
+            now: Timestamp(i64::MIN),
+            last_sweep: None,
+            with_data: FxHashMap::default(),
+            bytes: 0,
+            attempt_bytes: 0,
+            logged: 0,
+            quiet: VecDeque::new(),
+            watcher: Watcher::default(),
+            ends: EndCounts::default(),
+        }
+    }
+
+    /// The id the next connection gets.
+    pub(crate) fn next_id(&self) -> u64 {
+        self.next_id
+    }
+
+    pub(crate) fn moves(&self) -> u64 {
+        self.balancer.moves
+    }
+
+    fn take_slot(&mut self, w: usize) -> u32 {
+        self.free_slots[w].pop().unwrap_or_else(|| {
+            self.next_slot[w] += 1;
+            self.next_slot[w] - 1
+        })
+    }
+
+    /// Brings an entry's share of the totals up to date with its cost now.
+    fn recharge(bytes: &mut u64, attempt_bytes: &mut u64, e: &mut Live) {
+        let now = cost(e);
+        *bytes = *bytes + now - e.charged;
+        if !e.life.any_data() {
+            *attempt_bytes = *attempt_bytes + now - e.charged;
+        }
+        e.charged = now;
+    }
+
+    /// One segment, in capture order.
+    #[inline]
+    pub(crate) fn on_segment<D: Decisions>(&mut self, seg: &Segment, frame: u64, ts: Timestamp, out: &mut D) {
+        self.now = self.now.max(ts);
+        let (src, dst) = Endpoint::pair_of(seg);
+        let (slot, created) = match self.table.find(&src, &dst) {
+            Found::Live(slot) => {
+                let (key, e) = self.table.entry_mut(slot);
+                let from_client = (key.lo.port == src.port && key.lo.addr == src.addr) == e.life.client_is_lo;
+                // Most segments: a connection with a tracker going on (one test of the
+                // flags, one of the time).
+                let plain = seg.flags.0 & (TcpFlags::SYN | TcpFlags::RST | TcpFlags::FIN) == 0;
+                if plain && ts - e.life.last_ts <= self.shortest {
+                    if let Stage::Tracked { worker, slot: s, recent, .. } = &mut e.stage {
+                        if seg.payload_len == 0 || e.life.any_data() {
+                            let dir = if from_client { Dir::C2S } else { Dir::S2C };
+                            e.life.observe_plain(seg, dir, ts);
+                            *recent += 1;
+                            let (w, s) = (*worker as usize, *s);
+                            self.balancer.on_segment(w);
+                            out.cmd(
+                                w,
+                                Cmd::Seg {
+                                    slot: s,
+                                    frame,
+                                    ts,
+                                    seg: *seg,
+                                },
+                            );
+                            self.sweep_if_due(out);
+                            return;
+                        }
+                    }
+                }
+                if life::starts_new(&e.life, seg, from_client, ts, &self.config.timeouts) {
+                    let key = *key;
+                    self.end(slot, End::Replaced, out);
+                    (self.create(key, seg, src, dst, frame, ts), true)
+                } else {
+                    (slot, false)
+                }
+            }
+            Found::Vacant(key) => (self.create(key, seg, src, dst, frame, ts), true),
+        };
+        self.segment(slot, created, seg, src, frame, ts, out);
+        if created {
+            self.note_peaks();
+            if self.bytes > self.config.budget.total_bytes || self.attempt_bytes > self.config.budget.attempt_bytes {
+                self.make_room(out);
+            }
+        }
+        self.sweep_if_due(out);
+    }
+
+    #[inline]
+    fn sweep_if_due<D: Decisions>(&mut self, out: &mut D) {
+        if self.last_sweep.is_none_or(|t| self.now - t >= SWEEP_EVERY) {
+            self.sweep(out);
+        }
+    }
+
+    /// A segment of the connection in `slot` (`created` by it), beyond the plain case.
+    #[allow(clippy::too_many_arguments)]
+    fn segment<D: Decisions>(
+        &mut self,
+        slot: u32,
+        created: bool,
+        seg: &Segment,
+        src: Endpoint,
+        frame: u64,
+        ts: Timestamp,
+        out: &mut D,
+    ) {
+        let (key, e) = self.table.entry_mut(slot);
+        let key = *key;
+        let (client, server) = attempt::ends(&key, &e.life);
+        let dir = if client == src { Dir::C2S } else { Dir::S2C };
+        let had_data = e.life.any_data();
+        e.life.observe(seg, dir, ts);
+        if seg.flags.syn() && !seg.flags.ack() && dir == Dir::C2S {
+            self.watcher.on_syn(ts, client, server, created);
+        }
+        let e = self.table.get_mut(slot);
+        if !had_data && e.life.any_data() {
+            let id = e.life.id;
+            // Its cost moves from the attempts' share to the rest.
+            self.attempt_bytes -= e.charged;
+            self.with_data.entry(host_pair(&key)).or_default().insert((ts, id));
+            e.first_payload = Some(ts);
+        }
+        let e = self.table.get_mut(slot);
+        match &mut e.stage {
+            Stage::Tracked { worker, slot: s, recent, .. } => {
+                *recent += 1;
+                let (w, s) = (*worker as usize, *s);
+                if e.first_payload.is_none() {
+                    Self::recharge(&mut self.bytes, &mut self.attempt_bytes, e);
+                }
+                let op = created.then(|| {
+                    Op::Start(Box::new(NewConn {
+                        id: e.life.id,
+                        client,
+                        server,
+                        by_syn: e.life.by_syn(),
+                        first_frame: e.life.first_frame,
+                        first_ts: e.life.first_ts,
+                    }))
+                });
+                self.track(w, s, seg, frame, ts, op, out);
+            }
+            Stage::Log(log) => {
+                let entry = (log.len() < MAX_LOGGED)
+                    .then(|| Logged::of(seg, dir, frame, ts, &e.life))
+                    .flatten();
+                match entry {
+                    Some(l) => {
+                        log.push(l);
+                        let held = log.heap_bytes();
+                        debug_assert!(
+                            e.life.any_data() || cost(e) == Slots::<Live>::bytes_per_entry() as u64 + held,
+                            "the budget counts a log as what it holds"
+                        );
+                        Self::recharge(&mut self.bytes, &mut self.attempt_bytes, e);
+                    }
+                    None => self.promote(slot, seg, frame, ts, out),
+                }
+            }
+        }
+    }
+
+    fn note_peaks(&mut self) {
+        let e = &mut self.ends;
+        e.peak_live = e.peak_live.max(self.table.live() as u64);
+        e.peak_bytes = e.peak_bytes.max(self.bytes);
+        e.peak_logged = e.peak_logged.max(self.logged);
+    }
+
+    fn create(&mut self, key: FlowKey, seg: &Segment, src: Endpoint, dst: Endpoint, frame: u64, ts: Timestamp) -> u32 {
+        let (client, _, by_syn) = life::roles(seg, src, dst);
+        let id = self.next_id;
+        self.next_id += 1;
+        let life = Life::new(id, client == key.lo, by_syn, frame, ts);
+        let stage = if self.config.defer {
+            self.logged += 1;
+            Stage::Log(Log::default())
+        } else {
+            let w = self.balancer.place();
+            Stage::Tracked {
+                worker: w as u16,
+                slot: self.take_slot(w),
+                recent: 0,
+            }
+        };
+        let mut e = Live {
+            life,
+            stage,
+            charged: 0,
+            first_payload: None,
+        };
+        Self::recharge(&mut self.bytes, &mut self.attempt_bytes, &mut e);
+        let slot = self.table.insert(key, e);
+        self.quiet.push_back((ts, id, slot));
+        if self.quiet.len() > 2 * self.table.live() + 1024 {
+            let table = &self.table;
+            self.quiet
+                .retain(|&(_, id, slot)| table.try_get(slot).is_some_and(|e| e.life.id == id && !e.life.any_data()));
+        }
+        slot
+    }
+
+    /// Gives an attempt its tracker: its log replayed, then `seg`.
+    fn promote<D: Decisions>(&mut self, slot: u32, seg: &Segment, frame: u64, ts: Timestamp, out: &mut D) {
+        let w = self.balancer.place();
+        let s = self.take_slot(w);
+        let key = self.table.key(slot);
+        let e = self.table.get_mut(slot);
+        let Stage::Log(log) = std::mem::replace(
+            &mut e.stage,
+            Stage::Tracked {
+                worker: w as u16,
+                slot: s,
+                recent: 1,
+            },
+        ) else {
+            unreachable!("promoted from a log")
+        };
+        self.logged -= 1;
+        let attempt = Box::new(Attempt {
+            key,
+            life: e.life.clone(),
+            log,
+        });
+        Self::recharge(&mut self.bytes, &mut self.attempt_bytes, e);
+        self.track(w, s, seg, frame, ts, Some(Op::Promote(attempt)), out);
+    }
+
+    /// Sends a segment to the tracker in worker `w`'s slot `slot`, started first by `op`.
+    #[allow(clippy::too_many_arguments)]
+    fn track<D: Decisions>(
+        &mut self,
+        w: usize,
+        slot: u32,
+        seg: &Segment,
+        frame: u64,
+        ts: Timestamp,
+        op: Option<Op>,
+        out: &mut D,
+    ) {
+        if let Some(op) = op {
+            out.cmd(w, Cmd::Open { slot, op });
+        }
+        self.balancer.on_segment(w);
+        out.cmd(
+            w,
+            Cmd::Seg {
+                slot,
+                frame,
+                ts,
+                seg: *seg,
+            },
+        );
+    }
+
+    /// Ends the connection in `slot`.
+    fn end<D: Decisions>(&mut self, slot: u32, why: End, out: &mut D) {
+        let (key, e) = self.table.remove(slot);
+        self.bytes -= e.charged;
+        if !e.life.any_data() {
+            self.attempt_bytes -= e.charged;
+        }
+        match why {
+            End::Replaced => self.ends.replaced += 1,
+            End::Expired(State::SynSent) => self.ends.expired_syn_sent += 1,
+            End::Expired(State::SynReceived) => self.ends.expired_syn_received += 1,
+            End::Expired(State::Established) => self.ends.expired_established += 1,
+            End::Expired(State::Closed) => self.ends.expired_closed += 1,
+            End::Evicted if e.life.any_data() => self.ends.evicted_with_data += 1,
+            End::Evicted => self.ends.evicted_without_data += 1,
+            End::CaptureEnd => self.ends.capture_end += 1,
+        }
+        let pair = host_pair(&key);
+        let id = e.life.id;
+        if e.life.any_data() {
+            if let Some(t) = e.first_payload {
+                if let Some(set) = self.with_data.get_mut(&pair) {
+                    set.remove(&(t, id));
+                    if set.is_empty() {
+                        self.with_data.remove(&pair);
+                    }
+                }
+            }
+        }
+        let (client, server) = attempt::ends(&key, &e.life);
+        let outcome = e.life.outcome();
+        if e.life.by_syn() {
+            self.watcher.on_end(e.life.first_ts, client, server, outcome);
+        }
+        let fold = matches!(e.stage, Stage::Log(_))
+            && !e.life.any_data()
+            && e.life.by_syn()
+            && !self.config.list_all
+            && self.watcher.raised();
+        let fseq = (!fold).then(|| {
+            self.next_fseq += 1;
+            self.next_fseq - 1
+        });
+        match (e.stage, fseq) {
+            (Stage::Log(log), Some(fseq)) => {
+                self.logged -= 1;
+                let w = (id % self.balancer.workers() as u64) as usize;
+                out.cmd(
+                    w,
+                    Cmd::Replay {
+                        fseq,
+                        attempt: Box::new(Attempt { key, life: e.life, log }),
+                    },
+                );
+            }
+            (Stage::Log(_), None) => {
+                self.logged -= 1;
+                self.ends.folded += 1;
+            }
+            (Stage::Tracked { worker, slot, .. }, fseq) => {
+                let w = worker as usize;
+                self.balancer.on_end(w);
+                self.free_slots[w].push(slot);
+                out.cmd(w, Cmd::Finish { slot, fseq });
+            }
+        }
+        match fseq {
+            Some(fseq) => out.expect(Expect::Flow {
+                fseq,
+                id,
+                pair,
+                live_from: if self.with_data.is_empty() {
+                    None
+                } else {
+                    self.with_data.get(&pair).and_then(|s| s.first()).map(|&(t, _)| t)
+                },
+                now: self.now,
+            }),
+            None => out.expect(Expect::Skip { id }),
+        }
+    }
+
+    /// Ends the connections that expired (in the order they began), and weighs the
+    /// workers; once a second of capture time.
+    #[inline(never)]
+    fn sweep<D: Decisions>(&mut self, out: &mut D) {
+        self.last_sweep = Some(self.now);
+        let (now, t) = (self.now, self.config.timeouts);
+        let mut due: Vec<(u64, u32, State)> = self
+            .table
+            .iter()
+            .filter_map(|(slot, e)| e.life.expired(now, &t).map(|s| (e.life.id, slot, s)))
+            .collect();
+        due.sort_unstable_by_key(|d| d.0);
+        for (_, slot, state) in due {
+            self.end(slot, End::Expired(state), out);
+        }
+        if self.balancer.workers() > 1 {
+            let conns: Vec<(u64, usize, u64)> = self
+                .table
+                .iter()
+                .filter_map(|(_, e)| match e.stage {
+                    Stage::Tracked { worker, recent, .. } => Some((e.life.id, worker as usize, recent as u64)),
+                    Stage::Log(_) => None,
+                })
+                .collect();
+            if let Some(m) = self.balancer.choose(&conns) {
+                self.carry_out(m, out);
+            }
+        }
+        // Trackers grow with time (timelines): their estimates follow once a second.
+        let (bytes, attempt_bytes) = (&mut self.bytes, &mut self.attempt_bytes);
+        for (_, e) in self.table.iter_mut() {
+            if let Stage::Tracked { recent, .. } = &mut e.stage {
+                *recent = 0;
+            }
+            if e.first_payload.is_some() {
+                Self::recharge(bytes, attempt_bytes, e);
+            }
+        }
+        self.note_peaks();
+    }
+
+    fn carry_out<D: Decisions>(&mut self, m: Move, out: &mut D) {
+        let to_slot = self.take_slot(m.to);
+        let found = self.table.iter_mut().find(|(_, e)| e.life.id == m.id);
+        if let Some((_, e)) = found {
+            if let Stage::Tracked { worker, slot, .. } = &mut e.stage {
+                let from_slot = *slot;
+                *worker = m.to as u16;
+                *slot = to_slot;
+                self.free_slots[m.from].push(from_slot);
+                self.balancer.moved(m);
+                out.cmd(
+                    m.from,
+                    Cmd::Move {
+                        slot: from_slot,
+                        to: m.to,
+                        to_slot,
+                    },
+                );
+                return;
+            }
+        }
+        self.free_slots[m.to].push(to_slot);
+    }
+
+    /// Ends connections until the estimate is 7/8 of the budget it went over: for the
+    /// attempts' budget those without data, the longest silent first (`quiet`); for the
+    /// whole budget by value (see [`Life::value`]), then the longest silent.
+    #[inline(never)]
+    fn make_room<D: Decisions>(&mut self, out: &mut D) {
+        let b = self.config.budget;
+        if self.attempt_bytes > b.attempt_bytes {
+            let target = b.attempt_bytes / 8 * 7;
+            while self.attempt_bytes > target {
+                let Some((t, id, slot)) = self.quiet.pop_front() else { break };
+                let Some(e) = self.table.try_get(slot).filter(|e| e.life.id == id && !e.life.any_data()) else {
+                    continue;
+                };
+                if e.life.last_ts > t {
+                    self.quiet.push_back((e.life.last_ts, id, slot));
+                } else {
+                    self.end(slot, End::Evicted, out);
+                }
+            }
+        }
+        if self.bytes > b.total_bytes {
+            let target = b.total_bytes / 8 * 7;
+            self.evict(|_| true, self.bytes - target, out);
+        }
+    }
+
+    /// Ends the least valuable connections `pick` accepts until `need` bytes are freed.
+    fn evict<D: Decisions>(&mut self, pick: impl Fn(&Life) -> bool, need: u64, out: &mut D) {
+        let mut cands: Vec<(u8, Timestamp, u64, u32, u64)> = self
+            .table
+            .iter()
+            .filter(|(_, e)| pick(&e.life))
+            .map(|(slot, e)| (e.life.value(), e.life.last_ts, e.life.id, slot, e.charged))
+            .collect();
+        // No entry costs less than the smallest attempt: at most this many are needed.
+        let least = (Slots::<Live>::bytes_per_entry() + 8) as u64;
+        let k = ((need / least + 1) as usize).min(cands.len());
+        if k == 0 {
+            return;
+        }
+        if k < cands.len() {
+            cands.select_nth_unstable(k - 1);
+            cands.truncate(k);
+        }
+        cands.sort_unstable();
+        let mut freed = 0;
+        for (_, _, _, slot, c) in cands {
+            if freed >= need {
+                break;
+            }
+            freed += c;
+            self.end(slot, End::Evicted, out);
+        }
+    }
+
+    /// The end of the capture: every live connection ends, in the order they began.
+    pub(crate) fn finish<D: Decisions>(&mut self, out: &mut D) {
+        let mut all: Vec<(u64, u32)> = self.table.iter().map(|(slot, e)| (e.life.id, slot)).collect();
+        all.sort_unstable();
+        for (_, slot) in all {
+            self.end(slot, End::CaptureEnd, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::LinkType;
+    use crate::testkit::TcpPacket;
+
+    /// Decisions dropped (the front's own accounting is what is tested).
+    struct Nowhere;
+    impl Decisions for Nowhere {
+        fn cmd(&mut self, _: usize, _: Cmd) {}
+        fn expect(&mut self, _: Expect) {}
+    }
+
+    fn front() -> Front {
+        Front::new(FrontConfig {
+            first_id: 0,
+            timeouts: Timeouts::default(),
+            budget: Budget::default(),
+            defer: true,
+            list_all: false,
+            workers: 1,
+            rebalance_min: u64::MAX,
+        })
+    }
+
+    fn seg(p: TcpPacket) -> Segment {
+        let (_, bytes) = p.ethernet().build();
+        crate::decode::decode(LinkType::ETHERNET, &bytes).unwrap()
+    }
+
+    #[test]
+    fn an_attempt_costs_at_most_256_bytes() {
+        assert_eq!(std::mem::size_of::<Life>(), 64);
+        let mut f = front();
+        for i in 0..1000u32 {
+            let s = seg(TcpPacket::new(&format!("10.1.{}.{}:{}", i >> 8, i & 255, 1024 + i), "10.0.0.1:80").syn().seq(i));
+            f.on_segment(&s, i as u64 + 1, Timestamp(i as i64), &mut Nowhere);
+        }
+        let per = f.bytes / 1000;
+        assert!(per <= 256, "{per} bytes per one-SYN attempt");
+        assert_eq!(f.attempt_bytes, f.bytes);
+        // Each further control segment adds a 40-byte log entry.
+        let s = seg(TcpPacket::new("10.0.0.1:80", "10.1.0.0:1024").syn().ack(1).seq(9));
+        f.on_segment(&s, 1001, Timestamp(1_000), &mut Nowhere);
+        let s = seg(TcpPacket::new("10.1.0.0:1024", "10.0.0.1:80").rst().seq(1));
+        f.on_segment(&s, 1002, Timestamp(1_001), &mut Nowhere);
+        assert_eq!(f.bytes, per * 1000 + 80);
+    }
+
+    #[test]
+    fn the_attempts_budget_ends_the_longest_silent_first_and_counts_them() {
+        let mut f = front();
+        f.config.budget.attempt_bytes = 100 * 256;
+        for i in 0..1000u32 {
+            let s = seg(TcpPacket::new(&format!("10.1.{}.{}:{}", i >> 8, i & 255, 1024 + i), "10.0.0.1:80").syn().seq(i));
+            f.on_segment(&s, i as u64 + 1, Timestamp(i as i64 * 1_000), &mut Nowhere);
+        }
+        assert!(f.attempt_bytes <= 100 * 256, "{}", f.attempt_bytes);
+        assert!(f.ends.evicted_without_data > 880, "{:?}", f.ends);
+        // The live ones are the latest.
+        let oldest = f.table.iter().map(|(_, e)| e.life.id).min().unwrap();
+        assert!(oldest > 880, "{oldest}");
+        assert_eq!(f.ends.evicted_with_data, 0);
+    }
+}

@@ -1,0 +1,172 @@
+//! Live connections by key: canonical key -> an entry in a slot, with the last key looked
+//! up kept as a shortcut. It stores; it does not decide. When a connection ends is decided
+//! with [`super::life::Life`] and its timeouts (by `analysis::front`, or [`super::FlowTable`]).
+
+use rustc_hash::FxHashMap;
+use crate::endpoint::{Endpoint, FlowKey};
+use std::collections::hash_map::Entry;
+use std::collections::VecDeque;
+
+/// Entries sit in slots, the map names the slot: moving an entry in and out of the map
+/// as it grows would copy it, and a slot number is what the per-packet shortcut keeps.
+pub struct Slots<T> {
+    map: FxHashMap<FlowKey, u32>,
+    slots: Vec<Option<(FlowKey, T)>>,
+    /// Freed slots, reused oldest first: connections mostly end in the order they began
+    /// (timeouts, the budget's oldest-first), so slots stay in order of creation and both
+    /// ends of a flood's churn walk memory in sequence instead of at random.
+    free: VecDeque<u32>,
+    /// The key of the last segment and its slot. Consecutive segments mostly belong to one
+    /// connection (96% of them in a capture of four interleaved bulk flows: a sender's
+    /// burst is captured together), and comparing a key is far cheaper than a probe.
+    last: Option<(FlowKey, u32)>,
+}
+
+impl<T> Default for Slots<T> {
+    fn default() -> Self {
+        Slots {
+            map: FxHashMap::default(),
+            slots: Vec::new(),
+            free: VecDeque::new(),
+            last: None,
+        }
+    }
+}
+
+/// What a lookup found: the slot of a live entry, or the key to create one under.
+pub enum Found {
+    Live(u32),
+    Vacant(FlowKey),
+}
+
+impl<T> Slots<T> {
+    pub fn live(&self) -> usize {
+        self.map.len()
+    }
+
+    /// The entry of a segment from `src` to `dst`, if there is one.
+    #[inline]
+    pub fn find(&mut self, src: &Endpoint, dst: &Endpoint) -> Found {
+        if let Some((k, slot)) = self.last {
+            if k.matches(src, dst) {
+                return Found::Live(slot);
+            }
+        }
+        let (key, _) = FlowKey::of(*src, *dst);
+        match self.map.get(&key) {
+            Some(&slot) => {
+                self.last = Some((key, slot));
+                Found::Live(slot)
+            }
+            None => Found::Vacant(key),
+        }
+    }
+
+    /// Adds an entry under a key that has none; its slot.
+    pub fn insert(&mut self, key: FlowKey, value: T) -> u32 {
+        let slot = match self.free.pop_front() {
+            Some(s) => s,
+            None => {
+                self.slots.push(None);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.slots[slot as usize] = Some((key, value));
+        match self.map.entry(key) {
+            Entry::Occupied(_) => unreachable!("inserted over a live entry"),
+            Entry::Vacant(v) => {
+                v.insert(slot);
+            }
+        }
+        self.last = Some((key, slot));
+        slot
+    }
+
+    pub fn get(&self, slot: u32) -> &T {
+        &self.slots[slot as usize].as_ref().expect("a live slot").1
+    }
+
+    /// The entry in `slot`, if the slot is live.
+    pub fn try_get(&self, slot: u32) -> Option<&T> {
+        self.slots.get(slot as usize)?.as_ref().map(|(_, v)| v)
+    }
+
+    pub fn get_mut(&mut self, slot: u32) -> &mut T {
+        &mut self.slots[slot as usize].as_mut().expect("a live slot").1
+    }
+
+    /// The key and entry in a live slot.
+    #[inline]
+    pub fn entry_mut(&mut self, slot: u32) -> (&FlowKey, &mut T) {
+        let (k, v) = self.slots[slot as usize].as_mut().expect("a live slot");
+        (&*k, v)
+    }
+
+    pub fn key(&self, slot: u32) -> FlowKey {
+        self.slots[slot as usize].as_ref().expect("a live slot").0
+    }
+
+    /// Removes the entry in a live slot.
+    pub fn remove(&mut self, slot: u32) -> (FlowKey, T) {
+        let (key, value) = self.slots[slot as usize].take().expect("a live slot");
+        self.map.remove(&key);
+        self.free.push_back(slot);
+        if self.last.is_some_and(|(_, s)| s == slot) {
+            self.last = None;
+        }
+        (key, value)
+    }
+
+    /// Every live entry, with its slot.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &T)> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.as_ref().map(|(_, v)| (i as u32, v)))
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (u32, &mut T)> + '_ {
+        self.slots
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, s)| s.as_mut().map(|(_, v)| (i as u32, v)))
+    }
+
+    /// Bytes the table itself takes per live entry, beyond what `T` allocates: the slot
+    /// and the map's entry (key, slot number, control byte), at hashbrown's 7/8 load.
+    pub const fn bytes_per_entry() -> usize {
+        std::mem::size_of::<Option<(FlowKey, T)>>()
+            + (std::mem::size_of::<(FlowKey, u32)>() + 1) * 8 / 7
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::{IpAddr, Ipv4Addr};
+
+    fn ep(a: u8, port: u16) -> Endpoint {
+        Endpoint {
+            addr: IpAddr::V4(Ipv4Addr::new(10, 0, 0, a)),
+            port,
+        }
+    }
+
+    #[test]
+    fn slots_are_found_from_either_end_and_reused() {
+        let mut t: Slots<u32> = Slots::default();
+        let (a, b, c) = (ep(1, 40000), ep(2, 80), ep(3, 40001));
+        let Found::Vacant(k) = t.find(&a, &b) else { panic!() };
+        let s = t.insert(k, 7);
+        assert!(matches!(t.find(&b, &a), Found::Live(x) if x == s), "the shortcut, reversed");
+        let Found::Vacant(k2) = t.find(&c, &b) else { panic!() };
+        let s2 = t.insert(k2, 8);
+        assert!(matches!(t.find(&a, &b), Found::Live(x) if x == s), "through the map");
+        assert_eq!(t.remove(s), (k, 7));
+        assert!(matches!(t.find(&a, &b), Found::Vacant(_)));
+        let s3 = t.insert(k, 9);
+        assert_eq!(s3, s, "the freed slot");
+        assert_eq!(t.iter().map(|(s, v)| (s, *v)).collect::<Vec<_>>(), [(s, 9), (s2, 8)]);
+        assert_eq!(t.live(), 2);
+    }
+}

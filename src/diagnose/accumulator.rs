@@ -23,9 +23,12 @@ pub struct DirAccumulator {
     /// TSecr of the last new-data segment: segments one sender burst emitted together
     /// echo the same peer timestamp.
     last_echo: Option<u32>,
-    /// When the sender learned that everything it had sent was acknowledged (capture time
-    /// of that ACK plus the loop through the sender); it is idle from then until it sends.
-    idle_from: Option<Timestamp>,
+    /// Since the last new data: when the sender learned (capture time of the ACK plus the
+    /// loop through the sender) that it could not send — everything acknowledged and the
+    /// window open (idle: nothing to send), or the window without room for a full segment
+    /// (receiver window: Linux's tcp_snd_wnd_test fails) — each change of that state, in
+    /// order. The time from each until the next (or the next data) is in that state.
+    pauses: Vec<(Timestamp, SenderState)>,
     /// The ACK train's reference: when the last dispersion sample ended, and the bytes
     /// delivered since (a sample spans at least the quantum's minimum: shorter gaps are
     /// merged, so timestamp resolution and a host that stamps packets in batches do not
@@ -71,6 +74,24 @@ fn train_sample(train: &mut Option<(Timestamp, u64)>, ts: Timestamp, bytes: u64,
     Some(sample)
 }
 
+/// Changes of state kept between two data segments (each change of a window that opens
+/// and shuts, or an idle sender's window moving, adds one; beyond this many the last ones
+/// are dropped, the time going to the state before).
+const MAX_PAUSES: usize = 16;
+
+/// Accounts [from, to) in `state`, except from each pause on: in the pause's state.
+fn account_with_pauses(tl: &mut Timeline, from: Timestamp, to: Timestamp, state: SenderState, pauses: &[(Timestamp, SenderState)]) {
+    let mut t = from;
+    let mut now = state;
+    for &(at, s) in pauses {
+        let at = at.max(t).min(to);
+        tl.account(t, at, now);
+        t = at;
+        now = s;
+    }
+    tl.account(t, to, now);
+}
+
 impl DirAccumulator {
     fn on_new_data(&mut self, ts: Timestamp, ev: &SegmentEvent, mss: u32, min_span: Span) {
         self.first_data.get_or_insert(ts);
@@ -105,14 +126,7 @@ impl DirAccumulator {
                 self.burst_from.get_or_insert(t0);
             } else {
                 let from = self.burst_from.take().unwrap_or(t0);
-                match self.idle_from {
-                    Some(idle) if idle < ts => {
-                        let idle = idle.max(t0);
-                        tl.account(from, idle, state);
-                        tl.account(idle, ts, SenderState::Idle);
-                    }
-                    _ => tl.account(from, ts, state),
-                }
+                account_with_pauses(tl, from, ts, state, &self.pauses);
             }
         }
         let (flight, window) = match ev.sender_view {
@@ -142,12 +156,13 @@ impl DirAccumulator {
         }
         self.last_data = Some((ts, state));
         self.last_echo = ev.echo;
-        self.idle_from = None;
+        self.pauses.clear();
     }
 
-    /// An ACK for this direction's data: `delivered` bytes newly reported, `drained` when it
-    /// acknowledged everything sent and left the window open (a closed window is the
-    /// receiver's doing, not the sender's idleness).
+    /// An ACK for this direction's data: `delivered` bytes newly reported; `pause` when it
+    /// left the sender unable to send: `Idle` when it acknowledged everything sent and left
+    /// the window open, `ReceiverWindow` when the window had no room for a full segment (a
+    /// closed or nearly closed window is the receiver's doing, not the sender's idleness).
     /// `round` is the current base RTT: a gap between ACKs longer than a round trip is a
     /// pause (the pipe drained, the receiver's application or delayed-ACK timer paced it),
     /// not the spacing of a train, and gives no dispersion sample.
@@ -155,7 +170,7 @@ impl DirAccumulator {
         &mut self,
         ts: Timestamp,
         delivered: u64,
-        drained: bool,
+        pause: Option<SenderState>,
         sender_loop: Span,
         round: Option<Span>,
         min_span: Span,
@@ -176,10 +191,24 @@ impl DirAccumulator {
                 self.dispersion.add(bytes, gap);
             }
         }
-        if drained {
-            let at = ts + sender_loop;
-            self.idle_from.get_or_insert(at);
-            self.drained_at = Some(at);
+        let at = ts + sender_loop;
+        match pause {
+            Some(state) => {
+                if self.pauses.last().is_none_or(|&(_, s)| s != state) && self.pauses.len() < MAX_PAUSES {
+                    self.pauses.push((at, state));
+                }
+                if state == SenderState::Idle {
+                    self.drained_at = Some(at);
+                }
+            }
+            // Room again with data outstanding: the sender is busy from here.
+            None => {
+                if self.pauses.last().is_some_and(|&(_, s)| s == SenderState::ReceiverWindow)
+                    && self.pauses.len() < MAX_PAUSES
+                {
+                    self.pauses.push((at, SenderState::Busy));
+                }
+            }
         }
     }
 
@@ -205,8 +234,16 @@ impl DirAccumulator {
     /// saw everything acknowledged (or until the last packet, if it never did).
     pub fn close(&mut self, last_ts: Timestamp) {
         if let (Some((t0, state)), Some(tl)) = (self.last_data.take(), self.timeline.as_mut()) {
-            let end = self.idle_from.unwrap_or(last_ts).max(t0);
-            tl.account(self.burst_from.take().unwrap_or(t0), end, state);
+            // A transfer that ends idle ends where the sender had sent all it had; one that
+            // ends with the window shut was held by it until the capture ended.
+            let end = match self.pauses.last() {
+                Some(&(at, SenderState::Idle)) => at.max(t0),
+                _ => last_ts.max(t0),
+            };
+            let from = self.burst_from.take().unwrap_or(t0);
+            let pauses: Vec<_> = self.pauses.iter().copied().filter(|&(at, _)| at < end).collect();
+            account_with_pauses(tl, from, end, state, &pauses);
+            self.pauses.clear();
         }
     }
 }
@@ -244,11 +281,29 @@ impl Accumulator {
             let data_dir: Dir = d.reverse();
             let dd = conn.dir(data_dir);
             let covers_all = matches!((dd.una, dd.nxt), (Some(u), Some(n)) if !n.is_after(u));
-            let drained = covers_all && ev.win_raw > 0 && dd.unique_bytes > 0;
-            if ev.acked.delivered > 0 || drained {
+            // The room the window leaves for the sender, as the sender reads the window
+            // (its scale may differ from the handshake's: see Connection::effective_scale).
+            let data_mss = conn.mss(data_dir) as u64;
+            let window = conn
+                .effective_scale(d)
+                .bytes(ev.win_raw, ev.flags.syn())
+                .or((ev.win_raw == 0).then_some(0));
+            // With everything acknowledged the sender is paused: by the window when it has no
+            // room for a full segment (zero, or shrunk by a reader that fell behind), else by
+            // having nothing to send. With data outstanding the segments' own test (below,
+            // from the sender's view) tells the window's part.
+            let shut = window.map_or(ev.win_raw == 0, |w| w < data_mss);
+            let pause = match (covers_all && dd.unique_bytes > 0 && !ev.flags.syn(), shut) {
+                (true, true) => Some(SenderState::ReceiverWindow),
+                (true, false) => Some(SenderState::Idle),
+                _ => None,
+            };
+            let acc = &mut self.dirs[data_dir.index()];
+            let was_paused = !acc.pauses.is_empty();
+            if ev.acked.delivered > 0 || pause.is_some() || was_paused {
                 let lp = conn.sender_loop(data_dir);
                 let round = conn.rtt.base_end_to_end();
-                self.dirs[data_dir.index()].on_ack(ev.ts, ev.acked.delivered as u64, drained, lp, round, min_span);
+                acc.on_ack(ev.ts, ev.acked.delivered as u64, pause, lp, round, min_span);
             }
         }
         // Whether the receiver's own timing can have held this segment's samples: not data

@@ -105,6 +105,11 @@ pub struct Input<'a> {
     /// The median RTT: with a standing queue a round trip is that long, and delivery is
     /// measured over rounds as they were.
     pub median_rtt: Option<Span>,
+    /// The other direction carried a bulk transfer at the same time: this direction's ACKs
+    /// queued behind its data and arrive compressed (Zhang, Shenker & Clark, "Observations
+    /// on the dynamics of a congestion control algorithm: the effects of two-way traffic",
+    /// SIGCOMM 1991), so their spacing is not the path's.
+    pub two_way: bool,
 }
 
 /// Everything the estimate considered.
@@ -153,13 +158,24 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     };
     let arrived = inp.arrivals.and_then(|a| a.capacity());
     let queued = standing.and_then(|q| delivery::rate_where(inp.tl, &q.bins, queue_window));
+    let mut set_aside = Vec::new();
+    let dispersed = match dispersed {
+        Some(r) if inp.two_way => {
+            set_aside.push(format!(
+                "ACK dispersion showed {}, but the other direction carried data at the same time: ACKs queue behind it and arrive compressed (ACK compression, Zhang, Shenker & Clark 1991), so their spacing says nothing of the path",
+                rate(r)
+            ));
+            None
+        }
+        d => d,
+    };
     let mut out = Estimate {
         capacity: None,
         delivered,
         dispersed,
         arrived,
         queued,
-        set_aside: Vec::new(),
+        set_aside,
     };
     // What the flow itself achieved: no estimate may be below it.
     let achieved = delivered.unwrap_or(0.0).max(inp.goodput).max(queued.unwrap_or(0.0));
@@ -302,6 +318,7 @@ mod tests {
             queue: Some(&q),
             goodput: 6.0e6,
             median_rtt: None,
+            two_way: false,
         });
         let c = e.capacity.unwrap();
         assert_eq!(c.method, Method::QueueDeliveryRate);
@@ -324,6 +341,7 @@ mod tests {
             queue: None,
             goodput: 9.5e6,
             median_rtt: None,
+            two_way: false,
         });
         assert!(e.capacity.unwrap().rate >= 10e6 * 0.99);
         // nor a user's figure
@@ -338,6 +356,7 @@ mod tests {
             queue: None,
             goodput: 9.5e6,
             median_rtt: None,
+            two_way: false,
         });
         assert!(e.capacity.unwrap().rate >= 10e6 * 0.99);
         assert_eq!(e.set_aside.len(), 1);

@@ -24,6 +24,11 @@ pub struct Input<'a> {
     pub shared_delivered: Option<&'a [f64]>,
     /// Per bin: a standing queue (see `queue`); None when none could be judged.
     pub queue: Option<&'a [bool]>,
+    /// Spans the path could carry nothing (outages: data outstanding, nothing acknowledged
+    /// for longer than a retransmission timer): what limited the flow is judged while the
+    /// path could carry data, so their bins count for no label (they are reported as
+    /// stalls).
+    pub excluded: &'a [(Timestamp, Timestamp)],
 }
 
 /// The steady part must be at least this share of the transfer to stand for it alone;
@@ -56,9 +61,20 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         (prefix[hi] - prefix[lo]) / ((hi - lo) as f64 * width_s)
     };
 
+    // Bins whose middle falls in an outage.
+    let out: Vec<bool> = (0..tl.bins.len())
+        .map(|i| {
+            let mid = tl.start_of(i) + Span(tl.width.nanos() / 2);
+            inp.excluded.iter().any(|&(a, b)| a <= mid && mid < b)
+        })
+        .collect();
     // Per-bin account: each rule in turn takes what it explains of the bin's time.
     let mut per_bin: Vec<[u64; 4]> = Vec::with_capacity(tl.bins.len());
     for (i, b) in tl.bins.iter().enumerate() {
+        if out[i] {
+            per_bin.push([0; 4]);
+            continue;
+        }
         let ctx = BinCtx {
             bin: b,
             local_rate: local_rate(i),
@@ -109,12 +125,19 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     let steady_ns: u64 = steady.iter().sum();
     let steady_s = steady_ns as f64 / 1e9;
     let share_of_steady = |ns: u64| if steady_ns > 0 { ns as f64 / steady_ns as f64 } else { 0.0 };
-    let idle_ns: u64 = tl.bins[steady_from..].iter().map(|b| b.idle_ns).sum();
+    let kept = |i: &usize| !out[steady_from + *i];
+    let idle_ns: u64 = tl.bins[steady_from..]
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| kept(i))
+        .map(|(_, b)| b.idle_ns)
+        .sum();
     let idle_share = share_of_steady(idle_ns);
     let plateau_share = fractions[Label::Sender.index()] - idle_share;
     let queue_ns: u64 = tl.bins[steady_from..]
         .iter()
         .enumerate()
+        .filter(|(i, _)| kept(i))
         .filter(|(i, _)| inp.queue.and_then(|q| q.get(steady_from + i).copied()).unwrap_or(false))
         .map(|(_, b)| b.state_ns())
         .sum();
@@ -130,7 +153,12 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         levels.get(levels.len() / 2).copied().unwrap_or(0)
     };
 
-    let own: f64 = tl.bins[steady_from..].iter().map(|b| b.delivered as f64).sum();
+    let own: f64 = tl.bins[steady_from..]
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| kept(i))
+        .map(|(_, b)| b.delivered as f64)
+        .sum();
     let steady_rate = if steady_s > 0.0 { own / steady_s } else { 0.0 };
     let shared_steady_rate = inp.shared_delivered.map(|s| {
         let d: f64 = s[steady_from.min(s.len())..].iter().sum();

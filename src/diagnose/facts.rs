@@ -94,6 +94,18 @@ impl Facts {
         Some(q.delay_s * self.capacity?.rate)
     }
 
+    /// The outages of the flow (data outstanding, nothing acknowledged for longer than a
+    /// retransmission timer; or long enough for the sender's timer to expire twice in a
+    /// row, its back-off: nothing got through), as capture time spans.
+    pub fn outages(&self) -> Vec<(crate::time::Timestamp, crate::time::Timestamp)> {
+        use crate::time::Timestamp;
+        self.stalls
+            .iter()
+            .filter(|s| matches!(s.kind, StallKind::Outage | StallKind::Lost | StallKind::RtoBackoff))
+            .map(|s| (Timestamp::from_secs_f64(s.start), Timestamp::from_secs_f64(s.end)))
+            .collect()
+    }
+
     pub fn stall(&self, kind: StallKind) -> Option<&Stall> {
         self.stalls.iter().find(|s| s.kind == kind)
     }

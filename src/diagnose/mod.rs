@@ -181,6 +181,7 @@ fn gather_facts(
         queue: queue.as_ref(),
         goodput,
         median_rtt: summary.rtt_ms.median.map(|m| Span::from_secs_f64(m / 1000.0)),
+        two_way: two_way(conn, bulk),
     });
     // Receivers that acknowledge whole bursts at once (stretch ACKs, a reader that lets the
     // window close) leave no spacing in their ACKs; before the bottleneck nothing else
@@ -225,7 +226,24 @@ fn gather_facts(
     f
 }
 
+/// Whether the other direction carried a bulk transfer of its own (twenty full segments at
+/// least, the gate's measure) over at least half of this direction's transfer.
+fn two_way(conn: &Connection, bulk: Dir) -> bool {
+    let (d, o) = (conn.dir(bulk), conn.dir(bulk.reverse()));
+    if o.unique_bytes < gate::MIN_SEGMENTS * conn.mss(bulk.reverse()).max(1) as u64 {
+        return false;
+    }
+    match (d.first_data, d.last_data, o.first_data, o.last_data) {
+        (Some(a0), Some(a1), Some(b0), Some(b1)) if a1 > a0 => {
+            let overlap = (a1.min(b1) - a0.max(b0)).max_zero();
+            overlap.nanos() * 2 >= (a1 - a0).nanos()
+        }
+        _ => false,
+    }
+}
+
 fn classify_kept(k: &Kept, shared: Option<&[f64]>) -> Classification {
+    let excluded = k.facts.outages();
     classify::classify(&classify::Input {
         tl: &k.tl,
         capacity: judged_capacity(&k.facts),
@@ -233,6 +251,7 @@ fn classify_kept(k: &Kept, shared: Option<&[f64]>) -> Classification {
         mss: k.mss,
         shared_delivered: shared,
         queue: k.facts.queue.as_ref().map(|q| q.bins.as_slice()),
+        excluded: &excluded,
     })
 }
 

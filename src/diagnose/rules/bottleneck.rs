@@ -252,6 +252,7 @@ mod tests {
             mss: MSS,
             shared_delivered: None,
             queue: Some(&queue),
+            excluded: &[],
         });
         assert_eq!(c.verdict, Label::Bottleneck);
         // The time shares keep the kernel's accounting: the window was full.

@@ -168,6 +168,7 @@ pub(crate) mod fixture {
             mss: MSS,
             shared_delivered: None,
             queue: None,
+            excluded: &[],
         })
     }
 

@@ -111,6 +111,86 @@ impl fmt::Debug for Span {
     }
 }
 
+
+// ---- Timestamp resolution ----
+
+/// The resolution of a capture's timestamps as it really is: the coarsest power of ten
+/// (in nanoseconds) that divides every timestamp seen. A pcap with microsecond fields
+/// gives 1 µs; a host that stamps in milliseconds gives 1 ms whatever the field's unit.
+///
+/// A gap measured with resolution q is known only to ±q, so a measured delay must span
+/// many quanta to say anything: [`MIN_SPAN_QUANTA`] of them keep its timing error within
+/// 10%, inside the 15% margin the bottleneck rule allows itself. Dispersion samples and RTT
+/// samples both keep to it.
+
+/// A measured delay spans at least this many quanta (error <= 1/10).
+pub const MIN_SPAN_QUANTA: i64 = 10;
+
+const POW10: [i64; 10] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+    1_000_000_000,
+];
+
+/// The capture's effective timestamp resolution, learnt from the timestamps themselves.
+#[derive(Clone, Copy, Debug)]
+pub struct Quantum {
+    /// log10 of the quantum in ns (0..=9).
+    zeros: usize,
+    /// Timestamps seen (saturating): the estimate is an upper bound until enough have.
+    seen: u32,
+}
+
+impl Default for Quantum {
+    fn default() -> Self {
+        Quantum { zeros: 9, seen: 0 }
+    }
+}
+
+/// Timestamps after which the estimate is the clock's: a microsecond clock gives this many
+/// timestamps that are all multiples of 10 µs with probability 10^-16. Before, the round
+/// first timestamps of a connection (a handshake at whole milliseconds) would pass for a
+/// coarse clock.
+pub const QUANTUM_SETTLED_AFTER: u32 = 16;
+
+impl Quantum {
+    /// One more timestamp: the quantum can only get finer. Most calls test one remainder.
+    #[inline]
+    pub fn on(&mut self, ts: Timestamp) {
+        self.seen = self.seen.saturating_add(1);
+        while self.zeros > 0 && ts.0 % POW10[self.zeros] != 0 {
+            self.zeros -= 1;
+        }
+    }
+
+    pub fn get(&self) -> Span {
+        Span(POW10[self.zeros])
+    }
+
+    /// The shortest span a dispersion sample may cover.
+    pub fn min_sample_span(&self) -> Span {
+        Span(POW10[self.zeros] * MIN_SPAN_QUANTA)
+    }
+
+    /// The shortest delay the clock can be trusted to measure: [`Self::min_sample_span`]
+    /// once the estimate has settled, one nanosecond before (only a zero is then known to
+    /// be unresolved).
+    pub fn min_resolved_span(&self) -> Span {
+        if self.seen >= QUANTUM_SETTLED_AFTER {
+            self.min_sample_span()
+        } else {
+            Span(1)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +208,22 @@ mod tests {
     fn debug_prints_seconds_and_nanos() {
         assert_eq!(format!("{:?}", Timestamp::from_nanos(1_500_000_001)), "1.500000001");
         assert_eq!(format!("{:?}", Span::from_micros(1500)), "1.500ms");
+    }
+}
+
+#[cfg(test)]
+mod quantum_tests {
+    use super::*;
+
+    #[test]
+    fn the_quantum_is_the_coarsest_power_of_ten_dividing_every_stamp() {
+        let mut q = Quantum::default();
+        q.on(Timestamp(1_700_000_000_123_000_000));
+        assert_eq!(q.get(), Span(1_000_000));
+        q.on(Timestamp(1_700_000_000_123_456_000));
+        assert_eq!(q.get(), Span(1_000));
+        q.on(Timestamp(1_700_000_000_123_456_789));
+        assert_eq!(q.get(), Span(1));
+        assert_eq!(q.min_sample_span(), Span(10));
     }
 }

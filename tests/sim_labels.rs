@@ -6,6 +6,9 @@
 //! is within 2 ms of the simulated base RTT, the BDP within 25 % of rate x base RTT, and
 //! the receiver-window share within 0.15 of the share the simulated sender spent
 //! receiver-window-limited after its warm-up.
+//!
+//! SIM_DUMP=DIR writes each scenario's two captures there and prints the simulator's own
+//! limit shares beside the analysis (for looking into a failure with the CLI).
 
 use bdpscope::analysis::{analyze_reader, AnalysisConfig};
 use bdpscope::capture::CaptureReader;
@@ -53,6 +56,11 @@ fn compare_run(
     checks: Checks,
 ) -> (Vec<String>, sim::SimOutput) {
     let out = sim::run(p, flows, Duration::from_secs(secs));
+    if let Ok(dir) = std::env::var("SIM_DUMP") {
+        let stem = name.replace(['/', ' '], "_");
+        std::fs::write(format!("{dir}/{stem}-snd.pcap"), &out.sender_side_pcap).unwrap();
+        std::fs::write(format!("{dir}/{stem}-rcv.pcap"), &out.receiver_side_pcap).unwrap();
+    }
     let mut bad = Vec::new();
     for (side, pcap) in [
         ("sender-side", &out.sender_side_pcap),
@@ -68,6 +76,10 @@ fn compare_run(
             let limits = f.limits.unwrap_or_default();
             let base = t.base_rtt.as_secs_f64() * 1e3;
             let truth_share = t.steady.rwnd_share();
+            if std::env::var("SIM_DUMP").is_ok() {
+                println!("truth steady: rwnd {:.3} cwnd {:.3} sender {:.3} idle {:.3} at-capacity {:.3}; retrans {} drops {}",
+                    t.steady.rwnd_share(), t.steady.cwnd_share(), t.steady.sender_share(), t.steady.idle_share(), t.steady.capacity_share(), t.retransmitted_segments, t.queue_drops);
+            }
             println!(
                 "{name:28} {side:13} {}: {:24} rwnd {:.3} (truth {:.3})  bdp {:>7} (truth {:>7})  min rtt {:.3} ms (base {:.3})",
                 f.client,

@@ -200,20 +200,21 @@ impl Output {
     /// whose transfer ended by `until` (None: all).
     fn release(&mut self, pair: HostPair, until: Option<Timestamp>) {
         let Some(held) = self.held.get_mut(&pair) else { return };
-        // The groups `across_flows` would form: same hosts and direction, overlapping in
-        // time (transitively), in order of their start.
+        // The groups `across_flows` looks at: same hosts, overlapping in time (transitively),
+        // in order of their start — either direction, since a transfer the other way
+        // compresses this one's ACKs (`across_flows` sets their spacing aside).
         held.sort_by_key(|f| {
-            let ((c, s, d), origin, _) = f.sharing().expect("held flows are judged");
-            (c, s, d.index(), origin)
+            let ((c, s, _), origin, _) = f.sharing().expect("held flows are judged");
+            (c, s, origin)
         });
         let mut release = vec![false; held.len()];
         let mut i = 0;
         while i < held.len() {
-            let ((c, s, d), _, mut end) = held[i].sharing().expect("judged");
+            let ((c, s, _), _, mut end) = held[i].sharing().expect("judged");
             let mut j = i + 1;
             while j < held.len() {
-                let ((c2, s2, d2), origin, e2) = held[j].sharing().expect("judged");
-                if (c2, s2, d2) != (c, s, d) || origin >= end {
+                let ((c2, s2, _), origin, e2) = held[j].sharing().expect("judged");
+                if (c2, s2) != (c, s) || origin >= end {
                     break;
                 }
                 end = end.max(e2);

@@ -8,12 +8,11 @@
 //! by the loop through the sender.
 
 use super::dispersion::Dispersion;
-use super::quantum::Quantum;
 use super::timeline::{SenderState, Timeline};
 use crate::flow::Dir;
 use crate::summarize::WindowStats;
 use crate::tcp::{Connection, SegmentEvent};
-use crate::time::{Span, Timestamp};
+use crate::time::{Quantum, Span, Timestamp};
 
 #[derive(Clone, Debug, Default)]
 pub struct DirAccumulator {
@@ -29,6 +28,22 @@ pub struct DirAccumulator {
     /// (receiver window: Linux's tcp_snd_wnd_test fails) — each change of that state, in
     /// order. The time from each until the next (or the next data) is in that state.
     pauses: Vec<(Timestamp, SenderState)>,
+    /// Since the last new data: when the sender learned of room it did not use — an ACK
+    /// that moved the cumulative ACK by a full segment or more outside loss recovery (no
+    /// SACK block, no duplicate, nothing retransmitted since the last new data), leaving
+    /// the receiver's window room for a segment. Such an ACK opens the congestion window by
+    /// at least what it acknowledged (RFC 5681 §3.1; Linux's cwnd never shrinks on it), so
+    /// a sender with data sends within its loop. One that stays silent for longer than a
+    /// round trip had nothing to send (RFC 7661 §2: application-limited) from then on,
+    /// though data was still outstanding — a tail lost behind a burst waits for the RTO
+    /// while the application is quiet. A shorter silence is pacing or TSO deferral
+    /// (Linux defers at most until the next ACK is due) and stays the segment's state.
+    unused_room: Option<Timestamp>,
+    /// A retransmission since the last new data (loss recovery: the window may be
+    /// below the flight, RFC 6937).
+    retransmitted: bool,
+    /// The base round trip when last known (from the ACKs).
+    round: Option<Span>,
     /// The ACK train's reference: when the last dispersion sample ended, and the bytes
     /// delivered since (a sample spans at least the quantum's minimum: shorter gaps are
     /// merged, so timestamp resolution and a host that stamps packets in batches do not
@@ -92,6 +107,24 @@ fn account_with_pauses(tl: &mut Timeline, from: Timestamp, to: Timestamp, state:
     tl.account(t, to, now);
 }
 
+/// The pauses with the unused room (see `DirAccumulator::unused_room`) put in order, when
+/// the sender stayed silent for longer than a round trip after it (until `to`).
+fn with_unused_room(
+    pauses: &[(Timestamp, SenderState)],
+    room: Option<Timestamp>,
+    to: Timestamp,
+    round: Option<Span>,
+) -> Vec<(Timestamp, SenderState)> {
+    let mut out = pauses.to_vec();
+    if let (Some(at), Some(round)) = (room, round) {
+        // A pause already known from before the room (window shut, all acknowledged) wins.
+        if to - at > round && pauses.first().is_none_or(|&(p, _)| p > at) {
+            out.insert(0, (at, SenderState::Idle));
+        }
+    }
+    out
+}
+
 impl DirAccumulator {
     fn on_new_data(&mut self, ts: Timestamp, ev: &SegmentEvent, mss: u32, min_span: Span) {
         self.first_data.get_or_insert(ts);
@@ -126,7 +159,8 @@ impl DirAccumulator {
                 self.burst_from.get_or_insert(t0);
             } else {
                 let from = self.burst_from.take().unwrap_or(t0);
-                account_with_pauses(tl, from, ts, state, &self.pauses);
+                let pauses = with_unused_room(&self.pauses, self.unused_room, ts, self.round);
+                account_with_pauses(tl, from, ts, state, &pauses);
             }
         }
         let (flight, window) = match ev.sender_view {
@@ -157,6 +191,8 @@ impl DirAccumulator {
         self.last_data = Some((ts, state));
         self.last_echo = ev.echo;
         self.pauses.clear();
+        self.unused_room = None;
+        self.retransmitted = false;
     }
 
     /// An ACK for this direction's data: `delivered` bytes newly reported; `pause` when it
@@ -213,6 +249,8 @@ impl DirAccumulator {
     }
 
     fn on_retransmission(&mut self, ts: Timestamp) {
+        self.retransmitted = true;
+        self.unused_room = None;
         if let Some(tl) = self.timeline.as_mut() {
             tl.bin(ts).retransmissions += 1;
         }
@@ -241,9 +279,11 @@ impl DirAccumulator {
                 _ => last_ts.max(t0),
             };
             let from = self.burst_from.take().unwrap_or(t0);
-            let pauses: Vec<_> = self.pauses.iter().copied().filter(|&(at, _)| at < end).collect();
+            let pauses = with_unused_room(&self.pauses, self.unused_room, end, self.round);
+            let pauses: Vec<_> = pauses.into_iter().filter(|&(at, _)| at < end).collect();
             account_with_pauses(tl, from, end, state, &pauses);
             self.pauses.clear();
+            self.unused_room = None;
         }
     }
 }
@@ -304,6 +344,24 @@ impl Accumulator {
                 let lp = conn.sender_loop(data_dir);
                 let round = conn.rtt.base_end_to_end();
                 acc.on_ack(ev.ts, ev.acked.delivered as u64, pause, lp, round, min_span);
+            }
+            // Room the sender did not use (see `DirAccumulator::unused_room`): data still
+            // outstanding, and the window leaves room for a full segment beyond it.
+            let outstanding = match (dd.una, dd.nxt) {
+                (Some(u), Some(n)) => n.bytes_after(u) as u64,
+                _ => 0,
+            };
+            let room = window.is_some_and(|w| w >= outstanding + data_mss);
+            if !covers_all
+                && room
+                && ev.acked.acked as u64 >= data_mss
+                && !ev.acked.duplicate
+                && ev.sack.len == 0
+                && !acc.retransmitted
+                && acc.last_data.is_some()
+            {
+                acc.round = conn.rtt.base_end_to_end();
+                acc.unused_room.get_or_insert(ev.ts + conn.sender_loop(data_dir));
             }
         }
         // Whether the receiver's own timing can have held this segment's samples: not data

@@ -13,7 +13,7 @@
 //!
 //! The laws the estimate keeps: it is never below its goodput, nor (without a standing
 //! queue) below the delivery the flow achieved over its rounds; its spacing samples never come from gaps the timestamps cannot resolve (they
-//! span ten quanta, [`super::quantum`]); and when a standing queue shows the link was full
+//! span ten quanta, [`crate::time::Quantum`]); and when a standing queue shows the link was full
 //! ([`super::queue`]), the delivery while it stood *is* the rate the path sustains — a
 //! spacing estimate above it is the link's burst rate, set aside and said so.
 
@@ -267,6 +267,34 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
         }
     }
     out
+}
+
+/// The capacity chosen again from an estimate whose candidates changed (one was set aside
+/// afterwards): the largest remaining, never below what was achieved; a user's figure or a
+/// standing queue's delivery stays as it was.
+pub fn choose(e: &Estimate, goodput: f64, was: Option<Capacity>) -> Option<Capacity> {
+    if let Some(c) = was.filter(|c| matches!(c.method, Method::LinkRate | Method::QueueDeliveryRate)) {
+        return Some(c);
+    }
+    let achieved = e.delivered.unwrap_or(0.0).max(goodput);
+    let best = [
+        e.delivered.map(|r| (r, Method::DeliveryRate)),
+        e.dispersed.map(|r| (r, Method::Dispersion)),
+        e.arrived.map(|r| (r, Method::ArrivalDispersion)),
+    ]
+    .into_iter()
+    .flatten()
+    .max_by(|a, b| a.0.total_cmp(&b.0));
+    best.map(|(r, method)| {
+        if r < achieved {
+            Capacity {
+                rate: achieved,
+                method: Method::DeliveryRate,
+            }
+        } else {
+            Capacity { rate: r, method }
+        }
+    })
 }
 
 #[cfg(test)]

@@ -16,7 +16,6 @@ mod explain;
 mod facts;
 mod gate;
 mod label;
-mod quantum;
 mod queue;
 mod rounds;
 pub mod rules;
@@ -132,7 +131,7 @@ fn gather_facts(
     bulk: Dir,
     tl: &Timeline,
     base_rtt: Span,
-    quantum: quantum::Quantum,
+    quantum: crate::time::Quantum,
     link_rate_bps: Option<f64>,
 ) -> Facts {
     let mss = conn.mss(bulk);
@@ -348,6 +347,7 @@ fn round4(x: f64) -> f64 {
 /// is at least that sum's best round-trip rate, and each flow is judged against the share
 /// of the path the group used.
 pub fn across_flows(flows: &mut [Finished]) {
+    two_way_traffic(flows);
     let mut idx: Vec<usize> = (0..flows.len()).filter(|&i| flows[i].kept.is_some()).collect();
     idx.sort_by(|&a, &b| {
         let (ka, kb) = (flows[a].kept.as_ref().unwrap(), flows[b].kept.as_ref().unwrap());
@@ -377,6 +377,51 @@ pub fn across_flows(flows: &mut [Finished]) {
     }
     for g in groups.into_iter().filter(|g| g.len() > 1) {
         share_path(flows, &g);
+    }
+}
+
+/// Flows whose ACKs came back behind another flow's data: a transfer between the same hosts
+/// the other way, over at least half of this one's (the two-way test of a connection,
+/// across connections). Their ACK spacing is compressed (Zhang, Shenker & Clark 1991):
+/// the capacity is chosen again without it, and the flow judged again.
+fn two_way_traffic(flows: &mut [Finished]) {
+    let spans: Vec<Option<(IpAddr, IpAddr, Dir, Timestamp, Timestamp)>> = flows
+        .iter()
+        .map(|f| {
+            let k = f.kept.as_ref()?;
+            Some((k.hosts.0, k.hosts.1, k.hosts.2, k.tl.origin, k.tl.end()))
+        })
+        .collect();
+    for i in 0..flows.len() {
+        let Some((c, s, d, a0, a1)) = spans[i] else { continue };
+        let reverse = spans.iter().enumerate().any(|(j, o)| {
+            o.is_some_and(|(c2, s2, d2, b0, b1)| {
+                let same_hosts = (c2, s2) == (c, s) || (c2, s2) == (s, c);
+                // The other flow's data goes the other way between the two hosts.
+                let sender = |cl: IpAddr, sv: IpAddr, dir: Dir| if dir == Dir::C2S { cl } else { sv };
+                let opposite = sender(c2, s2, d2) != sender(c, s, d);
+                let overlap = (a1.min(b1) - a0.max(b0)).max_zero();
+                j != i && same_hosts && opposite && overlap.nanos() * 2 >= (a1 - a0).nanos()
+            })
+        });
+        if !reverse {
+            continue;
+        }
+        let f = &mut flows[i];
+        let Some(mut k) = f.kept.take() else { continue };
+        if let Some(r) = k.facts.estimate.dispersed {
+            k.facts.estimate.set_aside.push(format!(
+                "ACK dispersion showed {}, but a transfer between the same hosts ran the other way at the same time: these ACKs queued behind its data and arrived compressed (ACK compression, Zhang, Shenker & Clark 1991), so their spacing says nothing of the path",
+                crate::units::rate(r)
+            ));
+            k.facts.estimate.dispersed = None;
+            k.facts.capacity = capacity::choose(&k.facts.estimate, k.facts.goodput, k.facts.capacity);
+            k.facts.bdp = k.facts.capacity.map(|c| c.rate * k.base_rtt.secs_f64());
+            k.facts.lower_bound = judged_capacity(&k.facts).is_none() && k.facts.capacity.is_some();
+            let class = classify_kept(&k, None);
+            fill(&mut f.summary, &mut k, &class);
+        }
+        f.kept = Some(k);
     }
 }
 

@@ -100,7 +100,8 @@ impl Flow {
         let src = std::net::SocketAddr::new(seg.src, seg.src_port);
         let dir = if src == self.client { Dir::C2S } else { Dir::S2C };
         self.frame += 1;
-        let ts = Timestamp(0) + Span::from_micros(self.now_us);
+        // A nanosecond capture (round stamps would make a coarse one).
+        let ts = Timestamp(7) + Span::from_micros(self.now_us);
         let e = self.conn.on_segment(&seg, dir, self.frame, ts);
         self.ev.on_segment(&self.conn, &e);
         self

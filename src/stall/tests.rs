@@ -42,7 +42,8 @@ impl Flow {
     fn send(&mut self, ms: f64, dir: Dir, p: TcpPacket) {
         let (link, bytes) = p.build();
         let seg = decode(link, &bytes).unwrap();
-        let ts = Timestamp(0) + Span::from_nanos((ms * 1e6) as i64);
+        // A nanosecond capture (round stamps would make a coarse one).
+        let ts = Timestamp(7) + Span::from_nanos((ms * 1e6) as i64);
         let ev = self.conn.track(&seg, dir, 0, ts);
         self.stalls.on_segment(&self.conn, &ev);
     }

@@ -279,6 +279,7 @@ impl Connection {
         if ts < self.last_ts {
             self.time_reversals += 1;
         }
+        self.rtt.quantum.on(ts);
         self.last_ts = self.last_ts.max(ts);
         self.packets[dir.index()] += 1;
         let flags = seg.flags;

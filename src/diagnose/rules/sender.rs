@@ -95,7 +95,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     let mut out = Vec::new();
     if c.idle_share > 0.01 {
         out.push(format!(
-            "sender idle (everything acknowledged, nothing new) {} of the time",
+            "sender idle (nothing new to send: everything acknowledged, or room in its window left unused for over a round trip) {} of the time",
             pct(c.idle_share)
         ));
     }

@@ -16,7 +16,7 @@ pub use histogram::RttHistogram;
 pub use minmax::WindowedMin;
 pub use ts_echo::{Echo, TsEchoSampler};
 
-use crate::time::{Span, Timestamp};
+use crate::time::{Quantum, Span, Timestamp};
 
 /// Which end a loop goes through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -176,14 +176,18 @@ pub struct RttTracker {
     /// retransmission timer would be.
     srtt: Option<Span>,
     rttvar: Span,
+    /// The resolution of the connection's timestamps (see `add`).
+    pub quantum: Quantum,
 }
 
 impl RttTracker {
-    /// Adds a raw sample of the loop through `through`. None for a sample of zero: the
-    /// timestamps could not resolve the loop (both packets in one clock tick), which is a
-    /// bound, not a delay, and a zero RTT would make a zero BDP.
+    /// Adds a raw sample of the loop through `through`. None for a sample shorter than ten
+    /// timestamp quanta (`time::MIN_SPAN_QUANTA`, once the quantum has settled): the timestamps cannot resolve that loop
+    /// (a zero is both packets in one clock tick), which is a bound, not a delay — a near
+    /// end's microseconds at a microsecond capture, or a host that stamps in batches; a
+    /// zero RTT would make a zero BDP.
     pub fn add(&mut self, at: Timestamp, through: End, source: RttSource, raw: Span) -> Option<RttSample> {
-        if raw.nanos() <= 0 {
+        if raw.nanos() <= 0 || raw < self.quantum.min_resolved_span() {
             return None;
         }
         let round = self.base_end_to_end();
@@ -281,9 +285,34 @@ mod tests {
         }
     }
 
+    /// A tracker whose capture stamps to the nanosecond.
+    fn tracker() -> RttTracker {
+        let mut r = RttTracker::default();
+        for _ in 0..crate::time::QUANTUM_SETTLED_AFTER {
+            r.quantum.on(Timestamp(1_700_000_000_123_456_789));
+        }
+        r
+    }
+
+    #[test]
+    fn samples_below_ten_quanta_are_bounds_not_delays() {
+        // Before the quantum settles, round first timestamps prove nothing: only zero goes.
+        let mut early = RttTracker::default();
+        early.quantum.on(Timestamp(1_700_000_000_123_000_000));
+        assert!(early.add(Timestamp(0), End::Client, RttSource::DataAck, Span::from_micros(2)).is_some());
+        assert!(early.add(Timestamp(0), End::Client, RttSource::DataAck, Span(0)).is_none());
+        let mut r = RttTracker::default();
+        for _ in 0..crate::time::QUANTUM_SETTLED_AFTER {
+            r.quantum.on(Timestamp(1_700_000_000_123_456_000)); // a microsecond capture
+        }
+        assert!(r.add(Timestamp(0), End::Client, RttSource::DataAck, Span::from_micros(2)).is_none());
+        assert!(r.add(Timestamp(0), End::Client, RttSource::DataAck, Span::from_micros(10)).is_some());
+        assert_eq!(r.min_end_to_end(), Some(Span::from_micros(10)));
+    }
+
     #[test]
     fn end_to_end_is_the_sum_of_both_loops() {
-        let mut r = RttTracker::default();
+        let mut r = tracker();
         let t = Timestamp(0);
         r.add(t, End::Server, RttSource::Handshake, Span::from_millis(30));
         let s = r.add(t, End::Client, RttSource::Handshake, Span::from_millis(20)).unwrap();
@@ -297,7 +326,7 @@ mod tests {
 
     #[test]
     fn one_loop_alone_is_the_estimate() {
-        let mut r = RttTracker::default();
+        let mut r = tracker();
         r.add(Timestamp(0), End::Server, RttSource::DataAck, Span::from_millis(30));
         assert_eq!(r.min_end_to_end(), Some(Span::from_millis(30)));
     }

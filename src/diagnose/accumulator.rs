@@ -28,22 +28,15 @@ pub struct DirAccumulator {
     /// (receiver window: Linux's tcp_snd_wnd_test fails) — each change of that state, in
     /// order. The time from each until the next (or the next data) is in that state.
     pauses: Vec<(Timestamp, SenderState)>,
-    /// Since the last new data: when the sender learned of room it did not use — an ACK
-    /// that moved the cumulative ACK by a full segment or more outside loss recovery (no
-    /// SACK block, no duplicate, nothing retransmitted since the last new data), leaving
-    /// the receiver's window room for a segment. Such an ACK opens the congestion window by
-    /// at least what it acknowledged (RFC 5681 §3.1; Linux's cwnd never shrinks on it), so
-    /// a sender with data sends within its loop. One that stays silent for longer than a
-    /// round trip had nothing to send (RFC 7661 §2: application-limited) from then on,
-    /// though data was still outstanding — a tail lost behind a burst waits for the RTO
-    /// while the application is quiet. A shorter silence is pacing or TSO deferral
-    /// (Linux defers at most until the next ACK is due) and stays the segment's state.
-    unused_room: Option<Timestamp>,
+    /// Since the last new data: the first ACK (capture time plus the loop through the
+    /// sender) that left the sender room it did not use, and the first that proved the
+    /// room (see [`UnusedRoom`]).
+    unused_room: UnusedRoom,
     /// A retransmission since the last new data (loss recovery: the window may be
     /// below the flight, RFC 6937).
     retransmitted: bool,
-    /// The base round trip when last known (from the ACKs).
-    round: Option<Span>,
+    /// The flight after the last new data segment.
+    last_flight: u64,
     /// The ACK train's reference: when the last dispersion sample ended, and the bytes
     /// delivered since (a sample spans at least the quantum's minimum: shorter gaps are
     /// merged, so timestamp resolution and a host that stamps packets in batches do not
@@ -107,18 +100,49 @@ fn account_with_pauses(tl: &mut Timeline, from: Timestamp, to: Timestamp, state:
     tl.account(t, to, now);
 }
 
-/// The pauses with the unused room (see `DirAccumulator::unused_room`) put in order, when
-/// the sender stayed silent for longer than a round trip after it (until `to`).
-fn with_unused_room(
-    pauses: &[(Timestamp, SenderState)],
-    room: Option<Timestamp>,
-    to: Timestamp,
+/// Room an ACK left the sender that it did not use, outside loss recovery: the ACK moved
+/// the cumulative ACK by a full segment or more with no SACK block and no duplicate, with
+/// nothing retransmitted since the last new data, and the receiver's window had room for a
+/// segment beyond what was outstanding. A sender with data then sends within its loop; one
+/// that stays silent had nothing to send (RFC 7661 §2: application-limited) though data was
+/// still outstanding — a burst whose lost tail waits for the RTO while the application is
+/// quiet. The silence says so when it is longer than:
+/// - two smoothed round trips after any such ACK: a RACK-TLP sender (RFC 8985 §7.2-7.3,
+///   Linux since 3.10, Windows since 2019) sends new data, when it has any, as its tail
+///   probe at PTO = 2·SRTT whatever its congestion window;
+/// - one smoothed round trip after one that left less than half the last flight
+///   outstanding: a congestion response never sets the window below half the flight it
+///   reacted to (RFC 5681 eq. 4; CUBIC's 0.7), so that room is certain even after a cut.
+///
+/// The smoothed round trip, not the base: a standing queue lengthens it, and a sender's own
+/// queue discipline holds it back that long (Linux TSQ). Shorter silences are pacing, TSO
+/// deferral (Linux defers at most until the next ACK is due) or a window cut, and stay the
+/// segment's state.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UnusedRoom {
+    first: Option<Timestamp>,
+    certain: Option<Timestamp>,
+    /// The smoothed round trip at the last such ACK.
     round: Option<Span>,
-) -> Vec<(Timestamp, SenderState)> {
+}
+
+impl UnusedRoom {
+    /// When the sender's silence until `to` began to be application-limited, if it was.
+    fn since(&self, to: Timestamp) -> Option<Timestamp> {
+        let round = self.round?;
+        if let Some(at) = self.first.filter(|&at| to - at > Span(2 * round.nanos())) {
+            return Some(at);
+        }
+        self.certain.filter(|&at| to - at > round)
+    }
+}
+
+/// The pauses with the unused room's put first when it came before them (a pause already
+/// known — window shut, all acknowledged — wins from its own start).
+fn with_unused_room(pauses: &[(Timestamp, SenderState)], room: UnusedRoom, to: Timestamp) -> Vec<(Timestamp, SenderState)> {
     let mut out = pauses.to_vec();
-    if let (Some(at), Some(round)) = (room, round) {
-        // A pause already known from before the room (window shut, all acknowledged) wins.
-        if to - at > round && pauses.first().is_none_or(|&(p, _)| p > at) {
+    if let Some(at) = room.since(to) {
+        if pauses.first().is_none_or(|&(p, _)| p > at) {
             out.insert(0, (at, SenderState::Idle));
         }
     }
@@ -159,7 +183,7 @@ impl DirAccumulator {
                 self.burst_from.get_or_insert(t0);
             } else {
                 let from = self.burst_from.take().unwrap_or(t0);
-                let pauses = with_unused_room(&self.pauses, self.unused_room, ts, self.round);
+                let pauses = with_unused_room(&self.pauses, self.unused_room, ts);
                 account_with_pauses(tl, from, ts, state, &pauses);
             }
         }
@@ -189,9 +213,10 @@ impl DirAccumulator {
             b.min_window = Some(b.min_window.map_or(w, |m| m.min(w)));
         }
         self.last_data = Some((ts, state));
+        self.last_flight = flight;
         self.last_echo = ev.echo;
         self.pauses.clear();
-        self.unused_room = None;
+        self.unused_room = UnusedRoom::default();
         self.retransmitted = false;
     }
 
@@ -250,7 +275,7 @@ impl DirAccumulator {
 
     fn on_retransmission(&mut self, ts: Timestamp) {
         self.retransmitted = true;
-        self.unused_room = None;
+        self.unused_room = UnusedRoom::default();
         if let Some(tl) = self.timeline.as_mut() {
             tl.bin(ts).retransmissions += 1;
         }
@@ -279,11 +304,11 @@ impl DirAccumulator {
                 _ => last_ts.max(t0),
             };
             let from = self.burst_from.take().unwrap_or(t0);
-            let pauses = with_unused_room(&self.pauses, self.unused_room, end, self.round);
+            let pauses = with_unused_room(&self.pauses, self.unused_room, end);
             let pauses: Vec<_> = pauses.into_iter().filter(|&(at, _)| at < end).collect();
             account_with_pauses(tl, from, end, state, &pauses);
             self.pauses.clear();
-            self.unused_room = None;
+            self.unused_room = UnusedRoom::default();
         }
     }
 }
@@ -345,23 +370,26 @@ impl Accumulator {
                 let round = conn.rtt.base_end_to_end();
                 acc.on_ack(ev.ts, ev.acked.delivered as u64, pause, lp, round, min_span);
             }
-            // Room the sender did not use (see `DirAccumulator::unused_room`): data still
-            // outstanding, and the window leaves room for a full segment beyond it.
+            // Room the sender did not use (see `UnusedRoom`).
             let outstanding = match (dd.una, dd.nxt) {
                 (Some(u), Some(n)) => n.bytes_after(u) as u64,
                 _ => 0,
             };
-            let room = window.is_some_and(|w| w >= outstanding + data_mss);
             if !covers_all
-                && room
+                && window.is_some_and(|w| w >= outstanding + data_mss)
                 && ev.acked.acked as u64 >= data_mss
                 && !ev.acked.duplicate
                 && ev.sack.len == 0
                 && !acc.retransmitted
                 && acc.last_data.is_some()
             {
-                acc.round = conn.rtt.base_end_to_end();
-                acc.unused_room.get_or_insert(ev.ts + conn.sender_loop(data_dir));
+                let at = ev.ts + conn.sender_loop(data_dir);
+                let room = &mut acc.unused_room;
+                room.round = conn.rtt.smoothed().max(conn.rtt.base_end_to_end());
+                room.first.get_or_insert(at);
+                if outstanding * 2 < acc.last_flight {
+                    room.certain.get_or_insert(at);
+                }
             }
         }
         // Whether the receiver's own timing can have held this segment's samples: not data

@@ -69,7 +69,8 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     if let Some(bdp) = x.bdp {
         out.push(format!(
             "BDP {} = {} x base RTT {}; max flight {} ({} of BDP)",
-            bytes(bdp),
+            // The summary's figure is whole bytes: a BDP under a KiB shows as it does.
+            bytes(bdp.round()),
             x.capacity.map_or("?".into(), |c| rate(c.rate)),
             ms(x.base_rtt_s),
             bytes(x.max_flight as f64),

@@ -230,6 +230,12 @@ impl RttTracker {
         rto.max(RTO_FLOOR)
     }
 
+    /// The smoothed end-to-end RTT (RFC 6298 SRTT) of the samples so far: the round trip
+    /// as the sender lives it now, queueing included.
+    pub fn smoothed(&self) -> Option<Span> {
+        self.srtt
+    }
+
     pub fn through(&self, end: End) -> &Loop {
         &self.loops[end.index()]
     }

@@ -47,8 +47,13 @@ mod engine;
 mod receiver;
 mod rng;
 mod sender;
+mod stack;
 mod wire;
 
+pub use stack::{ReceiverModel, Stack, WindowScale};
+
+#[cfg(test)]
+mod stack_tests;
 #[cfg(test)]
 mod tests;
 
@@ -152,34 +157,16 @@ impl Strip {
     }
 }
 
-/// TCP options both ends offer in their SYNs, and what a middlebox between the capture
-/// points does to them (it overwrites an option with NOPs, as the netlab delay line
-/// does, or lowers the MSS value).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Options {
-    pub wscale: bool,
-    pub sack: bool,
-    pub timestamps: bool,
+/// What a middlebox between the capture points does to the handshake: it overwrites
+/// an option with NOPs, as the netlab delay line does, or lowers the MSS value. (Which
+/// options each end offers is its [`Stack`]'s.)
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Middlebox {
     pub strip_wscale: Strip,
     pub strip_sack: Strip,
     pub strip_timestamps: Strip,
     /// Rewrites MSS options above this value to it.
     pub clamp_mss: Option<u16>,
-}
-
-impl Default for Options {
-    /// Everything offered, nothing rewritten.
-    fn default() -> Self {
-        Options {
-            wscale: true,
-            sack: true,
-            timestamps: true,
-            strip_wscale: Strip::None,
-            strip_sack: Strip::None,
-            strip_timestamps: Strip::None,
-            clamp_mss: None,
-        }
-    }
 }
 
 /// One TCP connection.
@@ -190,16 +177,20 @@ pub struct Flow {
     /// SO_RCVBUF of 64 KiB gives about 80 kB of window). The window-scale shift is the
     /// smallest that fits it in 16 bits.
     pub rcvbuf: u32,
-    /// Payload bytes the sender may hold (unacknowledged + unsent); `None` = Linux's
-    /// autotuning (twice the largest congestion window, at most 4 MiB). Linux's
-    /// SO_SNDBUF of 64 KiB holds about 110 kB.
+    /// Payload bytes the sender may hold (unacknowledged + unsent); `None` = the sender
+    /// stack's own ([`Stack::sndbuf`]: Linux autotunes, twice the largest congestion
+    /// window, at most 4 MiB). Linux's SO_SNDBUF of 64 KiB holds about 110 kB.
     pub sndbuf: Option<u32>,
     pub app: App,
     pub reader: Reader,
     /// The MSS option both ends advertise, at most 1460 (1440 over IPv6) for a 1500-byte
     /// MTU; the payload per segment is this minus 12 bytes when timestamps are on.
     pub mss: u16,
-    pub options: Options,
+    /// The TCP implementation of the data sender's end and of the data receiver's end
+    /// (options offered, ACK and window behaviour, initial window, timers).
+    pub sender_stack: Stack,
+    pub receiver_stack: Stack,
+    pub middlebox: Middlebox,
     /// When the client connects, from the start of the run.
     pub start: Duration,
     /// The client sends the data (default: the server does, as in a download).
@@ -209,8 +200,8 @@ pub struct Flow {
 }
 
 impl Default for Flow {
-    /// CUBIC bulk download, 4 MiB receive window, autotuned send buffer, fast reader,
-    /// MSS 1460, all options, starting at 0.
+    /// CUBIC bulk download between two Linux ends, 4 MiB receive window, autotuned send
+    /// buffer, fast reader, MSS 1460, no middlebox, starting at 0.
     fn default() -> Self {
         Flow {
             cc: Cc::Cubic,
@@ -219,7 +210,9 @@ impl Default for Flow {
             app: App::Bulk,
             reader: Reader::Fast,
             mss: 1460,
-            options: Options::default(),
+            sender_stack: Stack::linux(),
+            receiver_stack: Stack::linux(),
+            middlebox: Middlebox::default(),
             start: Duration::ZERO,
             upload: false,
             intended: None,

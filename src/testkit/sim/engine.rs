@@ -1,11 +1,11 @@
 //! The event loop: hosts, the two link directions, timers, the handshake, the capture
 //! points and the truth accounting.
 
-use super::receiver::{AckNow, Receiver, DELACK};
+use super::receiver::{AckNow, Receiver};
 use super::rng::Rng;
 use super::sender::{Sender, State, Xmit};
 use super::wire::{self, Opt, Seg, SynOpts};
-use super::{App, Flow, FlowTruth, LimitTimes, Path, SimOutput};
+use super::{App, Flow, FlowTruth, LimitTimes, Path, SimOutput, Stack};
 use crate::capture::{LinkType, PcapWriter};
 use crate::decode::TcpFlags;
 use crate::time::Timestamp;
@@ -35,15 +35,6 @@ fn ns(d: Duration) -> i64 {
 
 fn dur(n: i64) -> Duration {
     Duration::from_nanos(n.max(0) as u64)
-}
-
-/// Smallest shift that fits `space` in 16 bits (at most 14).
-fn shift_for(space: u64) -> u8 {
-    let mut s = 0;
-    while s < 14 && (space >> s) > 65535 {
-        s += 1;
-    }
-    s
 }
 
 /// The window of a SYN: the space rounded down to whole segments, at most 16 bits.
@@ -162,6 +153,8 @@ struct End {
 
 struct FlowSim {
     cfg: Flow,
+    /// The stack of the end at the sender host / receiver host.
+    stack: [Stack; 2],
     /// "ip:port" of the end at the sender host / receiver host.
     addr: [String; 2],
     client_host: usize,
@@ -261,10 +254,11 @@ impl Sim {
                 };
                 let addr = [0, 1].map(|h| SocketAddr::new(hosts[h], port(h)).to_string());
                 let spaces = [SENDER_HOST_SPACE, f.rcvbuf as u64];
+                let stack = [f.sender_stack, f.receiver_stack];
                 let end = [0, 1].map(|h| End {
                     isn: id_rng.next_u32(),
                     ts_off: id_rng.next_u32(),
-                    shift: shift_for(spaces[h]),
+                    shift: stack[h].offered_shift(spaces[h]).unwrap_or(0),
                     space: spaces[h],
                     ..End::default()
                 });
@@ -273,6 +267,7 @@ impl Sim {
                 cfg.mss = cfg.mss.clamp(88, if path.ipv6 { 1440 } else { 1460 });
                 FlowSim {
                     cfg,
+                    stack,
                     addr,
                     client_host,
                     end,
@@ -392,7 +387,7 @@ impl Sim {
         let (ipv6, snap) = (self.path.ipv6, self.path.snaplen);
         let (bytes, wire) = self.builder.build(&seg, src, dst, ipv6, snap);
         let mut far = None;
-        if seg.syn.is_some() && wire::rewrite(&mut seg, &self.flows[f].cfg.options) {
+        if seg.syn.is_some() && wire::rewrite(&mut seg, &self.flows[f].cfg.middlebox) {
             let (src, dst) = (&self.flows[f].addr[host], &self.flows[f].addr[1 - host]);
             far = Some(wire::build(&seg, src, dst, ipv6, snap));
         }
@@ -451,12 +446,12 @@ impl Sim {
 
     fn syn_opts(&self, f: usize, host: usize, syn_ack: bool) -> SynOpts {
         let fl = &self.flows[f];
-        let o = &fl.cfg.options;
+        let st = &fl.stack[host];
         let e = &fl.end[host];
         let (ws, sack, ts) = if syn_ack {
             (e.ws_on, e.sack_on, e.ts_on)
         } else {
-            (o.wscale, o.sack, o.timestamps)
+            (st.offered_shift(0).is_some(), st.sack, st.timestamps)
         };
         SynOpts {
             mss: Some(fl.cfg.mss),
@@ -503,12 +498,12 @@ impl Sim {
             ts: Opt::Absent,
             wscale: Opt::Absent,
         });
-        let cfg = fl.cfg.options;
+        let st = fl.stack[host];
         let e = &mut fl.end[host];
         e.peer_mss = o.mss.unwrap_or(536);
-        e.ws_on = cfg.wscale && o.wscale.get().is_some();
-        e.sack_on = cfg.sack && o.sack_perm.get().is_some();
-        e.ts_on = cfg.timestamps && o.ts.get().is_some();
+        e.ws_on = st.offered_shift(0).is_some() && o.wscale.get().is_some();
+        e.sack_on = st.sack && o.sack_perm.get().is_some();
+        e.ts_on = st.timestamps && o.ts.get().is_some();
         e.peer_syn_ts = o.ts.get().map_or(0, |t| t.0);
         e.snd_wscale = if e.ws_on { o.wscale.get().unwrap_or(0) } else { 0 };
         e.rcv_wscale = if e.ws_on { e.shift } else { 0 };
@@ -546,12 +541,12 @@ impl Sim {
             ts: Opt::Absent,
             wscale: Opt::Absent,
         });
-        let cfg = fl.cfg.options;
+        let st = fl.stack[host];
         let e = &mut fl.end[host];
         e.peer_mss = o.mss.unwrap_or(536);
-        e.ws_on = cfg.wscale && o.wscale.get().is_some();
-        e.sack_on = cfg.sack && o.sack_perm.get().is_some();
-        e.ts_on = cfg.timestamps && o.ts.get().is_some();
+        e.ws_on = st.offered_shift(0).is_some() && o.wscale.get().is_some();
+        e.sack_on = st.sack && o.sack_perm.get().is_some();
+        e.ts_on = st.timestamps && o.ts.get().is_some();
         e.peer_syn_ts = o.ts.get().map_or(0, |t| t.0);
         e.snd_wscale = if e.ws_on { o.wscale.get().unwrap_or(0) } else { 0 };
         e.rcv_wscale = if e.ws_on { e.shift } else { 0 };
@@ -579,13 +574,15 @@ impl Sim {
             let mss = peer_mss.saturating_sub(if s_end.ts_on { 12 } else { 0 }).max(64);
             fl.mss_payload = mss;
             let bulk = matches!(fl.cfg.app, App::Bulk);
+            let stack = fl.stack[SENDER];
             fl.snd = Some(Sender::new(
                 mss,
                 fl.cfg.cc,
                 s_end.sack_on,
                 peer_wnd,
-                fl.cfg.sndbuf,
+                fl.cfg.sndbuf.or(stack.sndbuf),
                 bulk,
+                &stack,
             ));
             if let App::OnOff { .. } = fl.cfg.app {
                 self.push(now, Kind::AppBurst(f));
@@ -601,7 +598,8 @@ impl Sim {
             let peer = r.peer_mss.min(fl.cfg.mss) as u32;
             let ts_data = fl.end[SENDER].ts_on || r.ts_on;
             let rcv_mss = peer.saturating_sub(if ts_data { 12 } else { 0 }).max(64);
-            let mut rcv = Receiver::new(r.space, r.rcv_wscale, r.syn_wnd, rcv_mss, fl.cfg.reader, r.peer_syn_ts);
+            let stack = fl.stack[RECEIVER];
+            let mut rcv = Receiver::new(r.space, r.rcv_wscale, r.syn_wnd, rcv_mss, fl.cfg.reader, r.peer_syn_ts, &stack);
             rcv.start_reader(now);
             fl.rcv = Some(rcv);
             self.reader_timer(f);
@@ -847,7 +845,8 @@ impl Sim {
             AckNow::Now => self.receiver_ack(f, false),
             AckNow::Delay => {
                 if self.flows[f].delack.at.is_none() {
-                    self.arm(f, Which::Delack, now + DELACK);
+                    let delack = ns(self.flows[f].stack[RECEIVER].delack).max(MS);
+                    self.arm(f, Which::Delack, now + delack);
                 }
             }
             AckNow::No => {}

@@ -44,6 +44,7 @@
 //! and the BDP.
 
 mod engine;
+mod link;
 mod receiver;
 mod rng;
 mod sender;
@@ -52,6 +53,8 @@ mod wire;
 
 pub use stack::{ReceiverModel, Stack, WindowScale};
 
+#[cfg(test)]
+mod path_tests;
 #[cfg(test)]
 mod stack_tests;
 #[cfg(test)]
@@ -84,6 +87,52 @@ pub struct Path {
     pub snaplen: u32,
     /// IPv6 addresses (fd00::/64) instead of IPv4.
     pub ipv6: bool,
+    /// A token bucket in the data direction in front of the bottleneck queue (a `tbf`
+    /// shaper or a policer); the bottleneck is then the slower of it and `rate_bps`.
+    pub shaper: Option<Shaper>,
+    /// Times the path is down.
+    pub outages: Vec<Outage>,
+    /// Other traffic through the bottleneck queue in the data direction.
+    pub cross: Option<CrossTraffic>,
+}
+
+/// A token bucket of `rate_bps` holding `burst_bytes` (at least one full frame), in
+/// front of the bottleneck queue: shaping (Linux `tbf`), what exceeds the rate waits in
+/// a FIFO of `limit_bytes` and leaves when its tokens have accrued, in bursts at line
+/// rate after idle spells; policing (`tc filter ... police`), it is dropped.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shaper {
+    pub rate_bps: u64,
+    pub burst_bytes: u32,
+    pub limit_bytes: u32,
+    pub police: bool,
+    /// The shaper releases packets at most once per `tick`: those whose tokens accrued
+    /// meanwhile leave together, back to back at line rate. A real shaper does this
+    /// because its watchdog timer has a granularity and because it dequeues a TSO/GSO
+    /// super-packet (up to 64 KiB) whole (`tbf_dequeue`, `qdisc_watchdog`); it is why a
+    /// 50 Mbit/s `tbf` shows trains of segments microseconds apart. Zero releases each
+    /// packet the moment its tokens are there.
+    pub tick: Duration,
+}
+
+/// The path is down for `length` from `start` (from the start of the run): the link
+/// beyond the bottleneck queue is cut, so every packet whose transmission ends
+/// meanwhile (either direction, the queue's backlog included) is lost; what was
+/// already on its way still arrives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Outage {
+    pub start: Duration,
+    pub length: Duration,
+}
+
+/// Other hosts' packets of `frame_bytes` joining the data direction's bottleneck queue
+/// at `rate_bps` on average (Poisson arrivals, from the run's seed), from the start of
+/// the run until the applications stop. They take queue space and link time; no
+/// capture point records them (they are not the captured hosts' traffic).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CrossTraffic {
+    pub rate_bps: u64,
+    pub frame_bytes: u32,
 }
 
 impl Path {
@@ -100,8 +149,29 @@ impl Path {
             seed: 1,
             snaplen: 128,
             ipv6: false,
+            shaper: None,
+            outages: Vec::new(),
+            cross: None,
         }
     }
+
+    /// The bottleneck's rate: the link's, or the shaper's when that is slower.
+    pub fn bottleneck_bps(&self) -> u64 {
+        match self.shaper {
+            Some(s) if self.rate_bps == 0 || s.rate_bps < self.rate_bps => s.rate_bps,
+            _ => self.rate_bps,
+        }
+    }
+
+    /// Whether the path is down at `t` (from the start of the run).
+    pub fn down_at(&self, t: Duration) -> bool {
+        self.outages.iter().any(|o| t >= o.start && t < o.start + o.length)
+    }
+}
+
+/// Capture time (seconds since the epoch, as analyses print it) of a moment of the run.
+pub fn capture_seconds(at: Duration) -> f64 {
+    engine::EPOCH_NS as f64 / 1e9 + at.as_secs_f64()
 }
 
 /// Congestion control of the sender.
@@ -289,7 +359,8 @@ pub struct FlowTruth {
     pub base_rtt: Duration,
     /// Smallest RTT the sender measured (send of a segment to the ACK covering it).
     pub min_rtt: Option<Duration>,
-    /// Payload bytes/s the bottleneck carries in full-sized segments.
+    /// Payload bytes/s the bottleneck (the link, or a slower shaper) carries in
+    /// full-sized segments.
     pub payload_rate: f64,
     /// `payload_rate` x `base_rtt`.
     pub bdp_bytes: u64,
@@ -303,9 +374,12 @@ pub struct FlowTruth {
     /// Data segments the sender transmitted (new + retransmitted), and retransmitted.
     pub segments_sent: u64,
     pub retransmitted_segments: u64,
-    /// Data segments dropped by the queue and by random loss.
+    /// Data segments dropped by the queue, by random loss, by the shaper (its queue
+    /// full, or policed) and by an outage.
     pub queue_drops: u64,
     pub random_losses: u64,
+    pub shaper_drops: u64,
+    pub outage_drops: u64,
     pub rto_count: u32,
     pub fast_recoveries: u32,
     pub zero_window_acks: u64,

@@ -1,6 +1,7 @@
 //! The event loop: hosts, the two link directions, timers, the handshake, the capture
 //! points and the truth accounting.
 
+use super::link::{Link, TokenBucket};
 use super::receiver::{AckNow, Receiver};
 use super::rng::Rng;
 use super::sender::{Sender, State, Xmit};
@@ -10,14 +11,14 @@ use crate::capture::{LinkType, PcapWriter};
 use crate::decode::TcpFlags;
 use crate::time::Timestamp;
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 const US: i64 = 1_000;
 const MS: i64 = 1_000_000;
 /// Capture timestamps start here (2023-11-14).
-const EPOCH_NS: i64 = 1_700_000_000 * 1_000_000_000;
+pub(super) const EPOCH_NS: i64 = 1_700_000_000 * 1_000_000_000;
 /// Time a host takes to react to a segment (ACK clocking, ACK generation).
 const PROC: i64 = 8 * US;
 /// Time one packet takes at a host's own interface (bursts leave 1 µs apart).
@@ -59,6 +60,12 @@ enum Kind {
     Connect(usize),
     /// Boxed: heap entries stay small.
     Arrive(Box<(Seg, Vec<u8>, u32)>),
+    /// A packet reaches the path (the shaper, or the bottleneck queue) from a host.
+    Enter(Box<(usize, Seg, Vec<u8>, u32)>),
+    /// A packet leaves the shaper for the bottleneck queue.
+    Shaped(Box<(Seg, Vec<u8>, u32)>),
+    /// A packet of cross traffic reaches the bottleneck queue.
+    Cross,
     Timer {
         flow: usize,
         which: Which,
@@ -89,38 +96,6 @@ impl Ord for Ev {
     /// Reversed: the heap pops the earliest event, ties in scheduling order.
     fn cmp(&self, o: &Self) -> Ordering {
         (o.t, o.n).cmp(&(self.t, self.n))
-    }
-}
-
-/// One direction of the path.
-struct Link {
-    /// Bits/s; 0 = no bottleneck.
-    rate: u64,
-    delay: i64,
-    limit: usize,
-    departures: VecDeque<i64>,
-    last_dep: i64,
-}
-
-impl Link {
-    /// A packet of `wire` bytes reaches the queue at `t`: None when the queue is full,
-    /// else (start of its serialisation, its departure, its arrival at the far end).
-    fn enter(&mut self, t: i64, wire: u32) -> Option<(i64, i64, i64)> {
-        if self.rate == 0 {
-            return Some((t, t, t + self.delay));
-        }
-        while self.departures.front().is_some_and(|&d| d <= t) {
-            self.departures.pop_front();
-        }
-        if self.departures.len() >= self.limit {
-            return None;
-        }
-        let ser = ((wire as u128 * 8 * 1_000_000_000 + self.rate as u128 / 2) / self.rate as u128) as i64;
-        let start = t.max(self.last_dep);
-        let dep = start + ser;
-        self.departures.push_back(dep);
-        self.last_dep = dep;
-        Some((start, dep, dep + self.delay))
     }
 }
 
@@ -176,6 +151,8 @@ struct FlowSim {
     all_acked: Option<i64>,
     queue_drops: u64,
     random_losses: u64,
+    shaper_drops: u64,
+    outage_drops: u64,
     mss_payload: u32,
     closed: bool,
 }
@@ -202,12 +179,18 @@ pub(super) struct Sim {
     n: u64,
     heap: BinaryHeap<Ev>,
     links: [Link; 2],
+    shaper: Option<TokenBucket>,
+    /// The path's outages, [start, end) in ns of the run.
+    down: Vec<(i64, i64)>,
+    cross_rng: Rng,
     nic_free: [i64; 2],
     flows: Vec<FlowSim>,
     caps: [Vec<Rec>; 2],
     loss_rng: Rng,
-    /// Busy periods of the forward bottleneck, merged.
+    /// Busy periods of the forward bottleneck (the link, or a slower shaper), merged.
     busy: Vec<(i64, i64)>,
+    /// Whether the shaper, not the link, is the bottleneck.
+    shaper_limits: bool,
     stop: i64,
     end: i64,
     scratch: Vec<Xmit>,
@@ -219,21 +202,18 @@ impl Sim {
         let fwd_delay = ns(path.one_way_delay);
         let rev_delay = path.ack_delay.map_or(fwd_delay, ns);
         let links = [
-            Link {
-                rate: path.rate_bps,
-                delay: fwd_delay,
-                limit: path.queue_pkts.max(1),
-                departures: VecDeque::new(),
-                last_dep: i64::MIN,
-            },
-            Link {
-                rate: if path.ack_rate_limited { path.rate_bps } else { 0 },
-                delay: rev_delay,
-                limit: path.queue_pkts.max(1),
-                departures: VecDeque::new(),
-                last_dep: i64::MIN,
-            },
+            Link::new(path.rate_bps, fwd_delay, path.queue_pkts),
+            Link::new(
+                if path.ack_rate_limited { path.rate_bps } else { 0 },
+                rev_delay,
+                path.queue_pkts,
+            ),
         ];
+        let down: Vec<(i64, i64)> = path
+            .outages
+            .iter()
+            .map(|o| (ns(o.start), ns(o.start) + ns(o.length)))
+            .collect();
         let hosts: [IpAddr; 2] = if path.ipv6 {
             ["fd00::2".parse().unwrap(), "fd00::1".parse().unwrap()]
         } else {
@@ -287,25 +267,33 @@ impl Sim {
                     all_acked: None,
                     queue_drops: 0,
                     random_losses: 0,
+                    shaper_drops: 0,
+                    outage_drops: 0,
                     mss_payload: 0,
                     closed: false,
                 }
             })
             .collect();
         let stop = ns(duration);
+        // The drain starts after the last outage too: a flow must outlive it.
+        let drain_from = down.iter().map(|d| d.1).fold(stop, i64::max);
         let mut sim = Sim {
             path: path.clone(),
             now: 0,
             n: 0,
             heap: BinaryHeap::new(),
             links,
+            shaper: path.shaper.map(TokenBucket::new),
+            down,
+            cross_rng: Rng::new(path.seed, 3),
             nic_free: [0; 2],
             flows: sims,
             caps: [Vec::new(), Vec::new()],
             loss_rng: Rng::new(path.seed, 2),
             busy: Vec::new(),
+            shaper_limits: path.bottleneck_bps() != path.rate_bps,
             stop,
-            end: stop + DRAIN,
+            end: drain_from + DRAIN,
             scratch: Vec::new(),
             builder: wire::Builder::default(),
         };
@@ -313,7 +301,19 @@ impl Sim {
             sim.push(ns(f.start), Kind::Connect(i));
         }
         sim.push(stop, Kind::AppStop);
+        if path.cross.is_some_and(|c| c.rate_bps > 0) {
+            let first = sim.cross_gap();
+            sim.push(first, Kind::Cross);
+        }
         sim
+    }
+
+    /// Time to the next cross-traffic packet: exponential with the mean its rate gives.
+    fn cross_gap(&mut self) -> i64 {
+        let Some(c) = self.path.cross else { return i64::MAX };
+        let mean = Link::serialisation(c.frame_bytes.max(60), c.rate_bps.max(1)) as f64;
+        let u = self.cross_rng.next_f64();
+        (-(1.0 - u).ln() * mean).max(1.0) as i64
     }
 
     fn push(&mut self, t: i64, kind: Kind) {
@@ -355,6 +355,15 @@ impl Sim {
                     let (seg, bytes, wire) = *a;
                     self.arrive(seg, bytes, wire)
                 }
+                Kind::Enter(e) => {
+                    let (link, seg, bytes, wire) = *e;
+                    self.enter(link, seg, bytes, wire)
+                }
+                Kind::Shaped(e) => {
+                    let (seg, bytes, wire) = *e;
+                    self.link_enter(SENDER, seg, bytes, wire)
+                }
+                Kind::Cross => self.cross(),
                 Kind::Timer { flow, which, gen } => self.timer(flow, which, gen),
                 Kind::AppBurst(f) => self.app_burst(f),
                 Kind::AppStop => self.app_stop(),
@@ -407,21 +416,90 @@ impl Sim {
             }
             return;
         }
-        match self.links[link].enter(t, wire) {
+        self.push(t, Kind::Enter(Box::new((link, seg, bytes, wire))));
+    }
+
+    /// A host's packet reaches the path: shaped or policed in the data direction, then
+    /// queued at the bottleneck.
+    fn enter(&mut self, link: usize, seg: Seg, bytes: Vec<u8>, wire: u32) {
+        let now = self.now;
+        let data = link == SENDER && seg.len > 0;
+        if link == SENDER {
+            if let Some(tb) = self.shaper.as_mut() {
+                let rate = tb.rate();
+                match tb.enter(now, wire) {
+                    None => {
+                        if data {
+                            self.flows[seg.flow].shaper_drops += 1;
+                        }
+                        return;
+                    }
+                    Some((ready, dep)) => {
+                        if self.shaper_limits && ready > now {
+                            // It waited for tokens: the shaper ran at its rate.
+                            self.mark_busy(ready - Link::serialisation(wire, rate), ready);
+                        }
+                        if dep > now {
+                            self.push(dep, Kind::Shaped(Box::new((seg, bytes, wire))));
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+        self.link_enter(link, seg, bytes, wire);
+    }
+
+    fn is_down(&self, t: i64) -> bool {
+        self.down.iter().any(|&(a, b)| t >= a && t < b)
+    }
+
+    /// A packet reaches the bottleneck queue of `link` now; it is lost when the queue
+    /// is full, or when the link beyond it is down as it is sent.
+    fn link_enter(&mut self, link: usize, seg: Seg, bytes: Vec<u8>, wire: u32) {
+        let now = self.now;
+        let data = link == SENDER && seg.len > 0;
+        match self.links[link].enter(now, wire) {
             None => {
-                if link == SENDER && seg.len > 0 {
-                    self.flows[f].queue_drops += 1;
+                if data {
+                    self.flows[seg.flow].queue_drops += 1;
+                }
+            }
+            Some((_, dep, _)) if self.is_down(dep) => {
+                if data {
+                    self.flows[seg.flow].outage_drops += 1;
                 }
             }
             Some((start, dep, arrival)) => {
-                if link == SENDER {
-                    match self.busy.last_mut() {
-                        Some(last) if start <= last.1 => last.1 = last.1.max(dep),
-                        _ => self.busy.push((start, dep)),
-                    }
+                if link == SENDER && !self.shaper_limits {
+                    self.mark_busy(start, dep);
                 }
                 self.push(arrival, Kind::Arrive(Box::new((seg, bytes, wire))));
             }
+        }
+    }
+
+    fn mark_busy(&mut self, start: i64, end: i64) {
+        match self.busy.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => self.busy.push((start, end)),
+        }
+    }
+
+    /// A cross-traffic packet joins the data direction's bottleneck queue (dropped when
+    /// it is full, like any other); the next one is scheduled until the applications
+    /// stop.
+    fn cross(&mut self) {
+        let Some(c) = self.path.cross else { return };
+        let now = self.now;
+        if let Some((start, dep, _)) = self.links[SENDER].enter(now, c.frame_bytes.max(60)) {
+            if !self.shaper_limits {
+                self.mark_busy(start, dep);
+            }
+        }
+        let next = now + self.cross_gap();
+        if next < self.stop {
+            self.push(next, Kind::Cross);
         }
     }
 
@@ -1069,12 +1147,13 @@ impl Sim {
         let ack_frame = (wire::link_ip_len(ipv6) + wire::tcp_len(ts, 0)).max(60);
         let rate = self.path.rate_bps.max(1) as f64;
         let ser = |b: u32| (b as f64 * 8.0 / rate * 1e9).round() as i64;
+        let bottleneck = self.path.bottleneck_bps().max(1) as f64;
         let base = self.links[0].delay
             + self.links[1].delay
             + ser(data_frame)
             + if self.path.ack_rate_limited { ser(ack_frame) } else { 0 }
             + PROC;
-        let payload_rate = rate / 8.0 * mss as f64 / data_frame as f64;
+        let payload_rate = bottleneck / 8.0 * mss as f64 / data_frame as f64;
         let (from, to) = match fl.first_data {
             Some(a) => (a, fl.all_acked.unwrap_or(end_of_run)),
             None => (0, 0),
@@ -1100,6 +1179,8 @@ impl Sim {
             retransmitted_segments: snd.map_or(0, |s| s.retransmitted),
             queue_drops: fl.queue_drops,
             random_losses: fl.random_losses,
+            shaper_drops: fl.shaper_drops,
+            outage_drops: fl.outage_drops,
             rto_count: snd.map_or(0, |s| s.rto_count),
             fast_recoveries: snd.map_or(0, |s| s.fast_recoveries),
             zero_window_acks: fl.rcv.as_ref().map_or(0, |r| r.zero_windows),

@@ -3,21 +3,29 @@
 //! One or more TCP connections run over one path:
 //!
 //! ```text
-//! sender host --(A)--> [loss] [drop-tail queue] [rate] [one-way delay] --(B)--> receiver host
-//!             <-(A)--- [queue] [rate, optional]  [ACK-path delay]       <-(B)--
+//! sender host --(A)--> [loss] [shaper] [drop-tail queue] [rate] [one-way delay --(M)--] --(B)--> receiver host
+//!             <-(A)---          [queue] [rate, optional]  [ACK-path delay  --(M)--] <-(B)--
+//!                      cross traffic -^                   outages cut the link here ^
 //! ```
 //!
 //! `A` is a capture at the sender's interface (data before the bottleneck), `B` one at the
-//! receiver's (data after it). The ends are modelled on Linux: handshake options (MSS,
-//! window scale chosen from the receive buffer, SACK-permitted, 1 ms timestamps), Reno or
-//! CUBIC (with HyStart) with slow start, SACK/RACK or NewReno loss recovery with PRR, RTO
-//! with back-off, cwnd validation and restart after idle, zero-window probes, a send
-//! buffer; the receiver delays ACKs (every second full segment, 40 ms timer, quick ACKs at
-//! the start, immediate ACKs with SACK blocks out of order), grows its window like
-//! `tcp_grow_window`, advertises free space like `tcp_select_window` (never shrinking the
-//! right edge, zero window below 1/16 of the buffer) and reads as fast as possible or at
-//! a fixed rate. There is no wall clock and no global randomness: the same inputs always
-//! give the same bytes.
+//! receiver's (data after it), `M` an optional tap in the middle of the path ([`Tap`]).
+//! Each capture point has its own clock resolution, interrupt coalescing and snaplen
+//! ([`CaptureHost`]). The path can hold a token-bucket shaper or policer ([`Shaper`]),
+//! outages ([`Outage`]) and cross traffic ([`CrossTraffic`]).
+//!
+//! Each end runs a [`Stack`]: Linux (the default), Windows, an old stack without window
+//! scaling, or BSD, each with its documented defaults; the two ends of a flow can differ.
+//! All of them do: handshake options (MSS, window scale, SACK-permitted, 1 ms
+//! timestamps) as the stack offers them, Reno or CUBIC (with HyStart) with slow start
+//! from the stack's initial window, SACK/RACK or NewReno loss recovery with PRR, RTO with
+//! back-off from the stack's floor, cwnd validation and restart after idle, zero-window
+//! probes, a send buffer; the receiver delays ACKs (every second segment, the stack's
+//! timer; Linux's quick ACKs at the start; immediate ACKs with SACK blocks out of
+//! order), advertises its window like Linux's `tcp_select_window`/`tcp_grow_window` or
+//! like RFC 1122's silly-window avoidance (never shrinking the right edge) and reads as
+//! fast as possible or at a fixed rate. There is no wall clock and no global
+//! randomness: the same inputs always give the same bytes.
 //!
 //! ```
 //! use bdpscope::testkit::sim::{self, Flow, Path};
@@ -32,7 +40,7 @@
 //! ```
 //!
 //! The captures are Ethernet pcap files with microsecond timestamps (snaplen 128 unless
-//! [`Path::snaplen`] says otherwise), packets built with [`crate::testkit::TcpPacket`]
+//! the [`CaptureHost`] says otherwise), packets built with [`crate::testkit::TcpPacket`]
 //! and written with [`crate::capture::PcapWriter`]. Addresses: the sender host is
 //! 10.0.0.2 (fd00::2), the receiver host 10.0.0.1 (fd00::1); flow `i` uses server port
 //! `5001 + i` and client port `40000 + i`; the client is the receiver unless
@@ -43,6 +51,7 @@
 //! (idle or send buffer / application), the time the bottleneck was busy, the base RTT
 //! and the BDP.
 
+mod capture;
 mod engine;
 mod link;
 mod receiver;
@@ -51,8 +60,11 @@ mod sender;
 mod stack;
 mod wire;
 
+pub use capture::{CaptureHost, Coalesce, Tap, Vantage};
 pub use stack::{ReceiverModel, Stack, WindowScale};
 
+#[cfg(test)]
+mod capture_tests;
 #[cfg(test)]
 mod path_tests;
 #[cfg(test)]
@@ -83,8 +95,11 @@ pub struct Path {
     pub loss: f64,
     /// Seed of every random choice (losses, ISNs, timestamp offsets).
     pub seed: u64,
-    /// Capture snaplen of both capture points.
-    pub snaplen: u32,
+    /// How the hosts at each end stamp and cut what they capture.
+    pub sender_capture: CaptureHost,
+    pub receiver_capture: CaptureHost,
+    /// A third capture point in the middle of the path.
+    pub middle: Option<Tap>,
     /// IPv6 addresses (fd00::/64) instead of IPv4.
     pub ipv6: bool,
     /// A token bucket in the data direction in front of the bottleneck queue (a `tbf`
@@ -147,12 +162,24 @@ impl Path {
             queue_pkts: 100,
             loss: 0.0,
             seed: 1,
-            snaplen: 128,
+            sender_capture: CaptureHost::default(),
+            receiver_capture: CaptureHost::default(),
+            middle: None,
             ipv6: false,
             shaper: None,
             outages: Vec::new(),
             cross: None,
         }
+    }
+
+    /// The same path with every capture point keeping `snaplen` bytes.
+    pub fn with_snaplen(mut self, snaplen: u32) -> Self {
+        self.sender_capture.snaplen = snaplen;
+        self.receiver_capture.snaplen = snaplen;
+        if let Some(m) = self.middle.as_mut() {
+            m.capture.snaplen = snaplen;
+        }
+        self
     }
 
     /// The bottleneck's rate: the link's, or the shaper's when that is slower.
@@ -297,8 +324,21 @@ pub struct SimOutput {
     pub sender_side_pcap: Vec<u8>,
     /// Capture at the receiver's interface (point B).
     pub receiver_side_pcap: Vec<u8>,
+    /// Capture at the path's [`Tap`], when it has one.
+    pub middle_pcap: Option<Vec<u8>>,
     /// One per flow, in the order given.
     pub truth: Vec<FlowTruth>,
+}
+
+impl SimOutput {
+    /// The capture taken at `v` (None for the middle of a path without a tap).
+    pub fn pcap(&self, v: Vantage) -> Option<&[u8]> {
+        match v {
+            Vantage::Sender => Some(&self.sender_side_pcap),
+            Vantage::Receiver => Some(&self.receiver_side_pcap),
+            Vantage::Middle => self.middle_pcap.as_deref(),
+        }
+    }
 }
 
 /// How the sender spent a stretch of time, as Linux's `tcp_chrono` would account it.

@@ -1,15 +1,14 @@
 //! The event loop: hosts, the two link directions, timers, the handshake, the capture
 //! points and the truth accounting.
 
+use super::capture::{self, CaptureHost, Rec};
 use super::link::{Link, TokenBucket};
 use super::receiver::{AckNow, Receiver};
 use super::rng::Rng;
 use super::sender::{Sender, State, Xmit};
 use super::wire::{self, Opt, Seg, SynOpts};
 use super::{App, Flow, FlowTruth, LimitTimes, Path, SimOutput, Stack};
-use crate::capture::{LinkType, PcapWriter};
 use crate::decode::TcpFlags;
-use crate::time::Timestamp;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::net::{IpAddr, SocketAddr};
@@ -29,6 +28,8 @@ const DRAIN: i64 = 3_000 * MS;
 const SENDER_HOST_SPACE: u64 = 6 << 20;
 const SENDER: usize = 0;
 const RECEIVER: usize = 1;
+/// The third capture point, the path's tap.
+const MIDDLE: usize = 2;
 
 fn ns(d: Duration) -> i64 {
     d.as_nanos().min(i64::MAX as u128) as i64
@@ -58,12 +59,16 @@ enum Which {
 
 enum Kind {
     Connect(usize),
-    /// Boxed: heap entries stay small.
-    Arrive(Box<(Seg, Vec<u8>, u32)>),
+    /// A packet reaches the far host's interface. Boxed: heap entries stay small.
+    Arrive(Box<Pkt>),
     /// A packet reaches the path (the shaper, or the bottleneck queue) from a host.
-    Enter(Box<(usize, Seg, Vec<u8>, u32)>),
+    Enter(usize, Box<Pkt>),
     /// A packet leaves the shaper for the bottleneck queue.
-    Shaped(Box<(Seg, Vec<u8>, u32)>),
+    Shaped(Box<Pkt>),
+    /// A coalescing host's interrupt for the batch of this generation.
+    Interrupt { host: usize, gen: u64 },
+    /// The host's stack (and capture) takes a packet of a coalesced batch.
+    Deliver(Box<Pkt>),
     /// A packet of cross traffic reaches the bottleneck queue.
     Cross,
     Timer {
@@ -166,11 +171,24 @@ impl FlowSim {
     }
 }
 
-struct Rec {
-    t: i64,
-    n: u64,
+/// A packet on the path: the segment, its record (built at the largest snaplen of the
+/// capture points) and length on the wire, and, when a middlebox rewrote it, the record
+/// as it left its host (what the tap, before the middlebox, sees of a data-direction
+/// packet).
+struct Pkt {
+    seg: Seg,
     bytes: Vec<u8>,
     wire: u32,
+    original: Option<Vec<u8>>,
+}
+
+/// The packets a coalescing host holds until its interrupt.
+#[derive(Default)]
+struct Batch {
+    pkts: Vec<Pkt>,
+    gen: u64,
+    /// When its stack is free to take the next packet.
+    free: i64,
 }
 
 pub(super) struct Sim {
@@ -185,7 +203,12 @@ pub(super) struct Sim {
     cross_rng: Rng,
     nic_free: [i64; 2],
     flows: Vec<FlowSim>,
-    caps: [Vec<Rec>; 2],
+    /// Records of the sender host, the receiver host and the tap.
+    caps: [Vec<Rec>; 3],
+    hosts: [CaptureHost; 2],
+    batch: [Batch; 2],
+    /// Records are built to this snaplen and cut to each capture point's.
+    build_snaplen: u32,
     loss_rng: Rng,
     /// Busy periods of the forward bottleneck (the link, or a slower shaper), merged.
     busy: Vec<(i64, i64)>,
@@ -288,7 +311,14 @@ impl Sim {
             cross_rng: Rng::new(path.seed, 3),
             nic_free: [0; 2],
             flows: sims,
-            caps: [Vec::new(), Vec::new()],
+            caps: [Vec::new(), Vec::new(), Vec::new()],
+            hosts: [path.sender_capture, path.receiver_capture],
+            batch: [Batch::default(), Batch::default()],
+            build_snaplen: path
+                .sender_capture
+                .snaplen
+                .max(path.receiver_capture.snaplen)
+                .max(path.middle.map_or(0, |m| m.capture.snaplen)),
             loss_rng: Rng::new(path.seed, 2),
             busy: Vec::new(),
             shaper_limits: path.bottleneck_bps() != path.rate_bps,
@@ -351,18 +381,11 @@ impl Sim {
             self.now = ev.t;
             match ev.kind {
                 Kind::Connect(f) => self.connect(f),
-                Kind::Arrive(a) => {
-                    let (seg, bytes, wire) = *a;
-                    self.arrive(seg, bytes, wire)
-                }
-                Kind::Enter(e) => {
-                    let (link, seg, bytes, wire) = *e;
-                    self.enter(link, seg, bytes, wire)
-                }
-                Kind::Shaped(e) => {
-                    let (seg, bytes, wire) = *e;
-                    self.link_enter(SENDER, seg, bytes, wire)
-                }
+                Kind::Arrive(p) => self.arrive(*p),
+                Kind::Enter(link, p) => self.enter(link, *p),
+                Kind::Shaped(p) => self.link_enter(SENDER, *p),
+                Kind::Interrupt { host, gen } => self.interrupt(host, gen),
+                Kind::Deliver(p) => self.deliver(*p),
                 Kind::Cross => self.cross(),
                 Kind::Timer { flow, which, gen } => self.timer(flow, which, gen),
                 Kind::AppBurst(f) => self.app_burst(f),
@@ -393,44 +416,65 @@ impl Sim {
         }
         let f = seg.flow;
         let (src, dst) = (&self.flows[f].addr[host], &self.flows[f].addr[1 - host]);
-        let (ipv6, snap) = (self.path.ipv6, self.path.snaplen);
+        let (ipv6, snap) = (self.path.ipv6, self.build_snaplen);
         let (bytes, wire) = self.builder.build(&seg, src, dst, ipv6, snap);
         let mut far = None;
         if seg.syn.is_some() && wire::rewrite(&mut seg, &self.flows[f].cfg.middlebox) {
             let (src, dst) = (&self.flows[f].addr[host], &self.flows[f].addr[1 - host]);
             far = Some(wire::build(&seg, src, dst, ipv6, snap));
         }
-        self.n += 1;
-        let n = self.n;
-        self.caps[host].push(Rec {
-            t,
-            n,
-            bytes: bytes.clone(),
-            wire,
-        });
-        let (bytes, wire) = far.unwrap_or((bytes, wire));
+        self.record(host, t, &bytes, wire);
+        let pkt = match far {
+            Some((b, w)) => Pkt {
+                seg,
+                bytes: b,
+                wire: w,
+                original: Some(bytes),
+            },
+            None => Pkt {
+                seg,
+                bytes,
+                wire,
+                original: None,
+            },
+        };
         let link = host; // forward link leaves the sender host
-        if link == SENDER && self.path.loss > 0.0 && !seg.is_syn() && self.loss_rng.next_f64() < self.path.loss {
-            if seg.len > 0 {
+        if link == SENDER && self.path.loss > 0.0 && !pkt.seg.is_syn() && self.loss_rng.next_f64() < self.path.loss {
+            if pkt.seg.len > 0 {
                 self.flows[f].random_losses += 1;
             }
             return;
         }
-        self.push(t, Kind::Enter(Box::new((link, seg, bytes, wire))));
+        self.push(t, Kind::Enter(link, Box::new(pkt)));
+    }
+
+    /// Capture point `c` sees a packet at `t`.
+    fn record(&mut self, c: usize, t: i64, bytes: &[u8], wire: u32) {
+        let snaplen = match c {
+            MIDDLE => self.path.middle.map_or(0, |m| m.capture.snaplen),
+            _ => self.hosts[c].snaplen,
+        };
+        self.n += 1;
+        self.caps[c].push(Rec {
+            t,
+            n: self.n,
+            bytes: bytes[..bytes.len().min(snaplen as usize)].to_vec(),
+            wire,
+        });
     }
 
     /// A host's packet reaches the path: shaped or policed in the data direction, then
     /// queued at the bottleneck.
-    fn enter(&mut self, link: usize, seg: Seg, bytes: Vec<u8>, wire: u32) {
+    fn enter(&mut self, link: usize, pkt: Pkt) {
         let now = self.now;
-        let data = link == SENDER && seg.len > 0;
+        let (data, wire) = (link == SENDER && pkt.seg.len > 0, pkt.wire);
         if link == SENDER {
             if let Some(tb) = self.shaper.as_mut() {
                 let rate = tb.rate();
                 match tb.enter(now, wire) {
                     None => {
                         if data {
-                            self.flows[seg.flow].shaper_drops += 1;
+                            self.flows[pkt.seg.flow].shaper_drops += 1;
                         }
                         return;
                     }
@@ -440,14 +484,14 @@ impl Sim {
                             self.mark_busy(ready - Link::serialisation(wire, rate), ready);
                         }
                         if dep > now {
-                            self.push(dep, Kind::Shaped(Box::new((seg, bytes, wire))));
+                            self.push(dep, Kind::Shaped(Box::new(pkt)));
                             return;
                         }
                     }
                 }
             }
         }
-        self.link_enter(link, seg, bytes, wire);
+        self.link_enter(link, pkt);
     }
 
     fn is_down(&self, t: i64) -> bool {
@@ -455,26 +499,40 @@ impl Sim {
     }
 
     /// A packet reaches the bottleneck queue of `link` now; it is lost when the queue
-    /// is full, or when the link beyond it is down as it is sent.
-    fn link_enter(&mut self, link: usize, seg: Seg, bytes: Vec<u8>, wire: u32) {
+    /// is full, or when the link beyond it is down as it is sent. The tap sees it on
+    /// its way.
+    fn link_enter(&mut self, link: usize, pkt: Pkt) {
         let now = self.now;
-        let data = link == SENDER && seg.len > 0;
-        match self.links[link].enter(now, wire) {
+        let data = link == SENDER && pkt.seg.len > 0;
+        match self.links[link].enter(now, pkt.wire) {
             None => {
                 if data {
-                    self.flows[seg.flow].queue_drops += 1;
+                    self.flows[pkt.seg.flow].queue_drops += 1;
                 }
             }
             Some((_, dep, _)) if self.is_down(dep) => {
                 if data {
-                    self.flows[seg.flow].outage_drops += 1;
+                    self.flows[pkt.seg.flow].outage_drops += 1;
                 }
             }
             Some((start, dep, arrival)) => {
                 if link == SENDER && !self.shaper_limits {
                     self.mark_busy(start, dep);
                 }
-                self.push(arrival, Kind::Arrive(Box::new((seg, bytes, wire))));
+                if let Some(tap) = self.path.middle {
+                    // `at` of the way from the sender host: the data direction has gone
+                    // that share of its propagation, the ACK direction the rest.
+                    let share = if link == SENDER { tap.at } else { 1.0 - tap.at };
+                    let share = share.clamp(0.0, 1.0);
+                    let t = dep + ((arrival - dep) as f64 * share).round() as i64;
+                    let bytes = match (&pkt.original, link) {
+                        (Some(o), SENDER) => o,
+                        _ => &pkt.bytes,
+                    };
+                    let bytes = bytes.clone();
+                    self.record(MIDDLE, t, &bytes, pkt.wire);
+                }
+                self.push(arrival, Kind::Arrive(Box::new(pkt)));
             }
         }
     }
@@ -503,20 +561,52 @@ impl Sim {
         }
     }
 
-    fn arrive(&mut self, seg: Seg, bytes: Vec<u8>, wire: u32) {
-        let host = if seg.forward { RECEIVER } else { SENDER };
-        self.n += 1;
-        let n = self.n;
-        self.caps[host].push(Rec {
-            t: self.now,
-            n,
-            bytes,
-            wire,
-        });
+    /// A packet reaches a host's interface: its stack and capture take it now, or at
+    /// the interrupt of a coalescing NIC.
+    fn arrive(&mut self, pkt: Pkt) {
+        let host = if pkt.seg.forward { RECEIVER } else { SENDER };
+        let Some(c) = self.hosts[host].coalesce else {
+            return self.deliver(pkt);
+        };
+        let b = &mut self.batch[host];
+        b.pkts.push(pkt);
+        if b.pkts.len() >= c.max_packets.max(1) as usize {
+            let gen = b.gen;
+            self.interrupt(host, gen);
+        } else if b.pkts.len() == 1 {
+            let gen = b.gen;
+            let at = self.now + ns(c.window);
+            self.push(at, Kind::Interrupt { host, gen });
+        }
+    }
+
+    /// The coalescing NIC of `host` interrupts: the batch goes to the stack, one packet
+    /// per `per_packet`.
+    fn interrupt(&mut self, host: usize, gen: u64) {
+        let step = self.hosts[host].coalesce.map_or(0, |c| ns(c.per_packet));
+        let b = &mut self.batch[host];
+        if b.gen != gen || b.pkts.is_empty() {
+            return;
+        }
+        b.gen += 1;
+        let pkts = std::mem::take(&mut b.pkts);
+        let mut at = self.now.max(b.free);
+        for p in pkts {
+            self.push(at, Kind::Deliver(Box::new(p)));
+            at += step;
+        }
+        self.batch[host].free = at;
+    }
+
+    /// A host's stack takes a packet, and its capture records it.
+    fn deliver(&mut self, pkt: Pkt) {
+        let host = if pkt.seg.forward { RECEIVER } else { SENDER };
+        let now = self.now;
+        self.record(host, now, &pkt.bytes, pkt.wire);
         if host == SENDER {
-            self.at_sender(seg);
+            self.at_sender(pkt.seg);
         } else {
-            self.at_receiver(seg);
+            self.at_receiver(pkt.seg);
         }
     }
 
@@ -1082,22 +1172,22 @@ impl Sim {
 
     fn output(mut self) -> SimOutput {
         let end_of_run = self.now;
-        let pcaps = [0, 1].map(|h| {
-            let mut recs = std::mem::take(&mut self.caps[h]);
-            recs.sort_by_key(|r| (r.t, r.n));
-            let mut w = PcapWriter::new(Vec::new(), LinkType::ETHERNET, self.path.snaplen, false, false)
-                .expect("writing to a Vec");
-            for r in &recs {
-                w.write_packet(Timestamp::from_nanos(EPOCH_NS + r.t), &r.bytes, r.wire)
-                    .expect("writing to a Vec");
+        let [a, b, m] = std::mem::take(&mut self.caps);
+        let sender_side_pcap = capture::write(a, &self.hosts[SENDER]);
+        let receiver_side_pcap = capture::write(b, &self.hosts[RECEIVER]);
+        let middle_pcap = self.path.middle.map(|tap| {
+            let mut m = m;
+            if let Some(c) = tap.capture.coalesce {
+                m.sort_by_key(|r| (r.t, r.n));
+                capture::coalesce(&mut m, &c);
             }
-            w.into_inner()
+            capture::write(m, &tap.capture)
         });
         let truth = (0..self.flows.len()).map(|f| self.truth(f, end_of_run)).collect();
-        let [sender_side_pcap, receiver_side_pcap] = pcaps;
         SimOutput {
             sender_side_pcap,
             receiver_side_pcap,
+            middle_pcap,
             truth,
         }
     }

@@ -606,11 +606,11 @@ fn whole_packets_carry_valid_checksums() {
     // incrementally: with a snaplen that keeps whole packets, every checksum must hold.
     for ipv6 in [false, true] {
         let p = Path {
-            snaplen: 65535,
             ipv6,
             loss: 0.02,
             ..path(10, 20)
-        };
+        }
+        .with_snaplen(65535);
         let out = run(&p, &[Flow::default()], ms(600));
         for pcap in [&out.sender_side_pcap, &out.receiver_side_pcap] {
             let mut r = CaptureReader::from_reader(std::io::Cursor::new(pcap.to_vec())).unwrap();

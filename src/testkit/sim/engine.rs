@@ -55,6 +55,9 @@ enum Which {
     Persist,
     Delack,
     Reader,
+    /// The client's SYN, and the server's SYN/ACK, retransmitted until answered.
+    Syn,
+    SynAck,
 }
 
 enum Kind {
@@ -150,6 +153,11 @@ struct FlowSim {
     persist: Timer,
     delack: Timer,
     reader: Timer,
+    syn: Timer,
+    syn_ack: Timer,
+    /// Transmissions of the SYN and of the SYN/ACK so far.
+    syn_sent: u32,
+    syn_ack_sent: u32,
     chrono: Vec<(i64, Option<State>)>,
     last_state: Option<State>,
     first_data: Option<i64>,
@@ -284,6 +292,10 @@ impl Sim {
                     persist: Timer::default(),
                     delack: Timer::default(),
                     reader: Timer::default(),
+                    syn: Timer::default(),
+                    syn_ack: Timer::default(),
+                    syn_sent: 0,
+                    syn_ack_sent: 0,
                     chrono: Vec::new(),
                     last_state: None,
                     first_data: None,
@@ -351,13 +363,20 @@ impl Sim {
         self.heap.push(Ev { t, n: self.n, kind });
     }
 
+    fn timer_mut(&mut self, f: usize, which: Which) -> &mut Timer {
+        let fl = &mut self.flows[f];
+        match which {
+            Which::Rto => &mut fl.rto,
+            Which::Persist => &mut fl.persist,
+            Which::Delack => &mut fl.delack,
+            Which::Reader => &mut fl.reader,
+            Which::Syn => &mut fl.syn,
+            Which::SynAck => &mut fl.syn_ack,
+        }
+    }
+
     fn arm(&mut self, f: usize, which: Which, at: i64) {
-        let t = match which {
-            Which::Rto => &mut self.flows[f].rto,
-            Which::Persist => &mut self.flows[f].persist,
-            Which::Delack => &mut self.flows[f].delack,
-            Which::Reader => &mut self.flows[f].reader,
-        };
+        let t = self.timer_mut(f, which);
         t.gen += 1;
         t.at = Some(at);
         let gen = t.gen;
@@ -365,12 +384,7 @@ impl Sim {
     }
 
     fn disarm(&mut self, f: usize, which: Which) {
-        match which {
-            Which::Rto => self.flows[f].rto.at = None,
-            Which::Persist => self.flows[f].persist.at = None,
-            Which::Delack => self.flows[f].delack.at = None,
-            Which::Reader => self.flows[f].reader.at = None,
-        }
+        self.timer_mut(f, which).at = None;
     }
 
     pub fn run(mut self) -> SimOutput {
@@ -638,6 +652,29 @@ impl Sim {
         let mss = self.flows[f].cfg.mss as u32;
         let e = &mut self.flows[f].end[c];
         e.syn_wnd = syn_window(e.space, mss);
+        self.send_syn(f);
+    }
+
+    /// Handshake retransmissions (RFC 6298 §5 with the stack's initial RTO, doubling;
+    /// Linux `tcp_syn_retries` / `tcp_synack_retries` give up after 6 / 5).
+    fn handshake_timer(&mut self, f: usize, which: Which, sent: u32) {
+        let host = match which {
+            Which::Syn => self.flows[f].client_host,
+            _ => 1 - self.flows[f].client_host,
+        };
+        if sent <= 5 {
+            let rto = ns(self.flows[f].stack[host].rto_init).max(MS);
+            let at = self.now + (rto << (sent - 1).min(16));
+            self.arm(f, which, at);
+        }
+    }
+
+    /// The client's SYN (again).
+    fn send_syn(&mut self, f: usize) {
+        let c = self.flows[f].client_host;
+        self.flows[f].syn_sent += 1;
+        let sent = self.flows[f].syn_sent;
+        let e = &self.flows[f].end[c];
         let seg = Seg {
             flow: f,
             forward: c == SENDER,
@@ -652,13 +689,42 @@ impl Sim {
             probe: false,
         };
         self.emit(c, seg);
+        self.handshake_timer(f, Which::Syn, sent);
+    }
+
+    /// The server's SYN/ACK (again).
+    fn send_syn_ack(&mut self, f: usize) {
+        let host = 1 - self.flows[f].client_host;
+        self.flows[f].syn_ack_sent += 1;
+        let sent = self.flows[f].syn_ack_sent;
+        let fl = &self.flows[f];
+        let e = &fl.end[host];
+        let reply = Seg {
+            flow: f,
+            forward: host == SENDER,
+            seq: e.isn,
+            ack: fl.end[1 - host].isn.wrapping_add(1),
+            flags: TcpFlags::SYN | TcpFlags::ACK,
+            win: e.syn_wnd as u16,
+            len: 0,
+            ts: None,
+            sack: Vec::new(),
+            syn: Some(self.syn_opts(f, host, true)),
+            probe: false,
+        };
+        self.emit(host, reply);
+        self.handshake_timer(f, Which::SynAck, sent);
     }
 
     /// The server end (at `host`) gets the SYN and answers.
     fn on_syn(&mut self, host: usize, seg: &Seg) {
         let fl = &mut self.flows[seg.flow];
         if fl.end[host].peer_mss != 0 {
-            return; // a duplicate SYN
+            // A retransmitted SYN: our SYN/ACK was lost, or is late.
+            if !fl.end[host].established {
+                self.send_syn_ack(seg.flow);
+            }
+            return;
         }
         let o = seg.syn.unwrap_or(SynOpts {
             mss: None,
@@ -677,23 +743,7 @@ impl Sim {
         e.rcv_wscale = if e.ws_on { e.shift } else { 0 };
         let mss = fl.cfg.mss as u32 - if e.ts_on { 12 } else { 0 };
         e.syn_wnd = syn_window(e.space, mss);
-        let peer_isn = seg.seq;
-        let reply = Seg {
-            flow: seg.flow,
-            forward: host == SENDER,
-            seq: e.isn,
-            ack: peer_isn.wrapping_add(1),
-            flags: TcpFlags::SYN | TcpFlags::ACK,
-            win: e.syn_wnd as u16,
-            len: 0,
-            ts: None,
-            sack: Vec::new(),
-            syn: None,
-            probe: false,
-        };
-        let mut reply = reply;
-        reply.syn = Some(self.syn_opts(seg.flow, host, true));
-        self.emit(host, reply);
+        self.send_syn_ack(seg.flow);
     }
 
     /// The client end (at `host`) gets the SYN-ACK: it is established and ACKs.
@@ -701,8 +751,16 @@ impl Sim {
         let f = seg.flow;
         let fl = &mut self.flows[f];
         if fl.end[host].established {
+            // A retransmitted SYN/ACK: our handshake ACK was lost; say it again.
+            if host == SENDER {
+                self.sender_pure_ack(f);
+            } else {
+                self.receiver_ack(f, false);
+            }
             return;
         }
+        self.disarm(f, Which::Syn);
+        let fl = &mut self.flows[f];
         let o = seg.syn.unwrap_or(SynOpts {
             mss: None,
             sack_perm: Opt::Absent,
@@ -1113,17 +1171,24 @@ impl Sim {
 
     fn timer(&mut self, f: usize, which: Which, gen: u64) {
         let now = self.now;
-        let t = match which {
-            Which::Rto => &mut self.flows[f].rto,
-            Which::Persist => &mut self.flows[f].persist,
-            Which::Delack => &mut self.flows[f].delack,
-            Which::Reader => &mut self.flows[f].reader,
-        };
+        let t = self.timer_mut(f, which);
         if t.gen != gen || t.at != Some(now) {
             return;
         }
         t.at = None;
         match which {
+            Which::Syn => {
+                let c = self.flows[f].client_host;
+                if !self.flows[f].end[c].established {
+                    self.send_syn(f);
+                }
+            }
+            Which::SynAck => {
+                let s = 1 - self.flows[f].client_host;
+                if !self.flows[f].end[s].established {
+                    self.send_syn_ack(f);
+                }
+            }
             Which::Delack => {
                 if self.flows[f].rcv.as_ref().is_some_and(|r| r.pending) {
                     self.receiver_ack(f, false);

@@ -137,3 +137,27 @@ fn the_extremes_of_rate_and_delay_run() {
         assert!(t.base_rtt >= rtt);
     }
 }
+
+#[test]
+fn a_handshake_lost_in_an_outage_is_retransmitted() {
+    // Down for the first 1.5 s: the client's SYNs at 0 and 1 s are lost, the one at 3 s
+    // (Linux: 1 s, doubling) gets through. Then down while the SYN/ACK is on its way:
+    // both ends retransmit.
+    for (outage, syns) in [((0, 1500), 3), ((5, 100), 2)] {
+        let p = Path {
+            outages: vec![Outage {
+                start: ms(outage.0),
+                length: ms(outage.1),
+            }],
+            ..path(10, 20)
+        };
+        let out = run(&p, &[Flow::default()], ms(4000));
+        let t = &out.truth[0];
+        assert!(t.closed && t.bytes_read > 100_000, "{outage:?}: {t:?}");
+        let client_syns = records(&out.receiver_side_pcap)
+            .iter()
+            .filter(|r| r.seg.flags.syn() && !r.seg.flags.ack())
+            .count();
+        assert_eq!(client_syns, syns, "{outage:?}");
+    }
+}

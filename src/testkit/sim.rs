@@ -198,7 +198,7 @@ impl Path {
 
 /// Capture time (seconds since the epoch, as analyses print it) of a moment of the run.
 pub fn capture_seconds(at: Duration) -> f64 {
-    engine::EPOCH_NS as f64 / 1e9 + at.as_secs_f64()
+    capture::EPOCH_NS as f64 / 1e9 + at.as_secs_f64()
 }
 
 /// Congestion control of the sender.

@@ -2,10 +2,12 @@
 //! (clock resolution, interrupt coalescing) and how much of each it keeps; and writing
 //! what it recorded as a pcap file.
 
-use super::engine::EPOCH_NS;
 use crate::capture::{LinkType, PcapWriter};
 use crate::time::Timestamp;
 use std::time::Duration;
+
+/// Capture timestamps start here (2023-11-14).
+pub(super) const EPOCH_NS: i64 = 1_700_000_000 * 1_000_000_000;
 
 /// How a capturing host stamps and keeps packets.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,7 +1,7 @@
 //! The event loop: hosts, the two link directions, timers, the handshake, the capture
 //! points and the truth accounting.
 
-use super::capture::{self, CaptureHost, Rec};
+use super::capture::{self, CaptureHost, Rec, EPOCH_NS};
 use super::link::{Link, TokenBucket};
 use super::receiver::{AckNow, Receiver};
 use super::rng::Rng;
@@ -16,8 +16,6 @@ use std::time::Duration;
 
 const US: i64 = 1_000;
 const MS: i64 = 1_000_000;
-/// Capture timestamps start here (2023-11-14).
-pub(super) const EPOCH_NS: i64 = 1_700_000_000 * 1_000_000_000;
 /// Time a host takes to react to a segment (ACK clocking, ACK generation).
 const PROC: i64 = 8 * US;
 /// Time one packet takes at a host's own interface (bursts leave 1 µs apart).

@@ -3,21 +3,29 @@
 //! One or more TCP connections run over one path:
 //!
 //! ```text
-//! sender host --(A)--> [loss] [drop-tail queue] [rate] [one-way delay] --(B)--> receiver host
-//!             <-(A)--- [queue] [rate, optional]  [ACK-path delay]       <-(B)--
+//! sender host --(A)--> [loss] [shaper] [drop-tail queue] [rate] [one-way delay --(M)--] --(B)--> receiver host
+//!             <-(A)---          [queue] [rate, optional]  [ACK-path delay  --(M)--] <-(B)--
+//!                      cross traffic -^                   outages cut the link here ^
 //! ```
 //!
 //! `A` is a capture at the sender's interface (data before the bottleneck), `B` one at the
-//! receiver's (data after it). The ends are modelled on Linux: handshake options (MSS,
-//! window scale chosen from the receive buffer, SACK-permitted, 1 ms timestamps), Reno or
-//! CUBIC (with HyStart) with slow start, SACK/RACK or NewReno loss recovery with PRR, RTO
-//! with back-off, cwnd validation and restart after idle, zero-window probes, a send
-//! buffer; the receiver delays ACKs (every second full segment, 40 ms timer, quick ACKs at
-//! the start, immediate ACKs with SACK blocks out of order), grows its window like
-//! `tcp_grow_window`, advertises free space like `tcp_select_window` (never shrinking the
-//! right edge, zero window below 1/16 of the buffer) and reads as fast as possible or at
-//! a fixed rate. There is no wall clock and no global randomness: the same inputs always
-//! give the same bytes.
+//! receiver's (data after it), `M` an optional tap in the middle of the path ([`Tap`]).
+//! Each capture point has its own clock resolution, interrupt coalescing and snaplen
+//! ([`CaptureHost`]). The path can hold a token-bucket shaper or policer ([`Shaper`]),
+//! outages ([`Outage`]) and cross traffic ([`CrossTraffic`]).
+//!
+//! Each end runs a [`Stack`]: Linux (the default), Windows, an old stack without window
+//! scaling, or BSD, each with its documented defaults; the two ends of a flow can differ.
+//! All of them do: handshake options (MSS, window scale, SACK-permitted, 1 ms
+//! timestamps) as the stack offers them, Reno or CUBIC (with HyStart) with slow start
+//! from the stack's initial window, SACK/RACK or NewReno loss recovery with PRR, RTO with
+//! back-off from the stack's floor, cwnd validation and restart after idle, zero-window
+//! probes, a send buffer; the receiver delays ACKs (every second segment, the stack's
+//! timer; Linux's quick ACKs at the start; immediate ACKs with SACK blocks out of
+//! order), advertises its window like Linux's `tcp_select_window`/`tcp_grow_window` or
+//! like RFC 1122's silly-window avoidance (never shrinking the right edge) and reads as
+//! fast as possible or at a fixed rate. There is no wall clock and no global
+//! randomness: the same inputs always give the same bytes.
 //!
 //! ```
 //! use bdpscope::testkit::sim::{self, Flow, Path};
@@ -32,7 +40,7 @@
 //! ```
 //!
 //! The captures are Ethernet pcap files with microsecond timestamps (snaplen 128 unless
-//! [`Path::snaplen`] says otherwise), packets built with [`crate::testkit::TcpPacket`]
+//! the [`CaptureHost`] says otherwise), packets built with [`crate::testkit::TcpPacket`]
 //! and written with [`crate::capture::PcapWriter`]. Addresses: the sender host is
 //! 10.0.0.2 (fd00::2), the receiver host 10.0.0.1 (fd00::1); flow `i` uses server port
 //! `5001 + i` and client port `40000 + i`; the client is the receiver unless
@@ -43,12 +51,24 @@
 //! (idle or send buffer / application), the time the bottleneck was busy, the base RTT
 //! and the BDP.
 
+mod capture;
 mod engine;
+mod link;
 mod receiver;
 mod rng;
 mod sender;
+mod stack;
 mod wire;
 
+pub use capture::{CaptureHost, Coalesce, Tap, Vantage};
+pub use stack::{ReceiverModel, Stack, WindowScale};
+
+#[cfg(test)]
+mod capture_tests;
+#[cfg(test)]
+mod path_tests;
+#[cfg(test)]
+mod stack_tests;
 #[cfg(test)]
 mod tests;
 
@@ -75,10 +95,59 @@ pub struct Path {
     pub loss: f64,
     /// Seed of every random choice (losses, ISNs, timestamp offsets).
     pub seed: u64,
-    /// Capture snaplen of both capture points.
-    pub snaplen: u32,
+    /// How the hosts at each end stamp and cut what they capture.
+    pub sender_capture: CaptureHost,
+    pub receiver_capture: CaptureHost,
+    /// A third capture point in the middle of the path.
+    pub middle: Option<Tap>,
     /// IPv6 addresses (fd00::/64) instead of IPv4.
     pub ipv6: bool,
+    /// A token bucket in the data direction in front of the bottleneck queue (a `tbf`
+    /// shaper or a policer); the bottleneck is then the slower of it and `rate_bps`.
+    pub shaper: Option<Shaper>,
+    /// Times the path is down.
+    pub outages: Vec<Outage>,
+    /// Other traffic through the bottleneck queue in the data direction.
+    pub cross: Option<CrossTraffic>,
+}
+
+/// A token bucket of `rate_bps` holding `burst_bytes` (at least one full frame), in
+/// front of the bottleneck queue: shaping (Linux `tbf`), what exceeds the rate waits in
+/// a FIFO of `limit_bytes` and leaves when its tokens have accrued, in bursts at line
+/// rate after idle spells; policing (`tc filter ... police`), it is dropped.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shaper {
+    pub rate_bps: u64,
+    pub burst_bytes: u32,
+    pub limit_bytes: u32,
+    pub police: bool,
+    /// The shaper releases packets at most once per `tick`: those whose tokens accrued
+    /// meanwhile leave together, back to back at line rate. A real shaper does this
+    /// because its watchdog timer has a granularity and because it dequeues a TSO/GSO
+    /// super-packet (up to 64 KiB) whole (`tbf_dequeue`, `qdisc_watchdog`); it is why a
+    /// 50 Mbit/s `tbf` shows trains of segments microseconds apart. Zero releases each
+    /// packet the moment its tokens are there.
+    pub tick: Duration,
+}
+
+/// The path is down for `length` from `start` (from the start of the run): the link
+/// beyond the bottleneck queue is cut, so every packet whose transmission ends
+/// meanwhile (either direction, the queue's backlog included) is lost; what was
+/// already on its way still arrives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Outage {
+    pub start: Duration,
+    pub length: Duration,
+}
+
+/// Other hosts' packets of `frame_bytes` joining the data direction's bottleneck queue
+/// at `rate_bps` on average (Poisson arrivals, from the run's seed), from the start of
+/// the run until the applications stop. They take queue space and link time; no
+/// capture point records them (they are not the captured hosts' traffic).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CrossTraffic {
+    pub rate_bps: u64,
+    pub frame_bytes: u32,
 }
 
 impl Path {
@@ -93,10 +162,43 @@ impl Path {
             queue_pkts: 100,
             loss: 0.0,
             seed: 1,
-            snaplen: 128,
+            sender_capture: CaptureHost::default(),
+            receiver_capture: CaptureHost::default(),
+            middle: None,
             ipv6: false,
+            shaper: None,
+            outages: Vec::new(),
+            cross: None,
         }
     }
+
+    /// The same path with every capture point keeping `snaplen` bytes.
+    pub fn with_snaplen(mut self, snaplen: u32) -> Self {
+        self.sender_capture.snaplen = snaplen;
+        self.receiver_capture.snaplen = snaplen;
+        if let Some(m) = self.middle.as_mut() {
+            m.capture.snaplen = snaplen;
+        }
+        self
+    }
+
+    /// The bottleneck's rate: the link's, or the shaper's when that is slower.
+    pub fn bottleneck_bps(&self) -> u64 {
+        match self.shaper {
+            Some(s) if self.rate_bps == 0 || s.rate_bps < self.rate_bps => s.rate_bps,
+            _ => self.rate_bps,
+        }
+    }
+
+    /// Whether the path is down at `t` (from the start of the run).
+    pub fn down_at(&self, t: Duration) -> bool {
+        self.outages.iter().any(|o| t >= o.start && t < o.start + o.length)
+    }
+}
+
+/// Capture time (seconds since the epoch, as analyses print it) of a moment of the run.
+pub fn capture_seconds(at: Duration) -> f64 {
+    capture::EPOCH_NS as f64 / 1e9 + at.as_secs_f64()
 }
 
 /// Congestion control of the sender.
@@ -152,34 +254,16 @@ impl Strip {
     }
 }
 
-/// TCP options both ends offer in their SYNs, and what a middlebox between the capture
-/// points does to them (it overwrites an option with NOPs, as the netlab delay line
-/// does, or lowers the MSS value).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Options {
-    pub wscale: bool,
-    pub sack: bool,
-    pub timestamps: bool,
+/// What a middlebox between the capture points does to the handshake: it overwrites
+/// an option with NOPs, as the netlab delay line does, or lowers the MSS value. (Which
+/// options each end offers is its [`Stack`]'s.)
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Middlebox {
     pub strip_wscale: Strip,
     pub strip_sack: Strip,
     pub strip_timestamps: Strip,
     /// Rewrites MSS options above this value to it.
     pub clamp_mss: Option<u16>,
-}
-
-impl Default for Options {
-    /// Everything offered, nothing rewritten.
-    fn default() -> Self {
-        Options {
-            wscale: true,
-            sack: true,
-            timestamps: true,
-            strip_wscale: Strip::None,
-            strip_sack: Strip::None,
-            strip_timestamps: Strip::None,
-            clamp_mss: None,
-        }
-    }
 }
 
 /// One TCP connection.
@@ -190,16 +274,20 @@ pub struct Flow {
     /// SO_RCVBUF of 64 KiB gives about 80 kB of window). The window-scale shift is the
     /// smallest that fits it in 16 bits.
     pub rcvbuf: u32,
-    /// Payload bytes the sender may hold (unacknowledged + unsent); `None` = Linux's
-    /// autotuning (twice the largest congestion window, at most 4 MiB). Linux's
-    /// SO_SNDBUF of 64 KiB holds about 110 kB.
+    /// Payload bytes the sender may hold (unacknowledged + unsent); `None` = the sender
+    /// stack's own ([`Stack::sndbuf`]: Linux autotunes, twice the largest congestion
+    /// window, at most 4 MiB). Linux's SO_SNDBUF of 64 KiB holds about 110 kB.
     pub sndbuf: Option<u32>,
     pub app: App,
     pub reader: Reader,
     /// The MSS option both ends advertise, at most 1460 (1440 over IPv6) for a 1500-byte
     /// MTU; the payload per segment is this minus 12 bytes when timestamps are on.
     pub mss: u16,
-    pub options: Options,
+    /// The TCP implementation of the data sender's end and of the data receiver's end
+    /// (options offered, ACK and window behaviour, initial window, timers).
+    pub sender_stack: Stack,
+    pub receiver_stack: Stack,
+    pub middlebox: Middlebox,
     /// When the client connects, from the start of the run.
     pub start: Duration,
     /// The client sends the data (default: the server does, as in a download).
@@ -209,8 +297,8 @@ pub struct Flow {
 }
 
 impl Default for Flow {
-    /// CUBIC bulk download, 4 MiB receive window, autotuned send buffer, fast reader,
-    /// MSS 1460, all options, starting at 0.
+    /// CUBIC bulk download between two Linux ends, 4 MiB receive window, autotuned send
+    /// buffer, fast reader, MSS 1460, no middlebox, starting at 0.
     fn default() -> Self {
         Flow {
             cc: Cc::Cubic,
@@ -219,7 +307,9 @@ impl Default for Flow {
             app: App::Bulk,
             reader: Reader::Fast,
             mss: 1460,
-            options: Options::default(),
+            sender_stack: Stack::linux(),
+            receiver_stack: Stack::linux(),
+            middlebox: Middlebox::default(),
             start: Duration::ZERO,
             upload: false,
             intended: None,
@@ -234,8 +324,21 @@ pub struct SimOutput {
     pub sender_side_pcap: Vec<u8>,
     /// Capture at the receiver's interface (point B).
     pub receiver_side_pcap: Vec<u8>,
+    /// Capture at the path's [`Tap`], when it has one.
+    pub middle_pcap: Option<Vec<u8>>,
     /// One per flow, in the order given.
     pub truth: Vec<FlowTruth>,
+}
+
+impl SimOutput {
+    /// The capture taken at `v` (None for the middle of a path without a tap).
+    pub fn pcap(&self, v: Vantage) -> Option<&[u8]> {
+        match v {
+            Vantage::Sender => Some(&self.sender_side_pcap),
+            Vantage::Receiver => Some(&self.receiver_side_pcap),
+            Vantage::Middle => self.middle_pcap.as_deref(),
+        }
+    }
 }
 
 /// How the sender spent a stretch of time, as Linux's `tcp_chrono` would account it.
@@ -296,7 +399,8 @@ pub struct FlowTruth {
     pub base_rtt: Duration,
     /// Smallest RTT the sender measured (send of a segment to the ACK covering it).
     pub min_rtt: Option<Duration>,
-    /// Payload bytes/s the bottleneck carries in full-sized segments.
+    /// Payload bytes/s the bottleneck (the link, or a slower shaper) carries in
+    /// full-sized segments.
     pub payload_rate: f64,
     /// `payload_rate` x `base_rtt`.
     pub bdp_bytes: u64,
@@ -310,9 +414,12 @@ pub struct FlowTruth {
     /// Data segments the sender transmitted (new + retransmitted), and retransmitted.
     pub segments_sent: u64,
     pub retransmitted_segments: u64,
-    /// Data segments dropped by the queue and by random loss.
+    /// Data segments dropped by the queue, by random loss, by the shaper (its queue
+    /// full, or policed) and by an outage.
     pub queue_drops: u64,
     pub random_losses: u64,
+    pub shaper_drops: u64,
+    pub outage_drops: u64,
     pub rto_count: u32,
     pub fast_recoveries: u32,
     pub zero_window_acks: u64,

@@ -1,23 +1,21 @@
 //! The event loop: hosts, the two link directions, timers, the handshake, the capture
 //! points and the truth accounting.
 
-use super::receiver::{AckNow, Receiver, DELACK};
+use super::capture::{self, CaptureHost, Rec, EPOCH_NS};
+use super::link::{Link, TokenBucket};
+use super::receiver::{AckNow, Receiver};
 use super::rng::Rng;
 use super::sender::{Sender, State, Xmit};
 use super::wire::{self, Opt, Seg, SynOpts};
-use super::{App, Flow, FlowTruth, LimitTimes, Path, SimOutput};
-use crate::capture::{LinkType, PcapWriter};
+use super::{App, Flow, FlowTruth, LimitTimes, Path, SimOutput, Stack};
 use crate::decode::TcpFlags;
-use crate::time::Timestamp;
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 const US: i64 = 1_000;
 const MS: i64 = 1_000_000;
-/// Capture timestamps start here (2023-11-14).
-const EPOCH_NS: i64 = 1_700_000_000 * 1_000_000_000;
 /// Time a host takes to react to a segment (ACK clocking, ACK generation).
 const PROC: i64 = 8 * US;
 /// Time one packet takes at a host's own interface (bursts leave 1 µs apart).
@@ -28,6 +26,8 @@ const DRAIN: i64 = 3_000 * MS;
 const SENDER_HOST_SPACE: u64 = 6 << 20;
 const SENDER: usize = 0;
 const RECEIVER: usize = 1;
+/// The third capture point, the path's tap.
+const MIDDLE: usize = 2;
 
 fn ns(d: Duration) -> i64 {
     d.as_nanos().min(i64::MAX as u128) as i64
@@ -35,15 +35,6 @@ fn ns(d: Duration) -> i64 {
 
 fn dur(n: i64) -> Duration {
     Duration::from_nanos(n.max(0) as u64)
-}
-
-/// Smallest shift that fits `space` in 16 bits (at most 14).
-fn shift_for(space: u64) -> u8 {
-    let mut s = 0;
-    while s < 14 && (space >> s) > 65535 {
-        s += 1;
-    }
-    s
 }
 
 /// The window of a SYN: the space rounded down to whole segments, at most 16 bits.
@@ -62,12 +53,25 @@ enum Which {
     Persist,
     Delack,
     Reader,
+    /// The client's SYN, and the server's SYN/ACK, retransmitted until answered.
+    Syn,
+    SynAck,
 }
 
 enum Kind {
     Connect(usize),
-    /// Boxed: heap entries stay small.
-    Arrive(Box<(Seg, Vec<u8>, u32)>),
+    /// A packet reaches the far host's interface. Boxed: heap entries stay small.
+    Arrive(Box<Pkt>),
+    /// A packet reaches the path (the shaper, or the bottleneck queue) from a host.
+    Enter(usize, Box<Pkt>),
+    /// A packet leaves the shaper for the bottleneck queue.
+    Shaped(Box<Pkt>),
+    /// A coalescing host's interrupt for the batch of this generation.
+    Interrupt { host: usize, gen: u64 },
+    /// The host's stack (and capture) takes a packet of a coalesced batch.
+    Deliver(Box<Pkt>),
+    /// A packet of cross traffic reaches the bottleneck queue.
+    Cross,
     Timer {
         flow: usize,
         which: Which,
@@ -101,38 +105,6 @@ impl Ord for Ev {
     }
 }
 
-/// One direction of the path.
-struct Link {
-    /// Bits/s; 0 = no bottleneck.
-    rate: u64,
-    delay: i64,
-    limit: usize,
-    departures: VecDeque<i64>,
-    last_dep: i64,
-}
-
-impl Link {
-    /// A packet of `wire` bytes reaches the queue at `t`: None when the queue is full,
-    /// else (start of its serialisation, its departure, its arrival at the far end).
-    fn enter(&mut self, t: i64, wire: u32) -> Option<(i64, i64, i64)> {
-        if self.rate == 0 {
-            return Some((t, t, t + self.delay));
-        }
-        while self.departures.front().is_some_and(|&d| d <= t) {
-            self.departures.pop_front();
-        }
-        if self.departures.len() >= self.limit {
-            return None;
-        }
-        let ser = ((wire as u128 * 8 * 1_000_000_000 + self.rate as u128 / 2) / self.rate as u128) as i64;
-        let start = t.max(self.last_dep);
-        let dep = start + ser;
-        self.departures.push_back(dep);
-        self.last_dep = dep;
-        Some((start, dep, dep + self.delay))
-    }
-}
-
 #[derive(Clone, Copy, Debug, Default)]
 struct Timer {
     at: Option<i64>,
@@ -162,6 +134,8 @@ struct End {
 
 struct FlowSim {
     cfg: Flow,
+    /// The stack of the end at the sender host / receiver host.
+    stack: [Stack; 2],
     /// "ip:port" of the end at the sender host / receiver host.
     addr: [String; 2],
     client_host: usize,
@@ -177,12 +151,19 @@ struct FlowSim {
     persist: Timer,
     delack: Timer,
     reader: Timer,
+    syn: Timer,
+    syn_ack: Timer,
+    /// Transmissions of the SYN and of the SYN/ACK so far.
+    syn_sent: u32,
+    syn_ack_sent: u32,
     chrono: Vec<(i64, Option<State>)>,
     last_state: Option<State>,
     first_data: Option<i64>,
     all_acked: Option<i64>,
     queue_drops: u64,
     random_losses: u64,
+    shaper_drops: u64,
+    outage_drops: u64,
     mss_payload: u32,
     closed: bool,
 }
@@ -196,11 +177,24 @@ impl FlowSim {
     }
 }
 
-struct Rec {
-    t: i64,
-    n: u64,
+/// A packet on the path: the segment, its record (built at the largest snaplen of the
+/// capture points) and length on the wire, and, when a middlebox rewrote it, the record
+/// as it left its host (what the tap, before the middlebox, sees of a data-direction
+/// packet).
+struct Pkt {
+    seg: Seg,
     bytes: Vec<u8>,
     wire: u32,
+    original: Option<Vec<u8>>,
+}
+
+/// The packets a coalescing host holds until its interrupt.
+#[derive(Default)]
+struct Batch {
+    pkts: Vec<Pkt>,
+    gen: u64,
+    /// When its stack is free to take the next packet.
+    free: i64,
 }
 
 pub(super) struct Sim {
@@ -209,12 +203,23 @@ pub(super) struct Sim {
     n: u64,
     heap: BinaryHeap<Ev>,
     links: [Link; 2],
+    shaper: Option<TokenBucket>,
+    /// The path's outages, [start, end) in ns of the run.
+    down: Vec<(i64, i64)>,
+    cross_rng: Rng,
     nic_free: [i64; 2],
     flows: Vec<FlowSim>,
-    caps: [Vec<Rec>; 2],
+    /// Records of the sender host, the receiver host and the tap.
+    caps: [Vec<Rec>; 3],
+    hosts: [CaptureHost; 2],
+    batch: [Batch; 2],
+    /// Records are built to this snaplen and cut to each capture point's.
+    build_snaplen: u32,
     loss_rng: Rng,
-    /// Busy periods of the forward bottleneck, merged.
+    /// Busy periods of the forward bottleneck (the link, or a slower shaper), merged.
     busy: Vec<(i64, i64)>,
+    /// Whether the shaper, not the link, is the bottleneck.
+    shaper_limits: bool,
     stop: i64,
     end: i64,
     scratch: Vec<Xmit>,
@@ -226,21 +231,18 @@ impl Sim {
         let fwd_delay = ns(path.one_way_delay);
         let rev_delay = path.ack_delay.map_or(fwd_delay, ns);
         let links = [
-            Link {
-                rate: path.rate_bps,
-                delay: fwd_delay,
-                limit: path.queue_pkts.max(1),
-                departures: VecDeque::new(),
-                last_dep: i64::MIN,
-            },
-            Link {
-                rate: if path.ack_rate_limited { path.rate_bps } else { 0 },
-                delay: rev_delay,
-                limit: path.queue_pkts.max(1),
-                departures: VecDeque::new(),
-                last_dep: i64::MIN,
-            },
+            Link::new(path.rate_bps, fwd_delay, path.queue_pkts),
+            Link::new(
+                if path.ack_rate_limited { path.rate_bps } else { 0 },
+                rev_delay,
+                path.queue_pkts,
+            ),
         ];
+        let down: Vec<(i64, i64)> = path
+            .outages
+            .iter()
+            .map(|o| (ns(o.start), ns(o.start) + ns(o.length)))
+            .collect();
         let hosts: [IpAddr; 2] = if path.ipv6 {
             ["fd00::2".parse().unwrap(), "fd00::1".parse().unwrap()]
         } else {
@@ -261,10 +263,11 @@ impl Sim {
                 };
                 let addr = [0, 1].map(|h| SocketAddr::new(hosts[h], port(h)).to_string());
                 let spaces = [SENDER_HOST_SPACE, f.rcvbuf as u64];
+                let stack = [f.sender_stack, f.receiver_stack];
                 let end = [0, 1].map(|h| End {
                     isn: id_rng.next_u32(),
                     ts_off: id_rng.next_u32(),
-                    shift: shift_for(spaces[h]),
+                    shift: stack[h].offered_shift(spaces[h]).unwrap_or(0),
                     space: spaces[h],
                     ..End::default()
                 });
@@ -273,6 +276,7 @@ impl Sim {
                 cfg.mss = cfg.mss.clamp(88, if path.ipv6 { 1440 } else { 1460 });
                 FlowSim {
                     cfg,
+                    stack,
                     addr,
                     client_host,
                     end,
@@ -286,31 +290,50 @@ impl Sim {
                     persist: Timer::default(),
                     delack: Timer::default(),
                     reader: Timer::default(),
+                    syn: Timer::default(),
+                    syn_ack: Timer::default(),
+                    syn_sent: 0,
+                    syn_ack_sent: 0,
                     chrono: Vec::new(),
                     last_state: None,
                     first_data: None,
                     all_acked: None,
                     queue_drops: 0,
                     random_losses: 0,
+                    shaper_drops: 0,
+                    outage_drops: 0,
                     mss_payload: 0,
                     closed: false,
                 }
             })
             .collect();
         let stop = ns(duration);
+        // The drain starts after the last outage too: a flow must outlive it.
+        let drain_from = down.iter().map(|d| d.1).fold(stop, i64::max);
         let mut sim = Sim {
             path: path.clone(),
             now: 0,
             n: 0,
             heap: BinaryHeap::new(),
             links,
+            shaper: path.shaper.map(TokenBucket::new),
+            down,
+            cross_rng: Rng::new(path.seed, 3),
             nic_free: [0; 2],
             flows: sims,
-            caps: [Vec::new(), Vec::new()],
+            caps: [Vec::new(), Vec::new(), Vec::new()],
+            hosts: [path.sender_capture, path.receiver_capture],
+            batch: [Batch::default(), Batch::default()],
+            build_snaplen: path
+                .sender_capture
+                .snaplen
+                .max(path.receiver_capture.snaplen)
+                .max(path.middle.map_or(0, |m| m.capture.snaplen)),
             loss_rng: Rng::new(path.seed, 2),
             busy: Vec::new(),
+            shaper_limits: path.bottleneck_bps() != path.rate_bps,
             stop,
-            end: stop + DRAIN,
+            end: drain_from + DRAIN,
             scratch: Vec::new(),
             builder: wire::Builder::default(),
         };
@@ -318,7 +341,19 @@ impl Sim {
             sim.push(ns(f.start), Kind::Connect(i));
         }
         sim.push(stop, Kind::AppStop);
+        if path.cross.is_some_and(|c| c.rate_bps > 0) {
+            let first = sim.cross_gap();
+            sim.push(first, Kind::Cross);
+        }
         sim
+    }
+
+    /// Time to the next cross-traffic packet: exponential with the mean its rate gives.
+    fn cross_gap(&mut self) -> i64 {
+        let Some(c) = self.path.cross else { return i64::MAX };
+        let mean = Link::serialisation(c.frame_bytes.max(60), c.rate_bps.max(1)) as f64;
+        let u = self.cross_rng.next_f64();
+        (-(1.0 - u).ln() * mean).max(1.0) as i64
     }
 
     fn push(&mut self, t: i64, kind: Kind) {
@@ -326,13 +361,20 @@ impl Sim {
         self.heap.push(Ev { t, n: self.n, kind });
     }
 
+    fn timer_mut(&mut self, f: usize, which: Which) -> &mut Timer {
+        let fl = &mut self.flows[f];
+        match which {
+            Which::Rto => &mut fl.rto,
+            Which::Persist => &mut fl.persist,
+            Which::Delack => &mut fl.delack,
+            Which::Reader => &mut fl.reader,
+            Which::Syn => &mut fl.syn,
+            Which::SynAck => &mut fl.syn_ack,
+        }
+    }
+
     fn arm(&mut self, f: usize, which: Which, at: i64) {
-        let t = match which {
-            Which::Rto => &mut self.flows[f].rto,
-            Which::Persist => &mut self.flows[f].persist,
-            Which::Delack => &mut self.flows[f].delack,
-            Which::Reader => &mut self.flows[f].reader,
-        };
+        let t = self.timer_mut(f, which);
         t.gen += 1;
         t.at = Some(at);
         let gen = t.gen;
@@ -340,12 +382,7 @@ impl Sim {
     }
 
     fn disarm(&mut self, f: usize, which: Which) {
-        match which {
-            Which::Rto => self.flows[f].rto.at = None,
-            Which::Persist => self.flows[f].persist.at = None,
-            Which::Delack => self.flows[f].delack.at = None,
-            Which::Reader => self.flows[f].reader.at = None,
-        }
+        self.timer_mut(f, which).at = None;
     }
 
     pub fn run(mut self) -> SimOutput {
@@ -356,10 +393,12 @@ impl Sim {
             self.now = ev.t;
             match ev.kind {
                 Kind::Connect(f) => self.connect(f),
-                Kind::Arrive(a) => {
-                    let (seg, bytes, wire) = *a;
-                    self.arrive(seg, bytes, wire)
-                }
+                Kind::Arrive(p) => self.arrive(*p),
+                Kind::Enter(link, p) => self.enter(link, *p),
+                Kind::Shaped(p) => self.link_enter(SENDER, *p),
+                Kind::Interrupt { host, gen } => self.interrupt(host, gen),
+                Kind::Deliver(p) => self.deliver(*p),
+                Kind::Cross => self.cross(),
                 Kind::Timer { flow, which, gen } => self.timer(flow, which, gen),
                 Kind::AppBurst(f) => self.app_burst(f),
                 Kind::AppStop => self.app_stop(),
@@ -389,61 +428,197 @@ impl Sim {
         }
         let f = seg.flow;
         let (src, dst) = (&self.flows[f].addr[host], &self.flows[f].addr[1 - host]);
-        let (ipv6, snap) = (self.path.ipv6, self.path.snaplen);
+        let (ipv6, snap) = (self.path.ipv6, self.build_snaplen);
         let (bytes, wire) = self.builder.build(&seg, src, dst, ipv6, snap);
         let mut far = None;
-        if seg.syn.is_some() && wire::rewrite(&mut seg, &self.flows[f].cfg.options) {
+        if seg.syn.is_some() && wire::rewrite(&mut seg, &self.flows[f].cfg.middlebox) {
             let (src, dst) = (&self.flows[f].addr[host], &self.flows[f].addr[1 - host]);
             far = Some(wire::build(&seg, src, dst, ipv6, snap));
         }
-        self.n += 1;
-        let n = self.n;
-        self.caps[host].push(Rec {
-            t,
-            n,
-            bytes: bytes.clone(),
-            wire,
-        });
-        let (bytes, wire) = far.unwrap_or((bytes, wire));
+        self.record(host, t, &bytes, wire);
+        let pkt = match far {
+            Some((b, w)) => Pkt {
+                seg,
+                bytes: b,
+                wire: w,
+                original: Some(bytes),
+            },
+            None => Pkt {
+                seg,
+                bytes,
+                wire,
+                original: None,
+            },
+        };
         let link = host; // forward link leaves the sender host
-        if link == SENDER && self.path.loss > 0.0 && !seg.is_syn() && self.loss_rng.next_f64() < self.path.loss {
-            if seg.len > 0 {
+        if link == SENDER && self.path.loss > 0.0 && !pkt.seg.is_syn() && self.loss_rng.next_f64() < self.path.loss {
+            if pkt.seg.len > 0 {
                 self.flows[f].random_losses += 1;
             }
             return;
         }
-        match self.links[link].enter(t, wire) {
+        self.push(t, Kind::Enter(link, Box::new(pkt)));
+    }
+
+    /// Capture point `c` sees a packet at `t`.
+    fn record(&mut self, c: usize, t: i64, bytes: &[u8], wire: u32) {
+        let snaplen = match c {
+            MIDDLE => self.path.middle.map_or(0, |m| m.capture.snaplen),
+            _ => self.hosts[c].snaplen,
+        };
+        self.n += 1;
+        self.caps[c].push(Rec {
+            t,
+            n: self.n,
+            bytes: bytes[..bytes.len().min(snaplen as usize)].to_vec(),
+            wire,
+        });
+    }
+
+    /// A host's packet reaches the path: shaped or policed in the data direction, then
+    /// queued at the bottleneck.
+    fn enter(&mut self, link: usize, pkt: Pkt) {
+        let now = self.now;
+        let (data, wire) = (link == SENDER && pkt.seg.len > 0, pkt.wire);
+        if link == SENDER {
+            if let Some(tb) = self.shaper.as_mut() {
+                let rate = tb.rate();
+                match tb.enter(now, wire) {
+                    None => {
+                        if data {
+                            self.flows[pkt.seg.flow].shaper_drops += 1;
+                        }
+                        return;
+                    }
+                    Some((ready, dep)) => {
+                        if self.shaper_limits && ready > now {
+                            // It waited for tokens: the shaper ran at its rate.
+                            self.mark_busy(ready - Link::serialisation(wire, rate), ready);
+                        }
+                        if dep > now {
+                            self.push(dep, Kind::Shaped(Box::new(pkt)));
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+        self.link_enter(link, pkt);
+    }
+
+    fn is_down(&self, t: i64) -> bool {
+        self.down.iter().any(|&(a, b)| t >= a && t < b)
+    }
+
+    /// A packet reaches the bottleneck queue of `link` now; it is lost when the queue
+    /// is full, or when the link beyond it is down as it is sent. The tap sees it on
+    /// its way.
+    fn link_enter(&mut self, link: usize, pkt: Pkt) {
+        let now = self.now;
+        let data = link == SENDER && pkt.seg.len > 0;
+        match self.links[link].enter(now, pkt.wire) {
             None => {
-                if link == SENDER && seg.len > 0 {
-                    self.flows[f].queue_drops += 1;
+                if data {
+                    self.flows[pkt.seg.flow].queue_drops += 1;
+                }
+            }
+            Some((_, dep, _)) if self.is_down(dep) => {
+                if data {
+                    self.flows[pkt.seg.flow].outage_drops += 1;
                 }
             }
             Some((start, dep, arrival)) => {
-                if link == SENDER {
-                    match self.busy.last_mut() {
-                        Some(last) if start <= last.1 => last.1 = last.1.max(dep),
-                        _ => self.busy.push((start, dep)),
-                    }
+                if link == SENDER && !self.shaper_limits {
+                    self.mark_busy(start, dep);
                 }
-                self.push(arrival, Kind::Arrive(Box::new((seg, bytes, wire))));
+                if let Some(tap) = self.path.middle {
+                    // `at` of the way from the sender host: the data direction has gone
+                    // that share of its propagation, the ACK direction the rest.
+                    let share = if link == SENDER { tap.at } else { 1.0 - tap.at };
+                    let share = share.clamp(0.0, 1.0);
+                    let t = dep + ((arrival - dep) as f64 * share).round() as i64;
+                    let bytes = match (&pkt.original, link) {
+                        (Some(o), SENDER) => o,
+                        _ => &pkt.bytes,
+                    };
+                    let bytes = bytes.clone();
+                    self.record(MIDDLE, t, &bytes, pkt.wire);
+                }
+                self.push(arrival, Kind::Arrive(Box::new(pkt)));
             }
         }
     }
 
-    fn arrive(&mut self, seg: Seg, bytes: Vec<u8>, wire: u32) {
-        let host = if seg.forward { RECEIVER } else { SENDER };
-        self.n += 1;
-        let n = self.n;
-        self.caps[host].push(Rec {
-            t: self.now,
-            n,
-            bytes,
-            wire,
-        });
+    fn mark_busy(&mut self, start: i64, end: i64) {
+        match self.busy.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => self.busy.push((start, end)),
+        }
+    }
+
+    /// A cross-traffic packet joins the data direction's bottleneck queue (dropped when
+    /// it is full, like any other); the next one is scheduled until the applications
+    /// stop.
+    fn cross(&mut self) {
+        let Some(c) = self.path.cross else { return };
+        let now = self.now;
+        if let Some((start, dep, _)) = self.links[SENDER].enter(now, c.frame_bytes.max(60)) {
+            if !self.shaper_limits {
+                self.mark_busy(start, dep);
+            }
+        }
+        let next = now + self.cross_gap();
+        if next < self.stop {
+            self.push(next, Kind::Cross);
+        }
+    }
+
+    /// A packet reaches a host's interface: its stack and capture take it now, or at
+    /// the interrupt of a coalescing NIC.
+    fn arrive(&mut self, pkt: Pkt) {
+        let host = if pkt.seg.forward { RECEIVER } else { SENDER };
+        let Some(c) = self.hosts[host].coalesce else {
+            return self.deliver(pkt);
+        };
+        let b = &mut self.batch[host];
+        b.pkts.push(pkt);
+        if b.pkts.len() >= c.max_packets.max(1) as usize {
+            let gen = b.gen;
+            self.interrupt(host, gen);
+        } else if b.pkts.len() == 1 {
+            let gen = b.gen;
+            let at = self.now + ns(c.window);
+            self.push(at, Kind::Interrupt { host, gen });
+        }
+    }
+
+    /// The coalescing NIC of `host` interrupts: the batch goes to the stack, one packet
+    /// per `per_packet`.
+    fn interrupt(&mut self, host: usize, gen: u64) {
+        let step = self.hosts[host].coalesce.map_or(0, |c| ns(c.per_packet));
+        let b = &mut self.batch[host];
+        if b.gen != gen || b.pkts.is_empty() {
+            return;
+        }
+        b.gen += 1;
+        let pkts = std::mem::take(&mut b.pkts);
+        let mut at = self.now.max(b.free);
+        for p in pkts {
+            self.push(at, Kind::Deliver(Box::new(p)));
+            at += step;
+        }
+        self.batch[host].free = at;
+    }
+
+    /// A host's stack takes a packet, and its capture records it.
+    fn deliver(&mut self, pkt: Pkt) {
+        let host = if pkt.seg.forward { RECEIVER } else { SENDER };
+        let now = self.now;
+        self.record(host, now, &pkt.bytes, pkt.wire);
         if host == SENDER {
-            self.at_sender(seg);
+            self.at_sender(pkt.seg);
         } else {
-            self.at_receiver(seg);
+            self.at_receiver(pkt.seg);
         }
     }
 
@@ -451,12 +626,12 @@ impl Sim {
 
     fn syn_opts(&self, f: usize, host: usize, syn_ack: bool) -> SynOpts {
         let fl = &self.flows[f];
-        let o = &fl.cfg.options;
+        let st = &fl.stack[host];
         let e = &fl.end[host];
         let (ws, sack, ts) = if syn_ack {
             (e.ws_on, e.sack_on, e.ts_on)
         } else {
-            (o.wscale, o.sack, o.timestamps)
+            (st.offered_shift(0).is_some(), st.sack, st.timestamps)
         };
         SynOpts {
             mss: Some(fl.cfg.mss),
@@ -475,6 +650,29 @@ impl Sim {
         let mss = self.flows[f].cfg.mss as u32;
         let e = &mut self.flows[f].end[c];
         e.syn_wnd = syn_window(e.space, mss);
+        self.send_syn(f);
+    }
+
+    /// Handshake retransmissions (RFC 6298 §5 with the stack's initial RTO, doubling;
+    /// Linux `tcp_syn_retries` / `tcp_synack_retries` give up after 6 / 5).
+    fn handshake_timer(&mut self, f: usize, which: Which, sent: u32) {
+        let host = match which {
+            Which::Syn => self.flows[f].client_host,
+            _ => 1 - self.flows[f].client_host,
+        };
+        if sent <= 5 {
+            let rto = ns(self.flows[f].stack[host].rto_init).max(MS);
+            let at = self.now + (rto << (sent - 1).min(16));
+            self.arm(f, which, at);
+        }
+    }
+
+    /// The client's SYN (again).
+    fn send_syn(&mut self, f: usize) {
+        let c = self.flows[f].client_host;
+        self.flows[f].syn_sent += 1;
+        let sent = self.flows[f].syn_sent;
+        let e = &self.flows[f].end[c];
         let seg = Seg {
             flow: f,
             forward: c == SENDER,
@@ -489,55 +687,41 @@ impl Sim {
             probe: false,
         };
         self.emit(c, seg);
+        self.handshake_timer(f, Which::Syn, sent);
+    }
+
+    /// The server's SYN/ACK (again).
+    fn send_syn_ack(&mut self, f: usize) {
+        let host = 1 - self.flows[f].client_host;
+        self.flows[f].syn_ack_sent += 1;
+        let sent = self.flows[f].syn_ack_sent;
+        let fl = &self.flows[f];
+        let e = &fl.end[host];
+        let reply = Seg {
+            flow: f,
+            forward: host == SENDER,
+            seq: e.isn,
+            ack: fl.end[1 - host].isn.wrapping_add(1),
+            flags: TcpFlags::SYN | TcpFlags::ACK,
+            win: e.syn_wnd as u16,
+            len: 0,
+            ts: None,
+            sack: Vec::new(),
+            syn: Some(self.syn_opts(f, host, true)),
+            probe: false,
+        };
+        self.emit(host, reply);
+        self.handshake_timer(f, Which::SynAck, sent);
     }
 
     /// The server end (at `host`) gets the SYN and answers.
     fn on_syn(&mut self, host: usize, seg: &Seg) {
         let fl = &mut self.flows[seg.flow];
         if fl.end[host].peer_mss != 0 {
-            return; // a duplicate SYN
-        }
-        let o = seg.syn.unwrap_or(SynOpts {
-            mss: None,
-            sack_perm: Opt::Absent,
-            ts: Opt::Absent,
-            wscale: Opt::Absent,
-        });
-        let cfg = fl.cfg.options;
-        let e = &mut fl.end[host];
-        e.peer_mss = o.mss.unwrap_or(536);
-        e.ws_on = cfg.wscale && o.wscale.get().is_some();
-        e.sack_on = cfg.sack && o.sack_perm.get().is_some();
-        e.ts_on = cfg.timestamps && o.ts.get().is_some();
-        e.peer_syn_ts = o.ts.get().map_or(0, |t| t.0);
-        e.snd_wscale = if e.ws_on { o.wscale.get().unwrap_or(0) } else { 0 };
-        e.rcv_wscale = if e.ws_on { e.shift } else { 0 };
-        let mss = fl.cfg.mss as u32 - if e.ts_on { 12 } else { 0 };
-        e.syn_wnd = syn_window(e.space, mss);
-        let peer_isn = seg.seq;
-        let reply = Seg {
-            flow: seg.flow,
-            forward: host == SENDER,
-            seq: e.isn,
-            ack: peer_isn.wrapping_add(1),
-            flags: TcpFlags::SYN | TcpFlags::ACK,
-            win: e.syn_wnd as u16,
-            len: 0,
-            ts: None,
-            sack: Vec::new(),
-            syn: None,
-            probe: false,
-        };
-        let mut reply = reply;
-        reply.syn = Some(self.syn_opts(seg.flow, host, true));
-        self.emit(host, reply);
-    }
-
-    /// The client end (at `host`) gets the SYN-ACK: it is established and ACKs.
-    fn on_syn_ack(&mut self, host: usize, seg: &Seg) {
-        let f = seg.flow;
-        let fl = &mut self.flows[f];
-        if fl.end[host].established {
+            // A retransmitted SYN: our SYN/ACK was lost, or is late.
+            if !fl.end[host].established {
+                self.send_syn_ack(seg.flow);
+            }
             return;
         }
         let o = seg.syn.unwrap_or(SynOpts {
@@ -546,12 +730,47 @@ impl Sim {
             ts: Opt::Absent,
             wscale: Opt::Absent,
         });
-        let cfg = fl.cfg.options;
+        let st = fl.stack[host];
         let e = &mut fl.end[host];
         e.peer_mss = o.mss.unwrap_or(536);
-        e.ws_on = cfg.wscale && o.wscale.get().is_some();
-        e.sack_on = cfg.sack && o.sack_perm.get().is_some();
-        e.ts_on = cfg.timestamps && o.ts.get().is_some();
+        e.ws_on = st.offered_shift(0).is_some() && o.wscale.get().is_some();
+        e.sack_on = st.sack && o.sack_perm.get().is_some();
+        e.ts_on = st.timestamps && o.ts.get().is_some();
+        e.peer_syn_ts = o.ts.get().map_or(0, |t| t.0);
+        e.snd_wscale = if e.ws_on { o.wscale.get().unwrap_or(0) } else { 0 };
+        e.rcv_wscale = if e.ws_on { e.shift } else { 0 };
+        let mss = fl.cfg.mss as u32 - if e.ts_on { 12 } else { 0 };
+        e.syn_wnd = syn_window(e.space, mss);
+        self.send_syn_ack(seg.flow);
+    }
+
+    /// The client end (at `host`) gets the SYN-ACK: it is established and ACKs.
+    fn on_syn_ack(&mut self, host: usize, seg: &Seg) {
+        let f = seg.flow;
+        let fl = &mut self.flows[f];
+        if fl.end[host].established {
+            // A retransmitted SYN/ACK: our handshake ACK was lost; say it again.
+            if host == SENDER {
+                self.sender_pure_ack(f);
+            } else {
+                self.receiver_ack(f, false);
+            }
+            return;
+        }
+        self.disarm(f, Which::Syn);
+        let fl = &mut self.flows[f];
+        let o = seg.syn.unwrap_or(SynOpts {
+            mss: None,
+            sack_perm: Opt::Absent,
+            ts: Opt::Absent,
+            wscale: Opt::Absent,
+        });
+        let st = fl.stack[host];
+        let e = &mut fl.end[host];
+        e.peer_mss = o.mss.unwrap_or(536);
+        e.ws_on = st.offered_shift(0).is_some() && o.wscale.get().is_some();
+        e.sack_on = st.sack && o.sack_perm.get().is_some();
+        e.ts_on = st.timestamps && o.ts.get().is_some();
         e.peer_syn_ts = o.ts.get().map_or(0, |t| t.0);
         e.snd_wscale = if e.ws_on { o.wscale.get().unwrap_or(0) } else { 0 };
         e.rcv_wscale = if e.ws_on { e.shift } else { 0 };
@@ -579,13 +798,15 @@ impl Sim {
             let mss = peer_mss.saturating_sub(if s_end.ts_on { 12 } else { 0 }).max(64);
             fl.mss_payload = mss;
             let bulk = matches!(fl.cfg.app, App::Bulk);
+            let stack = fl.stack[SENDER];
             fl.snd = Some(Sender::new(
                 mss,
                 fl.cfg.cc,
                 s_end.sack_on,
                 peer_wnd,
-                fl.cfg.sndbuf,
+                fl.cfg.sndbuf.or(stack.sndbuf),
                 bulk,
+                &stack,
             ));
             if let App::OnOff { .. } = fl.cfg.app {
                 self.push(now, Kind::AppBurst(f));
@@ -601,7 +822,8 @@ impl Sim {
             let peer = r.peer_mss.min(fl.cfg.mss) as u32;
             let ts_data = fl.end[SENDER].ts_on || r.ts_on;
             let rcv_mss = peer.saturating_sub(if ts_data { 12 } else { 0 }).max(64);
-            let mut rcv = Receiver::new(r.space, r.rcv_wscale, r.syn_wnd, rcv_mss, fl.cfg.reader, r.peer_syn_ts);
+            let stack = fl.stack[RECEIVER];
+            let mut rcv = Receiver::new(r.space, r.rcv_wscale, r.syn_wnd, rcv_mss, fl.cfg.reader, r.peer_syn_ts, &stack);
             rcv.start_reader(now);
             fl.rcv = Some(rcv);
             self.reader_timer(f);
@@ -847,7 +1069,8 @@ impl Sim {
             AckNow::Now => self.receiver_ack(f, false),
             AckNow::Delay => {
                 if self.flows[f].delack.at.is_none() {
-                    self.arm(f, Which::Delack, now + DELACK);
+                    let delack = ns(self.flows[f].stack[RECEIVER].delack).max(MS);
+                    self.arm(f, Which::Delack, now + delack);
                 }
             }
             AckNow::No => {}
@@ -946,17 +1169,24 @@ impl Sim {
 
     fn timer(&mut self, f: usize, which: Which, gen: u64) {
         let now = self.now;
-        let t = match which {
-            Which::Rto => &mut self.flows[f].rto,
-            Which::Persist => &mut self.flows[f].persist,
-            Which::Delack => &mut self.flows[f].delack,
-            Which::Reader => &mut self.flows[f].reader,
-        };
+        let t = self.timer_mut(f, which);
         if t.gen != gen || t.at != Some(now) {
             return;
         }
         t.at = None;
         match which {
+            Which::Syn => {
+                let c = self.flows[f].client_host;
+                if !self.flows[f].end[c].established {
+                    self.send_syn(f);
+                }
+            }
+            Which::SynAck => {
+                let s = 1 - self.flows[f].client_host;
+                if !self.flows[f].end[s].established {
+                    self.send_syn_ack(f);
+                }
+            }
             Which::Delack => {
                 if self.flows[f].rcv.as_ref().is_some_and(|r| r.pending) {
                     self.receiver_ack(f, false);
@@ -1005,22 +1235,22 @@ impl Sim {
 
     fn output(mut self) -> SimOutput {
         let end_of_run = self.now;
-        let pcaps = [0, 1].map(|h| {
-            let mut recs = std::mem::take(&mut self.caps[h]);
-            recs.sort_by_key(|r| (r.t, r.n));
-            let mut w = PcapWriter::new(Vec::new(), LinkType::ETHERNET, self.path.snaplen, false, false)
-                .expect("writing to a Vec");
-            for r in &recs {
-                w.write_packet(Timestamp::from_nanos(EPOCH_NS + r.t), &r.bytes, r.wire)
-                    .expect("writing to a Vec");
+        let [a, b, m] = std::mem::take(&mut self.caps);
+        let sender_side_pcap = capture::write(a, &self.hosts[SENDER]);
+        let receiver_side_pcap = capture::write(b, &self.hosts[RECEIVER]);
+        let middle_pcap = self.path.middle.map(|tap| {
+            let mut m = m;
+            if let Some(c) = tap.capture.coalesce {
+                m.sort_by_key(|r| (r.t, r.n));
+                capture::coalesce(&mut m, &c);
             }
-            w.into_inner()
+            capture::write(m, &tap.capture)
         });
         let truth = (0..self.flows.len()).map(|f| self.truth(f, end_of_run)).collect();
-        let [sender_side_pcap, receiver_side_pcap] = pcaps;
         SimOutput {
             sender_side_pcap,
             receiver_side_pcap,
+            middle_pcap,
             truth,
         }
     }
@@ -1070,12 +1300,13 @@ impl Sim {
         let ack_frame = (wire::link_ip_len(ipv6) + wire::tcp_len(ts, 0)).max(60);
         let rate = self.path.rate_bps.max(1) as f64;
         let ser = |b: u32| (b as f64 * 8.0 / rate * 1e9).round() as i64;
+        let bottleneck = self.path.bottleneck_bps().max(1) as f64;
         let base = self.links[0].delay
             + self.links[1].delay
             + ser(data_frame)
             + if self.path.ack_rate_limited { ser(ack_frame) } else { 0 }
             + PROC;
-        let payload_rate = rate / 8.0 * mss as f64 / data_frame as f64;
+        let payload_rate = bottleneck / 8.0 * mss as f64 / data_frame as f64;
         let (from, to) = match fl.first_data {
             Some(a) => (a, fl.all_acked.unwrap_or(end_of_run)),
             None => (0, 0),
@@ -1101,6 +1332,8 @@ impl Sim {
             retransmitted_segments: snd.map_or(0, |s| s.retransmitted),
             queue_drops: fl.queue_drops,
             random_losses: fl.random_losses,
+            shaper_drops: fl.shaper_drops,
+            outage_drops: fl.outage_drops,
             rto_count: snd.map_or(0, |s| s.rto_count),
             fast_recoveries: snd.map_or(0, |s| s.fast_recoveries),
             zero_window_acks: fl.rcv.as_ref().map_or(0, |r| r.zero_windows),

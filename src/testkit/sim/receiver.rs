@@ -1,12 +1,11 @@
 //! The data receiver: reassembly with SACK blocks, Linux's receive-window selection
-//! (`__tcp_select_window`, `tcp_select_window`, `tcp_grow_window`), delayed and quick
-//! ACKs, the RFC 7323 timestamp echo, and the reading application.
+//! (`__tcp_select_window`, `tcp_select_window`, `tcp_grow_window`) or RFC 1122's
+//! silly-window avoidance, delayed and quick ACKs as the stack does them, the RFC 7323
+//! timestamp echo, and the reading application.
 
-use super::Reader;
+use super::{Reader, ReceiverModel, Stack};
 
 const MS: i64 = 1_000_000;
-/// Delayed-ACK timeout (Linux TCP_DELACK_MIN / TCP_ATO_MIN).
-pub(super) const DELACK: i64 = 40 * MS;
 const QUICKACK_MAX: u64 = 16;
 /// Data after a silence this long restarts quick ACKs (Linux: longer than the RTO).
 const QUICKACK_IDLE: i64 = 200 * MS;
@@ -51,6 +50,12 @@ pub(super) struct Receiver {
     fin_off: Option<u64>,
     pub fin_received: bool,
     reader: Reader,
+    model: ReceiverModel,
+    ack_every: u32,
+    quickack: bool,
+    ack_pushed: bool,
+    /// Data segments received since the last ACK (RFC 1122's count).
+    segs_unacked: u32,
     /// Token bucket of a rate-limited reader, in milli-bytes, and when it last filled.
     tokens: u128,
     tokens_at: i64,
@@ -63,13 +68,17 @@ pub(super) struct Receiver {
 impl Receiver {
     /// `space`: window space; `init_wnd`: the window of this end's SYN; `ts_recent`: the
     /// peer's SYN TSval.
-    pub fn new(space: u64, wscale: u8, init_wnd: u64, mss: u32, reader: Reader, ts_recent: u32) -> Self {
+    pub fn new(space: u64, wscale: u8, init_wnd: u64, mss: u32, reader: Reader, ts_recent: u32, stack: &Stack) -> Self {
         let space_eff = space.min(65535u64 << wscale);
         Receiver {
             space: space_eff,
             mem: 2 * space.max(space_eff),
             wscale,
-            rcv_ssthresh: init_wnd.min(space_eff),
+            // An RFC 1122 receiver offers its whole free space from the start.
+            rcv_ssthresh: match stack.receiver {
+                ReceiverModel::Linux => init_wnd.min(space_eff),
+                ReceiverModel::Rfc1122 => space_eff,
+            },
             rcv_nxt: 0,
             data_end: 0,
             read: 0,
@@ -86,6 +95,11 @@ impl Receiver {
             fin_off: None,
             fin_received: false,
             reader,
+            model: stack.receiver,
+            ack_every: stack.ack_every.max(1),
+            quickack: stack.quickack,
+            ack_pushed: stack.ack_pushed,
+            segs_unacked: 0,
             tokens: 0,
             tokens_at: 0,
             sleep_until: None,
@@ -107,8 +121,30 @@ impl Receiver {
         (self.rcv_wup + self.rcv_wnd).saturating_sub(self.rcv_nxt)
     }
 
-    /// Linux `__tcp_select_window`: the window free space allows now, in bytes.
+    /// The window free space allows now, in bytes, as the stack chooses it.
     fn new_window(&self) -> u64 {
+        match self.model {
+            ReceiverModel::Linux => self.linux_window(),
+            ReceiverModel::Rfc1122 => self.rfc1122_window(),
+        }
+    }
+
+    /// RFC 1122 §4.2.3.3: the right edge moves to the free space only when that gains
+    /// at least min(buffer / 2, one segment) over what is left of the window; the
+    /// window is the free space rounded down to what the scale can say.
+    fn rfc1122_window(&self) -> u64 {
+        let free = self.space.saturating_sub(self.buffered()) >> self.wscale << self.wscale;
+        let cur = self.receive_window();
+        let step = (self.space / 2).min(self.mss).max(1);
+        if free >= cur + step {
+            free
+        } else {
+            cur
+        }
+    }
+
+    /// Linux `__tcp_select_window`.
+    fn linux_window(&self) -> u64 {
         let full = self.space;
         let mss = self.mss.min(full).max(1);
         let ws = self.wscale as u32;
@@ -151,6 +187,7 @@ impl Receiver {
         }
         self.pending = false;
         self.pushed = false;
+        self.segs_unacked = 0;
         self.quick = self.quick.saturating_sub(1);
         raw
     }
@@ -250,7 +287,7 @@ impl Receiver {
         if end <= self.data_end && (self.fin_received || !fin) {
             return AckNow::Now; // duplicate
         }
-        if self.last_data.is_none_or(|t| now - t > QUICKACK_IDLE) {
+        if self.quickack && self.last_data.is_none_or(|t| now - t > QUICKACK_IDLE) {
             self.quick = (self.rcv_wnd / (2 * self.mss)).clamp(2, QUICKACK_MAX);
         }
         self.last_data = Some(now);
@@ -258,6 +295,7 @@ impl Receiver {
             self.pushed = true;
         }
         self.pending = true;
+        self.segs_unacked += 1;
         if !in_order {
             self.add_ooo(start, end);
             self.grow();
@@ -286,14 +324,24 @@ impl Receiver {
         if self.fin_received || had_ooo || self.quick > 0 {
             return AckNow::Now;
         }
-        // __tcp_ack_snd_check: more than one full segment unacknowledged, and either the
-        // application has read everything or the window would not shrink; a short
-        // segment at once when the application has taken everything (tcp_cleanup_rbuf).
         let all_read = self.read == self.data_end;
-        if self.rcv_nxt - self.rcv_wup > self.mss && (all_read || self.new_window() >= self.rcv_wnd) {
+        let due = match self.model {
+            // __tcp_ack_snd_check: more than one full segment unacknowledged (for
+            // ack_every 2), and either the application has read everything or the
+            // window would not shrink.
+            ReceiverModel::Linux => {
+                self.rcv_nxt - self.rcv_wup > (self.ack_every as u64 - 1) * self.mss
+                    && (all_read || self.new_window() >= self.rcv_wnd)
+            }
+            // RFC 1122 §4.2.3.2: every `ack_every`-th segment.
+            ReceiverModel::Rfc1122 => self.segs_unacked >= self.ack_every,
+        };
+        if due {
             return AckNow::Now;
         }
-        if self.pushed && all_read {
+        // A short segment at once when the application has taken everything
+        // (Linux's tcp_cleanup_rbuf).
+        if self.ack_pushed && self.pushed && all_read {
             return AckNow::Now;
         }
         AckNow::Delay
@@ -301,23 +349,30 @@ impl Receiver {
 
     /// A rate-limited reader wakes up and reads. Returns whether the read makes an ACK
     /// due (Linux `tcp_cleanup_rbuf`: a window update that at least doubles the window,
-    /// or a short segment now fully read).
+    /// or a short segment now fully read; BSD: the window opened by two segments).
     pub fn reader_wake(&mut self, now: i64) -> bool {
         let copied = self.app_read(now);
         if copied == 0 {
             return false;
         }
-        if self.pending && self.pushed && self.read == self.data_end && self.ooo.is_empty() {
+        if self.ack_pushed && self.pending && self.pushed && self.read == self.data_end && self.ooo.is_empty() {
             return true;
         }
         let cur = self.receive_window();
-        if 2 * cur <= self.space {
-            let new = self.new_window();
-            if new != 0 && new >= 2 * cur {
-                return true;
+        match self.model {
+            ReceiverModel::Linux => {
+                if 2 * cur <= self.space {
+                    let new = self.new_window();
+                    if new != 0 && new >= 2 * cur {
+                        return true;
+                    }
+                }
+                false
             }
+            // BSD's tcp_output after a read: a window update once the window opens by
+            // two segments or half the buffer.
+            ReceiverModel::Rfc1122 => self.new_window() >= cur + (2 * self.mss).min(self.space / 2),
         }
-        false
     }
 
     /// Up to `n` SACK blocks, most recent first.

@@ -5,14 +5,11 @@
 //! Sequence space: data offsets from 0 (the byte after the SYN); a FIN takes the offset
 //! after the last data byte. Times are nanoseconds of simulated time.
 
-use super::Cc;
+use super::{Cc, Stack};
 use std::collections::VecDeque;
 
 const MS: i64 = 1_000_000;
-pub(super) const RTO_MIN: i64 = 200 * MS;
-const RTO_INIT: i64 = 1000 * MS;
 const RTO_MAX: i64 = 120_000 * MS;
-const INIT_CWND: u32 = 10;
 const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
 const MAX_CWND: u32 = 1_000_000;
 const AUTOTUNE_MAX: u64 = 4 << 20;
@@ -231,6 +228,10 @@ pub(super) struct Sender {
     /// Payload per full segment.
     pub mss: u32,
     kind: Cc,
+    /// The stack's initial window (segments), RTO floor and initial RTO (ns).
+    init_cwnd: u32,
+    rto_min: i64,
+    rto_init: i64,
     cubic: Cubic,
     pub cwnd: u32,
     pub ssthresh: u32,
@@ -290,12 +291,16 @@ pub(super) struct Sender {
 }
 
 impl Sender {
-    pub fn new(mss: u32, kind: Cc, sack: bool, rwnd: u64, sndbuf: Option<u32>, bulk: bool) -> Self {
+    pub fn new(mss: u32, kind: Cc, sack: bool, rwnd: u64, sndbuf: Option<u32>, bulk: bool, stack: &Stack) -> Self {
+        let init_cwnd = stack.init_cwnd.max(1);
         Sender {
             mss,
             kind,
+            init_cwnd,
+            rto_min: stack.rto_min.as_nanos() as i64,
+            rto_init: stack.rto_init.as_nanos() as i64,
             cubic: Cubic::default(),
-            cwnd: INIT_CWND,
+            cwnd: init_cwnd,
             ssthresh: INFINITE_SSTHRESH,
             cwnd_cnt: 0,
             una: 0,
@@ -339,7 +344,7 @@ impl Sender {
             retransmitted: 0,
             rto_count: 0,
             fast_recoveries: 0,
-            max_cwnd: INIT_CWND,
+            max_cwnd: init_cwnd,
             max_flight: 0,
             max_rwnd: rwnd,
             violations: 0,
@@ -359,9 +364,9 @@ impl Sender {
     /// Retransmission timeout with the current back-off.
     pub fn rto(&self) -> i64 {
         let base = if self.srtt == 0 {
-            RTO_INIT
+            self.rto_init
         } else {
-            self.srtt + (4 * self.rttvar).max(RTO_MIN)
+            self.srtt + (4 * self.rttvar).max(self.rto_min)
         };
         (base << self.backoff.min(16)).min(RTO_MAX)
     }
@@ -369,9 +374,9 @@ impl Sender {
     /// Persist (zero-window probe) interval.
     pub fn probe_interval(&self) -> i64 {
         let base = if self.srtt == 0 {
-            RTO_INIT
+            self.rto_init
         } else {
-            self.srtt + (4 * self.rttvar).max(RTO_MIN)
+            self.srtt + (4 * self.rttvar).max(self.rto_min)
         };
         (base << self.persist_backoff.min(16)).min(RTO_MAX)
     }
@@ -379,7 +384,7 @@ impl Sender {
     fn buf_limit(&self) -> u64 {
         match self.sndbuf {
             Some(b) => b,
-            None => (2 * self.max_cwnd.max(INIT_CWND) as u64 * self.mss as u64).min(AUTOTUNE_MAX),
+            None => (2 * self.max_cwnd.max(self.init_cwnd) as u64 * self.mss as u64).min(AUTOTUNE_MAX),
         }
     }
 
@@ -888,7 +893,7 @@ impl Sender {
         }
         let rto = self.rto();
         if idle > rto {
-            let restart = INIT_CWND.min(self.cwnd);
+            let restart = self.init_cwnd.min(self.cwnd);
             self.ssthresh = self.ssthresh.max(self.cwnd * 3 / 4);
             let mut c = self.cwnd;
             let mut d = idle;

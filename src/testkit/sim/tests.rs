@@ -7,22 +7,22 @@ use crate::capture::CaptureReader;
 use crate::decode::{decode, Segment};
 use std::net::IpAddr;
 
-fn ms(x: u64) -> Duration {
+pub(super) fn ms(x: u64) -> Duration {
     Duration::from_millis(x)
 }
 
-fn path(mbit: u64, rtt_ms: u64) -> Path {
+pub(super) fn path(mbit: u64, rtt_ms: u64) -> Path {
     Path::new(mbit * 1_000_000, ms(rtt_ms))
 }
 
-struct Rec {
-    ts: i64,
-    caplen: usize,
-    wire: u32,
-    seg: Segment,
+pub(super) struct Rec {
+    pub ts: i64,
+    pub caplen: usize,
+    pub wire: u32,
+    pub seg: Segment,
 }
 
-fn records(pcap: &[u8]) -> Vec<Rec> {
+pub(super) fn records(pcap: &[u8]) -> Vec<Rec> {
     let mut r = CaptureReader::from_reader(std::io::Cursor::new(pcap.to_vec())).unwrap();
     let mut out = Vec::new();
     while let Some(f) = r.next_frame().unwrap() {
@@ -37,7 +37,7 @@ fn records(pcap: &[u8]) -> Vec<Rec> {
     out
 }
 
-fn sender_ip(p: &Path) -> IpAddr {
+pub(super) fn sender_ip(p: &Path) -> IpAddr {
     if p.ipv6 {
         "fd00::2".parse().unwrap()
     } else {
@@ -155,9 +155,9 @@ fn the_sender_stays_within_the_receivers_window() {
     // Window scaling stripped from the SYN-ACK: the sender scales the receiver's
     // unscaled windows by 7 and believes them.
     let flows = [Flow {
-        options: Options {
+        middlebox: Middlebox {
             strip_wscale: Strip::SynAck,
-            ..Options::default()
+            ..Middlebox::default()
         },
         ..Flow::default()
     }];
@@ -201,10 +201,7 @@ fn bytes_are_conserved() {
             Flow {
                 upload: true,
                 cc: Cc::Reno,
-                options: Options {
-                    sack: false,
-                    ..Options::default()
-                },
+                sender_stack: Stack { sack: false, ..Stack::linux() },
                 ..Flow::default()
             },
         ),
@@ -214,10 +211,10 @@ fn bytes_are_conserved() {
                 ..path(20, 20)
             },
             Flow {
-                options: Options {
+                sender_stack: Stack {
                     sack: false,
                     timestamps: false,
-                    ..Options::default()
+                    ..Stack::linux()
                 },
                 ..Flow::default()
             },
@@ -323,11 +320,11 @@ fn a_middlebox_strips_options_between_the_capture_points() {
         };
         (pick(&out.sender_side_pcap), pick(&out.receiver_side_pcap))
     };
-    let run_with = |o: Options| {
+    let run_with = |o: Middlebox| {
         run(
             &path(10, 20),
             &[Flow {
-                options: o,
+                middlebox: o,
                 ..Flow::default()
             }],
             ms(500),
@@ -335,9 +332,9 @@ fn a_middlebox_strips_options_between_the_capture_points() {
     };
     // Stripped on the SYN (client = receiver side): the receiver's capture shows it, the
     // sender's does not, and scaling is off at both ends.
-    let out = run_with(Options {
+    let out = run_with(Middlebox {
         strip_wscale: Strip::Syn,
-        ..Options::default()
+        ..Middlebox::default()
     });
     let ((a_syn, a_sa), (b_syn, b_sa)) = syns(&out);
     assert_eq!((b_syn.wscale, a_syn.wscale), (Some(7), None));
@@ -348,9 +345,9 @@ fn a_middlebox_strips_options_between_the_capture_points() {
         (None, None)
     );
     // Stripped on the SYN-ACK: the sender believes scaling is on, the receiver not.
-    let out = run_with(Options {
+    let out = run_with(Middlebox {
         strip_wscale: Strip::SynAck,
-        ..Options::default()
+        ..Middlebox::default()
     });
     let ((a_syn, a_sa), (b_syn, b_sa)) = syns(&out);
     assert_eq!((a_syn.wscale, b_syn.wscale), (Some(7), Some(7)));
@@ -360,11 +357,11 @@ fn a_middlebox_strips_options_between_the_capture_points() {
         (Some(7), None)
     );
     // SACK-permitted and timestamps stripped both ways, MSS clamped.
-    let out = run_with(Options {
+    let out = run_with(Middlebox {
         strip_sack: Strip::Both,
         strip_timestamps: Strip::Both,
         clamp_mss: Some(1200),
-        ..Options::default()
+        ..Middlebox::default()
     });
     let ((a_syn, a_sa), (b_syn, b_sa)) = syns(&out);
     assert!(b_syn.sack_permitted && b_syn.timestamps.is_some() && b_syn.mss == Some(1460));
@@ -523,10 +520,7 @@ fn odd_configurations_run_to_the_end() {
                 ..base.clone()
             },
             vec![Flow {
-                options: Options {
-                    sack: false,
-                    ..Options::default()
-                },
+                sender_stack: Stack { sack: false, ..Stack::linux() },
                 cc: Cc::Reno,
                 ..Flow::default()
             }],
@@ -560,11 +554,11 @@ fn odd_configurations_run_to_the_end() {
                         every: ms(50),
                     },
                     start: ms(1),
-                    options: Options {
-                        wscale: false,
+                    receiver_stack: Stack {
+                        window_scale: WindowScale::Off,
                         sack: false,
                         timestamps: false,
-                        ..Options::default()
+                        ..Stack::linux()
                     },
                     ..Flow::default()
                 },
@@ -573,12 +567,11 @@ fn odd_configurations_run_to_the_end() {
                         bps: 100_000,
                         tick: ms(1),
                     },
-                    options: Options {
+                    middlebox: Middlebox {
                         strip_wscale: Strip::Both,
                         strip_sack: Strip::SynAck,
                         strip_timestamps: Strip::SynAck,
                         clamp_mss: Some(536),
-                        ..Options::default()
                     },
                     upload: true,
                     ..Flow::default()
@@ -613,11 +606,11 @@ fn whole_packets_carry_valid_checksums() {
     // incrementally: with a snaplen that keeps whole packets, every checksum must hold.
     for ipv6 in [false, true] {
         let p = Path {
-            snaplen: 65535,
             ipv6,
             loss: 0.02,
             ..path(10, 20)
-        };
+        }
+        .with_snaplen(65535);
         let out = run(&p, &[Flow::default()], ms(600));
         for pcap in [&out.sender_side_pcap, &out.receiver_side_pcap] {
             let mut r = CaptureReader::from_reader(std::io::Cursor::new(pcap.to_vec())).unwrap();

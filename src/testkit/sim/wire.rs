@@ -1,7 +1,7 @@
 //! Segments on the simulated wire, handshake options in Linux's layout, the middlebox
 //! rewrite, and turning a segment into a capture record with [`TcpPacket`].
 
-use super::Options;
+use super::Middlebox;
 use crate::decode::TcpFlags;
 use crate::testkit::TcpPacket;
 use std::collections::HashMap;
@@ -107,7 +107,7 @@ impl Seg {
 
 /// The middlebox between the capture points: NOPs out options of the SYN / SYN-ACK and
 /// clamps the MSS. Returns whether it changed anything.
-pub(super) fn rewrite(seg: &mut Seg, opts: &Options) -> bool {
+pub(super) fn rewrite(seg: &mut Seg, opts: &Middlebox) -> bool {
     let syn_ack = seg.flags & TcpFlags::ACK != 0;
     let Some(o) = seg.syn.as_mut() else {
         return false;

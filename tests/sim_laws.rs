@@ -1,0 +1,661 @@
+//! The laws (src/laws.rs) over the simulator's random draws: paths, stacks and capture
+//! hosts the corpora lack, drawn by proptest. Each draw is a path (1-300 Mbit/s, RTT
+//! 0.3-250 ms, queue 8-400 packets, random loss, IPv4 or IPv6; maybe a tbf shaper or a
+//! policer, an outage, cross traffic, a tap in the middle), one or two flows (each end
+//! Linux, Windows, Windows without scaling or with an 8 KiB send buffer, an old stack
+//! with or without SACK, or BSD; CUBIC or Reno; bulk or on/off; a fast or a slow reader;
+//! download or upload; MSS 536-1460) and capture hosts (1 µs, 1 ms or 10 ms clocks,
+//! interrupt coalescing, snaplen). Every flow of every capture point's pcap is analysed
+//! (library API) and checked against every law, and against the simulator's truth where
+//! it is certain: no RTT below the propagation delay, a window-limited flow on an idle
+//! bottleneck not called bottleneck-limited, the BDP within 50% on a clean path.
+//!
+//! Where the analysis is known to break a law or the truth, `known` names the region,
+//! with its minimal case: the test holds the rest of the space (`SIM_LAWS_ALL=1` checks
+//! the regions too; the ignored test checks the capacity against the link's rate).
+//! 48 draws from a fixed seed, about a second; `PROPTEST_CASES` / `PROPTEST_RNG_SEED`
+//! search wider.
+
+use bdpscope::analysis::{analyze_reader, AnalysisConfig};
+use bdpscope::capture::CaptureReader;
+use bdpscope::observe::NoObserver;
+use bdpscope::summary::FlowSummary;
+use bdpscope::testkit::sim::{
+    self, App, CaptureHost, Cc, Coalesce, CrossTraffic, Flow, Outage, Path, Reader, Shaper, SimOutput, Stack, Tap,
+    Vantage,
+};
+use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
+use std::time::Duration;
+
+fn us(x: u64) -> Duration {
+    Duration::from_micros(x)
+}
+
+fn ms(x: u64) -> Duration {
+    Duration::from_millis(x)
+}
+
+/// The stacks an end can run.
+fn stacks() -> Vec<Stack> {
+    vec![
+        Stack::linux(),
+        Stack::windows(),
+        Stack::windows_unscaled(),
+        Stack::windows().with_sndbuf(8 << 10),
+        Stack::old(false),
+        Stack::old(true),
+        Stack::bsd(),
+    ]
+}
+
+fn any_stack() -> impl Strategy<Value = Stack> {
+    prop::sample::select(stacks())
+}
+
+fn any_capture_host() -> impl Strategy<Value = CaptureHost> {
+    (
+        prop::sample::select(vec![us(1), us(1), ms(1), ms(10)]),
+        prop::option::weighted(
+            0.3,
+            (2u32..64, 20u64..250, 0u64..3).prop_map(|(n, w, p)| Coalesce {
+                max_packets: n,
+                window: us(w),
+                per_packet: us(p),
+            }),
+        ),
+        prop::sample::select(vec![128u32, 128, 96, 1514]),
+    )
+        .prop_map(|(resolution, coalesce, snaplen)| CaptureHost {
+            resolution,
+            coalesce,
+            snaplen,
+        })
+}
+
+/// One draw: a path, its flows, how long the applications write.
+#[derive(Clone)]
+struct Draw {
+    path: Path,
+    flows: Vec<Flow>,
+    secs: u64,
+}
+
+fn host_str(h: &CaptureHost) -> String {
+    let mut s = format!("{:?}", h.resolution);
+    if let Some(c) = h.coalesce {
+        s += &format!(" coalesce {}x{:?}+{:?}", c.max_packets, c.window, c.per_packet);
+    }
+    if h.snaplen != 128 {
+        s += &format!(" snaplen {}", h.snaplen);
+    }
+    s
+}
+
+/// One line a reader can rebuild the draw from (proptest prints it for a failure).
+impl std::fmt::Debug for Draw {
+    fn fmt(&self, w: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let p = &self.path;
+        write!(
+            w,
+            "{} Mbit/s rtt {:?} queue {} loss {} seed {}{} | capture sender {} receiver {}",
+            p.rate_bps as f64 / 1e6,
+            p.one_way_delay * 2,
+            p.queue_pkts,
+            p.loss,
+            p.seed,
+            if p.ipv6 { " ipv6" } else { "" },
+            host_str(&p.sender_capture),
+            host_str(&p.receiver_capture),
+        )?;
+        if let Some(m) = p.middle {
+            write!(w, " middle at {:.2} {}", m.at, host_str(&m.capture))?;
+        }
+        if let Some(s) = p.shaper {
+            write!(w, " | {:?}", s)?;
+        }
+        for o in &p.outages {
+            write!(w, " | outage {:?}+{:?}", o.start, o.length)?;
+        }
+        if let Some(c) = p.cross {
+            write!(w, " | cross {} bit/s", c.rate_bps)?;
+        }
+        for f in &self.flows {
+            write!(
+                w,
+                " | flow {}->{} {:?} rcvbuf {} mss {} {:?} {:?} start {:?}{}",
+                f.sender_stack.name,
+                f.receiver_stack.name,
+                f.cc,
+                f.rcvbuf,
+                f.mss,
+                f.app,
+                f.reader,
+                f.start,
+                if f.upload { " upload" } else { "" },
+            )?;
+        }
+        write!(w, " | {} s", self.secs)
+    }
+}
+
+fn any_path() -> impl Strategy<Value = Path> {
+    let base = (
+        prop::sample::select(vec![1u64, 4, 10, 30, 100, 300]),
+        prop::sample::select(vec![300u64, 2_000, 10_000, 40_000, 100_000, 250_000]),
+        prop::sample::select(vec![8usize, 30, 100, 400]),
+        prop::sample::select(vec![0.0, 0.0, 0.0, 0.002, 0.02]),
+        any::<u64>(),
+        any::<bool>(),
+    );
+    let hosts = (
+        any_capture_host(),
+        any_capture_host(),
+        prop::option::weighted(
+            0.3,
+            (0.0f64..1.0, any_capture_host()).prop_map(|(at, capture)| Tap { at, capture }),
+        ),
+    );
+    let shaper = prop::option::weighted(
+        0.25,
+        (
+            prop::sample::select(vec![0.2f64, 0.5, 0.8]),
+            prop::sample::select(vec![3_000u32, 15_000, 64_000]),
+            prop::sample::select(vec![30_000u32, 200_000]),
+            any::<bool>(),
+            prop::sample::select(vec![us(0), ms(1)]),
+        ),
+    );
+    let outage = prop::option::weighted(0.25, (200u64..1500, prop::sample::select(vec![50u64, 400, 1500, 4000])));
+    let cross = prop::option::weighted(0.2, prop::sample::select(vec![0.1f64, 0.3, 0.6]));
+    (base, hosts, shaper, outage, cross).prop_map(
+        |((mbit, rtt_us, queue, loss, seed, ipv6), (snd, rcv, middle), shaper, outage, cross)| {
+            let rate = mbit * 1_000_000;
+            Path {
+                queue_pkts: queue,
+                loss,
+                seed,
+                ipv6,
+                sender_capture: snd,
+                receiver_capture: rcv,
+                middle,
+                shaper: shaper.map(|(share, burst, limit, police, tick)| Shaper {
+                    rate_bps: (rate as f64 * share) as u64,
+                    burst_bytes: burst,
+                    limit_bytes: limit,
+                    police,
+                    tick,
+                }),
+                outages: outage
+                    .map(|(start, length)| Outage {
+                        start: ms(start),
+                        length: ms(length),
+                    })
+                    .into_iter()
+                    .collect(),
+                cross: cross.map(|share| CrossTraffic {
+                    rate_bps: (rate as f64 * share) as u64,
+                    frame_bytes: 1514,
+                }),
+                ..Path::new(rate, us(rtt_us))
+            }
+        },
+    )
+}
+
+fn any_flow() -> impl Strategy<Value = Flow> {
+    (
+        any_stack(),
+        any_stack(),
+        prop::sample::select(vec![Cc::Cubic, Cc::Reno]),
+        prop::sample::select(vec![16_000u32, 64_000, 256_000, 4 << 20]),
+        prop::option::weighted(0.3, (10_000u32..300_000, 50u64..600)),
+        prop::option::weighted(0.2, (1u64..20, prop::sample::select(vec![ms(10), ms(100)]))),
+        prop::sample::select(vec![1460u16, 1460, 1400, 536]),
+        any::<bool>(),
+        0u64..300,
+    )
+        .prop_map(|(snd, rcv, cc, rcvbuf, onoff, reader, mss, upload, start)| Flow {
+            cc,
+            rcvbuf,
+            app: onoff.map_or(App::Bulk, |(burst, every)| App::OnOff {
+                burst,
+                every: ms(every),
+            }),
+            reader: reader.map_or(Reader::Fast, |(mbit, tick)| Reader::Rate {
+                bps: mbit * 1_000_000,
+                tick,
+            }),
+            mss,
+            sender_stack: snd,
+            receiver_stack: rcv,
+            upload,
+            start: ms(start),
+            ..Flow::default()
+        })
+}
+
+fn any_draw() -> impl Strategy<Value = Draw> {
+    (any_path(), prop::collection::vec(any_flow(), 1..=2), 1u64..=3).prop_map(|(path, flows, secs)| {
+        // IPv6 over a 1500-byte MTU carries at most 1440 bytes of MSS.
+        let flows = flows
+            .into_iter()
+            .map(|f| Flow {
+                mss: if path.ipv6 { f.mss.min(1440) } else { f.mss },
+                ..f
+            })
+            .collect();
+        Draw { path, flows, secs }
+    })
+}
+
+fn analyse(pcap: &[u8]) -> Vec<FlowSummary> {
+    let mut r = CaptureReader::from_reader(std::io::Cursor::new(pcap.to_vec())).expect("pcap");
+    analyze_reader(&mut r, AnalysisConfig::default(), NoObserver).1
+}
+
+fn host(d: &Draw, v: Vantage) -> CaptureHost {
+    match v {
+        Vantage::Sender => d.path.sender_capture,
+        Vantage::Receiver => d.path.receiver_capture,
+        Vantage::Middle => d.path.middle.map(|m| m.capture).unwrap_or_default(),
+    }
+}
+
+/// How far a capture host's stamps can move a span between two packets: two clock
+/// ticks, and a coalescing batch's wait and spread at each end of it.
+fn stamp_slack(h: &CaptureHost) -> f64 {
+    let c = h.coalesce.map_or(0.0, |c| {
+        c.window.as_secs_f64() + c.per_packet.as_secs_f64() * c.max_packets as f64
+    });
+    2.0 * (h.resolution.as_secs_f64() + c)
+}
+
+/// The analysis against the simulator's truth, where the truth is certain.
+/// `applied` gets the name of each check that applied to a flow.
+fn truth_checks(
+    d: &Draw,
+    out: &SimOutput,
+    v: Vantage,
+    flows: &[FlowSummary],
+    applied: &mut Vec<&'static str>,
+) -> Vec<String> {
+    let mut bad = Vec::new();
+    let h = host(d, v);
+    let slack_ms = stamp_slack(&h) * 1e3 + 0.1;
+    for f in flows {
+        let Some(t) = out.truth.iter().find(|t| t.client == f.client && t.server == f.server) else {
+            bad.push(format!(
+                "truth:flows {v:?} {}: a flow the simulator did not run",
+                f.client
+            ));
+            continue;
+        };
+        let prop = (d.path.one_way_delay + d.path.ack_delay.unwrap_or(d.path.one_way_delay)).as_secs_f64() * 1e3;
+        let mut fail = |tag: &str, what: String| bad.push(format!("truth:{tag} {v:?} {}: {what}", f.client));
+        // No RTT is shorter than the path's propagation both ways, beyond what the
+        // capture's stamps can shift.
+        if let Some(m) = f.rtt_ms.min {
+            applied.push("min-rtt");
+            if m < prop - slack_ms {
+                fail(
+                    "min-rtt",
+                    format!("min RTT {m} ms below the propagation delay {prop:.3} ms (stamps move {slack_ms:.3} ms)"),
+                );
+            }
+        }
+        // Nothing is delivered faster than the link, and no capacity estimate exceeds it.
+        let link = d.path.rate_bps as f64;
+        if f.goodput_bps > link * 1.02 {
+            fail("goodput", format!("goodput {} above the link's {link}", f.goodput_bps));
+        }
+        if let Some(b) = f.bottleneck_bps {
+            if b > link * 1.1 {
+                fail(
+                    "link-rate",
+                    format!("bottleneck {b} above the link's {link} ({:?})", f.capacity),
+                );
+            }
+        }
+        // A flow the receiver's window held while the bottleneck mostly idled is not
+        // bottleneck-limited (a policer drops instead of filling a queue, so the
+        // simulator does not count its link busy: no verdict check under one).
+        let s = &t.steady;
+        let policed = d.path.shaper.is_some_and(|s| s.police);
+        let window_limited = !policed && s.rwnd_share() >= 0.8 && s.capacity_share() < 0.5;
+        if window_limited {
+            applied.push("window-verdict");
+        }
+        if window_limited && f.verdict == "bottleneck-limited" {
+            fail(
+                "window-verdict",
+                format!(
+                    "window-limited flow called bottleneck-limited: rwnd {:.2}, bottleneck busy {:.2}",
+                    s.rwnd_share(),
+                    s.capacity_share()
+                ),
+            );
+        }
+        // On a clean path (one flow, no shaper, cross traffic, outage or loss, stamps
+        // to the microsecond, no host coalescing: at an end host that batches the ACKs
+        // too) a bulk flow that kept the bottleneck busy shows the BDP.
+        let hosts = [
+            Some(d.path.sender_capture),
+            Some(d.path.receiver_capture),
+            d.path.middle.map(|m| m.capture),
+        ];
+        let h_clean = h.resolution <= us(1) && hosts.iter().flatten().all(|h| h.coalesce.is_none());
+        let p = &d.path;
+        let clean = h_clean
+            && out.truth.len() == 1
+            && p.shaper.is_none()
+            && p.cross.is_none()
+            && p.outages.is_empty()
+            && p.loss == 0.0;
+        let bulk = d.flows.iter().all(|f| f.app == App::Bulk && f.reader == Reader::Fast);
+        if clean && bulk && s.capacity_share() >= 0.8 && t.bytes_acked >= 20 * t.bdp_bytes.max(1) {
+            applied.push("bdp");
+            if let Some(b) = f.bdp_bytes {
+                let want = t.bdp_bytes as f64;
+                if (b as f64 - want).abs() > 0.5 * want {
+                    fail(
+                        "bdp",
+                        format!(
+                            "BDP {b}, truth {want} (bn {:?} min {:?})",
+                            f.bottleneck_bps, f.rtt_ms.min
+                        ),
+                    );
+                }
+            } else {
+                fail("bdp", "no BDP on a clean path with the bottleneck busy".into());
+            }
+        }
+    }
+    bad
+}
+
+/// One full-sized frame's serialisation at the bottleneck is longer than the
+/// propagation both ways: the RTT of a data segment is mostly its own transmission.
+fn serialisation_dominated(d: &Draw) -> bool {
+    let p = &d.path;
+    let frame = 1514.0 * 8.0 / p.bottleneck_bps().max(1) as f64;
+    let prop = (p.one_way_delay + p.ack_delay.unwrap_or(p.one_way_delay)).as_secs_f64();
+    frame >= prop
+}
+
+/// The receiving application reads at a fixed rate.
+fn slow_reader(d: &Draw) -> bool {
+    d.flows.iter().any(|f| f.reader != Reader::Fast)
+}
+
+/// Either end of a flow offers no timestamps (Windows, old stacks).
+fn untimestamped_end(d: &Draw) -> bool {
+    d.flows
+        .iter()
+        .any(|f| !f.sender_stack.timestamps || !f.receiver_stack.timestamps)
+}
+
+/// More than the flow through the bottleneck: another flow, or cross traffic.
+fn shared(d: &Draw) -> bool {
+    d.flows.len() > 1 || d.path.cross.is_some()
+}
+
+/// The evidence sentence gives the BDP in plain bytes ("BDP 47.5 B", "BDP 100 B").
+fn bdp_in_bytes(line: &str) -> bool {
+    line.split("\"BDP ")
+        .nth(1)
+        .and_then(|r| r.split_once(" B\""))
+        .is_some_and(|(n, _)| n.parse::<f64>().is_ok())
+}
+
+fn vantage_of(line: &str) -> Vantage {
+    if line.contains(" Sender ") {
+        Vantage::Sender
+    } else if line.contains(" Receiver ") {
+        Vantage::Receiver
+    } else {
+        Vantage::Middle
+    }
+}
+
+/// The regions where the analysis is known to break a law or the truth: each is a bug
+/// in the analysis (src/diagnose, src/tcp, src/stall), reported with its minimal case,
+/// left out here so that the test holds the rest of the space. `SIM_LAWS_ALL=1` keeps
+/// them in. Returns the region's name when `line` (a failure of `d`) falls in one.
+fn known(d: &Draw, line: &str) -> Option<&'static str> {
+    let tag = line.split(' ').next().unwrap_or("");
+    let at = host(d, vantage_of(line));
+    let coarse = at.resolution >= ms(1);
+    let rough = coarse || at.coalesce.is_some();
+    match tag {
+        // Capacity estimates and goodput above the link's rate: too widespread to fence
+        // off (a clean 10 Mbit/s path shows it); the ignored test below checks them.
+        "truth:link-rate" | "truth:goodput" => Some("capacity above the link (the ignored test)"),
+        // Minimal case: 1 Mbit/s, RTT 300 µs, queue 8, Linux -> Linux CUBIC, rcvbuf
+        // 16000, 1 s: BDP 520 B against 1548 B: the minimum RTT, 1.4 ms, is the
+        // handshake's; a full data segment's is 15.5 ms, 12 ms of it its own
+        // serialisation, and the bottleneck estimate is 2.90 Mbit/s.
+        "truth:bdp" if serialisation_dominated(d) => Some("serialisation-dominated path"),
+        // Minimal case: 100 Mbit/s, RTT 40 ms, queue 8, Linux -> Linux Reno, rcvbuf
+        // 16000, sender capture on a 1 ms clock, 2 s: receiver-window-limited 97% of
+        // the time, the bottleneck busy 3%, called bottleneck-limited (also with a 10 ms
+        // sender clock, a 1 ms receiver clock, a 1 ms middle tap).
+        "truth:window-verdict" if coarse => Some("coarse clock at the vantage"),
+        // Minimal case: 4 Mbit/s, RTT 40 ms, queue 8, Linux -> Linux CUBIC, rcvbuf
+        // 16000, a reader of 1 Mbit/s (10 ms ticks), 1 s, stamps to the microsecond:
+        // receiver-window-limited 95% of the time, the bottleneck busy 25%, called
+        // bottleneck-limited at the sender's interface.
+        "truth:window-verdict" if slow_reader(d) => Some("slow reader"),
+        // Minimal cases: 1 Mbit/s, RTT 300 µs, queue 30, an outage at 200 ms for 400 ms,
+        // Windows -> Linux CUBIC, rcvbuf 16000, starting at 199 ms, 1 s: a minimum RTT of
+        // 8 µs at both ends' interfaces (and with it a BDP of a few bytes). The same with old -> old
+        // (1 Mbit/s, RTT 100 ms, outage 200 ms + 50 ms), and without an outage with a
+        // second flow (1 Mbit/s, RTT 40 ms: Windows -> Linux upload beside Linux ->
+        // Linux), and Linux -> Linux too across a long outage (1 Mbit/s, RTT 250 ms,
+        // queue 8, rcvbuf 16000, outage at 283 ms for 4 s, 1 s): an RTT sample of the
+        // host's own turnaround taken as the path's.
+        "truth:min-rtt" if !d.path.outages.is_empty() => Some("an outage"),
+        "truth:min-rtt" if untimestamped_end(d) && shared(d) => Some("an end without timestamps beside another flow"),
+        // Minimal case: 100 Mbit/s, RTT 300 µs, queue 30, old -> Linux CUBIC, rcvbuf
+        // 16000, a 1 Mbit/s reader (10 ms ticks), 1 s: "BDP 47.5 B = 1.16 Mbit/s x base
+        // RTT 326 µs" where the figure is 47 B: a BDP under 1 KiB is printed from the
+        // unrounded product, to three digits, and the figure is the rounded one ("BDP
+        // 11.7 B" for 12, from the 8 µs RTT above; "BDP 100 B" for 101 from 268 kbit/s x
+        // 3.00 ms behind a 200 kbit/s shaper).
+        "law:evidence" if bdp_in_bytes(line) => Some("a BDP under 1 KiB"),
+        // Minimal case: 4 Mbit/s, RTT 250 ms, queue 30, receiver capture on a 10 ms
+        // clock, old -> Linux on/off (10720 B every 421 ms) beside BSD -> Linux bulk:
+        // goodput 576 kbit/s above the capacity estimate of 510 kbit/s.
+        "law:capacity" if coarse => Some("coarse clock at the vantage"),
+        // Minimal case: 1 Mbit/s, RTT 300 µs, queue 8, a 200 kbit/s tbf shaper (burst
+        // 3000, limit 30000), old -> Linux (MSS 536) beside Linux -> Linux, rcvbuf 16000,
+        // 1 s: at the sender's interface goodput 213 kbit/s above the capacity estimate
+        // of 195 kbit/s (the sender-side goodput is the rate data entered the queue, see
+        // the ignored test).
+        "law:capacity" if vantage_of(line) == Vantage::Sender && serialisation_dominated(d) => {
+            Some("the sender's interface on a serialisation-dominated path")
+        }
+        // Minimal case: 300 Mbit/s, RTT 300 µs, queue 30, loss 0.2%, a 150 Mbit/s tbf
+        // shaper (burst 15000, limit 30000, 1 ms tick), receiver capture coalescing 7
+        // packets / 209 µs, Windows -> old (SACK) CUBIC, rcvbuf 16000, 2 s:
+        // receiver-window-limited 84% of the time, the shaper busy 30%, called
+        // bottleneck-limited at the sender's interface.
+        "truth:window-verdict" if d.path.shaper.is_some() => Some("a shaper"),
+        // Minimal cases: 1 Mbit/s, RTT 250 ms, queue 30, cross traffic 100 kbit/s, old ->
+        // Windows bulk beside Windows -> Windows on/off, 3 s (and two flows over a 2
+        // Mbit/s shaper; two flows with 2% loss): a queue stood 50-100% of the transfer,
+        // the verdict cwnd- or receiver-window-limited.
+        "law:standing-queue" if shared(d) => Some("a shared bottleneck"),
+        // Minimal case: 10 Mbit/s, RTT 250 ms, queue 100, Linux -> Linux CUBIC 4 MiB,
+        // sender capture on a 1 ms clock, 2 s: a queue stood 75%, the verdict
+        // cwnd-limited (and 4 Mbit/s, RTT 2 ms, 1 ms clock and coalescing, Windows ->
+        // old Reno upload: 50%).
+        "law:standing-queue" if rough => Some("coarse or coalesced stamps at the vantage"),
+        // Minimal case: 1 Mbit/s, RTT 250 ms, queue 100, Linux -> Linux Reno, rcvbuf
+        // 256000, MSS 536, 2 s, stamps to the microsecond: a queue stood 75%, the verdict
+        // cwnd-limited.
+        "law:standing-queue" if d.path.bottleneck_bps() <= 1_000_000 => Some("a bottleneck of 1 Mbit/s or less"),
+        // Minimal case: 10 Mbit/s, RTT 300 µs, queue 8, an outage at 645 ms for 400 ms,
+        // Windows -> old (SACK) upload, rcvbuf 16000, a 3 Mbit/s reader (100 ms ticks),
+        // 1 s, sender's capture to the microsecond: a queue stood 50%, the verdict
+        // cwnd-limited.
+        "law:standing-queue" if !d.path.outages.is_empty() => Some("an outage"),
+        // Minimal case: 30 Mbit/s, RTT 300 µs, queue 30, a 6 Mbit/s policer (burst
+        // 64000), BSD -> Windows CUBIC, rcvbuf 64000, 1 s: a queue stood 50%, the
+        // verdict cwnd-limited (a policer drops; it builds no queue).
+        "law:standing-queue" if d.path.shaper.is_some_and(|s| s.police) => Some("a policer"),
+        // Minimal case: 30 Mbit/s, RTT 10 ms, queue 400, Linux -> Windows Reno, rcvbuf
+        // 4 MiB, a 6 Mbit/s reader (10 ms ticks), 1 s: a queue stood 50% (filled while
+        // the window was open), the verdict receiver-window-limited.
+        "law:standing-queue" if slow_reader(d) => Some("slow reader"),
+        _ => None,
+    }
+}
+
+/// What a draw breaks, each line tagged with the law or truth check it breaks;
+/// `only` keeps the lines of one tag (to shrink one failure at a time).
+fn failures(d: &Draw, only: Option<&str>, with_known: bool) -> Vec<String> {
+    checked(d, only, with_known).0
+}
+
+/// The failures, and the truth checks that applied.
+fn checked(d: &Draw, only: Option<&str>, with_known: bool) -> (Vec<String>, Vec<&'static str>) {
+    let mut applied = Vec::new();
+    let out = sim::run(&d.path, &d.flows, Duration::from_secs(d.secs));
+    let mut bad = Vec::new();
+    for v in [Vantage::Sender, Vantage::Receiver, Vantage::Middle] {
+        let Some(pcap) = out.pcap(v) else { continue };
+        let flows = analyse(pcap);
+        for f in &flows {
+            for x in bdpscope::laws::check(f) {
+                bad.push(format!("law:{} {v:?} flow {} {}: {}", x.law, f.id, f.client, x.detail));
+            }
+        }
+        bad.extend(truth_checks(d, &out, v, &flows, &mut applied));
+    }
+    bad.retain(|b| only.is_none_or(|o| b.starts_with(o)));
+    if !with_known && std::env::var_os("SIM_LAWS_ALL").is_none() {
+        bad.retain(|b| known(d, b).is_none());
+    }
+    (bad, applied)
+}
+
+/// The configuration: 48 cases from a fixed seed unless PROPTEST_CASES /
+/// PROPTEST_RNG_SEED say otherwise (to search wider: `PROPTEST_CASES=2000
+/// PROPTEST_RNG_SEED=$RANDOM`, and SIM_LAWS_ONLY=law:evidence to shrink one kind).
+fn config() -> ProptestConfig {
+    let env = ProptestConfig::default();
+    ProptestConfig {
+        cases: if std::env::var_os("PROPTEST_CASES").is_some() {
+            env.cases
+        } else {
+            48
+        },
+        rng_seed: if std::env::var_os("PROPTEST_RNG_SEED").is_some() {
+            env.rng_seed
+        } else {
+            RngSeed::Fixed(14)
+        },
+        failure_persistence: None,
+        ..env
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn every_generated_capture_keeps_the_laws_and_the_truth(d in any_draw()) {
+        let only = std::env::var("SIM_LAWS_ONLY").ok();
+        let bad = failures(&d, only.as_deref(), false);
+        prop_assert!(bad.is_empty(), "{} failures:\n{}", bad.len(), bad.join("\n"));
+    }
+
+    /// No capacity estimate above the link's rate, no goodput above it. Fails today
+    /// (the minimal cases below, and 11.68 Mbit/s on a 10 Mbit/s link from a sender's
+    /// capture on a 1 ms clock whose resolution the analysis states; 1.12 Mbit/s of
+    /// goodput on a 1 Mbit/s link at the receiver's interface after a 4 s outage):
+    /// a "delivery-rate" bottleneck of 11.58 Mbit/s from both ends of a clean 10 Mbit/s
+    /// path (RTT 2 ms, queue 8, Linux -> Linux CUBIC, rcvbuf 16000, 1 s, stamps to the
+    /// microsecond); 2.90 Mbit/s on a 1 Mbit/s link with RTT 300 µs; an ACK-dispersion
+    /// estimate of 440 Mbit/s on a 300 Mbit/s link from ACKs a coalescing NIC batched
+    /// (2 packets / 20 µs, old -> Windows, RTT 250 ms); and at the sender's interface a
+    /// goodput of 4.10 Mbit/s on a 4 Mbit/s link (RTT 10 ms, queue 30, Linux -> Linux,
+    /// rcvbuf 64000, 1 s): summarize.rs counts unique bytes over first to last data
+    /// segment, which before the bottleneck is the rate data entered its queue.
+    #[test]
+    #[ignore = "the analysis's capacity and goodput exceed the link's rate (issue 14, item 5 report)"]
+    fn no_estimate_and_no_goodput_above_the_link(d in any_draw()) {
+        let mut bad = failures(&d, Some("truth:link-rate"), true);
+        bad.extend(failures(&d, Some("truth:goodput"), true));
+        prop_assert!(bad.is_empty(), "{} failures:\n{}", bad.len(), bad.join("\n"));
+    }
+}
+
+/// A draw of one flow over a plain path (stamps to the microsecond at both ends).
+fn plain(mbit: u64, rtt_ms: u64, flow: Flow, secs: u64) -> Draw {
+    Draw {
+        path: Path::new(mbit * 1_000_000, ms(rtt_ms)),
+        flows: vec![flow],
+        secs,
+    }
+}
+
+#[test]
+fn the_truth_checks_apply_where_the_truth_is_certain() {
+    // Drawn paths rarely meet every condition of the BDP and window checks at once, so
+    // these draws make sure each applies (and holds): windows far below the BDP from
+    // three stacks, and clean bulk transfers that fill the bottleneck.
+    let window_limited = [
+        // BDP 121 kB, Linux window ~40 kB.
+        plain(
+            50,
+            20,
+            Flow {
+                rcvbuf: 40_000,
+                ..Flow::default()
+            },
+            3,
+        ),
+        // A long fat path (BDP 1.25 MB) to receivers that never scale their window.
+        plain(
+            100,
+            100,
+            Flow {
+                receiver_stack: Stack::windows_unscaled(),
+                ..Flow::default()
+            },
+            3,
+        ),
+        plain(
+            100,
+            100,
+            Flow {
+                receiver_stack: Stack::old(true),
+                sender_stack: Stack::bsd(),
+                ..Flow::default()
+            },
+            3,
+        ),
+    ];
+    let filling = [
+        plain(10, 20, Flow::default(), 3),
+        plain(
+            10,
+            40,
+            Flow {
+                sender_stack: Stack::bsd(),
+                receiver_stack: Stack::windows(),
+                ..Flow::default()
+            },
+            3,
+        ),
+    ];
+    for (draws, check) in [(&window_limited[..], "window-verdict"), (&filling[..], "bdp")] {
+        for d in draws {
+            let (bad, applied) = checked(d, None, false);
+            assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+            assert!(applied.contains(&check), "{d:?}: {check} did not apply ({applied:?})");
+        }
+    }
+}

@@ -152,8 +152,12 @@ fn a_stripped_syn_behind_nat_with_isn_rewriting() {
     assert!(json.contains("\"wscale-stripped\""));
 }
 
+/// `compare`, with its laws (`compare::laws`) checked on the result.
 fn compared(a: &Side, b: &Side) -> Comparison {
-    compare::compare(a, b)
+    let c = compare::compare(a, b);
+    let broken = compare::laws::check(&c);
+    assert!(broken.is_empty(), "{} / {}: laws broken: {broken:#?}", a.name, b.name);
+    c
 }
 
 // ---- captures on disk ---------------------------------------------------------------

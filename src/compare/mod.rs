@@ -21,6 +21,7 @@
 
 mod diff;
 mod evidence;
+pub mod laws;
 mod matching;
 mod record;
 mod report;

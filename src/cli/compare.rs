@@ -157,20 +157,20 @@ fn dir_line<W: Write>(out: &mut W, name: &str, d: &DirComparison) -> Result<()> 
 /// (at B) = T ms", with the parts not measured said so.
 fn rtt_split_line(r: &RttSplit) -> String {
     let (nc, ns) = if r.near_client == "a" { ("A", "B") } else { ("B", "A") };
-    let part = |v: Option<f64>, at: &str| match v {
-        Some(x) => format!("{} (at {at})", Ms(x)),
-        None => format!("not measured (no loop through that end seen at {at})"),
+    let part = |v: Option<f64>, end: &str| match v {
+        Some(x) => Ms(x).to_string(),
+        None => format!("not measured (no loop through the {end} seen at {nc} or {ns})"),
     };
     let mut s = format!(
         "base RTT split: client side {} + between the points {} + server side {}",
-        part(r.client_side_ms, nc),
+        part(r.client_side_ms, "client"),
         Ms(r.between_ms),
-        part(r.server_side_ms, ns)
+        part(r.server_side_ms, "server")
     );
     if let Some(t) = r.end_to_end_ms {
         s += &format!(" = {} end to end", Ms(t));
     }
-    s
+    s + " (a loop through an end includes its response time: the sides are upper bounds)"
 }
 
 /// Milliseconds with the digits a value needs: three decimals, six below a microsecond,

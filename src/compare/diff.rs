@@ -497,8 +497,18 @@ fn rtt_split(a: &ConnRecord, b: &ConnRecord, near: Near, between: f64) -> Option
     };
     // To the nanosecond: a sub-microsecond loop (two hosts on one bridge) is not zero.
     let r3 = |x: f64| (x * 1e6).round() / 1e6;
-    let client_side = nc.loop_client_ms.map(r3);
-    let server_side = ns.loop_server_ms.map(r3);
+    // Each side has two upper bounds: the loop the nearer point measures, and the farther
+    // point's loop through that end less the round trip between the points (a sample there
+    // is a sample of the near loop plus two delays, each at least its minimum). A loop
+    // through an end includes that end's response time (a delayed ACK, a sender waiting
+    // for its window), so both bound the side's network delay from above; the smaller is
+    // kept.
+    let side = |near: Option<f64>, far: Option<f64>| match (near, far.map(|f| f - between)) {
+        (Some(x), Some(y)) => Some(r3(x.min(y).max(0.0))),
+        (x, y) => x.or(y).map(|v| r3(v.max(0.0))),
+    };
+    let client_side = side(nc.loop_client_ms, ns.loop_client_ms);
+    let server_side = side(ns.loop_server_ms, nc.loop_server_ms);
     let end_to_end = match (client_side, server_side) {
         (Some(c), Some(s)) => Some(r3(c + between + s)),
         _ => None,

@@ -171,12 +171,8 @@ pub fn rtt_split(c: &Comparison) -> Vec<String> {
 }
 
 fn split_law(r: &RttSplit, between: Option<f64>, v: &mut Vec<String>) {
-    for (what, x) in [
-        ("client side", r.client_side_ms),
-        ("server side", r.server_side_ms),
-        ("between the points", Some(r.between_ms)),
-    ] {
-        if x.is_some_and(|x| x < -SLACK_MS) {
+    for (what, x) in [("client side", r.client_side_ms), ("server side", r.server_side_ms)] {
+        if x.is_some_and(|x| x < 0.0) {
             v.push(format!("{what} {x:?} ms below zero"));
         }
     }

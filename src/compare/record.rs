@@ -15,7 +15,7 @@ use crate::tcp::Connection;
 
 /// Fingerprints kept per direction of one connection.
 pub const MAX_FPS_PER_DIR: usize = 65_536;
-/// Fingerprints kept over all connections of one capture (about 24 bytes each).
+/// Fingerprints kept over all connections of one capture (about 28 bytes each).
 pub const MAX_FPS_TOTAL: usize = 2_000_000;
 /// Payload bytes kept from the start of a data segment. Sixteen bytes of unstructured
 /// content are about 60 bits of evidence (`evidence::sample_bits`): one such sample is
@@ -58,6 +58,9 @@ pub struct Fp {
     pub win: u16,
     /// bit 0: timestamps option present, bit 1: SACK blocks present.
     pub opts: u8,
+    /// TSval of the timestamps option (0 without one): tells apart the duplicate ACKs a
+    /// loss makes, which agree on everything else.
+    pub tsval: u32,
 }
 
 impl Fp {
@@ -344,6 +347,7 @@ fn record(rec: &mut ConnRecord, seg: &Segment, dir: Dir, frame: &Frame<'_>, budg
             flags: f.0 & (TcpFlags::SYN | TcpFlags::FIN | TcpFlags::RST | TcpFlags::ACK),
             win: seg.window,
             opts: seg.options.timestamps.is_some() as u8 | ((!seg.options.sack.is_empty()) as u8) << 1,
+            tsval: seg.options.timestamps.map_or(0, |t| t.val),
         });
     } else {
         d.unrecorded += 1;

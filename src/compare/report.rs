@@ -156,15 +156,18 @@ pub struct DirComparison {
 /// the client through the client, the round trip between the points, the loop from the
 /// point nearer the server through the server. Each loop is measured where it starts
 /// (`tcp::rtt`: data and its ACK, or a timestamp and its echo), so no clock is needed.
+/// A loop through an end includes its response time (a delayed ACK, a sender waiting for
+/// its window): the sides are upper bounds of the network delay there, the smaller of what
+/// the nearer point measures and what the farther one does less the round trip between.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct RttSplit {
     /// "a" or "b": the capture nearer the client.
     pub near_client: String,
-    /// Loop point nearer the client -> client -> that point (min, ms).
+    /// Loop point nearer the client -> client -> that point (min, ms; an upper bound).
     pub client_side_ms: Option<f64>,
     /// The round trip between the points (min one-way delays summed, ms).
     pub between_ms: f64,
-    /// Loop point nearer the server -> server -> that point (min, ms).
+    /// Loop point nearer the server -> server -> that point (min, ms; an upper bound).
     pub server_side_ms: Option<f64>,
     /// The three parts summed (ms): the path's base RTT, when all three are known.
     pub end_to_end_ms: Option<f64>,

@@ -34,35 +34,58 @@ const OVERLAP_SLACK_NS: i64 = 1_000_000_000;
 /// original and looks early.
 const TRIM: f64 = 0.01;
 
-/// (seq, ack or 0, payload length, flags) of a fingerprint, in B's numbers.
-type Key = (u32, u32, u16, u8);
+/// (seq, ack or 0, payload length, flags, TSval or 0) of a fingerprint, in B's numbers.
+type Key = (u32, u32, u16, u8, u32);
 
-fn key(f: &Fp, seq_off: u32, ack_off: Option<u32>) -> Key {
+fn key(f: &Fp, seq_off: u32, ack_off: Option<u32>, with_ts: bool) -> Key {
     let ack = match ack_off {
         Some(o) if f.flags & TcpFlags::ACK != 0 => f.ack.wrapping_add(o),
         _ => 0,
     };
-    (f.seq.wrapping_add(seq_off), ack, f.len, f.flags)
+    let ts = if with_ts && f.has_ts() { f.tsval } else { 0 };
+    (f.seq.wrapping_add(seq_off), ack, f.len, f.flags, ts)
 }
 
 /// Segments of direction `d` found at both points: (index in A, index in B). Needs the
 /// offset of `d`'s own space; the acknowledgment numbers are compared when the other
 /// space's offset is known too.
+///
+/// Segments with the same numbers (the duplicate ACKs a loss makes, a retransmission) are
+/// told apart by their TSval first: pairing them in order alone shifts every later one
+/// by one after a loss, and shows windows "rewritten" that only belong to the next ACK.
+/// What the TSval does not pair (timestamps rewritten or removed on the way, a stack
+/// without them) is paired on the numbers alone, in order.
 pub fn pair_segments(a: &ConnRecord, b: &ConnRecord, d: Dir, off: &Offsets) -> Vec<(usize, usize)> {
     let Some(seq_off) = off[d.index()] else {
         return Vec::new();
     };
     let ack_off = off[d.reverse().index()];
-    let mut in_b: FxHashMap<Key, VecDeque<usize>> = FxHashMap::default();
-    for (j, f) in b.dir(d).fps.iter().enumerate() {
-        in_b.entry(key(f, 0, ack_off.map(|_| 0))).or_default().push_back(j);
-    }
+    let (fa, fb) = (&a.dir(d).fps, &b.dir(d).fps);
+    let mut used_a = vec![false; fa.len()];
+    let mut used_b = vec![false; fb.len()];
     let mut out = Vec::new();
-    for (i, f) in a.dir(d).fps.iter().enumerate() {
-        if let Some(j) = in_b.get_mut(&key(f, seq_off, ack_off)).and_then(|q| q.pop_front()) {
-            out.push((i, j));
+    for with_ts in [true, false] {
+        let mut in_b: FxHashMap<Key, VecDeque<usize>> = FxHashMap::default();
+        for (j, f) in fb.iter().enumerate().filter(|(j, _)| !used_b[*j]) {
+            in_b.entry(key(f, 0, ack_off.map(|_| 0), with_ts))
+                .or_default()
+                .push_back(j);
+        }
+        for (i, f) in fa.iter().enumerate() {
+            if used_a[i] {
+                continue;
+            }
+            if let Some(j) = in_b
+                .get_mut(&key(f, seq_off, ack_off, with_ts))
+                .and_then(|q| q.pop_front())
+            {
+                used_a[i] = true;
+                used_b[j] = true;
+                out.push((i, j));
+            }
         }
     }
+    out.sort_unstable();
     out
 }
 

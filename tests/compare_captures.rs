@@ -380,7 +380,10 @@ fn the_real_pair_from_both_ends_matches_with_the_client_file_nearer_the_client()
         // round trip between the points and the server side
         let r = k.rtt_split.as_ref().unwrap();
         let through_server = r.near_client_through_server_ms.unwrap();
-        assert!(through_server >= r.between_ms + r.server_side_ms.unwrap() - 1.0, "{r:?}");
+        assert!(
+            through_server >= r.between_ms + r.server_side_ms.unwrap() - 1.0,
+            "{r:?}"
+        );
         // examples/topology.json of the source: 50 ms one way client -> server
         let rt = k.round_trip_between_points_ms.unwrap();
         assert!((99.0..102.0).contains(&rt), "{rt}");
@@ -663,4 +666,60 @@ fn real_captures_of_unrelated_traffic_have_nothing_in_common() {
     );
     assert!(pairs >= 60 * 59 / 2, "{pairs}");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn the_simulators_two_points_match_with_the_losses_between_them_counted() {
+    // testkit's simulator captures each flow at the sender's and at the receiver's
+    // interface; between them are the random loss and the bottleneck queue, and it counts
+    // what each dropped: the data segments the comparison must find lost between the points.
+    use bdpscope::testkit::sim::{self, Flow, Path};
+    use std::time::Duration;
+    let mut rows = Vec::new();
+    for (seed, loss, upload) in [(1, 0.0, false), (2, 0.01, false), (3, 0.02, true), (4, 0.005, false)] {
+        let mut p = Path::new(20_000_000, Duration::from_millis(40));
+        p.loss = loss;
+        p.seed = seed;
+        p.queue_pkts = 60;
+        let flow = Flow {
+            upload,
+            ..Flow::default()
+        };
+        let out = sim::run(&p, &[flow], Duration::from_secs(3));
+        let t = &out.truth[0];
+        let (a, b) = (
+            read_bytes(out.sender_side_pcap.clone(), "sender side"),
+            read_bytes(out.receiver_side_pcap.clone(), "receiver side"),
+        );
+        let c = compared(&a, &b);
+        assert!(c.in_common, "{}", c.summary);
+        let k = &c.connections[0];
+        assert_eq!(
+            (k.matched_by.as_str(), k.match_strength.as_str()),
+            ("4-tuple and ISN", "proven")
+        );
+        // the sender's capture is nearer the client when the client sends
+        assert_eq!(
+            k.nearer_client,
+            if t.sender_is_client { "a" } else { "b" },
+            "seed {seed}"
+        );
+        let data = if t.sender_is_client { &k.c2s } else { &k.s2c };
+        let dropped = t.queue_drops + t.random_losses;
+        rows.push((seed, loss, data.lost, dropped));
+        assert_eq!(
+            data.lost, dropped,
+            "seed {seed}: lost {} / dropped {dropped}",
+            data.lost
+        );
+        // the round trip between the points: no more than the smallest RTT the sender
+        // measured, no less than the propagation both ways
+        let rt = k.round_trip_between_points_ms.unwrap();
+        let min_rtt = t.min_rtt.unwrap().as_secs_f64() * 1e3;
+        assert!(
+            (40.0..=min_rtt + 1.0).contains(&rt),
+            "seed {seed}: {rt} ms, min RTT {min_rtt} ms"
+        );
+    }
+    eprintln!("(seed, loss, lost between the points, dropped by the simulator): {rows:?}");
 }

@@ -61,17 +61,20 @@ fn name(n: Near) -> &'static str {
     }
 }
 
+/// The median of `t_B − t_A` over the segments of direction `d` paired at both points.
+fn median_delta(a: &ConnRecord, b: &ConnRecord, m: &[Vec<(usize, usize)>; 2], d: Dir) -> Option<i64> {
+    let mut v: Vec<i64> = m[d.index()]
+        .iter()
+        .map(|&(i, j)| b.dir(d).fps[j].t - a.dir(d).fps[i].t)
+        .collect();
+    median(&mut v)
+}
+
 /// Which capture is nearer the client, and why.
 fn nearer_client(a: &ConnRecord, b: &ConnRecord, m: &[Vec<(usize, usize)>; 2]) -> (Near, String) {
     // Clock-free: a c2s segment reaches the capture nearer the client first and an s2c
     // segment last, so (t_B − t_A) is larger for c2s than for s2c when A is nearer.
-    let delta = |d: Dir| {
-        let mut v: Vec<i64> = m[d.index()]
-            .iter()
-            .map(|&(i, j)| b.dir(d).fps[j].t - a.dir(d).fps[i].t)
-            .collect();
-        median(&mut v)
-    };
+    let delta = |d: Dir| median_delta(a, b, m, d);
     if m[0].len() >= 3 && m[1].len() >= 3 {
         if let (Some(c2s), Some(s2c)) = (delta(Dir::C2S), delta(Dir::S2C)) {
             if c2s != s2c {
@@ -476,13 +479,7 @@ fn clock_offset(
     if let (Some(x), Some(y)) = (signed(c2s), signed(s2c)) {
         return Some(ms3((x + y) / 2.0));
     }
-    let delta = |d: Dir| {
-        let mut v: Vec<i64> = m[d.index()]
-            .iter()
-            .map(|&(i, j)| b.dir(d).fps[j].t - a.dir(d).fps[i].t)
-            .collect();
-        median(&mut v)
-    };
+    let delta = |d: Dir| median_delta(a, b, m, d);
     let (x, y) = (delta(Dir::C2S)?, delta(Dir::S2C)?);
     Some(ms3((ms(x) + ms(y)) / 2.0))
 }

@@ -4,6 +4,9 @@
 //! registry that runs them all. Tests run it over every flow of every capture in reach, and
 //! over the simulator's random paths; a violation is a bug in the analysis, never in the
 //! law.
+//!
+//! `compare`'s laws (over a comparison of two captures, not a flow) are in
+//! `compare::laws`, beside what they constrain: this layer cannot import `compare`.
 
 use crate::summary::FlowSummary;
 

@@ -4,7 +4,9 @@
 
 use super::{input, Expect, RecordArgs, Records, Status};
 use anyhow::Result;
-use bdpscope::compare::{self, Comparison, ConnComparison, DirComparison, HandshakePair, Side, SynOptionsInfo};
+use bdpscope::compare::{
+    self, Comparison, ConnComparison, DirComparison, HandshakePair, RttSplit, Side, SynOptionsInfo,
+};
 use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -58,6 +60,12 @@ pub fn run(args: CompareArgs) -> Result<Status> {
         }
     };
     let cmp = compare::compare(&a, &b);
+    if !cmp.in_common {
+        eprintln!(
+            "bdpscope: {} and {}: no connection in common (exit status 1)",
+            cmp.a.path, cmp.b.path
+        );
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     match args.format {
@@ -68,7 +76,13 @@ pub fn run(args: CompareArgs) -> Result<Status> {
         CompareFormat::Text => write_text(&mut out, &cmp)?,
     }
     out.flush()?;
-    Ok(Status::Success)
+    // Exit 1 when nothing is proven in common: the report is printed, but a script
+    // comparing two captures must not take unrelated ones for one path (issue 14).
+    Ok(if cmp.in_common {
+        Status::Success
+    } else {
+        Status::InputFailed
+    })
 }
 
 fn opts(o: &Option<SynOptionsInfo>) -> String {
@@ -139,6 +153,41 @@ fn dir_line<W: Write>(out: &mut W, name: &str, d: &DirComparison) -> Result<()> 
     Ok(())
 }
 
+/// "base RTT split: client side X ms (at A) + between the points Y ms + server side Z ms
+/// (at B) = T ms", with the parts not measured said so.
+fn rtt_split_line(r: &RttSplit) -> String {
+    let (nc, ns) = if r.near_client == "a" { ("A", "B") } else { ("B", "A") };
+    let part = |v: Option<f64>, end: &str| match v {
+        Some(x) => Ms(x).to_string(),
+        None => format!("not measured (no loop through the {end} seen at {nc} or {ns})"),
+    };
+    let mut s = format!(
+        "base RTT split: client side {} + between the points {} + server side {}",
+        part(r.client_side_ms, "client"),
+        Ms(r.between_ms),
+        part(r.server_side_ms, "server")
+    );
+    if let Some(t) = r.end_to_end_ms {
+        s += &format!(" = {} end to end", Ms(t));
+    }
+    s + " (a loop through an end includes its response time: the sides are upper bounds)"
+}
+
+/// Milliseconds with the digits a value needs: three decimals, six below a microsecond,
+/// so a non-zero value never prints as zero.
+struct Ms(f64);
+
+impl std::fmt::Display for Ms {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let x = self.0;
+        if x != 0.0 && x.abs() < 0.001 {
+            write!(f, "{x:.6} ms")
+        } else {
+            write!(f, "{x:.3} ms")
+        }
+    }
+}
+
 fn write_conn<W: Write>(out: &mut W, c: &ConnComparison) -> Result<()> {
     let names = if c.a.client == c.b.client && c.a.server == c.b.server {
         format!("{} -> {}", c.a.client, c.a.server)
@@ -149,7 +198,12 @@ fn write_conn<W: Write>(out: &mut W, c: &ConnComparison) -> Result<()> {
         )
     };
     writeln!(out, "connection {names}")?;
-    writeln!(out, "  matched by {}", c.matched_by)?;
+    let strength = if c.match_strength == "proven" {
+        ""
+    } else {
+        " (a likely match only)"
+    };
+    writeln!(out, "  matched by {}{strength}: {}", c.matched_by, c.match_evidence)?;
     let near = match c.nearer_client.as_str() {
         "a" => "A is nearer the client",
         "b" => "B is nearer the client",
@@ -165,6 +219,9 @@ fn write_conn<W: Write>(out: &mut W, c: &ConnComparison) -> Result<()> {
             out,
             "  round trip between the points {rt:.3} ms (independent of the clocks)"
         )?;
+    }
+    if let Some(r) = &c.rtt_split {
+        writeln!(out, "  {}", rtt_split_line(r))?;
     }
     for d in &c.differences {
         writeln!(out, "  * {}", d.detail)?;
@@ -198,6 +255,15 @@ pub fn write_text<W: Write>(out: &mut W, c: &Comparison) -> Result<()> {
     for (tag, v) in [("A", &c.only_in_a), ("B", &c.only_in_b)] {
         if !v.is_empty() {
             writeln!(out, "only in {tag}: {}", v.join(", "))?;
+        }
+    }
+    for r in &c.rejected {
+        writeln!(out, "not matched: {r}")?;
+    }
+    if !c.in_common {
+        writeln!(out, "no connection is proven to be in both captures:")?;
+        for n in &c.notes {
+            writeln!(out, "  - {n}")?;
         }
     }
     writeln!(out, "{}", c.summary)?;

@@ -2,13 +2,15 @@
 //! client, the handshake options at both points, ISNs, addresses, and per direction the
 //! segments lost or added between the points, windows rewritten and the delay.
 
-use super::record::{rel, ConnRecord, Fp, HsRecord};
-use super::report::{ConnComparison, ConnInfo, Difference, DirComparison, HandshakePair, SynOptionsInfo};
-use crate::flow::{Dir, FxHashMap};
+use super::evidence::Strength;
+use super::matching::Match;
+use super::record::{ConnRecord, Fp, HsRecord};
+use super::report::{ConnComparison, ConnInfo, Difference, DirComparison, HandshakePair, RttSplit, SynOptionsInfo};
+use super::segments::pair_segments;
+use crate::flow::Dir;
 use crate::middlebox::layout::{overwritten_option, SUSPICIOUS_RUN};
 use crate::middlebox::{Confidence, HsSegment, Kind};
 use crate::summary::MiddleboxFinding;
-use std::collections::VecDeque;
 
 /// Which capture sees a direction's segments first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,37 +30,6 @@ fn median(v: &mut [i64]) -> Option<i64> {
     }
     v.sort_unstable();
     Some(v[v.len() / 2])
-}
-
-type Key = (u32, u32, u16, u8);
-
-/// Segments of one direction found at both points: (index in A, index in B).
-fn match_fps(a: &ConnRecord, b: &ConnRecord, d: Dir) -> Vec<(usize, usize)> {
-    // Sequence numbers relative to the ISN when both captures have it (ISN rewriting),
-    // else absolute; acknowledgment numbers likewise with the other direction's ISN.
-    let base = |c: &ConnRecord, dd: Dir| match (a.isn(dd), b.isn(dd)) {
-        (Some(_), Some(_)) => c.isn(dd).unwrap_or(0),
-        _ => 0,
-    };
-    let key = |c: &ConnRecord, f: &Fp| -> Key {
-        let ack = if f.flags & crate::decode::TcpFlags::ACK != 0 {
-            rel(f.ack, base(c, d.reverse()))
-        } else {
-            0
-        };
-        (rel(f.seq, base(c, d)), ack, f.len, f.flags)
-    };
-    let mut in_b: FxHashMap<Key, VecDeque<usize>> = FxHashMap::default();
-    for (j, f) in b.dir(d).fps.iter().enumerate() {
-        in_b.entry(key(b, f)).or_default().push_back(j);
-    }
-    let mut out = Vec::new();
-    for (i, f) in a.dir(d).fps.iter().enumerate() {
-        if let Some(j) = in_b.get_mut(&key(a, f)).and_then(|q| q.pop_front()) {
-            out.push((i, j));
-        }
-    }
-    out
 }
 
 fn syn_info(h: Option<HsRecord>) -> Option<SynOptionsInfo> {
@@ -90,17 +61,20 @@ fn name(n: Near) -> &'static str {
     }
 }
 
+/// The median of `t_B − t_A` over the segments of direction `d` paired at both points.
+fn median_delta(a: &ConnRecord, b: &ConnRecord, m: &[Vec<(usize, usize)>; 2], d: Dir) -> Option<i64> {
+    let mut v: Vec<i64> = m[d.index()]
+        .iter()
+        .map(|&(i, j)| b.dir(d).fps[j].t - a.dir(d).fps[i].t)
+        .collect();
+    median(&mut v)
+}
+
 /// Which capture is nearer the client, and why.
 fn nearer_client(a: &ConnRecord, b: &ConnRecord, m: &[Vec<(usize, usize)>; 2]) -> (Near, String) {
     // Clock-free: a c2s segment reaches the capture nearer the client first and an s2c
     // segment last, so (t_B − t_A) is larger for c2s than for s2c when A is nearer.
-    let delta = |d: Dir| {
-        let mut v: Vec<i64> = m[d.index()]
-            .iter()
-            .map(|&(i, j)| b.dir(d).fps[j].t - a.dir(d).fps[i].t)
-            .collect();
-        median(&mut v)
-    };
+    let delta = |d: Dir| median_delta(a, b, m, d);
     if m[0].len() >= 3 && m[1].len() >= 3 {
         if let (Some(c2s), Some(s2c)) = (delta(Dir::C2S), delta(Dir::S2C)) {
             if c2s != s2c {
@@ -310,11 +284,29 @@ impl<'a> Ctx<'a> {
         self.found.extend(found.into_iter().map(|(k, t)| (k, seg, t)));
     }
 
-    fn isn_and_addresses(&mut self) {
+    fn isn_and_addresses(&mut self, found: &Match) {
         for d in [Dir::C2S, Dir::S2C] {
             let Some((u, w, un, dn)) = self.order(d).or(Some((self.a, self.b, "A", "B"))) else {
                 continue;
             };
+            let whose = if d == Dir::C2S { "client's" } else { "server's" };
+            if u.isn(d).is_none() || w.isn(d).is_none() {
+                // Without both handshakes, the offset the matching found says it.
+                if let Some(o) = found.offsets[d.index()].filter(|&o| o != 0) {
+                    let shift = if std::ptr::eq(u, self.a) { o } else { o.wrapping_neg() };
+                    self.differences.push(Difference {
+                        kind: "isn-shifted".into(),
+                        on: d.as_str().into(),
+                        option: String::new(),
+                        upstream: "+0".into(),
+                        downstream: format!("{:+}", shift as i32),
+                        detail: format!(
+                            "the {whose} sequence numbers at {dn} are those at {un} shifted by {}: sequence numbers are rewritten between the points",
+                            shift as i32
+                        ),
+                    });
+                }
+            }
             if let (Some(x), Some(y)) = (u.isn(d), w.isn(d)) {
                 if x != y {
                     self.differences.push(Difference {
@@ -324,8 +316,7 @@ impl<'a> Ctx<'a> {
                         upstream: x.to_string(),
                         downstream: y.to_string(),
                         detail: format!(
-                            "the {} ISN is {x} at {un} and {y} at {dn} (shifted by {}): sequence numbers are rewritten between the points",
-                            if d == Dir::C2S { "client's" } else { "server's" },
+                            "the {whose} ISN is {x} at {un} and {y} at {dn} (shifted by {}): sequence numbers are rewritten between the points",
                             y.wrapping_sub(x) as i32
                         ),
                     });
@@ -454,8 +445,87 @@ fn richness(h: HsRecord) -> usize {
     h.mss.is_some() as usize + h.wscale.is_some() as usize + h.sack_permitted as usize + h.timestamps as usize
 }
 
-pub fn compare_conn(a: &ConnRecord, b: &ConnRecord, how: &str) -> ConnComparison {
-    let m = [match_fps(a, b, Dir::C2S), match_fps(a, b, Dir::S2C)];
+/// The confidence a finding can have: a rewrite seen on both sides of it is certain only
+/// when the two records are proven one connection and the order of the points is known.
+fn confidence(strength: Strength, near: Near) -> Confidence {
+    match (strength, near == Near::Unknown) {
+        (Strength::Proven, false) => Confidence::Certain,
+        (Strength::Proven, true) | (Strength::Likely, false) => Confidence::Likely,
+        (Strength::Likely, true) => Confidence::Possible,
+    }
+}
+
+/// B's clock minus A's. With the order of the points known, half the difference of the
+/// two directions' minimum delays: A nearer the client gives `min Δc2s = θ + d` and
+/// `min(−Δs2c) = d' − θ`, so `θ = (d_c2s_min − d_s2c_min) / 2` when `d = d'` (queue-free
+/// delays between the points symmetric). With the order unknown (the directions' median
+/// differences equal: the points coincide in time), the mean of those medians.
+fn clock_offset(
+    a: &ConnRecord,
+    b: &ConnRecord,
+    m: &[Vec<(usize, usize)>; 2],
+    c2s: &DirComparison,
+    s2c: &DirComparison,
+) -> Option<f64> {
+    let signed = |d: &DirComparison| {
+        let sign = match d.travel.as_str() {
+            "a->b" => 1.0,
+            "b->a" => -1.0,
+            _ => return None,
+        };
+        Some(d.delay_min_ms? * sign)
+    };
+    let ms3 = |x: f64| (x * 1000.0).round() / 1000.0;
+    if let (Some(x), Some(y)) = (signed(c2s), signed(s2c)) {
+        return Some(ms3((x + y) / 2.0));
+    }
+    let delta = |d: Dir| median_delta(a, b, m, d);
+    let (x, y) = (delta(Dir::C2S)?, delta(Dir::S2C)?);
+    Some(ms3((ms(x) + ms(y)) / 2.0))
+}
+
+/// The base RTT in parts along the path, from the loops each capture measured itself
+/// (`ConnRecord::loop_client_ms`, `loop_server_ms`) and the round trip between the points.
+fn rtt_split(a: &ConnRecord, b: &ConnRecord, near: Near, between: f64) -> Option<RttSplit> {
+    let (nc, ns) = match near {
+        Near::A => (a, b),
+        Near::B => (b, a),
+        Near::Unknown => return None,
+    };
+    // To the nanosecond: a sub-microsecond loop (two hosts on one bridge) is not zero.
+    let r3 = |x: f64| (x * 1e6).round() / 1e6;
+    // Each side has two upper bounds: the loop the nearer point measures, and the farther
+    // point's loop through that end less the round trip between the points (a sample there
+    // is a sample of the near loop plus two delays, each at least its minimum). A loop
+    // through an end includes that end's response time (a delayed ACK, a sender waiting
+    // for its window), so both bound the side's network delay from above; the smaller is
+    // kept.
+    let side = |near: Option<f64>, far: Option<f64>| match (near, far.map(|f| f - between)) {
+        (Some(x), Some(y)) => Some(r3(x.min(y).max(0.0))),
+        (x, y) => x.or(y).map(|v| r3(v.max(0.0))),
+    };
+    let client_side = side(nc.loop_client_ms, ns.loop_client_ms);
+    let server_side = side(ns.loop_server_ms, nc.loop_server_ms);
+    let end_to_end = match (client_side, server_side) {
+        (Some(c), Some(s)) => Some(r3(c + between + s)),
+        _ => None,
+    };
+    Some(RttSplit {
+        near_client: name(near).into(),
+        client_side_ms: client_side,
+        between_ms: between,
+        server_side_ms: server_side,
+        end_to_end_ms: end_to_end,
+        near_client_through_server_ms: nc.loop_server_ms.map(r3),
+        near_server_through_client_ms: ns.loop_client_ms.map(r3),
+    })
+}
+
+pub fn compare_conn(a: &ConnRecord, b: &ConnRecord, found: &Match) -> ConnComparison {
+    let m = [
+        pair_segments(a, b, Dir::C2S, &found.offsets),
+        pair_segments(a, b, Dir::S2C, &found.offsets),
+    ];
     let (near, why) = nearer_client(a, b, &m);
     let mut cx = Ctx {
         a,
@@ -464,7 +534,7 @@ pub fn compare_conn(a: &ConnRecord, b: &ConnRecord, how: &str) -> ConnComparison
         differences: Vec::new(),
         found: Vec::new(),
     };
-    cx.isn_and_addresses();
+    cx.isn_and_addresses(found);
     cx.handshake(Dir::C2S);
     cx.handshake(Dir::S2C);
     let c2s = cx.direction(Dir::C2S, &m[0]);
@@ -480,11 +550,17 @@ pub fn compare_conn(a: &ConnRecord, b: &ConnRecord, how: &str) -> ConnComparison
             s2c.one_way_delay_ms = Some(y);
         }
     }
+    let clock_offset_ms = clock_offset(a, b, &m, &c2s, &s2c);
+    let rtt_split = round_trip.and_then(|between| rtt_split(a, b, near, between));
     // Findings of one kind on both handshake segments merge into "both".
-    let confidence = if near == Near::Unknown {
-        Confidence::Likely
-    } else {
-        Confidence::Certain
+    let confidence = confidence(found.strength, near);
+    let rests_on = match found.strength {
+        Strength::Proven => String::new(),
+        Strength::Likely => format!(
+            " (the two captures' connections are matched by {} only: {})",
+            found.basis.as_str(),
+            found.describe()
+        ),
     };
     let mut middlebox: Vec<MiddleboxFinding> = Vec::new();
     for (kind, seg, text) in &cx.found {
@@ -493,8 +569,8 @@ pub fn compare_conn(a: &ConnRecord, b: &ConnRecord, how: &str) -> ConnComparison
             continue; // merged into the SYN's entry
         }
         let (direction, evidence) = match other {
-            Some((_, _, t2)) => (HsSegment::Both, format!("{text}; {t2}")),
-            None => (*seg, text.clone()),
+            Some((_, _, t2)) => (HsSegment::Both, format!("{text}; {t2}{rests_on}")),
+            None => (*seg, format!("{text}{rests_on}")),
         };
         middlebox.push(MiddleboxFinding {
             kind: kind.as_str().into(),
@@ -518,7 +594,11 @@ pub fn compare_conn(a: &ConnRecord, b: &ConnRecord, how: &str) -> ConnComparison
     ConnComparison {
         a: conn_info(a),
         b: conn_info(b),
-        matched_by: how.to_string(),
+        matched_by: found.basis.as_str().into(),
+        match_strength: found.strength.as_str().into(),
+        match_evidence: found.describe(),
+        evidence_bits: (found.bits * 10.0).round() / 10.0,
+        evidence_needed_bits: (found.needed * 10.0).round() / 10.0,
         nearer_client: name(near).into(),
         nearer_client_evidence: why,
         syn: HandshakePair {
@@ -534,6 +614,8 @@ pub fn compare_conn(a: &ConnRecord, b: &ConnRecord, how: &str) -> ConnComparison
         c2s,
         s2c,
         round_trip_between_points_ms: round_trip,
+        clock_offset_ms,
+        rtt_split,
         verdict,
     }
 }

@@ -1,21 +1,48 @@
 //! What `compare` keeps of each connection of one capture: the handshake segments with
-//! their options (and the NOP runs of their option areas), per-direction counters, and a
-//! compact fingerprint of the first segments of each direction. Memory is bounded: at most
-//! `MAX_FPS_PER_DIR` fingerprints per direction and `MAX_FPS_TOTAL` per capture; beyond
-//! them only the counters grow.
+//! their options (and the NOP runs of their option areas), per-direction counters, a
+//! compact fingerprint of the first segments of each direction, and the first payload
+//! bytes of the first data segments (what `evidence.rs` weighs when the sequence numbers
+//! were rewritten). Memory is bounded: at most `MAX_FPS_PER_DIR` fingerprints and
+//! `MAX_SAMPLES_PER_DIR` payload samples per direction, `MAX_FPS_TOTAL` and
+//! `MAX_SAMPLES_TOTAL` per capture; beyond them only the counters grow.
 
 use crate::capture::{CaptureReader, Frame};
 use crate::decode::{self, Segment, TcpFlags};
 use crate::flow::{Dir, Endpoint, FlowTable, TableConfig, Tracked};
 use crate::middlebox::layout::longest_nop_run;
-use crate::seq::SeqNum;
 use crate::tcp::rtt::End;
 use crate::tcp::Connection;
 
 /// Fingerprints kept per direction of one connection.
 pub const MAX_FPS_PER_DIR: usize = 65_536;
-/// Fingerprints kept over all connections of one capture (about 24 bytes each).
+/// Fingerprints kept over all connections of one capture (about 28 bytes each).
 pub const MAX_FPS_TOTAL: usize = 2_000_000;
+/// Payload bytes kept from the start of a data segment. Sixteen bytes of unstructured
+/// content are about 60 bits of evidence (`evidence::sample_bits`): one such sample is
+/// already rarer between unrelated connections than the matching threshold asks.
+pub const SAMPLE_BYTES: usize = 16;
+/// Data segments per direction whose first payload bytes are kept (as many as the
+/// matching looks at: `matching::KEYS_B`).
+pub const MAX_SAMPLES_PER_DIR: usize = 1024;
+/// Payload samples kept over all connections of one capture (24 bytes each).
+pub const MAX_SAMPLES_TOTAL: usize = 1_000_000;
+
+/// The first payload bytes of one data segment, as captured (a snaplen may have cut them
+/// short or away: then `n` is below `SAMPLE_BYTES`, or the segment has no sample).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// Absolute sequence number of the first byte.
+    pub seq: u32,
+    /// Bytes captured, at most `SAMPLE_BYTES`.
+    pub n: u8,
+    pub bytes: [u8; SAMPLE_BYTES],
+}
+
+impl Sample {
+    pub fn content(&self) -> &[u8] {
+        &self.bytes[..self.n as usize]
+    }
+}
 
 /// One segment, compactly: enough to find it again in the other capture and to see what
 /// a middlebox changed (window, options).
@@ -31,6 +58,9 @@ pub struct Fp {
     pub win: u16,
     /// bit 0: timestamps option present, bit 1: SACK blocks present.
     pub opts: u8,
+    /// TSval of the timestamps option (0 without one): tells apart the duplicate ACKs a
+    /// loss makes, which agree on everything else.
+    pub tsval: u32,
 }
 
 impl Fp {
@@ -74,6 +104,10 @@ pub struct DirRecord {
     pub fps: Vec<Fp>,
     /// Segments beyond the fingerprint budget.
     pub unrecorded: u64,
+    /// The first payload bytes of the first data segments (with any payload captured).
+    pub samples: Vec<Sample>,
+    /// Data segments whose payload the capture did not hold at all (snaplen).
+    pub payload_uncaptured: u64,
     /// A FIN was seen in this direction.
     pub fin: bool,
 }
@@ -198,7 +232,14 @@ pub struct Builder {
     side: Side,
     table: FlowTable<Entry>,
     done: Vec<Box<Entry>>,
-    fps_total: usize,
+    budget: Budget,
+}
+
+/// What is left of the capture-wide budgets.
+#[derive(Default)]
+struct Budget {
+    fps: usize,
+    samples: usize,
 }
 
 impl Builder {
@@ -211,7 +252,7 @@ impl Builder {
             },
             table: FlowTable::new(TableConfig::default(), 0),
             done: Vec::new(),
-            fps_total: 0,
+            budget: Budget::default(),
         }
     }
 
@@ -223,7 +264,7 @@ impl Builder {
         self.side.tcp_segments += 1;
         let (entry, dir, replaced) = self.table.lookup(&seg, frame.number, frame.ts);
         entry.conn.on_segment(&seg, dir, frame.number, frame.ts);
-        record(&mut entry.rec, &seg, dir, frame, &mut self.fps_total);
+        record(&mut entry.rec, &seg, dir, frame, &mut self.budget);
         if let Some(old) = replaced {
             self.done.push(old);
         }
@@ -239,7 +280,7 @@ impl Builder {
     }
 }
 
-fn record(rec: &mut ConnRecord, seg: &Segment, dir: Dir, frame: &Frame<'_>, fps_total: &mut usize) {
+fn record(rec: &mut ConnRecord, seg: &Segment, dir: Dir, frame: &Frame<'_>, budget: &mut Budget) {
     let t = frame.ts.0;
     rec.first_t = rec.first_t.min(t);
     rec.last_t = rec.last_t.max(t);
@@ -278,8 +319,26 @@ fn record(rec: &mut ConnRecord, seg: &Segment, dir: Dir, frame: &Frame<'_>, fps_
     d.last_t = Some(t);
     d.first_seq.get_or_insert(seg.seq.0);
     d.fin |= f.fin();
-    if d.fps.len() < MAX_FPS_PER_DIR && *fps_total < MAX_FPS_TOTAL {
-        *fps_total += 1;
+    if seg.payload_len > 0 {
+        match payload_prefix(frame.data, seg) {
+            Some(p) if !p.is_empty() => {
+                if d.samples.len() < MAX_SAMPLES_PER_DIR && budget.samples < MAX_SAMPLES_TOTAL {
+                    budget.samples += 1;
+                    let mut bytes = [0u8; SAMPLE_BYTES];
+                    let n = p.len().min(SAMPLE_BYTES);
+                    bytes[..n].copy_from_slice(&p[..n]);
+                    d.samples.push(Sample {
+                        seq: seg.seq.0,
+                        n: n as u8,
+                        bytes,
+                    });
+                }
+            }
+            _ => d.payload_uncaptured += 1,
+        }
+    }
+    if d.fps.len() < MAX_FPS_PER_DIR && budget.fps < MAX_FPS_TOTAL {
+        budget.fps += 1;
         d.fps.push(Fp {
             t,
             seq: seg.seq.0,
@@ -288,16 +347,18 @@ fn record(rec: &mut ConnRecord, seg: &Segment, dir: Dir, frame: &Frame<'_>, fps_
             flags: f.0 & (TcpFlags::SYN | TcpFlags::FIN | TcpFlags::RST | TcpFlags::ACK),
             win: seg.window,
             opts: seg.options.timestamps.is_some() as u8 | ((!seg.options.sack.is_empty()) as u8) << 1,
+            tsval: seg.options.timestamps.map_or(0, |t| t.val),
         });
     } else {
         d.unrecorded += 1;
     }
 }
 
-/// The TCP option bytes of a decoded segment within its captured frame: the TCP header is
+/// The TCP header of a decoded segment within its captured frame, and the bytes after it:
 /// found by its ports, sequence and acknowledgment numbers (12 bytes no other header of
-/// the frame holds), whatever the link and IP layers in front of it.
-pub fn option_area<'a>(frame: &'a [u8], seg: &Segment) -> Option<&'a [u8]> {
+/// the frame holds), whatever the link and IP layers in front of it. Returns the frame
+/// from the TCP header on and the header's length.
+fn tcp_header<'a>(frame: &'a [u8], seg: &Segment) -> Option<(&'a [u8], usize)> {
     let mut pat = [0u8; 12];
     pat[0..2].copy_from_slice(&seg.src_port.to_be_bytes());
     pat[2..4].copy_from_slice(&seg.dst_port.to_be_bytes());
@@ -309,12 +370,21 @@ pub fn option_area<'a>(frame: &'a [u8], seg: &Segment) -> Option<&'a [u8]> {
     if hlen < 20 {
         return None;
     }
+    Some((tcp, hlen))
+}
+
+/// The TCP option bytes of a decoded segment within its captured frame.
+pub fn option_area<'a>(frame: &'a [u8], seg: &Segment) -> Option<&'a [u8]> {
+    let (tcp, hlen) = tcp_header(frame, seg)?;
     tcp.get(20..hlen.min(tcp.len()))
 }
 
-/// Sequence-number helpers for fingerprints.
-pub fn rel(n: u32, base: u32) -> u32 {
-    SeqNum(n).relative_to(SeqNum(base))
+/// The payload bytes the frame holds (the snaplen may have cut them; the link layer's
+/// padding after a short IP packet is not payload: at most `payload_len` bytes).
+pub fn payload_prefix<'a>(frame: &'a [u8], seg: &Segment) -> Option<&'a [u8]> {
+    let (tcp, hlen) = tcp_header(frame, seg)?;
+    let rest = tcp.get(hlen..)?;
+    Some(&rest[..rest.len().min(seg.payload_len as usize)])
 }
 
 #[cfg(test)]

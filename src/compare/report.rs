@@ -13,6 +13,13 @@ pub struct Comparison {
     /// asymmetry of the one-way delays between the points.
     pub clock_offset_ms: Option<f64>,
     pub connections: Vec<ConnComparison>,
+    /// At least one connection is proven to be in both captures (evidence two unrelated
+    /// captures cannot share); `compare` exits 1 when none is.
+    pub in_common: bool,
+    /// Candidates with enough evidence that the timing law refused, one sentence each.
+    pub rejected: Vec<String>,
+    /// Why no connection was proven in common (empty when one was), one sentence each.
+    pub notes: Vec<String>,
     /// Connections only one capture has (label "client -> server").
     pub only_in_a: Vec<String>,
     pub only_in_b: Vec<String>,
@@ -35,9 +42,19 @@ pub struct CaptureInfo {
 pub struct ConnComparison {
     pub a: ConnInfo,
     pub b: ConnInfo,
-    /// How the two were matched: "4-tuple and ISN", "4-tuple", "segment sequence"
-    /// (NAT or ISN rewriting), "handshake timing".
+    /// What the match mainly rests on: "4-tuple and ISN", "ISN" (NAT keeping the ISNs),
+    /// "sequence numbers" (the same absolute numbers, a handshake missing), "payload"
+    /// (NAT and ISN rewriting), "4-tuple and time" (supporting evidence only).
     pub matched_by: String,
+    /// "proven" (evidence above the threshold) or "likely" (supporting evidence only:
+    /// then no finding is more than "likely").
+    pub match_strength: String,
+    /// The facts the match rests on and the evidence against the threshold, in words.
+    pub match_evidence: String,
+    /// Evidence in bits (−log2 of the chance that unrelated connections show it) and the
+    /// threshold for the candidates tried (20 + log2 of their number).
+    pub evidence_bits: f64,
+    pub evidence_needed_bits: f64,
     /// Which capture is nearer the client ("a", "b"), or "unknown", and why.
     pub nearer_client: String,
     pub nearer_client_evidence: String,
@@ -47,13 +64,21 @@ pub struct ConnComparison {
     /// Everything that differs between the points, in the order of the path.
     pub differences: Vec<Difference>,
     /// The differences that are middlebox effects in the vocabulary of `analyze`
-    /// (certain: both sides of the rewrite are in the captures).
+    /// (certain: both sides of the rewrite are in captures proven to hold one connection,
+    /// and the order of the points is known).
     pub middlebox: Vec<MiddleboxFinding>,
     pub c2s: DirComparison,
     pub s2c: DirComparison,
     /// Sum of the minimum one-way delays of both directions between the points (ms):
     /// independent of the clocks.
     pub round_trip_between_points_ms: Option<f64>,
+    /// B's clock minus A's for this connection (ms): half the difference of the two
+    /// directions' minimum delays (exact when the queue-free delays between the points are
+    /// symmetric); with the order of the points unknown, the mean of the two directions'
+    /// median differences (exact when the points coincide).
+    pub clock_offset_ms: Option<f64>,
+    /// The base RTT in three parts along the path (when the order of the points is known).
+    pub rtt_split: Option<RttSplit>,
     /// "no middlebox effects seen", or how many were.
     pub verdict: String,
 }
@@ -125,4 +150,30 @@ pub struct DirComparison {
     /// The one-way delay between the points when the clocks allow (both directions'
     /// minima are positive: the captures share a clock or are synchronised).
     pub one_way_delay_ms: Option<f64>,
+}
+
+/// The base (minimum) RTT split at the two capture points: the loop from the point nearer
+/// the client through the client, the round trip between the points, the loop from the
+/// point nearer the server through the server. Each loop is measured where it starts
+/// (`tcp::rtt`: data and its ACK, or a timestamp and its echo), so no clock is needed.
+/// A loop through an end includes its response time (a delayed ACK, a sender waiting for
+/// its window): the sides are upper bounds of the network delay there, the smaller of what
+/// the nearer point measures and what the farther one does less the round trip between.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RttSplit {
+    /// "a" or "b": the capture nearer the client.
+    pub near_client: String,
+    /// Loop point nearer the client -> client -> that point (min, ms; an upper bound).
+    pub client_side_ms: Option<f64>,
+    /// The round trip between the points (min one-way delays summed, ms).
+    pub between_ms: f64,
+    /// Loop point nearer the server -> server -> that point (min, ms; an upper bound).
+    pub server_side_ms: Option<f64>,
+    /// The three parts summed (ms): the path's base RTT, when all three are known.
+    pub end_to_end_ms: Option<f64>,
+    /// What the point nearer the client measures through the server (min, ms): it spans
+    /// the round trip between the points and the server side.
+    pub near_client_through_server_ms: Option<f64>,
+    /// What the point nearer the server measures through the client (min, ms).
+    pub near_server_through_client_ms: Option<f64>,
 }

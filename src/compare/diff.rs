@@ -497,9 +497,9 @@ pub fn compare_conn(a: &ConnRecord, b: &ConnRecord, how: &str) -> ConnComparison
             None => (*seg, text.clone()),
         };
         middlebox.push(MiddleboxFinding {
-            kind: kind.as_str().into(),
-            direction: direction.as_str().into(),
-            confidence: confidence.as_str().into(),
+            kind: *kind,
+            direction,
+            confidence,
             evidence,
         });
     }

@@ -2,6 +2,7 @@
 //! periods of what limited the flow.
 
 use super::style::*;
+use bdpscope::summary::Label;
 use super::{runs_below, split_gaps, steps, Ctx};
 use anyhow::Result;
 use plotters::prelude::*;
@@ -21,10 +22,7 @@ pub fn draw<DB: DrawingBackend>(ctx: &Ctx<'_>, root: &Area<DB>) -> Result<()> {
     // Near the receiver the capture point's flight says little about the sender (data is
     // acknowledged as it arrives), and neither does the pipe: draw the pipe only where the
     // capture was taken near the sender (or in the middle).
-    let sender_end = if f.bulk_direction == "c2s" { "client" } else { "server" };
-    let receiver_end = if f.bulk_direction == "c2s" { "server" } else { "client" };
-    let near_receiver = f.rtt_ms.vantage == receiver_end && f.rtt_ms.vantage != sender_end;
-    let pipe = if d.retransmitted_segments > 0 && !near_receiver {
+    let pipe = if d.retransmitted_segments > 0 && !f.near_receiver() {
         ctx.points(&d.pipe, 1.0)
     } else {
         Vec::new()
@@ -85,9 +83,9 @@ pub fn draw<DB: DrawingBackend>(ctx: &Ctx<'_>, root: &Area<DB>) -> Result<()> {
         ));
     }
     let bands = ctx.bands();
-    for l in BAND_LABELS {
-        if let (true, Some(c)) = (bands.iter().any(|b| b.2 == l), band_colour(l)) {
-            legend.push(LegendItem::new(Swatch::Band(c), l));
+    for &l in Label::ALL {
+        if bands.iter().any(|b| b.2 == l) {
+            legend.push(LegendItem::new(Swatch::Band(band_colour(l)), l.as_str()));
         }
     }
 

@@ -285,11 +285,7 @@ impl Observer for SeriesRecorder {
         let Some(live) = self.live.remove(&summary.id) else {
             return;
         };
-        let dir = if summary.bulk_direction == "c2s" {
-            Dir::C2S
-        } else {
-            Dir::S2C
-        };
+        let dir = summary.bulk_direction;
         let bytes = if dir == Dir::C2S {
             summary.bytes.c2s
         } else {

@@ -4,6 +4,7 @@
 use super::bucket::{Bucketed, Sum};
 use super::style::*;
 use super::Ctx;
+use bdpscope::summary::CapacityMethod;
 use anyhow::Result;
 use plotters::prelude::*;
 
@@ -41,8 +42,8 @@ fn stairs(r: &[(f64, f64, f64)], div: f64) -> Vec<(f64, f64)> {
 /// (`--link-rate`), said to be theirs.
 pub fn bottleneck_label(f: &bdpscope::summary::FlowSummary, rate: fn(f64) -> String) -> Option<String> {
     let b = f.bottleneck_bps?;
-    Some(match f.bottleneck_method.as_deref() {
-        Some("user-link-rate") => format!("bottleneck {} (your --link-rate)", rate(b)),
+    Some(match f.bottleneck_method {
+        Some(CapacityMethod::LinkRate) => format!("bottleneck {} (your --link-rate)", rate(b)),
         Some(m) => format!("bottleneck estimate {} ({m})", rate(b)),
         None => format!("bottleneck estimate {}", rate(b)),
     })

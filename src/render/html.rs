@@ -10,9 +10,11 @@
 //! values under the cursor show beside it (see assets/html/report.js).
 
 use super::charts::{ChartData, Swatch};
-use super::page::{chip, document, verdict_class, verdicts};
+use super::page::{chip, document, verdict_class};
 use crate::plot::Kind;
-use bdpscope::summary::{CaptureSummary, FlowSummary};
+use bdpscope::capture::Compression;
+use bdpscope::endpoint::Dir;
+use bdpscope::summary::{CaptureSummary, FlowSummary, Label, Verdict};
 use bdpscope::units::{bits, bytes, pct};
 use maud::{html, Markup, PreEscaped};
 use std::collections::HashMap;
@@ -59,18 +61,16 @@ fn yes_no(v: Option<bool>) -> &'static str {
 }
 
 fn bulk_bytes(f: &FlowSummary) -> u64 {
-    if f.bulk_direction == "c2s" {
-        f.bytes.c2s
-    } else {
-        f.bytes.s2c
+    match f.bulk_direction {
+        Dir::C2S => f.bytes.c2s,
+        Dir::S2C => f.bytes.s2c,
     }
 }
 
 fn arrow(f: &FlowSummary) -> &'static str {
-    if f.bulk_direction == "c2s" {
-        "→"
-    } else {
-        "←"
+    match f.bulk_direction {
+        Dir::C2S => "→",
+        Dir::S2C => "←",
     }
 }
 
@@ -152,7 +152,10 @@ fn captures(p: &Page<'_>) -> Markup {
                             (Some(a), Some(b)) => format!("{:.2} s", b - a),
                             _ => "–".into(),
                         };
-                        @let format = if c.compression == "none" { c.format.clone() } else { format!("{} + {}", c.format, c.compression) };
+                        @let format = match c.compression {
+                            Compression::None => c.format.to_string(),
+                            z => format!("{} + {z}", c.format),
+                        };
                         tr {
                             td title=(c.path) { (short_path(&c.path)) }
                             td { (format) }
@@ -201,7 +204,7 @@ fn floods(captures: &[CaptureSummary]) -> Markup {
                         @for f in &c.floods {
                             tr {
                                 td { (short_path(&c.path)) }
-                                td { (f.kind) }
+                                td { (f.kind.as_str()) }
                                 td { (f.target.as_deref().unwrap_or("–")) }
                                 td { (f.source.as_deref().unwrap_or("–")) }
                                 td.num { (f.attempts) }
@@ -294,7 +297,7 @@ fn cell(f: &FlowSummary, key: &str, linked: bool) -> (String, Markup) {
             f.retransmitted_segments.to_string(),
             html! { (f.retransmitted_segments) },
         ),
-        "verdict" => (f.verdict.clone(), chip(&f.verdict)),
+        "verdict" => (f.verdict.to_string(), chip(f.verdict)),
         _ => (String::new(), html! {}),
     }
 }
@@ -309,12 +312,12 @@ fn flow_table(p: &Page<'_>) -> Markup {
             h2 { "Flows" }
             div.filters role="group" aria-label="filter by verdict" {
                 span { "verdict:" }
-                @for v in verdicts() {
+                @for v in Verdict::ALL {
                     @let n = flows.iter().filter(|f| f.verdict == v).count();
                     @if n > 0 {
                         label class={ "chip " (verdict_class(v)) } {
-                            input type="checkbox" data-verdict=(v) checked;
-                            " " (v) " (" (n) ")"
+                            input type="checkbox" data-verdict=(v.as_str()) checked;
+                            " " (v.as_str()) " (" (n) ")"
                         }
                     }
                 }
@@ -329,7 +332,7 @@ fn flow_table(p: &Page<'_>) -> Markup {
                 } }
                 tbody {
                     @for f in flows {
-                        tr data-verdict=(f.verdict) {
+                        tr data-verdict=(f.verdict.as_str()) {
                             @for (key, _, num) in &cols {
                                 @let (v, shown) = cell(f, key, has_section(f, p.charts));
                                 @let class = if *num { Some("num") } else if matches!(*key, "capture" | "client" | "server") { Some("wrap") } else { None };
@@ -366,19 +369,19 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>) -> Markup {
     let r = &f.rtt_ms;
     let hs = &f.handshake;
     html! {
-        section.flow id={ "flow-" (f.id) } data-verdict=(f.verdict) {
-            h2 { "flow " (f.id) " " span.ends { (f.client) " " (arrow(f)) " " (f.server) } " " (chip(&f.verdict)) }
-            p.muted { (f.capture) " · " (format!("{:.2} s", f.duration_s)) " · " (f.packets) " packets · " (f.end_state) }
+        section.flow id={ "flow-" (f.id) } data-verdict=(f.verdict.as_str()) {
+            h2 { "flow " (f.id) " " span.ends { (f.client) " " (arrow(f)) " " (f.server) } " " (chip(f.verdict)) }
+            p.muted { (f.capture) " · " (format!("{:.2} s", f.duration_s)) " · " (f.packets) " packets · " (f.end_state.as_str()) }
             @if let Some(l) = f.limits {
                 div.limits title="share of the bulk transfer's time" {
                     @for (v, frac, short) in [
-                        ("receiver-window-limited", l.receiver_window, "receiver window"),
-                        ("cwnd-limited", l.cwnd, "cwnd"),
-                        ("bottleneck-limited", l.bottleneck, "bottleneck"),
-                        ("sender-limited", l.sender, "sender"),
+                        (Label::ReceiverWindow, l.receiver_window, "receiver window"),
+                        (Label::Cwnd, l.cwnd, "cwnd"),
+                        (Label::Bottleneck, l.bottleneck, "bottleneck"),
+                        (Label::Sender, l.sender, "sender"),
                     ] {
                         @if frac > 0.0 {
-                            span class=(verdict_class(v)) style={ "width:" (format!("{:.2}", frac * 100.0)) "%" }
+                            span class=(verdict_class(v.into())) style={ "width:" (format!("{:.2}", frac * 100.0)) "%" }
                                 title={ (short) " " (format!("{:.0}", frac * 100.0)) "%" } {
                                 @if frac >= 0.08 { (short) " " (format!("{:.0}", frac * 100.0)) "%" }
                             }
@@ -387,11 +390,11 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>) -> Markup {
                 }
             }
             dl.facts {
-                div { dt { "data" } dd { "c2s " (bytes(f.bytes.c2s as f64)) ", s2c " (bytes(f.bytes.s2c as f64)) " (" (f.bulk_direction) " bulk)" } }
+                div { dt { "data" } dd { "c2s " (bytes(f.bytes.c2s as f64)) ", s2c " (bytes(f.bytes.s2c as f64)) " (" (f.bulk_direction.as_str()) " bulk)" } }
                 div { dt { "goodput" } dd { (bits(f.goodput_bps)) } }
                 div { dt { "RTT" } dd {
                     "min " (ms(r.min)) ", median " (ms(r.median)) ", p95 " (ms(r.p95)) ", max " (ms(r.max))
-                    " (" (r.samples) " samples; capture near " (r.vantage) ")"
+                    " (" (r.samples) " samples; capture near " (r.vantage.as_str()) ")"
                 } }
                 div { dt { "window" } dd {
                     "max flight " (bytes(f.max_flight_bytes as f64)) ", max rwnd "
@@ -399,7 +402,7 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>) -> Markup {
                 } }
                 @if let Some(b) = f.bottleneck_bps {
                     div { dt { "bottleneck" } dd {
-                        (bits(b)) " (" (f.bottleneck_method.as_deref().unwrap_or("?")) "), BDP "
+                        (bits(b)) " (" (f.bottleneck_method.map_or("?", |m| m.as_str())) "), BDP "
                         (f.bdp_bytes.map_or("–".into(), |b| bytes(b as f64)))
                     } }
                 }
@@ -418,11 +421,11 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>) -> Markup {
                              td { (yes_no(hs.server_sack_permitted)) } td { (yes_no(hs.server_timestamps)) } }
                     }
                 }
-                p { "window scaling " (hs.window_scaling)
+                p { "window scaling " (hs.window_scaling.as_str())
                     @if hs.syn_retransmissions > 0 { "; " (hs.syn_retransmissions) " SYN retransmission(s)" } }
             } @else if let Some(i) = &hs.inferred {
                 p { "not in the capture; window scale inferred client " (opt(i.client_wscale)) " / server "
-                    (opt(i.server_wscale)) " (" (i.confidence) "): " (i.evidence) }
+                    (opt(i.server_wscale)) " (" (i.confidence.as_str()) "): " (i.evidence) }
             } @else {
                 p { "not in the capture (window scale unknown)" }
             }
@@ -431,7 +434,7 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>) -> Markup {
                 p.muted { "no sign of option rewriting" }
             } @else {
                 ul { @for m in &f.middlebox {
-                    li { b { (m.kind) } " on " (m.direction) " (" (m.confidence) "): " (m.evidence) }
+                    li { b { (m.kind.as_str()) } " on " (m.direction.as_str()) " (" (m.confidence.as_str()) "): " (m.evidence) }
                 } }
             }
             (list("Notes", &f.notes))
@@ -451,7 +454,7 @@ fn graphs(f: &FlowSummary, c: &Charts) -> Markup {
             p.zoomhint { "Drag across a graph to zoom into that time (all four follow); double-click to zoom out. Values under the cursor show beside it." }
             @for (kind, items) in &c.legends {
                 figure.chart data-kind=(kind.name()) {
-                    h4 { (kind.title()) " · flow " (f.id) ": " (f.client) " " (arrow(f)) " " (f.server) " · " (f.verdict) }
+                    h4 { (kind.title()) " · flow " (f.id) ": " (f.client) " " (arrow(f)) " " (f.server) " · " (f.verdict.as_str()) }
                     ul.legend {
                         @for (sw, label) in items {
                             li { span class={ "sw " (sw.class()) } {} (label) }

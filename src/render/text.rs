@@ -1,5 +1,7 @@
 //! The text view: what a person reads after `tcpdump` — one aligned block per flow.
 
+use bdpscope::capture::Compression;
+use bdpscope::endpoint::Dir;
 use bdpscope::summary::{CaptureSummary, FlowSummary};
 use bdpscope::units::{bits, bytes, millis, pct, secs};
 use std::io::Write;
@@ -12,7 +14,7 @@ fn ms(v: Option<f64>) -> String {
 /// Whether a flow's block is shown without `--all`: it was judged, or it stalled or failed
 /// (a window that closed and never reopened is the whole post-mortem of a short flow).
 fn shown(f: &FlowSummary) -> bool {
-    f.verdict != "undetermined" || !f.stalls.is_empty()
+    f.verdict.is_judged() || !f.stalls.is_empty()
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -61,11 +63,11 @@ pub fn write<W: Write>(out: &mut W, captures: &[CaptureSummary], flows: &Collect
             "{}: {} {}{}, {} packets, {} TCP segments, {} flows",
             c.path,
             c.format,
-            if c.compression == "none" { "" } else { "+" },
-            if c.compression == "none" {
-                String::new()
+            if c.compression == Compression::None { "" } else { "+" },
+            if c.compression == Compression::None {
+                ""
             } else {
-                c.compression.clone()
+                c.compression.as_str()
             },
             c.packets,
             c.tcp_segments,
@@ -107,7 +109,7 @@ fn connections<W: Write>(out: &mut W, c: &CaptureSummary) -> std::io::Result<()>
         let what = match (&f.source, &f.target) {
             (Some(s), Some(t)) => format!("{} from {s} on {t}", f.kind),
             (None, Some(t)) => format!("{} on {t}", f.kind),
-            _ => f.kind.clone(),
+            _ => f.kind.to_string(),
         };
         writeln!(out, "  {:<12}{what}: {}", "flood", f.evidence)?;
         if let Some(p) = &f.peak {
@@ -149,7 +151,10 @@ fn connections<W: Write>(out: &mut W, c: &CaptureSummary) -> std::io::Result<()>
 }
 
 fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
-    let arrow = if f.bulk_direction == "s2c" { "<-" } else { "->" };
+    let arrow = match f.bulk_direction {
+        Dir::C2S => "->",
+        Dir::S2C => "<-",
+    };
     writeln!(
         out,
         "flow {}  {} {} {}  [{}]",
@@ -226,7 +231,7 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
             "  {:<12}{} ({}), BDP {}",
             "bottleneck",
             bits(b),
-            f.bottleneck_method.as_deref().unwrap_or("?"),
+            f.bottleneck_method.map_or("?", |m| m.as_str()),
             bytes(bdp as f64)
         )?;
     }

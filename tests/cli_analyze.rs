@@ -206,6 +206,8 @@ fn flows_are_selected_by_id_host_and_port() {
     let none = run(&["analyze", "--format", "json", "--port", "1", a.to_str().unwrap()]);
     let v2: serde_json::Value = serde_json::from_slice(&none.stdout).unwrap();
     assert!(v2["flows"].as_array().unwrap().is_empty());
+    assert_eq!(none.status.code(), Some(1), "a selection that matches nothing is an error");
+    assert!(stderr(&none).contains("no flow matches --port 1"), "{}", stderr(&none));
     let host = run(&[
         "analyze",
         "--format",
@@ -250,4 +252,45 @@ fn the_number_of_analysis_threads_does_not_change_the_result() {
     assert!(default.len() > 10_000);
     assert_eq!(json(Some("1")), default, "-j 1");
     assert_eq!(json(Some("3")), default, "-j 3");
+}
+
+/// A flow asked for that is not there: exit 1 and a message saying what was asked, in
+/// every command that selects flows (a script learns its id was wrong).
+#[test]
+fn a_selection_that_matches_nothing_exits_1_with_a_message() {
+    let cap = fixture(RWND);
+    let cap = cap.to_str().unwrap();
+    let out = std::env::temp_dir().join(format!("bdpscope-none-{}", std::process::id()));
+    let out = out.to_str().unwrap();
+    for (what, args) in [
+        ("text", vec!["analyze", "--flow", "99", cap]),
+        ("json", vec!["analyze", "--format", "json", "--flow", "99", cap]),
+        ("csv", vec!["analyze", "--format", "csv", "--flow", "99", cap]),
+        ("packets", vec!["packets", "--flow", "99", cap]),
+        ("plot", vec!["plot", "--svg-only", "--out", out, "--flow", "99", cap]),
+        ("report", vec!["report", "--out", out, "--flow", "99", cap]),
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(1), "{what}: {}", stderr(&o));
+        assert!(stderr(&o).contains("no flow matches --flow 99 in"), "{what}: {}", stderr(&o));
+    }
+    // The same commands with a flow that is there succeed.
+    let o = run(&["analyze", "--flow", "0", cap]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(out);
+}
+
+/// One name per limit: `plot` takes `--max-plots` as `report` does, and the old spelling
+/// still works (hidden).
+#[test]
+fn plot_and_report_name_their_limit_alike() {
+    let cap = fixture(RWND);
+    let out = std::env::temp_dir().join(format!("bdpscope-maxplots-{}", std::process::id()));
+    for flag in ["--max-plots", "--max-flows"] {
+        let o = run(&["plot", "--svg-only", flag, "1", "--out", out.to_str().unwrap(), cap.to_str().unwrap()]);
+        assert!(o.status.success(), "{flag}: {}", stderr(&o));
+    }
+    let help = stdout(&run(&["plot", "--help"]));
+    assert!(help.contains("--max-plots") && !help.contains("--max-flows"), "{help}");
+    let _ = std::fs::remove_dir_all(out);
 }

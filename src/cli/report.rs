@@ -30,7 +30,7 @@ pub struct ReportArgs {
     pub link_rate: Option<f64>,
     /// Graphs for at most this many flows (those with the most data); the others are in
     /// the table and described, without graphs. Each flow's graphs carry at most 32768
-    /// points.
+    /// points. (`plot` takes the same limit by the same name.)
     #[arg(long, value_name = "N", default_value_t = 40)]
     pub max_plots: usize,
     /// The page's title.
@@ -57,10 +57,7 @@ pub fn run(args: ReportArgs) -> Result<Status> {
             Ok((summary, fl, _, next)) => {
                 next_id = next;
                 captures.push(summary);
-                flows.extend(
-                    fl.into_iter()
-                        .filter(|f| args.select.flows.is_empty() || args.select.flows.contains(&f.id)),
-                );
+                flows.extend(fl.into_iter().filter(|f| args.select.wants(f.id)));
             }
             Err(e) => {
                 eprintln!("bdpscope: {e:#}");
@@ -101,6 +98,9 @@ pub fn run(args: ReportArgs) -> Result<Status> {
     html::write(&mut out, &page).with_context(|| format!("{}: cannot write", index.display()))?;
     std::io::Write::flush(&mut out)?;
     println!("{}", index.display());
+    if flows.is_empty() && !args.select.is_empty() && !captures.is_empty() {
+        return Ok(args.select.none_matched(&records.captures));
+    }
     Ok(if failed.is_empty() && !captures.is_empty() {
         Status::Success
     } else {

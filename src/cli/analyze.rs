@@ -145,10 +145,11 @@ fn analyze_summaries(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    for w in &summary.warnings {
-        eprintln!("bdpscope: warning: {name}: {w}; the packets before were analysed");
-    }
+    // The text view says these in its capture block (on stdout): said once, not twice.
     if p.warn {
+        for w in &summary.warnings {
+            eprintln!("bdpscope: warning: {name}: {w}; the packets before were analysed");
+        }
         warn_budget(&name, &summary);
     }
     let next = first_id + summary.flows;
@@ -181,7 +182,6 @@ pub fn analyze_stream(
     // the same for any number of workers).
     let workers = super::threads(p.jobs).saturating_sub(1).max(1);
     let (mut captures, mut failed) = (Vec::new(), false);
-    let mut next_id = 0;
     let mut written = 0;
     for path in &records.captures {
         // The filter's note on flows it left with one direction, then `--flow`.
@@ -192,11 +192,11 @@ pub fn analyze_stream(
                 sink(f);
             }
         };
-        match analyze_summaries(path, records, next_id, p, workers, &mut selected) {
-            Ok((summary, next)) => {
-                next_id = next;
-                captures.push(summary);
-            }
+        // Ids are per capture (from 0 in each, in the order connections appear), as in
+        // every command and in batch's tables: a flow's id does not depend on the other
+        // files on the command line.
+        match analyze_summaries(path, records, 0, p, workers, &mut selected) {
+            Ok((summary, _)) => captures.push(summary),
             Err(e) => {
                 eprintln!("bdpscope: {e:#}");
                 failed = true;
@@ -223,7 +223,8 @@ pub fn run(args: AnalyzeArgs) -> Result<Status> {
     let mut error: Option<anyhow::Error> = None;
     let captures = match args.format {
         Format::Text => {
-            let mut text = render::text::Collector::new(args.all);
+            // A flow asked for by id is shown even when too short to judge.
+            let mut text = render::text::Collector::new(args.all || !args.select.flows.is_empty());
             let r = analyze_stream(&records, &p, &mut |f| text.flow(f));
             render::text::write(&mut out, &r.0, &text)?;
             r

@@ -35,7 +35,8 @@ pub enum Command {
     /// Per-flow analysis: handshake, RTT, windows, bottleneck, BDP, verdict, advice.
     Analyze(AnalyzeArgs),
     /// Every TCP segment as a CSV row (frame, time, flow, dir, seq, ack, len, flags,
-    /// win_raw, win_bytes, flight_bytes, rtt_ms, retransmission).
+    /// win_raw, win_bytes, flight_bytes, rtt_ms, retransmission, pipe_bytes, ts_rtt_ms,
+    /// dup_ack, zero_window, window_full, naive_flight_bytes).
     Packets(PacketsArgs),
     /// Plots per flow (SVG and PNG): flight vs BDP, RTT, goodput, time-sequence.
     Plot(plot::PlotArgs),
@@ -55,7 +56,8 @@ pub enum Command {
 /// in its tables, takes its [`Endpoints`] part).
 #[derive(Args, Debug, Clone, Default)]
 pub struct Selection {
-    /// Only the flow(s) with this id (repeatable).
+    /// Only the flow(s) with this id (repeatable). Ids are per capture: flow 0 is the
+    /// first connection of each capture, whatever other files are given.
     #[arg(long = "flow", value_name = "ID")]
     pub flows: Vec<u64>,
     #[command(flatten)]

@@ -64,8 +64,8 @@ pub fn run(args: PlotArgs) -> Result<Status> {
     }
     let mut written = 0;
     for f in flows.iter().filter(|f| args.select.wants(f.id)) {
-        let Some(rec) = recorder.get(f.id) else {
-            if recorder.dropped.contains(&f.id) {
+        let Some(rec) = recorder.get(0, f.id) else {
+            if recorder.dropped.contains(&(0, f.id)) {
                 eprintln!(
                     "bdpscope: flow {}: not plotted (more than {} flows; use --flow or --max-plots)",
                     f.id, args.max_plots

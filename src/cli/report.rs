@@ -44,18 +44,21 @@ pub fn run(args: ReportArgs) -> Result<Status> {
         .with_context(|| format!("{}: cannot create the directory", args.out.display()))?;
     let mut recorder = SeriesRecorder::new(args.select.flows.clone(), args.max_plots);
     let (mut captures, mut flows, mut failed) = (Vec::new(), Vec::new(), Vec::new());
-    let mut next_id = 0;
+    let mut places = HashMap::new();
     for path in &records.captures {
+        // Ids are per capture, as in every command and in batch's tables; the recorder
+        // tells the captures' flows apart by the capture's place.
+        recorder.set_capture(captures.len());
         match analyze_one(
             path,
             &records,
-            next_id,
+            0,
             filter_of(&args.select),
             args.link_rate,
             &mut recorder,
         ) {
-            Ok((summary, fl, _, next)) => {
-                next_id = next;
+            Ok((summary, fl, _, _)) => {
+                places.insert(summary.path.clone(), captures.len());
                 captures.push(summary);
                 flows.extend(fl.into_iter().filter(|f| args.select.wants(f.id)));
             }
@@ -65,12 +68,12 @@ pub fn run(args: ReportArgs) -> Result<Status> {
             }
         }
     }
-    let mut charts: HashMap<u64, Charts> = HashMap::new();
+    let mut charts: HashMap<(String, u64), Charts> = HashMap::new();
     for f in &flows {
-        let Some(rec) = recorder.get(f.id) else { continue };
+        let Some(rec) = places.get(&f.capture).and_then(|&k| recorder.get(k, f.id)) else { continue };
         let ctx = Ctx::new(f, rec);
         charts.insert(
-            f.id,
+            html::chart_key(f),
             Charts {
                 data: ChartData::new(&ctx),
                 legends: legend(&ctx),

@@ -36,7 +36,8 @@ pub struct Page<'a> {
     pub title: &'a str,
     pub captures: &'a [CaptureSummary],
     pub flows: &'a [FlowSummary],
-    pub charts: &'a HashMap<u64, Charts>,
+    /// By flow: its capture's path and its id (ids are per capture).
+    pub charts: &'a HashMap<(String, u64), Charts>,
     /// Inputs that could not be read, with the reason.
     pub failed: &'a [String],
     /// Why some flows have no graphs (e.g. the limit), shown once.
@@ -103,6 +104,26 @@ fn short_path(p: &str) -> String {
     }
 }
 
+/// The key a flow's charts go by in [`Page::charts`].
+pub fn chart_key(f: &FlowSummary) -> (String, u64) {
+    (f.capture.clone(), f.id)
+}
+
+impl Page<'_> {
+    fn charts_of(&self, f: &FlowSummary) -> Option<&Charts> {
+        self.charts.get(&chart_key(f))
+    }
+
+    /// The id of a flow's section, unique in the page: `flow-ID` for one capture (ids are
+    /// per capture), `flow-N-ID` with the capture's place N (from 1) for several.
+    fn anchor(&self, f: &FlowSummary) -> String {
+        match self.captures.iter().position(|c| c.path == f.capture) {
+            Some(n) if self.captures.len() > 1 => format!("flow-{}-{}", n + 1, f.id),
+            _ => format!("flow-{}", f.id),
+        }
+    }
+}
+
 pub fn write<W: Write>(out: &mut W, page: &Page<'_>) -> std::io::Result<()> {
     out.write_all(render(page).into_string().as_bytes())
 }
@@ -122,8 +143,8 @@ fn render(p: &Page<'_>) -> Markup {
         main {
             (captures(p))
             (flow_table(p))
-            @for f in p.flows.iter().filter(|f| has_section(f, p.charts)) {
-                (flow_section(f, p.charts.get(&f.id)))
+            @for f in p.flows.iter().filter(|f| has_section(f, p)) {
+                (flow_section(f, p.charts_of(f), &p.anchor(f)))
             }
         }
         footer {
@@ -247,7 +268,7 @@ const COLUMNS: [(&str, &str, bool); 14] = [
     ("duration", "duration", true),
     ("goodput", "goodput", true),
     ("rtt", "min RTT", true),
-    ("flight", "max flight", true),
+    ("flight", "max flight here", true),
     ("rwnd", "max rwnd", true),
     ("bdp", "BDP", true),
     ("bottleneck", "bottleneck", true),
@@ -256,11 +277,13 @@ const COLUMNS: [(&str, &str, bool); 14] = [
 ];
 
 /// A cell: the value it sorts by (data-v) and what it shows.
-fn cell(f: &FlowSummary, key: &str, linked: bool) -> (String, Markup) {
+fn cell(f: &FlowSummary, key: &str, link: Option<&str>) -> (String, Markup) {
     let dash = || html! { "–" };
     match key {
-        "id" if linked => (f.id.to_string(), html! { a href={ "#flow-" (f.id) } { (f.id) } }),
-        "id" => (f.id.to_string(), html! { (f.id) }),
+        "id" => match link {
+            Some(anchor) => (f.id.to_string(), html! { a href={ "#" (anchor) } { (f.id) } }),
+            None => (f.id.to_string(), html! { (f.id) }),
+        },
         "capture" => (f.capture.clone(), breakable(&short_path(&f.capture))),
         "client" => (f.client.clone(), address(&f.client)),
         "server" => (f.server.clone(), address(&f.server)),
@@ -306,7 +329,7 @@ fn flow_table(p: &Page<'_>) -> Markup {
     let flows = p.flows;
     let multi = p.captures.len() > 1;
     let cols: Vec<&(&str, &str, bool)> = COLUMNS.iter().filter(|c| multi || c.0 != "capture").collect();
-    let bare = flows.iter().filter(|f| !has_section(f, p.charts)).count();
+    let bare = flows.iter().filter(|f| !has_section(f, p)).count();
     html! {
         section #flows {
             h2 { "Flows" }
@@ -334,7 +357,8 @@ fn flow_table(p: &Page<'_>) -> Markup {
                     @for f in flows {
                         tr data-verdict=(f.verdict.as_str()) {
                             @for (key, _, num) in &cols {
-                                @let (v, shown) = cell(f, key, has_section(f, p.charts));
+                                @let link = has_section(f, p).then(|| p.anchor(f));
+                                @let (v, shown) = cell(f, key, link.as_deref());
                                 @let class = if *num { Some("num") } else if matches!(*key, "capture" | "client" | "server") { Some("wrap") } else { None };
                                 td data-v=(v) class=[class] { (shown) }
                             }
@@ -352,8 +376,8 @@ fn flow_table(p: &Page<'_>) -> Markup {
 
 /// Flows that carried payload get a section of their own; the others (a SYN scan has
 /// thousands) only a row.
-fn has_section(f: &FlowSummary, charts: &HashMap<u64, Charts>) -> bool {
-    f.bytes.c2s + f.bytes.s2c > 0 || charts.contains_key(&f.id)
+fn has_section(f: &FlowSummary, p: &Page<'_>) -> bool {
+    f.bytes.c2s + f.bytes.s2c > 0 || p.charts_of(f).is_some()
 }
 
 fn list(title: &str, items: &[String]) -> Markup {
@@ -365,11 +389,11 @@ fn list(title: &str, items: &[String]) -> Markup {
     }
 }
 
-fn flow_section(f: &FlowSummary, charts: Option<&Charts>) -> Markup {
+fn flow_section(f: &FlowSummary, charts: Option<&Charts>, anchor: &str) -> Markup {
     let r = &f.rtt_ms;
     let hs = &f.handshake;
     html! {
-        section.flow id={ "flow-" (f.id) } data-verdict=(f.verdict.as_str()) {
+        section.flow id=(anchor) data-verdict=(f.verdict.as_str()) {
             h2 { "flow " (f.id) " " span.ends { (f.client) " " (arrow(f)) " " (f.server) } " " (chip(f.verdict)) }
             p.muted { (f.capture) " · " (format!("{:.2} s", f.duration_s)) " · " (f.packets) " packets · " (f.end_state.as_str()) }
             @if let Some(l) = f.limits {
@@ -397,7 +421,7 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>) -> Markup {
                     " (" (r.samples) " samples; capture near " (r.vantage.as_str()) ")"
                 } }
                 div { dt { "window" } dd {
-                    "max flight " (bytes(f.max_flight_bytes as f64)) ", max rwnd "
+                    "max flight " (super::max_flight(f)) ", max rwnd "
                     (f.max_rwnd_bytes.map_or("unknown".into(), |b| bytes(b as f64)))
                 } }
                 @if let Some(b) = f.bottleneck_bps {

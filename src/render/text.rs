@@ -60,18 +60,18 @@ pub fn write<W: Write>(out: &mut W, captures: &[CaptureSummary], flows: &Collect
     for c in captures {
         writeln!(
             out,
-            "{}: {} {}{}, {} packets, {} TCP segments, {} flows",
+            "{}: {}{}, {} packets, {} TCP segments, {} flow{}",
             c.path,
             c.format,
-            if c.compression == Compression::None { "" } else { "+" },
             if c.compression == Compression::None {
-                ""
+                String::new()
             } else {
-                c.compression.as_str()
+                format!(" +{}", c.compression.as_str())
             },
             c.packets,
             c.tcp_segments,
-            c.flows
+            c.flows,
+            if c.flows == 1 { "" } else { "s" }
         )?;
         for w in &c.warnings {
             writeln!(out, "  warning: {w}")?;
@@ -207,16 +207,7 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
         r.samples,
         r.vantage
     )?;
-    let flight = match f.sender_max_flight_bytes {
-        Some(s) if s > f.max_flight_bytes + f.max_flight_bytes / 4 => {
-            format!(
-                "{} at the sender ({} seen here)",
-                bytes(s as f64),
-                bytes(f.max_flight_bytes as f64)
-            )
-        }
-        _ => bytes(f.max_flight_bytes as f64),
-    };
+    let flight = super::max_flight(f);
     writeln!(
         out,
         "  {:<12}max flight {}, max rwnd {}, {} retransmitted segments",

@@ -369,3 +369,32 @@ fn the_text_view_reads_as_english() {
     assert_eq!(format!("{out}{err}").matches("cut short").count(), 1, "{out}\n{err}");
     let _ = std::fs::remove_file(&tmp);
 }
+
+/// One formatter for quantities (bdpscope::units): the BDP and the mean goodput of a flow
+/// read the same in the text view, the plot's legend and the report (they were "2.8 KiB"
+/// in one and "2.83 KiB" in another).
+#[test]
+fn quantities_read_the_same_in_every_view() {
+    let cap = fixture(RWND);
+    let cap = cap.to_str().unwrap();
+    let o = run(&["analyze", "--format", "json", cap]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = &v["flows"][0];
+    let bdp = bdpscope::units::bytes(f["bdp_bytes"].as_f64().unwrap());
+    let goodput = bdpscope::units::bits(f["goodput_bps"].as_f64().unwrap());
+    let text = stdout(&run(&["analyze", cap]));
+    let dir = std::env::temp_dir().join(format!("bdpscope-units-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    assert!(run(&["plot", "--svg-only", "--out", d, cap]).status.success());
+    let flight = std::fs::read_to_string(dir.join("flow-0-flight.svg")).unwrap();
+    let throughput = std::fs::read_to_string(dir.join("flow-0-throughput.svg")).unwrap();
+    assert!(run(&["report", "--out", d, cap]).status.success());
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    for (view, s) in [("text", &text), ("plot", &flight), ("report", &html)] {
+        assert!(s.contains(&format!("BDP {bdp}")) || s.contains(&format!("BDP is {bdp}")), "{view}: no BDP {bdp}");
+    }
+    for (view, s) in [("text", &text), ("plot", &throughput), ("report", &html)] {
+        assert!(s.contains(&goodput), "{view}: no goodput {goodput}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

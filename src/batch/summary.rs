@@ -13,7 +13,7 @@ use super::tables::Report;
 use crate::render::page::{chip, document, verdict_class};
 use anyhow::{Context, Result};
 use bdpscope::summary::{Label, Verdict};
-use bdpscope::units::{bits, bytes};
+use bdpscope::units::{bits, bytes, pct};
 use maud::{html, Markup};
 use polars::prelude::*;
 use std::fmt::Write as _;
@@ -256,16 +256,15 @@ fn steps125(lo: f64, hi: f64) -> Vec<f64> {
     v
 }
 
-/// A time given in milliseconds, as bdpscope::units writes times.
-fn ms(v: f64) -> String {
-    bdpscope::units::ms(v / 1000.0)
-}
+// A time given in milliseconds (the tables' unit), as bdpscope::units writes times.
+use bdpscope::units::millis as ms;
 
-fn pct(n: u64, of: u64) -> f64 {
+/// `n` as a share of `of` (1.0 = all).
+fn share(n: u64, of: u64) -> f64 {
     if of == 0 {
         0.0
     } else {
-        n as f64 * 100.0 / of as f64
+        n as f64 / of as f64
     }
 }
 
@@ -353,7 +352,7 @@ fn markdown(m: &Model) -> String {
     );
     let _ = writeln!(o, "## Verdicts\n\n| verdict | flows | share |\n|---|---:|---:|");
     for (l, n) in &m.verdicts {
-        let _ = writeln!(o, "| {l} | {n} | {:.1}% |", pct(*n, m.flows));
+        let _ = writeln!(o, "| {l} | {n} | {} |", pct(share(*n, m.flows)));
     }
     let _ = writeln!(
         o,
@@ -382,7 +381,7 @@ fn markdown(m: &Model) -> String {
         for w in m.worst {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} → {} | {} | {} | {} | {:.1}% | {} | {} |",
+                "| {} | {} | {} → {} | {} | {} | {} | {} | {} | {} |",
                 md_cell(&w.capture),
                 w.id,
                 w.client,
@@ -390,7 +389,7 @@ fn markdown(m: &Model) -> String {
                 w.verdict,
                 bits(w.goodput_bps),
                 bits(w.bound_bps),
-                w.ratio() * 100.0,
+                pct(w.ratio()),
                 bytes(w.max_rwnd_bytes as f64),
                 ms(w.rtt_min_ms)
             );
@@ -455,8 +454,8 @@ fn html(m: &Model) -> String {
                 thead { tr { th { "verdict" } th.num { "flows" } th.num { "share" } th {} } }
                 tbody {
                     @for (l, n) in &m.verdicts {
-                        @let p = pct(*n, m.flows);
-                        tr { td { (chip(*l)) } td.num { (n) } td.num { (format!("{p:.1}%")) } td.barcell { (bar(&verdict_class(*l), p)) } }
+                        @let p = share(*n, m.flows);
+                        tr { td { (chip(*l)) } td.num { (n) } td.num { (pct(p)) } td.barcell { (bar(&verdict_class(*l), p * 100.0)) } }
                     }
                 }
             }
@@ -492,7 +491,7 @@ fn html(m: &Model) -> String {
                             tr {
                                 td.wrap { code { (w.capture) } } td.num { (w.id) } td { (w.client) " → " (w.server) }
                                 td { (chip(w.verdict)) } td.num { (bits(w.goodput_bps)) } td.num { (bits(w.bound_bps)) }
-                                td.num { (format!("{:.1}%", w.ratio() * 100.0)) } td.num { (bytes(w.max_rwnd_bytes as f64)) }
+                                td.num { (pct(w.ratio())) } td.num { (bytes(w.max_rwnd_bytes as f64)) }
                                 td.num { (ms(w.rtt_min_ms)) }
                             }
                         }

@@ -4,6 +4,7 @@
 
 use super::{input, Expect, RecordArgs, Records, Status};
 use anyhow::Result;
+use bdpscope::units::millis;
 use bdpscope::compare::{self, Comparison, ConnComparison, DirComparison, HandshakePair, Side, SynOptionsInfo};
 use clap::{Args, ValueEnum};
 use std::io::Write;
@@ -127,11 +128,12 @@ fn dir_line<W: Write>(out: &mut W, name: &str, d: &DirComparison) -> Result<()> 
         match (d.one_way_delay_ms, d.delay_min_ms) {
             (Some(owd), _) => {
                 s += &format!(
-                    "; one-way delay {owd:.3} ms (min), {:.3} ms (median)",
-                    d.delay_median_ms.unwrap_or(owd)
+                    "; one-way delay {} (min), {} (median)",
+                    millis(owd),
+                    millis(d.delay_median_ms.unwrap_or(owd))
                 )
             }
-            (None, Some(m)) => s += &format!("; delay {m:.3} ms (min, clock offset included)"),
+            (None, Some(m)) => s += &format!("; delay {} (min, clock offset included)", millis(m)),
             _ => {}
         }
     }
@@ -163,7 +165,8 @@ fn write_conn<W: Write>(out: &mut W, c: &ConnComparison) -> Result<()> {
     if let Some(rt) = c.round_trip_between_points_ms {
         writeln!(
             out,
-            "  round trip between the points {rt:.3} ms (independent of the clocks)"
+            "  round trip between the points {} (independent of the clocks)",
+            millis(rt)
         )?;
     }
     for d in &c.differences {
@@ -187,7 +190,8 @@ pub fn write_text<W: Write>(out: &mut W, c: &Comparison) -> Result<()> {
     if let Some(off) = c.clock_offset_ms {
         writeln!(
             out,
-            "clock of B minus clock of A: {off:.3} ms (assuming symmetric delays between the points)"
+            "clock of B minus clock of A: {} (assuming symmetric delays between the points)",
+            millis(off)
         )?;
     }
     writeln!(out)?;

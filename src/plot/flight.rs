@@ -3,6 +3,7 @@
 
 use super::style::*;
 use bdpscope::summary::Label;
+use bdpscope::units::{bits, bytes, millis};
 use super::{runs_below, split_gaps, steps, Ctx};
 use anyhow::Result;
 use plotters::prelude::*;
@@ -53,7 +54,7 @@ pub fn draw<DB: DrawingBackend>(ctx: &Ctx<'_>, root: &Area<DB>) -> Result<()> {
     }
     if !rwnd.is_empty() {
         let label = if cut {
-            format!("advertised receive window (up to {}, off the top)", fmt_bytes(rwnd_max))
+            format!("advertised receive window (up to {}, off the top)", bytes(rwnd_max))
         } else {
             "advertised receive window".to_string()
         };
@@ -68,11 +69,11 @@ pub fn draw<DB: DrawingBackend>(ctx: &Ctx<'_>, root: &Area<DB>) -> Result<()> {
     match (bdp, f.bottleneck_bps, f.rtt_ms.min) {
         (Some(b), Some(rate), Some(rtt)) => legend.push(LegendItem::new(
             Swatch::Dashed(pal::INK),
-            format!("BDP {} = {} × {:.1} ms", fmt_bytes(b), fmt_rate(rate), rtt),
+            format!("BDP {} = {} × {}", bytes(b), bits(rate), millis(rtt)),
         )),
         (Some(b), _, _) => legend.push(LegendItem::new(
             Swatch::Dashed(pal::INK),
-            format!("BDP {}", fmt_bytes(b)),
+            format!("BDP {}", bytes(b)),
         )),
         _ => {}
     }

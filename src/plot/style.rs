@@ -108,33 +108,6 @@ fn rate_unit_from(max_bps: f64, at: f64) -> Unit {
     }
 }
 
-/// "586.8 KiB", "1.25 MiB".
-pub fn fmt_bytes(b: f64) -> String {
-    let u = bytes_unit_from(b, 1.0);
-    if u.div == 1.0 {
-        format!("{b:.0} bytes")
-    } else {
-        let v = b / u.div;
-        if v >= 100.0 {
-            format!("{v:.0} {}", u.name)
-        } else {
-            format!("{v:.1} {}", u.name)
-        }
-    }
-}
-
-pub fn fmt_rate(bps: f64) -> String {
-    let u = rate_unit_from(bps, 1.0);
-    let v = bps / u.div;
-    if v >= 100.0 {
-        format!("{v:.0} {}", u.name)
-    } else if v >= 10.0 || u.div == 1.0 {
-        format!("{v:.1} {}", u.name)
-    } else {
-        format!("{v:.2} {}", u.name)
-    }
-}
-
 /// A tick label with as many decimals as the tick spacing needs.
 pub fn fmt_tick(v: f64, span: f64) -> String {
     let step = span / 10.0;

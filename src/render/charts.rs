@@ -301,7 +301,7 @@ pub fn legend(ctx: &Ctx<'_>) -> Vec<(Kind, Vec<(Swatch, String)>)> {
         ),
         (Swatch::Line("grey"), "new data seen at the capture point".to_string()),
     ];
-    if let Some(label) = crate::plot::bottleneck_label(f, bits) {
+    if let Some(label) = crate::plot::bottleneck_label(f) {
         goodput.push((Swatch::Dashed("red"), label));
     }
     goodput.push((Swatch::Dashed("blue"), format!("mean goodput {}", bits(f.goodput_bps))));

@@ -15,7 +15,7 @@ use crate::plot::Kind;
 use bdpscope::capture::Compression;
 use bdpscope::endpoint::Dir;
 use bdpscope::summary::{CaptureSummary, FlowSummary, Label, Verdict};
-use bdpscope::units::{bits, bytes, pct};
+use bdpscope::units::{bits, bytes, pct, secs};
 use maud::{html, Markup, PreEscaped};
 use std::collections::HashMap;
 use std::io::Write;
@@ -170,7 +170,7 @@ fn captures(p: &Page<'_>) -> Markup {
                 tbody {
                     @for c in p.captures {
                         @let span = match (c.first_ts, c.last_ts) {
-                            (Some(a), Some(b)) => format!("{:.2} s", b - a),
+                            (Some(a), Some(b)) => secs(b - a),
                             _ => "–".into(),
                         };
                         @let format = match c.compression {
@@ -293,7 +293,7 @@ fn cell(f: &FlowSummary, key: &str, link: Option<&str>) -> (String, Markup) {
         }
         "duration" => (
             format!("{:.6}", f.duration_s),
-            html! { (format!("{:.2} s", f.duration_s)) },
+            html! { (secs(f.duration_s)) },
         ),
         "goodput" => (format!("{:.1}", f.goodput_bps), html! { (bits(f.goodput_bps)) }),
         "rtt" => (
@@ -395,7 +395,7 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>, anchor: &str) -> Marku
     html! {
         section.flow id=(anchor) data-verdict=(f.verdict.as_str()) {
             h2 { "flow " (f.id) " " span.ends { (f.client) " " (arrow(f)) " " (f.server) } " " (chip(f.verdict)) }
-            p.muted { (f.capture) " · " (format!("{:.2} s", f.duration_s)) " · " (f.packets) " packets · " (f.end_state.as_str()) }
+            p.muted { (f.capture) " · " (secs(f.duration_s)) " · " (f.packets) " packets · " (f.end_state.as_str()) }
             @if let Some(l) = f.limits {
                 div.limits title="share of the bulk transfer's time" {
                     @for (v, frac, short) in [
@@ -406,8 +406,8 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>, anchor: &str) -> Marku
                     ] {
                         @if frac > 0.0 {
                             span class=(verdict_class(v.into())) style={ "width:" (format!("{:.2}", frac * 100.0)) "%" }
-                                title={ (short) " " (format!("{:.0}", frac * 100.0)) "%" } {
-                                @if frac >= 0.08 { (short) " " (format!("{:.0}", frac * 100.0)) "%" }
+                                title={ (short) " " (pct(frac)) } {
+                                @if frac >= 0.08 { (short) " " (pct(frac)) }
                             }
                         }
                     }

@@ -113,7 +113,7 @@ fn connections<W: Write>(out: &mut W, c: &CaptureSummary) -> std::io::Result<()>
         };
         writeln!(out, "  {:<12}{what}: {}", "flood", f.evidence)?;
         if let Some(p) = &f.peak {
-            let at = c.first_ts.map_or(String::new(), |t0| format!("+{:.0} s, ", (p.ts - t0).max(0.0)));
+            let at = c.first_ts.map_or(String::new(), |t0| format!("+{}, ", bdpscope::units::secs((p.ts - t0).max(0.0))));
             writeln!(out, "  {:<12}peak {} SYNs in one second ({at}{:.0} since the epoch)", "", p.syns, p.ts)?;
         }
         writeln!(out, "  {:<12}rule: {}", "", f.rule)?;

@@ -43,12 +43,12 @@ impl fmt::Display for Endpoint {
     }
 }
 
-/// The two directions of a connection, named from the client (the SYN sender).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dir {
-    C2S,
-    S2C,
+crate::vocabulary! {
+    /// The two directions of a connection, named from the client (the SYN sender).
+    pub enum Dir {
+        C2S = "c2s",
+        S2C = "s2c",
+    }
 }
 
 impl Dir {
@@ -63,12 +63,6 @@ impl Dir {
         match self {
             Dir::C2S => 0,
             Dir::S2C => 1,
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dir::C2S => "c2s",
-            Dir::S2C => "s2c",
         }
     }
 }

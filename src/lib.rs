@@ -31,3 +31,4 @@ pub mod tcp;
 pub mod testkit;
 pub mod time;
 pub mod units;
+pub mod vocabulary;

@@ -3,7 +3,10 @@
 
 use crate::decode::Seen;
 use crate::flow::Dir;
-use crate::summary::{Bytes, DirectionSummary, FlowSummary, HandshakeSummary, InferredScales, Limits, RttStats};
+use crate::summary::{
+    Bytes, ClientFrom, DirectionSummary, EndState, FlowSummary, HandshakeSummary, InferredScales, Limits, RttStats,
+    Vantage, Verdict, WindowScaling,
+};
 use crate::tcp::rtt::{End, RttSource};
 use crate::tcp::{Confidence, ConnState, Connection, InferredShift, SynOptions, WindowScale};
 use crate::time::Span;
@@ -29,11 +32,10 @@ pub fn handshake(conn: &Connection) -> HandshakeSummary {
         client_mss: h.syn.and_then(|s| s.mss.present()),
         server_mss: h.syn_ack.and_then(|s| s.mss.present()),
         window_scaling: match h.scaling_on() {
-            Some(true) => "on",
-            Some(false) => "off",
-            None => "unknown",
-        }
-        .to_string(),
+            Some(true) => WindowScaling::On,
+            Some(false) => WindowScaling::Off,
+            None => WindowScaling::Unknown,
+        },
         client_sack_permitted: seen_bool(h.syn, |s| s.sack_permitted),
         server_sack_permitted: seen_bool(h.syn_ack, |s| s.sack_permitted),
         client_timestamps: seen_bool(h.syn, |s| s.timestamps),
@@ -89,7 +91,7 @@ fn inferred(conn: &Connection) -> Option<InferredScales> {
         .into_iter()
         .filter(|e| shift(e).is_some())
         .map(confidence)
-        .max_by_key(|c| *c as u8)?;
+        .min()?;
     let describe = |who: &str, e: &End| {
         match (e.0, e.1) {
         _ if !e.2 => format!("{who}: as the handshake says"),
@@ -111,7 +113,7 @@ fn inferred(conn: &Connection) -> Option<InferredScales> {
     Some(InferredScales {
         client_wscale: shift(&client),
         server_wscale: shift(&server),
-        confidence: weakest.as_str().to_string(),
+        confidence: weakest,
         evidence: format!("{}; {}", describe("client", &client), describe("server", &server)),
     })
 }
@@ -126,14 +128,14 @@ pub fn rtt(conn: &Connection) -> RttStats {
             // the whole (a tenth: one-way serialization plus host processing).
             let total = (a + b).nanos().max(1) as f64;
             if (a.nanos() as f64) < 0.1 * total {
-                "client"
+                Vantage::Client
             } else if (b.nanos() as f64) < 0.1 * total {
-                "server"
+                Vantage::Server
             } else {
-                "middle"
+                Vantage::Middle
             }
         }
-        _ => "unknown",
+        _ => Vantage::Unknown,
     };
     // The law of an RTT summary: min <= median <= p95 <= max. The minimum is the base RTT
     // (the two loops' least samples summed; no end-to-end sample is below it, each being a
@@ -156,7 +158,7 @@ pub fn rtt(conn: &Connection) -> RttStats {
         handshake_samples: by(RttSource::Handshake),
         data_ack_samples: by(RttSource::DataAck),
         ts_echo_samples: by(RttSource::TsEcho),
-        vantage: vantage.to_string(),
+        vantage,
     }
 }
 
@@ -204,14 +206,14 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
         capture: capture.to_string(),
         client: conn.client.to_string(),
         server: conn.server.to_string(),
-        client_from: if conn.client_by_syn { "syn" } else { "port" }.to_string(),
+        client_from: if conn.client_by_syn { ClientFrom::Syn } else { ClientFrom::Port },
         first_frame: conn.first_frame,
         start_ts: conn.first_ts.secs_f64(),
         end_ts: conn.last_ts.secs_f64(),
         duration_s: (conn.last_ts - conn.first_ts).secs_f64(),
         packets: conn.packets.iter().sum(),
         handshake: handshake(conn),
-        bulk_direction: bulk.as_str().to_string(),
+        bulk_direction: bulk,
         bytes,
         goodput_bps: goodput,
         rtt_ms: rtt(conn),
@@ -225,7 +227,7 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
         capacity: None,
         queue: None,
         limits: None::<Limits>,
-        verdict: "undetermined".to_string(),
+        verdict: Verdict::Undetermined,
         periods: Vec::new(),
         evidence: Vec::new(),
         middlebox: Vec::new(),
@@ -233,11 +235,10 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
         advice_items: Vec::new(),
         notes: Vec::new(),
         end_state: match conn.state {
-            ConnState::Closed(_) if conn.rst_seen => "reset",
-            ConnState::Closed(_) => "closed",
-            ConnState::Open => "open",
-        }
-        .to_string(),
+            ConnState::Closed(_) if conn.rst_seen => EndState::Reset,
+            ConnState::Closed(_) => EndState::Closed,
+            ConnState::Open => EndState::Open,
+        },
         stalls: Vec::new(),
         c2s: direction(
             conn,
@@ -342,7 +343,11 @@ pub fn scale_law(f: &FlowSummary) -> Vec<String> {
     let h = &f.handshake;
     let mut out = Vec::new();
     // Whether the handshake fixes an end's shift.
-    let fixed = |own: Option<u8>| h.window_scaling == "off" || (h.window_scaling == "on" && own.is_some());
+    let fixed = |own: Option<u8>| match h.window_scaling {
+        WindowScaling::Off => true,
+        WindowScaling::On => own.is_some(),
+        WindowScaling::Unknown => false,
+    };
     let (client_fixed, server_fixed) = (fixed(h.client_wscale), fixed(h.server_wscale));
     if let Some(i) = &h.inferred {
         if (client_fixed && i.client_wscale.is_some()) || (server_fixed && i.server_wscale.is_some()) {
@@ -353,9 +358,9 @@ pub fn scale_law(f: &FlowSummary) -> Vec<String> {
         }
     }
     // The receiver of the bulk data advertises the windows in `max_rwnd_bytes`.
-    let (receiver_fixed, receiver_inferred) = match f.bulk_direction.as_str() {
-        "s2c" => (client_fixed, h.inferred.as_ref().and_then(|i| i.client_wscale)),
-        _ => (server_fixed, h.inferred.as_ref().and_then(|i| i.server_wscale)),
+    let (receiver_fixed, receiver_inferred) = match f.bulk_direction {
+        Dir::S2C => (client_fixed, h.inferred.as_ref().and_then(|i| i.client_wscale)),
+        Dir::C2S => (server_fixed, h.inferred.as_ref().and_then(|i| i.server_wscale)),
     };
     // A SYN's own window is never scaled: up to 64 KiB can be bytes with the scale unknown.
     let beyond_syn = f.max_rwnd_bytes.is_some_and(|w| w > 65_535);

@@ -2,16 +2,264 @@
 //! and what tables, plots and reports are built from. Field names follow
 //! ../shared/spec/interface.md; fields beyond the spec are additions, never renames.
 
+use crate::capture::{Compression, Container};
+use crate::endpoint::Dir;
+use crate::vocabulary;
 use serde::{Deserialize, Serialize};
+
+vocabulary! {
+    /// What limited a flow (or one period of it): the four limit labels of
+    /// ../shared/spec/interface.md.
+    #[derive(PartialOrd, Ord)]
+    pub enum Label {
+        ReceiverWindow = "receiver-window-limited",
+        Cwnd = "cwnd-limited",
+        Bottleneck = "bottleneck-limited",
+        Sender = "sender-limited",
+    }
+}
+
+impl Label {
+    /// Index for per-label arrays, in the spec's order.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A flow's verdict: one of the four labels, or undetermined (too little data to judge;
+/// the notes say why).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    Limited(Label),
+    Undetermined,
+}
+
+impl Verdict {
+    /// Every verdict: the labels in the spec's order, undetermined last.
+    pub const ALL: [Verdict; 5] = [
+        Verdict::Limited(Label::ReceiverWindow),
+        Verdict::Limited(Label::Cwnd),
+        Verdict::Limited(Label::Bottleneck),
+        Verdict::Limited(Label::Sender),
+        Verdict::Undetermined,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Limited(l) => l.as_str(),
+            Verdict::Undetermined => "undetermined",
+        }
+    }
+
+    /// The label, for a flow that was judged.
+    pub fn label(self) -> Option<Label> {
+        match self {
+            Verdict::Limited(l) => Some(l),
+            Verdict::Undetermined => None,
+        }
+    }
+
+    pub fn is_judged(self) -> bool {
+        self != Verdict::Undetermined
+    }
+
+    /// Index for per-verdict arrays, in the order of [`Verdict::ALL`].
+    pub fn index(self) -> usize {
+        match self {
+            Verdict::Limited(l) => l.index(),
+            Verdict::Undetermined => Label::ALL.len(),
+        }
+    }
+}
+
+impl From<Label> for Verdict {
+    fn from(l: Label) -> Verdict {
+        Verdict::Limited(l)
+    }
+}
+
+impl PartialEq<Label> for Verdict {
+    fn eq(&self, l: &Label) -> bool {
+        *self == Verdict::Limited(*l)
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Verdict {
+    type Err = crate::vocabulary::UnknownWord;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Verdict::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| crate::vocabulary::UnknownWord {
+                vocabulary: "Verdict",
+                word: s.to_string(),
+                expected: Verdict::ALL.iter().map(|v| v.as_str()).collect(),
+            })
+    }
+}
+
+impl Serialize for Verdict {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Verdict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+vocabulary! {
+    /// How sure a finding or an inference is. Ordered: `Possible < Likely < Certain`.
+    #[derive(PartialOrd, Ord)]
+    pub enum Confidence {
+        /// The capture is consistent with it, and with other explanations.
+        Possible = "possible",
+        /// The simplest explanation; others are not ruled out.
+        Likely = "likely",
+        /// Only this explains what the capture shows.
+        Certain = "certain",
+    }
+}
+
+vocabulary! {
+    /// Whether window scaling is in force (RFC 7323 §2.2: both SYNs carried the option).
+    pub enum WindowScaling {
+        On = "on",
+        Off = "off",
+        /// The handshake is not in the capture.
+        Unknown = "unknown",
+    }
+}
+
+vocabulary! {
+    /// Where the capture was taken, judged from the two RTT loops.
+    #[derive(Default)]
+    pub enum Vantage {
+        Client = "client",
+        Server = "server",
+        Middle = "middle",
+        #[default]
+        Unknown = "unknown",
+    }
+}
+
+impl Vantage {
+    /// The vantage next to the end that sends in direction `d` (the client sends c2s).
+    pub fn next_to_sender(d: Dir) -> Vantage {
+        match d {
+            Dir::C2S => Vantage::Client,
+            Dir::S2C => Vantage::Server,
+        }
+    }
+}
+
+vocabulary! {
+    /// How the client was identified.
+    pub enum ClientFrom {
+        /// It sent the SYN.
+        Syn = "syn",
+        /// No SYN in the capture: the end with the higher (ephemeral) port.
+        Port = "port",
+    }
+}
+
+vocabulary! {
+    /// How a connection stood at its end.
+    pub enum EndState {
+        /// FIN both ways.
+        Closed = "closed",
+        Reset = "reset",
+        /// Still open at the end of the capture (or when it was ended early).
+        Open = "open",
+    }
+}
+
+vocabulary! {
+    /// What a middlebox did to the handshake (`middlebox[].kind` of the interface contract).
+    pub enum MiddleboxKind {
+        WscaleStripped = "wscale-stripped",
+        MssClamped = "mss-clamped",
+        TimestampsStripped = "timestamps-stripped",
+        SackStripped = "sack-stripped",
+        WscaleMismatch = "wscale-mismatch",
+    }
+}
+
+vocabulary! {
+    /// Which handshake segment lost (or had rewritten) an option.
+    pub enum HsSegment {
+        Syn = "syn",
+        SynAck = "syn-ack",
+        Both = "both",
+    }
+}
+
+impl HsSegment {
+    /// The handshake segment sent by the end that sends in direction `d`.
+    pub fn sent_by(d: Dir) -> HsSegment {
+        match d {
+            Dir::C2S => HsSegment::Syn,
+            Dir::S2C => HsSegment::SynAck,
+        }
+    }
+
+    /// The handshake segment the end sending in direction `d` receives.
+    pub fn received_by(d: Dir) -> HsSegment {
+        HsSegment::sent_by(d.reverse())
+    }
+}
+
+vocabulary! {
+    /// A flood or a scan (`bdpscope::flood`).
+    pub enum FloodKind {
+        SynFlood = "syn-flood",
+        PortScan = "port-scan",
+        AddressScan = "address-scan",
+        FailedAttempts = "failed-attempts",
+    }
+}
+
+vocabulary! {
+    /// How the bottleneck rate was found.
+    pub enum CapacityMethod {
+        /// Given by the user (`--link-rate`), converted to payload: the word says whose it is.
+        LinkRate = "user-link-rate",
+        /// The best delivery rate over a round trip (the pipe was full at some point).
+        DeliveryRate = "delivery-rate",
+        /// Delivery while a standing queue showed the link full.
+        QueueDeliveryRate = "queue-delivery-rate",
+        /// The spacing of ACKs (packet-train dispersion).
+        Dispersion = "dispersion",
+        /// The spacing of data segments arriving at a capture point past the bottleneck.
+        ArrivalDispersion = "arrival-dispersion",
+        /// The summed delivery rate of flows sharing the path.
+        SharedDeliveryRate = "shared-delivery-rate",
+    }
+}
+
+vocabulary! {
+    /// What moved a stalled transfer again.
+    pub enum Resumed {
+        WindowUpdate = "window update",
+        Acknowledgment = "acknowledgment",
+        Retransmission = "retransmission",
+    }
+}
 
 /// One capture file's outcome.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CaptureSummary {
     pub path: String,
-    /// "pcap" or "pcapng".
-    pub format: String,
-    /// "none", "gzip" or "zstd".
-    pub compression: String,
+    pub format: Container,
+    pub compression: Compression,
     /// Packet records read.
     pub packets: u64,
     pub tcp_segments: u64,
@@ -75,8 +323,7 @@ pub struct PeakSecond {
 /// A flood or a scan: its kind, who and what, the figures, and the rule it met.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct FloodFinding {
-    /// syn-flood | port-scan | address-scan | failed-attempts
-    pub kind: String,
+    pub kind: FloodKind,
     /// The service ("10.0.0.1:80"), host ("10.0.0.1") or port ("port 22") attacked or
     /// scanned; none for the whole capture.
     pub target: Option<String>,
@@ -137,8 +384,7 @@ pub struct HandshakeSummary {
     pub server_wscale: Option<u8>,
     pub client_mss: Option<u16>,
     pub server_mss: Option<u16>,
-    /// "on", "off" or "unknown".
-    pub window_scaling: String,
+    pub window_scaling: WindowScaling,
     pub client_sack_permitted: Option<bool>,
     pub server_sack_permitted: Option<bool>,
     pub client_timestamps: Option<bool>,
@@ -152,8 +398,8 @@ pub struct HandshakeSummary {
 pub struct InferredScales {
     pub client_wscale: Option<u8>,
     pub server_wscale: Option<u8>,
-    /// "certain", "likely" or "possible".
-    pub confidence: String,
+    /// The weakest of the two ends' inferences.
+    pub confidence: Confidence,
     pub evidence: String,
 }
 
@@ -177,9 +423,8 @@ pub struct RttStats {
     pub handshake_samples: u64,
     pub data_ack_samples: u64,
     pub ts_echo_samples: u64,
-    /// Where the capture was taken, judged from the two loops: "client", "server",
-    /// "middle" or "unknown".
-    pub vantage: String,
+    /// Where the capture was taken, judged from the two loops.
+    pub vantage: Vantage,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Default)]
@@ -196,12 +441,9 @@ pub struct Limits {
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct MiddleboxFinding {
-    /// wscale-stripped | mss-clamped | timestamps-stripped | sack-stripped | wscale-mismatch
-    pub kind: String,
-    /// syn | syn-ack | both
-    pub direction: String,
-    /// certain | likely | possible
-    pub confidence: String,
+    pub kind: MiddleboxKind,
+    pub direction: HsSegment,
+    pub confidence: Confidence,
     pub evidence: String,
 }
 
@@ -210,43 +452,28 @@ pub struct MiddleboxFinding {
 pub struct Period {
     pub start: f64,
     pub end: f64,
-    pub label: String,
+    pub label: Label,
 }
 
-/// What kind of stall or failure a [`Stall`] is.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
-#[serde(rename_all = "kebab-case")]
-pub enum StallKind {
-    /// The receiver's window was zero.
-    ZeroWindow,
-    /// Data outstanding, nothing acknowledged for longer than a retransmission timer.
-    Outage,
-    /// Retransmissions of the same data backing off, then answered.
-    RtoBackoff,
-    /// Retransmissions never answered before the capture ended.
-    Lost,
-    /// A run of retransmissions (see `stall::loss`).
-    LossEpisode,
-    /// Short segments waiting for delayed ACKs, repeatedly (see `stall::delayed_ack`).
-    DelayedAck,
-    /// A reset ended (or refused) the connection.
-    Reset,
-    /// The connection carried only keep-alives.
-    KeepAliveOnly,
-}
-
-impl StallKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StallKind::ZeroWindow => "zero-window",
-            StallKind::Outage => "outage",
-            StallKind::RtoBackoff => "rto-backoff",
-            StallKind::Lost => "lost",
-            StallKind::LossEpisode => "loss-episode",
-            StallKind::DelayedAck => "delayed-ack",
-            StallKind::Reset => "reset",
-            StallKind::KeepAliveOnly => "keep-alive-only",
-        }
+vocabulary! {
+    /// What kind of stall or failure a [`Stall`] is.
+    pub enum StallKind {
+        /// The receiver's window was zero.
+        ZeroWindow = "zero-window",
+        /// Data outstanding, nothing acknowledged for longer than a retransmission timer.
+        Outage = "outage",
+        /// Retransmissions of the same data backing off, then answered.
+        RtoBackoff = "rto-backoff",
+        /// Retransmissions never answered before the capture ended.
+        Lost = "lost",
+        /// A run of retransmissions (see `stall::loss`).
+        LossEpisode = "loss-episode",
+        /// Short segments waiting for delayed ACKs, repeatedly (see `stall::delayed_ack`).
+        DelayedAck = "delayed-ack",
+        /// A reset ended (or refused) the connection.
+        Reset = "reset",
+        /// The connection carried only keep-alives.
+        KeepAliveOnly = "keep-alive-only",
     }
 }
 
@@ -256,7 +483,7 @@ impl StallKind {
 pub struct Stall {
     pub kind: StallKind,
     /// The data direction that stalled (for a reset: the direction of the RST).
-    pub direction: Option<crate::endpoint::Dir>,
+    pub direction: Option<Dir>,
     /// Capture time, seconds since the epoch.
     pub start: f64,
     pub end: f64,
@@ -267,8 +494,8 @@ pub struct Stall {
     pub events: u32,
     /// Intervals between those events (the first few): a back-off doubles them.
     pub intervals_s: Vec<f64>,
-    /// What moved the transfer again ("window update", "acknowledgment", ...).
-    pub resumed_by: Option<String>,
+    /// What moved the transfer again.
+    pub resumed_by: Option<Resumed>,
     pub sentence: String,
 }
 
@@ -276,7 +503,7 @@ pub struct Stall {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CapacitySummary {
     /// The method of `bottleneck_bps` (as `bottleneck_method`).
-    pub method: String,
+    pub method: CapacityMethod,
     /// The figure is only a lower bound: the flow never showed a full pipe (no standing
     /// queue, no loss, no packet spacing at that rate).
     pub lower_bound: bool,
@@ -309,31 +536,31 @@ pub struct QueueSummary {
     pub flight_share: Option<f64>,
 }
 
-/// What an advice item asks for.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
-#[serde(rename_all = "kebab-case")]
-pub enum AdviceKind {
-    /// A bigger receive buffer (the window was the limit).
-    RaiseReceiveBuffer,
-    /// Window scaling off: the window cannot pass 64 KiB.
-    EnableWindowScaling,
-    /// The receiving application did not read fast enough (zero windows).
-    ReadFaster,
-    /// A bigger send buffer (the flight sat flat below the BDP).
-    RaiseSendBuffer,
-    /// The application, not the network, paced the transfer.
-    ApplicationPaced,
-    /// Losses kept the congestion window down.
-    FindLoss,
-    /// SACK off made every loss cost more.
-    EnableSack,
-    /// Too short to leave slow start.
-    ReuseConnections,
-    /// A standing queue: the window was far above the BDP; less window or an AQM cuts the
-    /// delay at the same throughput.
-    CutQueue,
-    /// Nagle meeting delayed ACKs.
-    DisableNagle,
+vocabulary! {
+    /// What an advice item asks for.
+    pub enum AdviceKind {
+        /// A bigger receive buffer (the window was the limit).
+        RaiseReceiveBuffer = "raise-receive-buffer",
+        /// Window scaling off: the window cannot pass 64 KiB.
+        EnableWindowScaling = "enable-window-scaling",
+        /// The receiving application did not read fast enough (zero windows).
+        ReadFaster = "read-faster",
+        /// A bigger send buffer (the flight sat flat below the BDP).
+        RaiseSendBuffer = "raise-send-buffer",
+        /// The application, not the network, paced the transfer.
+        ApplicationPaced = "application-paced",
+        /// Losses kept the congestion window down.
+        FindLoss = "find-loss",
+        /// SACK off made every loss cost more.
+        EnableSack = "enable-sack",
+        /// Too short to leave slow start.
+        ReuseConnections = "reuse-connections",
+        /// A standing queue: the window was far above the BDP; less window or an AQM cuts
+        /// the delay at the same throughput.
+        CutQueue = "cut-queue",
+        /// Nagle meeting delayed ACKs.
+        DisableNagle = "disable-nagle",
+    }
 }
 
 /// One piece of advice, structured: what to change, to what, and what it should give.
@@ -381,8 +608,8 @@ pub struct FlowSummary {
     pub capture: String,
     pub client: String,
     pub server: String,
-    /// How the client was identified: "syn" or "port" (no SYN in the capture).
-    pub client_from: String,
+    /// How the client was identified.
+    pub client_from: ClientFrom,
     /// Record number (frame) of the connection's first packet in its capture.
     pub first_frame: u64,
     pub start_ts: f64,
@@ -390,7 +617,7 @@ pub struct FlowSummary {
     pub duration_s: f64,
     pub packets: u64,
     pub handshake: HandshakeSummary,
-    pub bulk_direction: String,
+    pub bulk_direction: Dir,
     pub bytes: Bytes,
     pub goodput_bps: f64,
     pub rtt_ms: RttStats,
@@ -402,16 +629,16 @@ pub struct FlowSummary {
     pub max_rwnd_bytes: Option<u64>,
     pub retransmitted_segments: u64,
     pub bottleneck_bps: Option<f64>,
-    /// How the bottleneck rate was found ("delivery-rate", "dispersion", ...;
-    /// "user-link-rate" when it is the user's `--link-rate`, not a measurement).
-    pub bottleneck_method: Option<String>,
+    /// How the bottleneck rate was found ("user-link-rate" when it is the user's
+    /// `--link-rate`, not a measurement).
+    pub bottleneck_method: Option<CapacityMethod>,
     pub bdp_bytes: Option<u64>,
     /// How the bottleneck rate was reached (None when no diagnosis).
     pub capacity: Option<CapacitySummary>,
     /// A standing queue, when the flow kept one.
     pub queue: Option<QueueSummary>,
     pub limits: Option<Limits>,
-    pub verdict: String,
+    pub verdict: Verdict,
     pub periods: Vec<Period>,
     pub evidence: Vec<String>,
     pub middlebox: Vec<MiddleboxFinding>,
@@ -419,8 +646,7 @@ pub struct FlowSummary {
     /// The advice as data: one item per sentence of `advice`, in the same order.
     pub advice_items: Vec<AdviceItem>,
     pub notes: Vec<String>,
-    /// "closed" (FIN both ways), "reset", or "open" at the end of the capture.
-    pub end_state: String,
+    pub end_state: EndState,
     /// Stalls and failures, in time order (zero windows, outages, RTO back-off, loss of the
     /// connection, resets, keep-alive only).
     pub stalls: Vec<Stall>,
@@ -430,10 +656,17 @@ pub struct FlowSummary {
 
 impl FlowSummary {
     /// The per-direction details of `d`.
-    pub fn dir(&self, d: crate::endpoint::Dir) -> &DirectionSummary {
+    pub fn dir(&self, d: Dir) -> &DirectionSummary {
         match d {
-            crate::endpoint::Dir::C2S => &self.c2s,
-            crate::endpoint::Dir::S2C => &self.s2c,
+            Dir::C2S => &self.c2s,
+            Dir::S2C => &self.s2c,
         }
+    }
+
+    /// Whether the capture was taken next to the bulk data's receiver: there the capture
+    /// point sees almost nothing in flight (data is acknowledged as it arrives), and its
+    /// pipe says little about the sender.
+    pub fn near_receiver(&self) -> bool {
+        self.rtt_ms.vantage == Vantage::next_to_sender(self.bulk_direction.reverse())
     }
 }

@@ -190,22 +190,26 @@ fn flows_are_selected_by_id_host_and_port() {
     let v: serde_json::Value = serde_json::from_slice(&all.stdout).unwrap();
     let flows = v["flows"].as_array().unwrap();
     assert!(flows.len() >= 2);
-    let last = flows.last().unwrap()["id"].as_u64().unwrap();
+    // Ids are per capture: --flow 0 is the first flow of each.
     let one = run(&[
         "analyze",
         "--format",
         "json",
         "--flow",
-        &last.to_string(),
+        "0",
         a.to_str().unwrap(),
         b.to_str().unwrap(),
     ]);
     let v1: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
-    assert_eq!(v1["flows"].as_array().unwrap().len(), 1);
-    assert_eq!(v1["flows"][0]["id"].as_u64(), Some(last));
+    let firsts = v1["flows"].as_array().unwrap();
+    assert_eq!(firsts.len(), 2, "flow 0 of each capture");
+    assert!(firsts.iter().all(|f| f["id"].as_u64() == Some(0)));
+    assert_ne!(firsts[0]["capture"], firsts[1]["capture"]);
     let none = run(&["analyze", "--format", "json", "--port", "1", a.to_str().unwrap()]);
     let v2: serde_json::Value = serde_json::from_slice(&none.stdout).unwrap();
     assert!(v2["flows"].as_array().unwrap().is_empty());
+    assert_eq!(none.status.code(), Some(1), "a selection that matches nothing is an error");
+    assert!(stderr(&none).contains("no flow matches --port 1"), "{}", stderr(&none));
     let host = run(&[
         "analyze",
         "--format",
@@ -250,4 +254,147 @@ fn the_number_of_analysis_threads_does_not_change_the_result() {
     assert!(default.len() > 10_000);
     assert_eq!(json(Some("1")), default, "-j 1");
     assert_eq!(json(Some("3")), default, "-j 3");
+}
+
+/// A flow asked for that is not there: exit 1 and a message saying what was asked, in
+/// every command that selects flows (a script learns its id was wrong).
+#[test]
+fn a_selection_that_matches_nothing_exits_1_with_a_message() {
+    let cap = fixture(RWND);
+    let cap = cap.to_str().unwrap();
+    let out = std::env::temp_dir().join(format!("bdpscope-none-{}", std::process::id()));
+    let out = out.to_str().unwrap();
+    for (what, args) in [
+        ("text", vec!["analyze", "--flow", "99", cap]),
+        ("json", vec!["analyze", "--format", "json", "--flow", "99", cap]),
+        ("csv", vec!["analyze", "--format", "csv", "--flow", "99", cap]),
+        ("packets", vec!["packets", "--flow", "99", cap]),
+        ("plot", vec!["plot", "--svg-only", "--out", out, "--flow", "99", cap]),
+        ("report", vec!["report", "--out", out, "--flow", "99", cap]),
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(1), "{what}: {}", stderr(&o));
+        assert!(stderr(&o).contains("no flow matches --flow 99 in"), "{what}: {}", stderr(&o));
+    }
+    // The same commands with a flow that is there succeed.
+    let o = run(&["analyze", "--flow", "0", cap]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(out);
+}
+
+/// One name per limit: `plot` takes `--max-plots` as `report` does, and the old spelling
+/// still works (hidden).
+#[test]
+fn plot_and_report_name_their_limit_alike() {
+    let cap = fixture(RWND);
+    let out = std::env::temp_dir().join(format!("bdpscope-maxplots-{}", std::process::id()));
+    for flag in ["--max-plots", "--max-flows"] {
+        let o = run(&["plot", "--svg-only", flag, "1", "--out", out.to_str().unwrap(), cap.to_str().unwrap()]);
+        assert!(o.status.success(), "{flag}: {}", stderr(&o));
+    }
+    let help = stdout(&run(&["plot", "--help"]));
+    assert!(help.contains("--max-plots") && !help.contains("--max-flows"), "{help}");
+    let _ = std::fs::remove_dir_all(out);
+}
+
+/// A flow's id does not depend on the other files on the command line: each capture's
+/// flows are numbered from 0 in every command (batch's tables too), so `flow 0` of a
+/// capture is the same alone and after another file.
+#[test]
+fn flow_ids_do_not_depend_on_the_other_files() {
+    let a = fixture(RWND);
+    let b = fixture("loss_cubic/server.pcap.gz");
+    let ids = |args: &[&str]| -> Vec<(String, u64, String)> {
+        let mut all = vec!["analyze", "--format", "json"];
+        all.extend(args);
+        let o = run(&all);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["capture"].as_str().unwrap().to_string(),
+                    f["id"].as_u64().unwrap(),
+                    f["client"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let alone = ids(&[b]);
+    let after = ids(&[a, b]);
+    assert!(!alone.is_empty());
+    let of_b: Vec<_> = after.into_iter().filter(|(c, _, _)| c == b).collect();
+    assert_eq!(of_b, alone, "the flows of {b} keep their ids after another capture");
+}
+
+/// Rough edges a new user hit, each with a clear word.
+#[test]
+fn inputs_that_are_not_captures_are_named_plainly() {
+    // A directory: said once, with the command that reads folders.
+    let dir = fixture("");
+    let o = run(&["analyze", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("is a directory") && e.contains("bdpscope batch"), "{e}");
+    assert_eq!(e.matches("directory").count(), 1, "the reason once: {e}");
+    // A file shorter than a pcap header: the header is incomplete, not "the record at byte 0".
+    let tmp = std::env::temp_dir().join(format!("bdpscope-10-bytes-{}.pcap", std::process::id()));
+    std::fs::write(&tmp, [0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0]).unwrap();
+    let o = run(&["analyze", tmp.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("file header is incomplete"), "{}", stderr(&o));
+    let _ = std::fs::remove_file(&tmp);
+}
+
+/// The text view: one flow is "1 flow", an uncompressed capture is "pcap," (not
+/// "pcap ,"), and a cut-short warning is said once (in the capture block, not also on
+/// stderr).
+#[test]
+fn the_text_view_reads_as_english() {
+    let gz = std::fs::read(fixture(RWND)).unwrap();
+    let mut pcap = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut pcap).unwrap();
+    pcap.truncate(pcap.len() - 7);
+    let tmp = std::env::temp_dir().join(format!("bdpscope-cut-{}.pcap", std::process::id()));
+    std::fs::write(&tmp, &pcap).unwrap();
+    let o = run(&["analyze", tmp.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (out, err) = (stdout(&o), stderr(&o));
+    let head = out.lines().next().unwrap();
+    assert!(head.contains(": pcap, ") && head.ends_with(" 1 flow"), "{head}");
+    assert_eq!(format!("{out}{err}").matches("cut short").count(), 1, "{out}\n{err}");
+    let _ = std::fs::remove_file(&tmp);
+}
+
+/// One formatter for quantities (bdpscope::units): the BDP and the mean goodput of a flow
+/// read the same in the text view, the plot's legend and the report (they were "2.8 KiB"
+/// in one and "2.83 KiB" in another).
+#[test]
+fn quantities_read_the_same_in_every_view() {
+    let cap = fixture(RWND);
+    let cap = cap.to_str().unwrap();
+    let o = run(&["analyze", "--format", "json", cap]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = &v["flows"][0];
+    let bdp = bdpscope::units::bytes(f["bdp_bytes"].as_f64().unwrap());
+    let goodput = bdpscope::units::bits(f["goodput_bps"].as_f64().unwrap());
+    let text = stdout(&run(&["analyze", cap]));
+    let dir = std::env::temp_dir().join(format!("bdpscope-units-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    assert!(run(&["plot", "--svg-only", "--out", d, cap]).status.success());
+    let flight = std::fs::read_to_string(dir.join("flow-0-flight.svg")).unwrap();
+    let throughput = std::fs::read_to_string(dir.join("flow-0-throughput.svg")).unwrap();
+    assert!(run(&["report", "--out", d, cap]).status.success());
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    for (view, s) in [("text", &text), ("plot", &flight), ("report", &html)] {
+        assert!(s.contains(&format!("BDP {bdp}")) || s.contains(&format!("BDP is {bdp}")), "{view}: no BDP {bdp}");
+    }
+    for (view, s) in [("text", &text), ("plot", &throughput), ("report", &html)] {
+        assert!(s.contains(&goodput), "{view}: no goodput {goodput}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -299,7 +299,7 @@ fn findings(c: &Comparison) -> BTreeSet<(String, String, String)> {
     c.connections
         .iter()
         .flat_map(|k| &k.middlebox)
-        .map(|m| (m.kind.clone(), m.direction.clone(), m.confidence.clone()))
+        .map(|m| (m.kind.to_string(), m.direction.to_string(), m.confidence.to_string()))
         .collect()
 }
 

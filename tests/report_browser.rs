@@ -597,8 +597,9 @@ fn the_graphs_zoom_together_in_chromium() {
         "every graph is drawn on a canvas"
     );
 
-    // The time-sequence graph of the first flow, in the middle of the viewport.
-    let flow = "flow-0";
+    // The time-sequence graph of the first flow, in the middle of the viewport. Ids are
+    // per capture: with several captures a section is flow-CAPTURE-ID (from 1).
+    let flow = "flow-1-0";
     let rect = cdp.eval(&format!(
         "(() => {{ const o = document.querySelector('#{flow} figure.chart[data-kind=timeseq] .u-over');
            o.scrollIntoView({{block: 'center'}}); const r = o.getBoundingClientRect();
@@ -614,7 +615,7 @@ fn the_graphs_zoom_together_in_chromium() {
     ));
     let f: Vec<f64> = fig.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
     let before = ranges(&mut cdp, flow);
-    let other_before = ranges(&mut cdp, "flow-1");
+    let other_before = ranges(&mut cdp, "flow-2-0");
     assert_eq!(before.len(), 4);
     let full = before[0];
     assert!(
@@ -644,7 +645,7 @@ fn the_graphs_zoom_together_in_chromium() {
         "zoomed to {z:?}, the drag covered about {expect:?}"
     );
     assert_eq!(
-        ranges(&mut cdp, "flow-1"),
+        ranges(&mut cdp, "flow-2-0"),
         other_before,
         "other flows' graphs do not move"
     );

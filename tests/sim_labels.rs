@@ -92,7 +92,7 @@ fn compare_run(
                 base,
             );
             let mut fail = |what: String| bad.push(format!("{name} {side} {}: {what}", t.client));
-            if f.verdict != label.as_str() {
+            if f.verdict != label {
                 fail(format!(
                     "verdict {} (limits {limits:?}, notes {:?})",
                     f.verdict, f.notes

@@ -326,7 +326,7 @@ fn truth_checks(
         if window_limited {
             applied.push("window-verdict");
         }
-        if window_limited && f.verdict == "bottleneck-limited" {
+        if window_limited && f.verdict == bdpscope::diagnose::Verdict::Limited(bdpscope::diagnose::Label::Bottleneck) {
             fail(
                 "window-verdict",
                 format!(

@@ -198,7 +198,7 @@
     S.rtt_ts = both(S.rtt_ts, S.rtt_ts2);
     S.rtt_hs = both(S.rtt_hs, S.rtt_hs2);
     var pr = uPlot.pxRatio || 1;
-    var plots = [], syncing = false, key = "flow-" + d.id;
+    var plots = [], syncing = false, key = section.id;
 
     /* Drawing helpers, in canvas pixels. */
     function X(u, v){ return u.valToPos(v, "x", true); }

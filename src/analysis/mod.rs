@@ -9,7 +9,7 @@
 //! connection's work to the worker whose shard holds it (`analyze_reader_parallel`).
 //! Both give the same flows, numbered, cut and ordered the same way.
 
-use crate::capture::{CaptureReader, Frame, LinkType};
+use crate::capture::{CaptureReader, Compression, Container, Frame, LinkType};
 use crate::decode::{self, Skip};
 use crate::flow::{FxHashMap, TableConfig};
 use crate::observe::Observer;
@@ -110,8 +110,8 @@ impl Counters {
         skipped.sort_by(|a, b| b.records.cmp(&a.records).then(a.reason.cmp(&b.reason)));
         CaptureSummary {
             path: path.to_string(),
-            format: reader.map_or("pcap", |r| r.format().name()).to_string(),
-            compression: reader.map_or("none", |r| r.compression().name()).to_string(),
+            format: reader.map_or(Container::Pcap, |r| r.format().container()),
+            compression: reader.map_or(Compression::None, |r| r.compression()),
             packets: self.packets,
             tcp_segments: self.tcp_segments,
             flows: front.next_id() - config.first_flow_id,

@@ -269,7 +269,7 @@ pub fn run(opts: Options) -> Result<Outcome> {
     let failed: Vec<&record::CaptureRow> = records
         .iter()
         .flat_map(|r| r.captures.iter())
-        .filter(|c| c.status == "failed")
+        .filter(|c| c.status == record::InputStatus::Failed)
         .collect();
     for c in failed.iter().take(20) {
         eprintln!("bdpscope: {}: {}", c.path, c.error.as_deref().unwrap_or("failed"));

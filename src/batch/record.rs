@@ -1,7 +1,24 @@
 //! What a unit of work came to, as `done.jsonl` keeps it: the inputs as they were read, a
 //! row per input for `captures.*`, the middlebox findings, and where its flows are.
 
+use bdpscope::capture::{Compression, Container};
+use bdpscope::summary::{Confidence, HsSegment, MiddleboxKind};
 use serde::{Deserialize, Serialize};
+
+bdpscope::vocabulary! {
+    /// What became of one input file.
+    #[derive(Default)]
+    pub enum InputStatus {
+        #[default]
+        Ok = "ok",
+        /// Cut short or damaged: the flows before the problem are kept.
+        Partial = "partial",
+        /// Could not be read.
+        Failed = "failed",
+        /// Not a capture.
+        Skipped = "skipped",
+    }
+}
 
 /// An input as it was when read: a change of size or mtime means it must be read again.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -19,9 +36,9 @@ impl MiddleboxRow {
             id: f.id,
             client: f.client.clone(),
             server: f.server.clone(),
-            kind: m.kind.clone(),
-            direction: m.direction.clone(),
-            confidence: m.confidence.clone(),
+            kind: m.kind,
+            direction: m.direction,
+            confidence: m.confidence,
             evidence: m.evidence.clone(),
         })
     }
@@ -34,9 +51,9 @@ pub struct MiddleboxRow {
     pub id: u64,
     pub client: String,
     pub server: String,
-    pub kind: String,
-    pub direction: String,
-    pub confidence: String,
+    pub kind: MiddleboxKind,
+    pub direction: HsSegment,
+    pub confidence: Confidence,
     pub evidence: String,
 }
 
@@ -60,11 +77,9 @@ pub struct Record {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct CaptureRow {
     pub path: String,
-    /// ok | partial (cut short or damaged: the flows before the problem are kept) |
-    /// failed (could not be read) | skipped (not a capture).
-    pub status: String,
-    pub format: Option<String>,
-    pub compression: Option<String>,
+    pub status: InputStatus,
+    pub format: Option<Container>,
+    pub compression: Option<Compression>,
     pub size_bytes: u64,
     /// Modification time, seconds since the epoch.
     #[serde(with = "exact")]

@@ -8,14 +8,14 @@
 //! flows, not the flows themselves; counts, quantiles, bins and the worst are polars'. No
 //! clock, no host name: the same tables give the same summary.
 
-use super::record::{CaptureRow, MiddleboxRow, Record};
+use super::record::{CaptureRow, InputStatus, MiddleboxRow, Record};
 use super::tables::Report;
-use crate::render::page::{chip, document, verdict_class, verdicts};
+use crate::render::page::{chip, document, verdict_class};
 use anyhow::{Context, Result};
-use bdpscope::units::{bits, bytes};
+use bdpscope::summary::{Label, Verdict};
+use bdpscope::units::{bits, bytes, pct};
 use maud::{html, Markup};
 use polars::prelude::*;
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -29,7 +29,7 @@ struct Worst {
     id: u64,
     client: String,
     server: String,
-    verdict: String,
+    verdict: Verdict,
     goodput_bps: f64,
     rtt_min_ms: f64,
     max_rwnd_bytes: u64,
@@ -48,7 +48,8 @@ impl Worst {
 #[derive(Default)]
 pub struct Collector {
     flows: u64,
-    verdicts: BTreeMap<String, u64>,
+    /// Flows per verdict, in the order of `Verdict::ALL`.
+    verdicts: [u64; Verdict::ALL.len()],
     /// goodput_bps, rtt_min_ms, max_rwnd_bytes of every judged flow.
     judged: Option<DataFrame>,
     /// The worst flows so far, worst first (see [`Collector::add`]), and as rows.
@@ -65,7 +66,7 @@ impl Collector {
             .column("verdict")?
             .str()?
             .iter()
-            .map(|v| Some(v.unwrap_or("undetermined")))
+            .map(|v| Some(v.unwrap_or(Verdict::Undetermined.as_str())))
             .collect();
         let verdict = verdict.with_name("verdict".into());
         let counts = verdict
@@ -75,10 +76,10 @@ impl Collector {
         let (labels, n) = (counts.column("verdict")?.str()?, counts.column("flows")?.idx()?);
         for (l, n) in labels.iter().zip(n.iter()) {
             if let (Some(l), Some(n)) = (l, n) {
-                *self.verdicts.entry(l.to_string()).or_insert(0) += u64::from(n);
+                self.verdicts[verdict_of(l)?.index()] += u64::from(n);
             }
         }
-        let judged = df.filter(&verdict.not_equal("undetermined"))?;
+        let judged = df.filter(&verdict.not_equal(Verdict::Undetermined.as_str()))?;
         let numbers = judged.select(["goodput_bps", "rtt_min_ms", "max_rwnd_bytes"])?;
         append(&mut self.judged, numbers)?;
 
@@ -89,7 +90,7 @@ impl Collector {
         let rwnd = judged.column("max_rwnd_bytes")?.cast(&DataType::Float64)?;
         let rwnd = rwnd.f64()?;
         let bound = &(rwnd * 8.0) / &(rtt / 1e3);
-        let keep = judged.column("verdict")?.str()?.not_equal("sender-limited")
+        let keep = judged.column("verdict")?.str()?.not_equal(Label::Sender.as_str())
             & goodput.is_not_null()
             & rtt.gt(0.0)
             & rwnd.gt(0.0);
@@ -134,20 +135,29 @@ impl Collector {
         let number = |c: &str| df.column(c).and_then(|c| c.f64().cloned());
         let (goodput, rtt, bound) = (number("goodput_bps")?, number("rtt_min_ms")?, number("bound_bps")?);
         let rwnd = df.column("max_rwnd_bytes")?.u64()?;
-        Ok((0..df.height())
-            .map(|i| Worst {
+        (0..df.height())
+            .map(|i| {
+                Ok(Worst {
                 capture: capture.get(i).unwrap_or("").to_string(),
                 id: id.get(i).unwrap_or(0),
                 client: client.get(i).unwrap_or("").to_string(),
                 server: server.get(i).unwrap_or("").to_string(),
-                verdict: verdict.get(i).unwrap_or("").to_string(),
+                verdict: verdict_of(verdict.get(i).unwrap_or(""))?,
                 goodput_bps: goodput.get(i).unwrap_or(0.0),
                 rtt_min_ms: rtt.get(i).unwrap_or(0.0),
                 max_rwnd_bytes: rwnd.get(i).unwrap_or(0),
                 bound_bps: bound.get(i).unwrap_or(0.0),
+                })
             })
-            .collect())
+            .collect()
     }
+}
+
+/// A verdict of the flows table: its words are the summary's (a word that is not one is a
+/// damaged part, not a new verdict).
+fn verdict_of(word: &str) -> PolarsResult<Verdict> {
+    word.parse()
+        .map_err(|e: bdpscope::vocabulary::UnknownWord| PolarsError::ComputeError(e.to_string().into()))
 }
 
 fn append(acc: &mut Option<DataFrame>, df: DataFrame) -> PolarsResult<()> {
@@ -246,16 +256,15 @@ fn steps125(lo: f64, hi: f64) -> Vec<f64> {
     v
 }
 
-/// A time given in milliseconds, as bdpscope::units writes times.
-fn ms(v: f64) -> String {
-    bdpscope::units::ms(v / 1000.0)
-}
+// A time given in milliseconds (the tables' unit), as bdpscope::units writes times.
+use bdpscope::units::millis as ms;
 
-fn pct(n: u64, of: u64) -> f64 {
+/// `n` as a share of `of` (1.0 = all).
+fn share(n: u64, of: u64) -> f64 {
     if of == 0 {
         0.0
     } else {
-        n as f64 * 100.0 / of as f64
+        n as f64 / of as f64
     }
 }
 
@@ -263,7 +272,7 @@ fn pct(n: u64, of: u64) -> f64 {
 struct Model<'a> {
     report: &'a Report,
     packets: u64,
-    verdicts: Vec<(String, u64)>,
+    verdicts: Vec<(Verdict, u64)>,
     flows: u64,
     histograms: Vec<Histogram>,
     worst: &'a [Worst],
@@ -276,16 +285,12 @@ struct Model<'a> {
 fn model<'a>(records: &'a [Record], report: &'a Report, c: &'a Collector) -> PolarsResult<Model<'a>> {
     let mut rows: Vec<&CaptureRow> = records.iter().flat_map(|r| r.captures.iter()).collect();
     rows.sort_by(|a, b| a.path.cmp(&b.path));
-    let with = |s: &str| rows.iter().copied().filter(|r| r.status == s).collect::<Vec<_>>();
-    let mut verdicts: Vec<(String, u64)> = verdicts()
-        .filter_map(|l| c.verdicts.get(l).map(|n| (l.to_string(), *n)))
+    let with = |s: InputStatus| rows.iter().copied().filter(|r| r.status == s).collect::<Vec<_>>();
+    let verdicts: Vec<(Verdict, u64)> = Verdict::ALL
+        .into_iter()
+        .map(|v| (v, c.verdicts[v.index()]))
+        .filter(|(_, n)| *n > 0)
         .collect();
-    verdicts.extend(
-        c.verdicts
-            .iter()
-            .filter(|(l, _)| !crate::render::page::verdicts().any(|v| v == l.as_str()))
-            .map(|(l, n)| (l.clone(), *n)),
-    );
     let histograms = vec![
         Histogram::new(
             "Goodput (bulk direction)",
@@ -309,9 +314,9 @@ fn model<'a>(records: &'a [Record], report: &'a Report, c: &'a Collector) -> Pol
         histograms,
         worst: &c.worst_rows,
         middlebox: records.iter().flat_map(|r| r.middlebox.iter()).collect(),
-        failed: with("failed"),
-        partial: with("partial"),
-        skipped: with("skipped"),
+        failed: with(InputStatus::Failed),
+        partial: with(InputStatus::Partial),
+        skipped: with(InputStatus::Skipped),
     })
 }
 
@@ -347,7 +352,7 @@ fn markdown(m: &Model) -> String {
     );
     let _ = writeln!(o, "## Verdicts\n\n| verdict | flows | share |\n|---|---:|---:|");
     for (l, n) in &m.verdicts {
-        let _ = writeln!(o, "| {l} | {n} | {:.1}% |", pct(*n, m.flows));
+        let _ = writeln!(o, "| {l} | {n} | {} |", pct(share(*n, m.flows)));
     }
     let _ = writeln!(
         o,
@@ -376,7 +381,7 @@ fn markdown(m: &Model) -> String {
         for w in m.worst {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} → {} | {} | {} | {} | {:.1}% | {} | {} |",
+                "| {} | {} | {} → {} | {} | {} | {} | {} | {} | {} |",
                 md_cell(&w.capture),
                 w.id,
                 w.client,
@@ -384,7 +389,7 @@ fn markdown(m: &Model) -> String {
                 w.verdict,
                 bits(w.goodput_bps),
                 bits(w.bound_bps),
-                w.ratio() * 100.0,
+                pct(w.ratio()),
                 bytes(w.max_rwnd_bytes as f64),
                 ms(w.rtt_min_ms)
             );
@@ -449,8 +454,8 @@ fn html(m: &Model) -> String {
                 thead { tr { th { "verdict" } th.num { "flows" } th.num { "share" } th {} } }
                 tbody {
                     @for (l, n) in &m.verdicts {
-                        @let p = pct(*n, m.flows);
-                        tr { td { (chip(l)) } td.num { (n) } td.num { (format!("{p:.1}%")) } td.barcell { (bar(&verdict_class(l), p)) } }
+                        @let p = share(*n, m.flows);
+                        tr { td { (chip(*l)) } td.num { (n) } td.num { (pct(p)) } td.barcell { (bar(&verdict_class(*l), p * 100.0)) } }
                     }
                 }
             }
@@ -485,8 +490,8 @@ fn html(m: &Model) -> String {
                         @for w in m.worst {
                             tr {
                                 td.wrap { code { (w.capture) } } td.num { (w.id) } td { (w.client) " → " (w.server) }
-                                td { (chip(&w.verdict)) } td.num { (bits(w.goodput_bps)) } td.num { (bits(w.bound_bps)) }
-                                td.num { (format!("{:.1}%", w.ratio() * 100.0)) } td.num { (bytes(w.max_rwnd_bytes as f64)) }
+                                td { (chip(w.verdict)) } td.num { (bits(w.goodput_bps)) } td.num { (bits(w.bound_bps)) }
+                                td.num { (pct(w.ratio())) } td.num { (bytes(w.max_rwnd_bytes as f64)) }
                                 td.num { (ms(w.rtt_min_ms)) }
                             }
                         }
@@ -604,16 +609,7 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!(c.flows, 7);
-        let counts: Vec<(&str, u64)> = c.verdicts.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-        assert_eq!(
-            counts,
-            [
-                ("cwnd-limited", 1),
-                ("receiver-window-limited", 3),
-                ("sender-limited", 1),
-                ("undetermined", 2)
-            ]
-        );
+        assert_eq!(c.verdicts, [3, 1, 0, 1, 2], "receiver window, cwnd, bottleneck, sender, undetermined");
         // Judged flows only; a missing number is left out of its distribution.
         assert_eq!(c.judged("goodput_bps").unwrap().null_count(), 1);
         assert_eq!(c.judged("rtt_min_ms").unwrap().len(), 5);

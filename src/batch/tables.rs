@@ -3,7 +3,7 @@
 //! input.
 
 use super::layout::{fnv1a, PARTS};
-use super::record::{CaptureRow, Record};
+use super::record::{CaptureRow, InputStatus, Record};
 use crate::render::table::flows_frame;
 use anyhow::{Context, Result};
 use polars::prelude::*;
@@ -44,9 +44,9 @@ pub fn captures_frame(rows: &[&CaptureRow]) -> PolarsResult<DataFrame> {
         CAPTURE_COLUMNS.map(PlSmallStr::from_static);
     let columns = vec![
         Column::new(path, s(|r| Some(r.path.clone()))),
-        Column::new(status, s(|r| Some(r.status.clone()))),
-        Column::new(format, s(|r| r.format.clone())),
-        Column::new(compression, s(|r| r.compression.clone())),
+        Column::new(status, s(|r| Some(r.status.as_str().to_string()))),
+        Column::new(format, s(|r| r.format.map(|v| v.as_str().to_string()))),
+        Column::new(compression, s(|r| r.compression.map(|v| v.as_str().to_string()))),
         Column::new(size_bytes, u(|r| Some(r.size_bytes))),
         Column::new(mtime, x(|r| r.mtime)),
         Column::new(packets, u(|r| r.packets)),
@@ -244,11 +244,11 @@ pub fn write_all(
     rows.sort_by(|a, b| a.path.cmp(&b.path));
     for c in &rows {
         report.inputs += 1;
-        match c.status.as_str() {
-            "ok" => report.ok += 1,
-            "partial" => report.partial += 1,
-            "failed" => report.failed += 1,
-            _ => report.skipped += 1,
+        match c.status {
+            InputStatus::Ok => report.ok += 1,
+            InputStatus::Partial => report.partial += 1,
+            InputStatus::Failed => report.failed += 1,
+            InputStatus::Skipped => report.skipped += 1,
         }
     }
     let mut df = captures_frame(&rows)?;

@@ -8,7 +8,7 @@
 
 use super::inputs::{Input, Problem, Unit};
 use super::progress::Progress;
-use super::record::{CaptureRow, MiddleboxRow};
+use super::record::{CaptureRow, InputStatus, MiddleboxRow};
 use super::tables::PartWriter;
 use bdpscope::analysis::{Analysis, AnalysisConfig, FlowFilter};
 use bdpscope::capture::{CaptureError, CaptureReader};
@@ -145,10 +145,10 @@ fn join(v: &[String]) -> Option<String> {
     (!v.is_empty()).then(|| v.join(" | "))
 }
 
-fn row(input: &Input, status: &str) -> CaptureRow {
+fn row(input: &Input, status: InputStatus) -> CaptureRow {
     CaptureRow {
         path: input.name.clone(),
-        status: status.to_string(),
+        status,
         size_bytes: input.size,
         mtime: (input.mtime_ns != 0).then(|| input.mtime_ns as f64 / 1e9),
         ..Default::default()
@@ -160,11 +160,11 @@ fn unread(input: &Input, problem: Problem) -> CaptureRow {
     match problem {
         Problem::Failed(why) => CaptureRow {
             error: Some(why),
-            ..row(input, "failed")
+            ..row(input, InputStatus::Failed)
         },
         Problem::Skipped(why) => CaptureRow {
             skipped_reason: Some(why),
-            ..row(input, "skipped")
+            ..row(input, InputStatus::Skipped)
         },
     }
 }
@@ -212,9 +212,9 @@ pub fn process(unit: &Unit, ctx: &Context, part: PartWriter) -> anyhow::Result<D
             }
         };
         let mut r = CaptureRow {
-            format: Some(reader.format().name().to_string()),
-            compression: Some(reader.compression().name().to_string()),
-            ..row(input, "ok")
+            format: Some(reader.format().container()),
+            compression: Some(reader.compression()),
+            ..row(input, InputStatus::Ok)
         };
         // This file's first and last packet times.
         let mut span: Option<(Timestamp, Timestamp)> = None;
@@ -250,7 +250,7 @@ pub fn process(unit: &Unit, ctx: &Context, part: PartWriter) -> anyhow::Result<D
                     // problem becomes a warning.
                     let c = chain.get_or_insert_with(|| Chain::new(ctx, &input.name));
                     c.analysis.warn(e.to_string());
-                    r.status = "partial".to_string();
+                    r.status = InputStatus::Partial;
                     r.error = Some(e.to_string());
                     r.warnings = r.error.clone();
                     break;

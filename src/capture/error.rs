@@ -15,7 +15,7 @@ use super::format::Compression;
 pub enum CaptureError {
     /// The operating system failed to read the input.
     #[error("reading the input failed: {0}")]
-    Io(#[from] std::io::Error),
+    Io(std::io::Error),
 
     /// The input is not a pcap or pcapng capture (optionally gzip- or zstd-compressed).
     /// The string says why, e.g. "it starts with bytes 3c 21 44 4f, which is not pcap,
@@ -24,10 +24,7 @@ pub enum CaptureError {
     NotACapture(String),
 
     /// The capture ends in the middle of a record (or of the file header).
-    #[error(
-        "the capture is cut short: the record at byte {offset} is incomplete \
-         ({frames} complete packets before it were read)"
-    )]
+    #[error("{}", truncated(*offset, *frames))]
     Truncated {
         /// Where the incomplete record starts.
         offset: u64,
@@ -64,6 +61,27 @@ pub enum CaptureError {
         /// Packet records read before it.
         frames: u64,
     },
+}
+
+/// The reason is written once: the message carries it, so it is not also the error's
+/// source (anyhow's `{:#}` would print it twice: "Is a directory: Is a directory").
+impl From<std::io::Error> for CaptureError {
+    fn from(e: std::io::Error) -> Self {
+        CaptureError::Io(e)
+    }
+}
+
+/// A cut at byte 0 is inside the file header (pcap's 24 bytes, pcapng's section header):
+/// no record was there to be incomplete.
+fn truncated(offset: u64, frames: u64) -> String {
+    if offset == 0 && frames == 0 {
+        "the capture is cut short: its file header is incomplete".to_string()
+    } else {
+        format!(
+            "the capture is cut short: the record at byte {offset} is incomplete \
+             ({frames} complete packets before it were read)"
+        )
+    }
 }
 
 impl CaptureError {

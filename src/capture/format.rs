@@ -4,28 +4,20 @@
 
 use std::fmt;
 
-/// How the input was compressed (detected from its first bytes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Compression {
-    None,
-    Gzip,
-    Zstd,
-}
-
-impl Compression {
-    /// "none", "gzip" or "zstd".
-    pub fn name(self) -> &'static str {
-        match self {
-            Compression::None => "none",
-            Compression::Gzip => "gzip",
-            Compression::Zstd => "zstd",
-        }
+crate::vocabulary! {
+    /// How the input was compressed (detected from its first bytes).
+    pub enum Compression {
+        None = "none",
+        Gzip = "gzip",
+        Zstd = "zstd",
     }
 }
 
-impl fmt::Display for Compression {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+crate::vocabulary! {
+    /// The container format: the `format` of a capture in every output.
+    pub enum Container {
+        Pcap = "pcap",
+        PcapNg = "pcapng",
     }
 }
 
@@ -40,11 +32,11 @@ pub enum CaptureFormat {
 }
 
 impl CaptureFormat {
-    /// "pcap" or "pcapng" (the `format` field of the JSON output).
-    pub fn name(&self) -> &'static str {
+    /// Which container it is (the `format` field of the outputs).
+    pub fn container(&self) -> Container {
         match self {
-            CaptureFormat::Pcap { .. } => "pcap",
-            CaptureFormat::PcapNg => "pcapng",
+            CaptureFormat::Pcap { .. } => Container::Pcap,
+            CaptureFormat::PcapNg => Container::PcapNg,
         }
     }
 }

@@ -28,7 +28,7 @@ mod writer;
 mod tests;
 
 pub use error::CaptureError;
-pub use format::{CaptureFormat, Compression};
+pub use format::{CaptureFormat, Compression, Container};
 pub use linktype::LinkType;
 pub use reader::CaptureReader;
 pub use select::{Chain, Decision, RecordFilter};

@@ -90,7 +90,7 @@ fn pcap_both_magics_and_byte_orders() {
                     big_endian: be
                 }
             );
-            assert_eq!(r.format().name(), "pcap");
+            assert_eq!(r.format().container().as_str(), "pcap");
             assert_eq!(r.compression(), Compression::None);
             assert_eq!(r.link_types(), vec![LinkType::ETHERNET]);
             assert_eq!(r.snaplen(), Some(65535));
@@ -295,7 +295,7 @@ fn pcapng_little_and_big_endian_sections() {
     for be in [false, true] {
         let mut r = open(small_pcapng(be)).unwrap();
         assert_eq!(r.format(), CaptureFormat::PcapNg);
-        assert_eq!(r.format().name(), "pcapng");
+        assert_eq!(r.format().container().as_str(), "pcapng");
         let (frames, err) = read_all(&mut r);
         assert!(err.is_none(), "{err:?}");
         assert_eq!(frames.len(), 3);

@@ -10,10 +10,7 @@ use std::io::Write;
 use std::path::Path;
 
 pub fn filter_of(sel: &Selection) -> FlowFilter {
-    FlowFilter {
-        hosts: sel.hosts.clone(),
-        ports: sel.ports.clone(),
-    }
+    sel.endpoints.filter()
 }
 
 /// A capture opened for analysis, with the configuration its analysis runs under.
@@ -106,7 +103,7 @@ pub struct Params<'a> {
     pub link_rate: Option<f64>,
     pub budget: bdpscope::analysis::Budget,
     pub list_all: bool,
-    /// Analysis threads (0: one per core).
+    /// Threads in all, as `-j` says them (0: one per core).
     pub jobs: usize,
     /// Say on stderr when the memory budget ended connections early (the text view says
     /// it in its capture block).
@@ -148,10 +145,11 @@ fn analyze_summaries(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    for w in &summary.warnings {
-        eprintln!("bdpscope: warning: {name}: {w}; the packets before were analysed");
-    }
+    // The text view says these in its capture block (on stdout): said once, not twice.
     if p.warn {
+        for w in &summary.warnings {
+            eprintln!("bdpscope: warning: {name}: {w}; the packets before were analysed");
+        }
         warn_budget(&name, &summary);
     }
     let next = first_id + summary.flows;
@@ -174,35 +172,38 @@ fn warn_budget(name: &str, c: &CaptureSummary) {
 
 /// Analyses every capture in turn, each flow to `sink` as it is written (selected by
 /// `--flow`); a capture that cannot be read is reported and skipped. The captures'
-/// summaries, and whether one failed.
-pub fn analyze_stream(records: &Records, p: &Params, sink: &mut dyn FnMut(FlowSummary)) -> (Vec<CaptureSummary>, bool) {
-    let workers = match p.jobs {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
+/// summaries, whether one failed, and how many flows went to `sink`.
+pub fn analyze_stream(
+    records: &Records,
+    p: &Params,
+    sink: &mut dyn FnMut(FlowSummary),
+) -> (Vec<CaptureSummary>, bool, u64) {
+    // One thread reads; the others analyse (at least one: the parallel path's result is
+    // the same for any number of workers).
+    let workers = super::threads(p.jobs).saturating_sub(1).max(1);
     let (mut captures, mut failed) = (Vec::new(), false);
-    let mut next_id = 0;
-    let flows = &p.select.flows;
+    let mut written = 0;
     for path in &records.captures {
         // The filter's note on flows it left with one direction, then `--flow`.
         let mut selected = |mut f: FlowSummary| {
             records.note_half_conversations(std::slice::from_mut(&mut f));
-            if flows.is_empty() || flows.contains(&f.id) {
+            if p.select.wants(f.id) {
+                written += 1;
                 sink(f);
             }
         };
-        match analyze_summaries(path, records, next_id, p, workers, &mut selected) {
-            Ok((summary, next)) => {
-                next_id = next;
-                captures.push(summary);
-            }
+        // Ids are per capture (from 0 in each, in the order connections appear), as in
+        // every command and in batch's tables: a flow's id does not depend on the other
+        // files on the command line.
+        match analyze_summaries(path, records, 0, p, workers, &mut selected) {
+            Ok((summary, _)) => captures.push(summary),
             Err(e) => {
                 eprintln!("bdpscope: {e:#}");
                 failed = true;
             }
         }
     }
-    (captures, failed)
+    (captures, failed, written)
 }
 
 pub fn run(args: AnalyzeArgs) -> Result<Status> {
@@ -220,9 +221,10 @@ pub fn run(args: AnalyzeArgs) -> Result<Status> {
     // Flows are written as they finish; the first write error stops the writing (the
     // analysis of the capture then ends with nothing more to say) and is returned.
     let mut error: Option<anyhow::Error> = None;
-    let (captures, failed) = match args.format {
+    let captures = match args.format {
         Format::Text => {
-            let mut text = render::text::Collector::new(args.all);
+            // A flow asked for by id is shown even when too short to judge.
+            let mut text = render::text::Collector::new(args.all || !args.select.flows.is_empty());
             let r = analyze_stream(&records, &p, &mut |f| text.flow(f));
             render::text::write(&mut out, &r.0, &text)?;
             r
@@ -259,6 +261,9 @@ pub fn run(args: AnalyzeArgs) -> Result<Status> {
         }
     };
     out.flush()?;
-    let _ = captures;
+    let (analysed, failed, written) = captures;
+    if written == 0 && !args.select.is_empty() && !analysed.is_empty() {
+        return Ok(args.select.none_matched(&records.captures));
+    }
     Ok(if failed { Status::InputFailed } else { Status::Success })
 }

@@ -4,7 +4,6 @@
 use super::{BatchArgs, Expect, Status};
 use crate::batch::{self, Options, Shard};
 use anyhow::Result;
-use bdpscope::analysis::FlowFilter;
 
 pub fn parse_shard(s: &str) -> Result<Shard, String> {
     Shard::parse(s)
@@ -16,14 +15,11 @@ pub fn run(args: BatchArgs) -> Result<Status> {
         paths: records.captures.clone(),
         records,
         out: args.out,
-        jobs: args.jobs,
+        jobs: super::threads(args.jobs),
         stitch: args.stitch,
         force: args.force,
         shard: args.shard,
-        filter: FlowFilter {
-            hosts: args.hosts,
-            ports: args.ports,
-        },
+        filter: args.endpoints.filter(),
         link_rate_bps: args.link_rate,
     })?;
     Ok(if outcome.failed > 0 {

@@ -7,6 +7,7 @@ use anyhow::Result;
 use bdpscope::compare::{
     self, Comparison, ConnComparison, DirComparison, HandshakePair, RttSplit, Side, SynOptionsInfo,
 };
+use bdpscope::units::millis;
 use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -141,11 +142,12 @@ fn dir_line<W: Write>(out: &mut W, name: &str, d: &DirComparison) -> Result<()> 
         match (d.one_way_delay_ms, d.delay_min_ms) {
             (Some(owd), _) => {
                 s += &format!(
-                    "; one-way delay {owd:.3} ms (min), {:.3} ms (median)",
-                    d.delay_median_ms.unwrap_or(owd)
+                    "; one-way delay {} (min), {} (median)",
+                    millis(owd),
+                    millis(d.delay_median_ms.unwrap_or(owd))
                 )
             }
-            (None, Some(m)) => s += &format!("; delay {m:.3} ms (min, clock offset included)"),
+            (None, Some(m)) => s += &format!("; delay {} (min, clock offset included)", millis(m)),
             _ => {}
         }
     }
@@ -158,34 +160,19 @@ fn dir_line<W: Write>(out: &mut W, name: &str, d: &DirComparison) -> Result<()> 
 fn rtt_split_line(r: &RttSplit) -> String {
     let (nc, ns) = if r.near_client == "a" { ("A", "B") } else { ("B", "A") };
     let part = |v: Option<f64>, end: &str| match v {
-        Some(x) => Ms(x).to_string(),
+        Some(x) => millis(x),
         None => format!("not measured (no loop through the {end} seen at {nc} or {ns})"),
     };
     let mut s = format!(
         "base RTT split: client side {} + between the points {} + server side {}",
         part(r.client_side_ms, "client"),
-        Ms(r.between_ms),
+        millis(r.between_ms),
         part(r.server_side_ms, "server")
     );
     if let Some(t) = r.end_to_end_ms {
-        s += &format!(" = {} end to end", Ms(t));
+        s += &format!(" = {} end to end", millis(t));
     }
     s + " (a loop through an end includes its response time: the sides are upper bounds)"
-}
-
-/// Milliseconds with the digits a value needs: three decimals, six below a microsecond,
-/// so a non-zero value never prints as zero.
-struct Ms(f64);
-
-impl std::fmt::Display for Ms {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let x = self.0;
-        if x != 0.0 && x.abs() < 0.001 {
-            write!(f, "{x:.6} ms")
-        } else {
-            write!(f, "{x:.3} ms")
-        }
-    }
 }
 
 fn write_conn<W: Write>(out: &mut W, c: &ConnComparison) -> Result<()> {
@@ -217,7 +204,8 @@ fn write_conn<W: Write>(out: &mut W, c: &ConnComparison) -> Result<()> {
     if let Some(rt) = c.round_trip_between_points_ms {
         writeln!(
             out,
-            "  round trip between the points {rt:.3} ms (independent of the clocks)"
+            "  round trip between the points {} (independent of the clocks)",
+            millis(rt)
         )?;
     }
     if let Some(r) = &c.rtt_split {
@@ -244,7 +232,8 @@ pub fn write_text<W: Write>(out: &mut W, c: &Comparison) -> Result<()> {
     if let Some(off) = c.clock_offset_ms {
         writeln!(
             out,
-            "clock of B minus clock of A: {off:.3} ms (assuming symmetric delays between the points)"
+            "clock of B minus clock of A: {} (assuming symmetric delays between the points)",
+            millis(off)
         )?;
     }
     writeln!(out)?;

@@ -17,6 +17,11 @@ pub fn open(path: &Path) -> Result<(CaptureReader, Option<u64>)> {
     let (input, size): (Box<dyn Read + Send>, Option<u64>) = if name == "-" {
         (Box::new(std::io::stdin()), None)
     } else {
+        if path.is_dir() {
+            anyhow::bail!(
+                "{name}: is a directory, not a capture (`bdpscope batch {name} --out DIR` analyses every capture in a folder)"
+            );
+        }
         let f = File::open(path).with_context(|| format!("{name}: cannot open"))?;
         let size = f.metadata().ok().map(|m| m.len());
         (Box::new(f), size)

@@ -35,7 +35,8 @@ pub enum Command {
     /// Per-flow analysis: handshake, RTT, windows, bottleneck, BDP, verdict, advice.
     Analyze(AnalyzeArgs),
     /// Every TCP segment as a CSV row (frame, time, flow, dir, seq, ack, len, flags,
-    /// win_raw, win_bytes, flight_bytes, rtt_ms, retransmission).
+    /// win_raw, win_bytes, flight_bytes, rtt_ms, retransmission, pipe_bytes, ts_rtt_ms,
+    /// dup_ack, zero_window, window_full, naive_flight_bytes).
     Packets(PacketsArgs),
     /// Plots per flow (SVG and PNG): flight vs BDP, RTT, goodput, time-sequence.
     Plot(plot::PlotArgs),
@@ -51,17 +52,73 @@ pub enum Command {
 }
 
 /// Which flows to show: by id (as `analyze` numbers them) or the way tcpdump filters.
+/// Every command that selects flows takes this one type (`batch`, whose ids are per file
+/// in its tables, takes its [`Endpoints`] part).
 #[derive(Args, Debug, Clone, Default)]
 pub struct Selection {
-    /// Only the flow(s) with this id (repeatable).
+    /// Only the flow(s) with this id (repeatable). Ids are per capture: flow 0 is the
+    /// first connection of each capture, whatever other files are given.
     #[arg(long = "flow", value_name = "ID")]
     pub flows: Vec<u64>,
+    #[command(flatten)]
+    pub endpoints: Endpoints,
+}
+
+/// Connections chosen by their ends, the way tcpdump's `host` and `port` choose them.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Endpoints {
     /// Only connections with this address at either end (repeatable).
     #[arg(long = "host", value_name = "ADDR")]
     pub hosts: Vec<IpAddr>,
     /// Only connections with this port at either end (repeatable).
     #[arg(long = "port", value_name = "PORT")]
     pub ports: Vec<u16>,
+}
+
+impl Endpoints {
+    pub fn filter(&self) -> bdpscope::analysis::FlowFilter {
+        bdpscope::analysis::FlowFilter {
+            hosts: self.hosts.clone(),
+            ports: self.ports.clone(),
+        }
+    }
+}
+
+impl Selection {
+    pub fn is_empty(&self) -> bool {
+        self.flows.is_empty() && self.endpoints.hosts.is_empty() && self.endpoints.ports.is_empty()
+    }
+
+    /// Whether a flow that passed the host/port filter is one of those asked for by id.
+    pub fn wants(&self, id: u64) -> bool {
+        self.flows.is_empty() || self.flows.contains(&id)
+    }
+
+    /// What was asked for, as the command line said it ("--flow 99 --port 443").
+    pub fn describe(&self) -> String {
+        let mut words = Vec::new();
+        words.extend(self.flows.iter().map(|f| format!("--flow {f}")));
+        words.extend(self.endpoints.hosts.iter().map(|h| format!("--host {h}")));
+        words.extend(self.endpoints.ports.iter().map(|p| format!("--port {p}")));
+        words.join(" ")
+    }
+
+    /// The message and status of a run whose selection matched no flow: exit 1 (a script
+    /// asking for a flow that is not there learns it), with what was asked and where.
+    pub fn none_matched(&self, inputs: &[PathBuf]) -> Status {
+        let names: Vec<String> = inputs.iter().map(|p| input::display_name(p)).collect();
+        eprintln!("bdpscope: no flow matches {} in {}", self.describe(), names.join(", "));
+        Status::InputFailed
+    }
+}
+
+/// Threads to use, as ripgrep's `-j/--jobs`: the same meaning in every command that
+/// takes it; 0 (the default) means one per core.
+pub fn threads(jobs: usize) -> usize {
+    match jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
 }
 
 #[derive(Args, Debug)]
@@ -88,8 +145,9 @@ pub struct AnalyzeArgs {
     pub all: bool,
     #[command(flatten)]
     pub memory: Memory,
-    /// Analysis threads beside the one reading the capture (default: one per core). The
-    /// result is the same for any number; fewer leave cores to other work.
+    /// Threads to use, as ripgrep's -j (default: one per core): one reads the capture, the
+    /// others analyse its connections (at least one). The result is the same for any
+    /// number; fewer leave cores to other work.
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0, hide_default_value = true)]
     pub jobs: usize,
 }
@@ -143,7 +201,8 @@ pub struct BatchArgs {
     /// state (done.jsonl, parts/) that lets a re-run skip what is done.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Files analysed in parallel (default: one per core).
+    /// Threads to use, as ripgrep's -j (default: one per core): each analyses one file at
+    /// a time, so N files are analysed at once.
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0, hide_default_value = true)]
     pub jobs: usize,
     /// Join rotated captures (tcpdump -C/-G: trace.pcap, trace.pcap1, ...) so that
@@ -157,12 +216,8 @@ pub struct BatchArgs {
     /// path); the tables of all N parts together are the full run.
     #[arg(long, value_name = "K/N", value_parser = batch::parse_shard)]
     pub shard: Option<crate::batch::Shard>,
-    /// Only connections with this address at either end (repeatable).
-    #[arg(long = "host", value_name = "ADDR")]
-    pub hosts: Vec<IpAddr>,
-    /// Only connections with this port at either end (repeatable).
-    #[arg(long = "port", value_name = "PORT")]
-    pub ports: Vec<u16>,
+    #[command(flatten)]
+    pub endpoints: Endpoints,
     /// The bottleneck link rate when you know it (e.g. 50M, 1G).
     #[arg(long, value_name = "RATE", value_parser = parse_rate)]
     pub link_rate: Option<f64>,

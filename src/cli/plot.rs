@@ -28,9 +28,10 @@ pub struct PlotArgs {
     /// Write SVG only (no PNG).
     #[arg(long)]
     pub svg_only: bool,
-    /// Plot at most this many flows (those with the most data).
-    #[arg(long, value_name = "N", default_value_t = 100)]
-    pub max_flows: usize,
+    /// Plots for at most this many flows (those with the most data); `report` takes the
+    /// same limit by the same name.
+    #[arg(long, value_name = "N", default_value_t = 100, alias = "max-flows")]
+    pub max_plots: usize,
 }
 
 /// Writes the plots of one flow; returns the files written.
@@ -56,18 +57,18 @@ pub fn run(args: PlotArgs) -> Result<Status> {
     let capture = &records.captures[0];
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create the directory", args.out.display()))?;
-    let recorder = SeriesRecorder::new(args.select.flows.clone(), args.max_flows);
+    let recorder = SeriesRecorder::new(args.select.flows.clone(), args.max_plots);
     let (_, flows, recorder, _) = analyze_one(capture, &records, 0, filter_of(&args.select), args.link_rate, recorder)?;
+    if !args.select.is_empty() && !flows.iter().any(|f| args.select.wants(f.id)) {
+        return Ok(args.select.none_matched(&records.captures));
+    }
     let mut written = 0;
-    for f in flows
-        .iter()
-        .filter(|f| args.select.flows.is_empty() || args.select.flows.contains(&f.id))
-    {
-        let Some(rec) = recorder.get(f.id) else {
-            if recorder.dropped.contains(&f.id) {
+    for f in flows.iter().filter(|f| args.select.wants(f.id)) {
+        let Some(rec) = recorder.get(0, f.id) else {
+            if recorder.dropped.contains(&(0, f.id)) {
                 eprintln!(
-                    "bdpscope: flow {}: not plotted (more than {} flows; use --flow or --max-flows)",
-                    f.id, args.max_flows
+                    "bdpscope: flow {}: not plotted (more than {} flows; use --flow or --max-plots)",
+                    f.id, args.max_plots
                 );
             } else if !args.select.flows.is_empty() {
                 eprintln!("bdpscope: flow {}: no data segments to plot", f.id);

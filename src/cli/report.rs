@@ -30,7 +30,7 @@ pub struct ReportArgs {
     pub link_rate: Option<f64>,
     /// Graphs for at most this many flows (those with the most data); the others are in
     /// the table and described, without graphs. Each flow's graphs carry at most 32768
-    /// points.
+    /// points. (`plot` takes the same limit by the same name.)
     #[arg(long, value_name = "N", default_value_t = 40)]
     pub max_plots: usize,
     /// The page's title.
@@ -44,23 +44,23 @@ pub fn run(args: ReportArgs) -> Result<Status> {
         .with_context(|| format!("{}: cannot create the directory", args.out.display()))?;
     let mut recorder = SeriesRecorder::new(args.select.flows.clone(), args.max_plots);
     let (mut captures, mut flows, mut failed) = (Vec::new(), Vec::new(), Vec::new());
-    let mut next_id = 0;
+    let mut places = HashMap::new();
     for path in &records.captures {
+        // Ids are per capture, as in every command and in batch's tables; the recorder
+        // tells the captures' flows apart by the capture's place.
+        recorder.set_capture(captures.len());
         match analyze_one(
             path,
             &records,
-            next_id,
+            0,
             filter_of(&args.select),
             args.link_rate,
             &mut recorder,
         ) {
-            Ok((summary, fl, _, next)) => {
-                next_id = next;
+            Ok((summary, fl, _, _)) => {
+                places.insert(summary.path.clone(), captures.len());
                 captures.push(summary);
-                flows.extend(
-                    fl.into_iter()
-                        .filter(|f| args.select.flows.is_empty() || args.select.flows.contains(&f.id)),
-                );
+                flows.extend(fl.into_iter().filter(|f| args.select.wants(f.id)));
             }
             Err(e) => {
                 eprintln!("bdpscope: {e:#}");
@@ -68,12 +68,12 @@ pub fn run(args: ReportArgs) -> Result<Status> {
             }
         }
     }
-    let mut charts: HashMap<u64, Charts> = HashMap::new();
+    let mut charts: HashMap<(String, u64), Charts> = HashMap::new();
     for f in &flows {
-        let Some(rec) = recorder.get(f.id) else { continue };
+        let Some(rec) = places.get(&f.capture).and_then(|&k| recorder.get(k, f.id)) else { continue };
         let ctx = Ctx::new(f, rec);
         charts.insert(
-            f.id,
+            html::chart_key(f),
             Charts {
                 data: ChartData::new(&ctx),
                 legends: legend(&ctx),
@@ -101,6 +101,9 @@ pub fn run(args: ReportArgs) -> Result<Status> {
     html::write(&mut out, &page).with_context(|| format!("{}: cannot write", index.display()))?;
     std::io::Write::flush(&mut out)?;
     println!("{}", index.display());
+    if flows.is_empty() && !args.select.is_empty() && !captures.is_empty() {
+        return Ok(args.select.none_matched(&records.captures));
+    }
     Ok(if failed.is_empty() && !captures.is_empty() {
         Status::Success
     } else {

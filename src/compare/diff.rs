@@ -573,9 +573,9 @@ pub fn compare_conn(a: &ConnRecord, b: &ConnRecord, found: &Match) -> ConnCompar
             None => (*seg, format!("{text}{rests_on}")),
         };
         middlebox.push(MiddleboxFinding {
-            kind: kind.as_str().into(),
-            direction: direction.as_str().into(),
-            confidence: confidence.as_str().into(),
+            kind: *kind,
+            direction,
+            confidence,
             evidence,
         });
     }

@@ -223,7 +223,7 @@ pub fn read(reader: &mut CaptureReader, name: &str) -> Side {
             }
         }
     }
-    b.side.format = reader.format().name().to_string();
+    b.side.format = reader.format().container().as_str().to_string();
     b.finish()
 }
 

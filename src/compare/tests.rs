@@ -6,6 +6,7 @@ use super::*;
 use crate::capture::{Frame, LinkType};
 use crate::decode::TcpFlags;
 use crate::testkit::TcpPacket;
+use crate::summary::HsSegment;
 use crate::time::Timestamp;
 
 /// One segment of the connection, in relative numbers, at the client's clock.
@@ -304,7 +305,7 @@ fn a_window_scale_stripped_from_the_syn_with_nops_in_its_place() {
     let c = compare(&side("b", &segs, &b), &side("a", &segs, &a));
     let k = one(&c);
     assert_eq!(k.nearer_client, "b");
-    assert_eq!(k.middlebox[0].direction, "syn");
+    assert_eq!(k.middlebox[0].direction, HsSegment::Syn);
 }
 
 #[test]

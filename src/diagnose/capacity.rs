@@ -37,35 +37,10 @@ pub struct Capacity {
     pub method: Method,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    /// Given by the user (`--link-rate`), converted to payload.
-    LinkRate,
-    /// The best delivery rate over a round trip (the pipe was full at some point).
-    DeliveryRate,
-    /// Delivery while a standing queue showed the link full.
-    QueueDeliveryRate,
-    /// The spacing of ACKs (packet-train dispersion).
-    Dispersion,
-    /// The spacing of data segments arriving at a capture point past the bottleneck.
-    ArrivalDispersion,
-    /// The summed delivery rate of flows sharing the path.
-    SharedDeliveryRate,
-}
+/// How the bottleneck rate was found: the summary's vocabulary.
+pub use crate::summary::CapacityMethod as Method;
 
 impl Method {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            // The user's figure, not a measurement: the word says whose it is.
-            Method::LinkRate => "user-link-rate",
-            Method::DeliveryRate => "delivery-rate",
-            Method::QueueDeliveryRate => "queue-delivery-rate",
-            Method::Dispersion => "dispersion",
-            Method::ArrivalDispersion => "arrival-dispersion",
-            Method::SharedDeliveryRate => "shared-delivery-rate",
-        }
-    }
-
     /// Whether the figure is the flow's own delivery (a lower bound unless the pipe was
     /// shown full).
     pub fn is_delivery(self) -> bool {
@@ -252,11 +227,11 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
         if let Some(d) = c.delivery_bps.filter(|&d| d > b * tol && !c.given) {
             out.push(format!("the capacity {b} bit/s is below the delivery the flow achieved ({d})"));
         }
-        if c.method != f.bottleneck_method.clone().unwrap_or_default() {
+        if Some(c.method) != f.bottleneck_method {
             out.push(format!("two methods: {} and {:?}", c.method, f.bottleneck_method));
         }
         let said = f.notes.iter().any(|n| n.contains("lower bound"));
-        if c.lower_bound && !said && f.verdict != "bottleneck-limited" {
+        if c.lower_bound && !said && f.verdict != super::Label::Bottleneck {
             out.push("a lower-bound capacity not said to be one".into());
         }
     }

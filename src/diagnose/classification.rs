@@ -1,7 +1,7 @@
 //! What the classifier found for a flow: the time shares, the verdict, the periods and the
 //! figures the rules' writers use (plain data; `classify` makes it).
 
-use super::label::Label;
+use super::Label;
 use crate::time::Timestamp;
 
 #[derive(Clone, Debug, PartialEq)]

@@ -6,7 +6,7 @@
 //! periods follow from the per-bin account.
 
 use super::classification::Classification;
-use super::label::Label;
+use super::Label;
 use super::rounds::{self, Round};
 use super::rules::{self, bottleneck, sender, Account, BinCtx, Left};
 use super::startup;
@@ -267,14 +267,13 @@ fn periods(tl: &Timeline, per_bin: &[[u64; 4]], bins_per_round: usize) -> Vec<(T
 /// the spec's words; a judged flow has shares, an undetermined one none, and says why.
 pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
     let mut out = Vec::new();
-    let words: Vec<&str> = Label::ALL.iter().map(|l| l.as_str()).collect();
-    match (&f.limits, f.verdict.as_str()) {
-        (None, super::UNDETERMINED) => {
+    match (&f.limits, f.verdict) {
+        (None, super::Verdict::Undetermined) => {
             if !f.notes.iter().any(|n| n.starts_with("undetermined:")) {
                 out.push("undetermined without a reason".into());
             }
         }
-        (Some(l), v) if words.contains(&v) => {
+        (Some(l), super::Verdict::Limited(_)) => {
             let sum = l.receiver_window + l.cwnd + l.bottleneck + l.sender;
             if (sum - 1.0).abs() > 0.001 {
                 out.push(format!("limit shares sum to {sum}"));

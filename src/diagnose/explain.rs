@@ -6,7 +6,7 @@
 
 use super::capacity::Method;
 use super::facts::Findings;
-use super::label::Label;
+use super::Label;
 use super::rules;
 use crate::summary::{AdviceItem, AdviceKind, StallKind};
 use crate::units::{bytes, ms, pct, rate, secs};

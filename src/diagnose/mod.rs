@@ -15,7 +15,6 @@ mod dispersion;
 mod explain;
 mod facts;
 mod gate;
-mod label;
 mod queue;
 mod rounds;
 pub mod rules;
@@ -28,7 +27,8 @@ pub use capacity::{law as capacity_law, Capacity, Method};
 pub use classify::law as limits_law;
 pub use explain::evidence_law;
 pub use classification::Classification;
-pub use label::{Label, UNDETERMINED};
+/// The limit labels and the verdict: the summary's vocabulary.
+pub use crate::summary::{Label, Verdict};
 pub use timeline::{Bin, SenderState, Timeline, MAX_BINS};
 
 use crate::flow::Dir;
@@ -290,10 +290,10 @@ const QUEUE_SIGN_S: f64 = 0.001;
 fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
     let f = &k.facts;
     s.bottleneck_bps = f.capacity.map(|c| c.rate * 8.0);
-    s.bottleneck_method = f.capacity.map(|c| c.method.as_str().to_string());
+    s.bottleneck_method = f.capacity.map(|c| c.method);
     s.bdp_bytes = f.bdp.map(|b| b.round() as u64);
     s.capacity = f.capacity.map(|cap| CapacitySummary {
-        method: cap.method.as_str().to_string(),
+        method: cap.method,
         lower_bound: f.lower_bound,
         given: cap.method == Method::LinkRate,
         delivery_bps: f.estimate.delivered.map(|r| r * 8.0),
@@ -320,14 +320,14 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
         bottleneck: round4(c.fractions[Label::Bottleneck.index()]),
         sender: round4(c.fractions[Label::Sender.index()]),
     });
-    s.verdict = c.verdict.as_str().to_string();
+    s.verdict = c.verdict.into();
     s.periods = c
         .periods
         .iter()
         .map(|&(a, b, l)| Period {
             start: a.secs_f64(),
             end: b.secs_f64(),
-            label: l.as_str().to_string(),
+            label: l,
         })
         .collect();
     let findings = Findings { facts: f, class: c };

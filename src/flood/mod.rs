@@ -30,7 +30,7 @@ pub mod hll;
 pub mod topk;
 
 use crate::flow::{Endpoint, Outcome};
-use crate::summary::{AttemptCounts, FloodFinding, PeakSecond, RateSeries};
+use crate::summary::{AttemptCounts, FloodFinding, FloodKind, PeakSecond, RateSeries};
 use crate::time::Timestamp;
 use hll::Hll;
 use std::net::IpAddr;
@@ -388,7 +388,7 @@ impl Watcher {
             };
             let sources = v.sources.count();
             out.push(FloodFinding {
-                kind: "syn-flood".into(),
+                kind: FloodKind::SynFlood,
                 target: Some(target.to_string()),
                 source: None,
                 attempts: s.count,
@@ -420,7 +420,7 @@ impl Watcher {
             }
             let n = s.value.distinct.count();
             out.push(FloodFinding {
-                kind: "port-scan".into(),
+                kind: FloodKind::PortScan,
                 target: Some(s.key.1.to_string()),
                 source: Some(s.key.0.to_string()),
                 attempts: s.count,
@@ -448,7 +448,7 @@ impl Watcher {
             }
             let n = s.value.distinct.count();
             out.push(FloodFinding {
-                kind: "address-scan".into(),
+                kind: FloodKind::AddressScan,
                 target: Some(format!("port {}", s.key.1)),
                 source: Some(s.key.0.to_string()),
                 attempts: s.count,
@@ -473,7 +473,7 @@ impl Watcher {
         if unanswered_met(&self.ended) {
             let e = &self.ended;
             out.push(FloodFinding {
-                kind: "failed-attempts".into(),
+                kind: FloodKind::FailedAttempts,
                 target: None,
                 source: None,
                 attempts: e.attempts,
@@ -507,10 +507,10 @@ impl Watcher {
         }
         // The specific findings first (heaviest first), the capture-wide one last.
         out.sort_by(|a, b| {
-            (a.kind == "failed-attempts")
-                .cmp(&(b.kind == "failed-attempts"))
+            (a.kind == FloodKind::FailedAttempts)
+                .cmp(&(b.kind == FloodKind::FailedAttempts))
                 .then(b.attempts.cmp(&a.attempts))
-                .then(a.kind.cmp(&b.kind))
+                .then(a.kind.as_str().cmp(b.kind.as_str()))
         });
         out
     }
@@ -601,13 +601,13 @@ mod tests {
         w.on_end(ms(15), scanner, ep(0x0a00_0001, 15), Outcome::Refused);
         assert!(w.raised());
         let f = w.findings();
-        assert!(f.iter().any(|f| f.kind == "port-scan" && f.distinct_ports == Some(15)));
+        assert!(f.iter().any(|f| f.kind == FloodKind::PortScan && f.distinct_ports == Some(15)));
         let mut w = Watcher::default();
         for h in 0..25u32 {
             w.on_end(ms(h as i64), scanner, ep(0x0a01_0000 + h, 22), Outcome::Unanswered);
         }
         let f = w.findings();
-        assert!(f.iter().any(|f| f.kind == "address-scan" && f.distinct_hosts == Some(25)));
+        assert!(f.iter().any(|f| f.kind == FloodKind::AddressScan && f.distinct_hosts == Some(25)));
     }
 
     #[test]

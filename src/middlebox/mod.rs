@@ -44,79 +44,10 @@ use crate::flow::Dir;
 use crate::summary::MiddleboxFinding;
 use crate::tcp::Connection;
 
-/// How sure a finding is. Ordered: `Possible < Likely < Certain`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Confidence {
-    /// The capture is consistent with a middlebox, and with ordinary end hosts.
-    Possible,
-    /// A middlebox is the simplest explanation; an unusual host configuration is not ruled out.
-    Likely,
-    /// Only a rewrite on the path explains what the capture shows.
-    Certain,
-}
-
-impl Confidence {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Confidence::Possible => "possible",
-            Confidence::Likely => "likely",
-            Confidence::Certain => "certain",
-        }
-    }
-}
-
-/// Which handshake segment lost (or had rewritten) an option.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HsSegment {
-    Syn,
-    SynAck,
-    Both,
-}
-
-impl HsSegment {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HsSegment::Syn => "syn",
-            HsSegment::SynAck => "syn-ack",
-            HsSegment::Both => "both",
-        }
-    }
-
-    /// The handshake segment sent by the end that sends in direction `d`.
-    pub fn sent_by(d: Dir) -> HsSegment {
-        match d {
-            Dir::C2S => HsSegment::Syn,
-            Dir::S2C => HsSegment::SynAck,
-        }
-    }
-
-    /// The handshake segment the end sending in direction `d` receives.
-    pub fn received_by(d: Dir) -> HsSegment {
-        HsSegment::sent_by(d.reverse())
-    }
-}
-
-/// The kinds of the interface contract (`middlebox[].kind`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    WscaleStripped,
-    MssClamped,
-    TimestampsStripped,
-    SackStripped,
-    WscaleMismatch,
-}
-
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::WscaleStripped => "wscale-stripped",
-            Kind::MssClamped => "mss-clamped",
-            Kind::TimestampsStripped => "timestamps-stripped",
-            Kind::SackStripped => "sack-stripped",
-            Kind::WscaleMismatch => "wscale-mismatch",
-        }
-    }
-}
+/// How sure a finding is (`Possible < Likely < Certain`), which handshake segment lost or
+/// had an option rewritten, and the kinds of the interface contract (`middlebox[].kind`):
+/// the summary's vocabularies.
+pub use crate::summary::{Confidence, HsSegment, MiddleboxKind as Kind};
 
 /// One rule's conclusion, before findings of the same kind and segment are merged.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -205,9 +136,9 @@ fn merge(mut found: Vec<Found>) -> Vec<MiddleboxFinding> {
     }
     out.into_iter()
         .map(|(f, texts)| MiddleboxFinding {
-            kind: f.kind.as_str().to_string(),
-            direction: f.segment.as_str().to_string(),
-            confidence: f.confidence.as_str().to_string(),
+            kind: f.kind,
+            direction: f.segment,
+            confidence: f.confidence,
             evidence: texts.join(". Also: "),
         })
         .collect()
@@ -236,9 +167,9 @@ mod tests {
             },
         ]);
         assert_eq!(out.len(), 2);
-        assert_eq!(out[0].confidence, "certain");
+        assert_eq!(out[0].confidence, Confidence::Certain);
         assert_eq!(out[0].evidence, "strong. Also: weak");
-        assert_eq!(out[1].kind, "wscale-mismatch");
+        assert_eq!(out[1].kind, Kind::WscaleMismatch);
     }
 
     #[test]

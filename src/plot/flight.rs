@@ -2,6 +2,8 @@
 //! periods of what limited the flow.
 
 use super::style::*;
+use bdpscope::summary::Label;
+use bdpscope::units::{bits, bytes, millis};
 use super::{runs_below, split_gaps, steps, Ctx};
 use anyhow::Result;
 use plotters::prelude::*;
@@ -21,10 +23,7 @@ pub fn draw<DB: DrawingBackend>(ctx: &Ctx<'_>, root: &Area<DB>) -> Result<()> {
     // Near the receiver the capture point's flight says little about the sender (data is
     // acknowledged as it arrives), and neither does the pipe: draw the pipe only where the
     // capture was taken near the sender (or in the middle).
-    let sender_end = if f.bulk_direction == "c2s" { "client" } else { "server" };
-    let receiver_end = if f.bulk_direction == "c2s" { "server" } else { "client" };
-    let near_receiver = f.rtt_ms.vantage == receiver_end && f.rtt_ms.vantage != sender_end;
-    let pipe = if d.retransmitted_segments > 0 && !near_receiver {
+    let pipe = if d.retransmitted_segments > 0 && !f.near_receiver() {
         ctx.points(&d.pipe, 1.0)
     } else {
         Vec::new()
@@ -55,7 +54,7 @@ pub fn draw<DB: DrawingBackend>(ctx: &Ctx<'_>, root: &Area<DB>) -> Result<()> {
     }
     if !rwnd.is_empty() {
         let label = if cut {
-            format!("advertised receive window (up to {}, off the top)", fmt_bytes(rwnd_max))
+            format!("advertised receive window (up to {}, off the top)", bytes(rwnd_max))
         } else {
             "advertised receive window".to_string()
         };
@@ -70,11 +69,11 @@ pub fn draw<DB: DrawingBackend>(ctx: &Ctx<'_>, root: &Area<DB>) -> Result<()> {
     match (bdp, f.bottleneck_bps, f.rtt_ms.min) {
         (Some(b), Some(rate), Some(rtt)) => legend.push(LegendItem::new(
             Swatch::Dashed(pal::INK),
-            format!("BDP {} = {} × {:.1} ms", fmt_bytes(b), fmt_rate(rate), rtt),
+            format!("BDP {} = {} × {}", bytes(b), bits(rate), millis(rtt)),
         )),
         (Some(b), _, _) => legend.push(LegendItem::new(
             Swatch::Dashed(pal::INK),
-            format!("BDP {}", fmt_bytes(b)),
+            format!("BDP {}", bytes(b)),
         )),
         _ => {}
     }
@@ -85,9 +84,9 @@ pub fn draw<DB: DrawingBackend>(ctx: &Ctx<'_>, root: &Area<DB>) -> Result<()> {
         ));
     }
     let bands = ctx.bands();
-    for l in BAND_LABELS {
-        if let (true, Some(c)) = (bands.iter().any(|b| b.2 == l), band_colour(l)) {
-            legend.push(LegendItem::new(Swatch::Band(c), l));
+    for &l in Label::ALL {
+        if bands.iter().any(|b| b.2 == l) {
+            legend.push(LegendItem::new(Swatch::Band(band_colour(l)), l.as_str()));
         }
     }
 

@@ -21,7 +21,7 @@ pub use series::{FlowRecord, SeriesRecorder};
 
 use anyhow::{Context, Result};
 use bdpscope::flow::Dir;
-use bdpscope::summary::FlowSummary;
+use bdpscope::summary::{FlowSummary, Label};
 use bucket::{Bucketed, M4};
 use plotters::prelude::*;
 use std::path::Path;
@@ -112,7 +112,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The limitation periods in seconds since the flow's start.
-    pub fn bands(&self) -> Vec<(f64, f64, &'a str)> {
+    pub fn bands(&self) -> Vec<(f64, f64, Label)> {
         self.flow
             .periods
             .iter()
@@ -120,7 +120,7 @@ impl<'a> Ctx<'a> {
                 (
                     p.start - self.flow.start_ts,
                     p.end - self.flow.start_ts,
-                    p.label.as_str(),
+                    p.label,
                 )
             })
             .collect()

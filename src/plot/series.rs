@@ -229,14 +229,19 @@ pub struct FlowRecord {
     pub bytes: u64,
 }
 
-/// Records the series of the flows it is asked for (all when `only` is empty).
+/// Records the series of the flows it is asked for (all when `only` is empty), of one
+/// capture or several in turn (flow ids are per capture: a flow is its capture's place
+/// and its id).
 pub struct SeriesRecorder {
     only: Vec<u64>,
     keep: usize,
+    /// The place of the capture being analysed (0 for the first).
+    capture: usize,
     live: HashMap<u64, LiveFlow>,
-    done: BTreeMap<u64, FlowRecord>,
-    /// Flows whose series were dropped because more than `keep` flows had data.
-    pub dropped: Vec<u64>,
+    done: BTreeMap<(usize, u64), FlowRecord>,
+    /// Flows (capture's place, id) whose series were dropped because more than `keep`
+    /// flows had data.
+    pub dropped: Vec<(usize, u64)>,
 }
 
 impl SeriesRecorder {
@@ -245,14 +250,23 @@ impl SeriesRecorder {
         SeriesRecorder {
             only,
             keep: keep.max(1),
+            capture: 0,
             live: HashMap::new(),
             done: BTreeMap::new(),
             dropped: Vec::new(),
         }
     }
 
-    pub fn get(&self, id: u64) -> Option<&FlowRecord> {
-        self.done.get(&id)
+    /// The next flows are of the capture in this place (every flow of the previous one
+    /// has ended with its capture).
+    pub fn set_capture(&mut self, place: usize) {
+        self.live.clear();
+        self.capture = place;
+    }
+
+    /// The record of flow `id` of the capture in place `capture`.
+    pub fn get(&self, capture: usize, id: u64) -> Option<&FlowRecord> {
+        self.done.get(&(capture, id))
     }
 
     fn wanted(&self, id: u64) -> bool {
@@ -285,11 +299,7 @@ impl Observer for SeriesRecorder {
         let Some(live) = self.live.remove(&summary.id) else {
             return;
         };
-        let dir = if summary.bulk_direction == "c2s" {
-            Dir::C2S
-        } else {
-            Dir::S2C
-        };
+        let dir = summary.bulk_direction;
         let bytes = if dir == Dir::C2S {
             summary.bytes.c2s
         } else {
@@ -304,7 +314,7 @@ impl Observer for SeriesRecorder {
         let mut rtt = live.rtt;
         rtt.shrink();
         self.done.insert(
-            summary.id,
+            (self.capture, summary.id),
             FlowRecord {
                 t0_ns: live.t0,
                 dir,

@@ -1,6 +1,7 @@
 //! What all plots share: size, fonts, colours, units, the title and legend strips, and
 //! the chart frame with its axes.
 
+use bdpscope::summary::Label;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -35,22 +36,14 @@ pub mod pal {
 }
 
 /// Background colour of a limitation period (the same as the report's verdict chips).
-pub fn band_colour(label: &str) -> Option<RGBColor> {
-    Some(match label {
-        "receiver-window-limited" => RGBColor(253, 208, 162),
-        "cwnd-limited" => RGBColor(190, 215, 238),
-        "bottleneck-limited" => RGBColor(245, 180, 180),
-        "sender-limited" => RGBColor(199, 233, 192),
-        _ => return None,
-    })
+pub fn band_colour(label: Label) -> RGBColor {
+    match label {
+        Label::ReceiverWindow => RGBColor(253, 208, 162),
+        Label::Cwnd => RGBColor(190, 215, 238),
+        Label::Bottleneck => RGBColor(245, 180, 180),
+        Label::Sender => RGBColor(199, 233, 192),
+    }
 }
-
-pub const BAND_LABELS: [&str; 4] = [
-    "receiver-window-limited",
-    "cwnd-limited",
-    "bottleneck-limited",
-    "sender-limited",
-];
 
 /// A unit for an axis: values are divided by `div` and the axis says `name`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -112,33 +105,6 @@ fn rate_unit_from(max_bps: f64, at: f64) -> Unit {
             div: 1.0,
             name: "bit/s",
         }
-    }
-}
-
-/// "586.8 KiB", "1.25 MiB".
-pub fn fmt_bytes(b: f64) -> String {
-    let u = bytes_unit_from(b, 1.0);
-    if u.div == 1.0 {
-        format!("{b:.0} bytes")
-    } else {
-        let v = b / u.div;
-        if v >= 100.0 {
-            format!("{v:.0} {}", u.name)
-        } else {
-            format!("{v:.1} {}", u.name)
-        }
-    }
-}
-
-pub fn fmt_rate(bps: f64) -> String {
-    let u = rate_unit_from(bps, 1.0);
-    let v = bps / u.div;
-    if v >= 100.0 {
-        format!("{v:.0} {}", u.name)
-    } else if v >= 10.0 || u.div == 1.0 {
-        format!("{v:.1} {}", u.name)
-    } else {
-        format!("{v:.2} {}", u.name)
     }
 }
 
@@ -304,12 +270,12 @@ pub fn chart<'a, DB: DrawingBackend>(
 /// Draws the limitation periods as background bands over the whole y range.
 pub fn draw_bands<DB: DrawingBackend>(
     c: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
-    bands: &[(f64, f64, &str)],
+    bands: &[(f64, f64, Label)],
     y: std::ops::Range<f64>,
 ) -> anyhow::Result<()> {
     let x_max = c.x_range().end;
     c.draw_series(bands.iter().filter_map(|&(a, b, l)| {
-        let colour = band_colour(l)?;
+        let colour = band_colour(l);
         let (a, b) = (a.clamp(0.0, x_max), b.clamp(0.0, x_max));
         (b > a).then(|| Rectangle::new([(a, y.start), (b, y.end)], colour.mix(0.55).filled()))
     }))

@@ -4,6 +4,8 @@
 use super::bucket::{Bucketed, Sum};
 use super::style::*;
 use super::Ctx;
+use bdpscope::summary::CapacityMethod;
+use bdpscope::units::{bits, secs};
 use anyhow::Result;
 use plotters::prelude::*;
 
@@ -39,12 +41,12 @@ fn stairs(r: &[(f64, f64, f64)], div: f64) -> Vec<(f64, f64)> {
 
 /// The bottleneck line's legend: an estimate and how it was found, or the user's figure
 /// (`--link-rate`), said to be theirs.
-pub fn bottleneck_label(f: &bdpscope::summary::FlowSummary, rate: fn(f64) -> String) -> Option<String> {
+pub fn bottleneck_label(f: &bdpscope::summary::FlowSummary) -> Option<String> {
     let b = f.bottleneck_bps?;
-    Some(match f.bottleneck_method.as_deref() {
-        Some("user-link-rate") => format!("bottleneck {} (your --link-rate)", rate(b)),
-        Some(m) => format!("bottleneck estimate {} ({m})", rate(b)),
-        None => format!("bottleneck estimate {}", rate(b)),
+    Some(match f.bottleneck_method {
+        Some(CapacityMethod::LinkRate) => format!("bottleneck {} (your --link-rate)", bits(b)),
+        Some(m) => format!("bottleneck estimate {} ({m})", bits(b)),
+        None => format!("bottleneck estimate {}", bits(b)),
     })
 }
 
@@ -70,11 +72,7 @@ pub fn draw<DB: DrawingBackend>(ctx: &Ctx<'_>, root: &Area<DB>) -> Result<()> {
         .max(f.bottleneck_bps.unwrap_or(0.0));
     let unit = rate_unit(max);
     let y_max = headroom(max) / unit.div;
-    let iv_label = if iv >= 1_000_000_000 {
-        format!("{:.1} s", iv as f64 / 1e9)
-    } else {
-        format!("{:.0} ms", iv as f64 / 1e6)
-    };
+    let iv_label = secs(iv as f64 / 1e9);
 
     let mut legend = vec![LegendItem::new(
         Swatch::Line(pal::BLUE, 2),
@@ -84,12 +82,12 @@ pub fn draw<DB: DrawingBackend>(ctx: &Ctx<'_>, root: &Area<DB>) -> Result<()> {
         Swatch::Line(pal::GREY, 1),
         "new data seen at the capture point",
     ));
-    if let Some(label) = bottleneck_label(f, fmt_rate) {
+    if let Some(label) = bottleneck_label(f) {
         legend.push(LegendItem::new(Swatch::Dashed(pal::RED), label));
     }
     legend.push(LegendItem::new(
         Swatch::Dashed(pal::BLUE),
-        format!("mean goodput {}", fmt_rate(f.goodput_bps)),
+        format!("mean goodput {}", bits(f.goodput_bps)),
     ));
 
     let area = frame(root, &ctx.title(super::Kind::Throughput), &legend)?;

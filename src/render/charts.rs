@@ -14,7 +14,7 @@
 
 use crate::plot::bucket::{Bucketed, Range, Sum, M4};
 use crate::plot::{Ctx, FlowRecord, Kind};
-use bdpscope::summary::FlowSummary;
+use bdpscope::summary::{FlowSummary, Label};
 use bdpscope::tcp::rtt::RttSource;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -130,9 +130,7 @@ impl ChartData {
         let r = &rec.rtt;
         // As the static plots choose: the pipe only away from the receiver, the
         // smoothed RTT of the loop that sees the queue.
-        let sender_end = if f.bulk_direction == "c2s" { "client" } else { "server" };
-        let receiver_end = if f.bulk_direction == "c2s" { "server" } else { "client" };
-        let near_receiver = f.rtt_ms.vantage == receiver_end && f.rtt_ms.vantage != sender_end;
+        let near_receiver = f.near_receiver();
         let far = crate::plot::far_loop(r);
         let mut sources: Vec<(&'static str, Source<'_>)> = vec![
             ("seg", Source::Ranges(&d.segments)),
@@ -252,9 +250,7 @@ pub fn legend(ctx: &Ctx<'_>) -> Vec<(Kind, Vec<(Swatch, String)>)> {
             },
         ));
     }
-    let sender_end = if f.bulk_direction == "c2s" { "client" } else { "server" };
-    let receiver_end = if f.bulk_direction == "c2s" { "server" } else { "client" };
-    if rexmits > 0 && !(f.rtt_ms.vantage == receiver_end && f.rtt_ms.vantage != sender_end) && !d.pipe.is_empty() {
+    if rexmits > 0 && !f.near_receiver() && !d.pipe.is_empty() {
         flight.push((Swatch::Line("green"), "pipe (RFC 6675, SACK-aware)".to_string()));
     }
     match (f.bdp_bytes.filter(|b| *b > 0), f.bottleneck_bps, f.rtt_ms.min) {
@@ -268,9 +264,9 @@ pub fn legend(ctx: &Ctx<'_>) -> Vec<(Kind, Vec<(Swatch, String)>)> {
     if rexmits > 0 {
         flight.push((Swatch::Bar("red"), format!("retransmissions ({rexmits})")));
     }
-    for l in crate::plot::style::BAND_LABELS {
+    for &l in Label::ALL {
         if f.periods.iter().any(|p| p.label == l) {
-            flight.push((Swatch::Band(l), l.to_string()));
+            flight.push((Swatch::Band(l.as_str()), l.to_string()));
         }
     }
 
@@ -305,7 +301,7 @@ pub fn legend(ctx: &Ctx<'_>) -> Vec<(Kind, Vec<(Swatch, String)>)> {
         ),
         (Swatch::Line("grey"), "new data seen at the capture point".to_string()),
     ];
-    if let Some(label) = crate::plot::bottleneck_label(f, bits) {
+    if let Some(label) = crate::plot::bottleneck_label(f) {
         goodput.push((Swatch::Dashed("red"), label));
     }
     goodput.push((Swatch::Dashed("blue"), format!("mean goodput {}", bits(f.goodput_bps))));

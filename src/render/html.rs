@@ -10,10 +10,12 @@
 //! values under the cursor show beside it (see assets/html/report.js).
 
 use super::charts::{ChartData, Swatch};
-use super::page::{chip, document, verdict_class, verdicts};
+use super::page::{chip, document, verdict_class};
 use crate::plot::Kind;
-use bdpscope::summary::{CaptureSummary, FlowSummary};
-use bdpscope::units::{bits, bytes, pct};
+use bdpscope::capture::Compression;
+use bdpscope::endpoint::Dir;
+use bdpscope::summary::{CaptureSummary, FlowSummary, Label, Verdict};
+use bdpscope::units::{bits, bytes, pct, secs};
 use maud::{html, Markup, PreEscaped};
 use std::collections::HashMap;
 use std::io::Write;
@@ -34,7 +36,8 @@ pub struct Page<'a> {
     pub title: &'a str,
     pub captures: &'a [CaptureSummary],
     pub flows: &'a [FlowSummary],
-    pub charts: &'a HashMap<u64, Charts>,
+    /// By flow: its capture's path and its id (ids are per capture).
+    pub charts: &'a HashMap<(String, u64), Charts>,
     /// Inputs that could not be read, with the reason.
     pub failed: &'a [String],
     /// Why some flows have no graphs (e.g. the limit), shown once.
@@ -59,18 +62,16 @@ fn yes_no(v: Option<bool>) -> &'static str {
 }
 
 fn bulk_bytes(f: &FlowSummary) -> u64 {
-    if f.bulk_direction == "c2s" {
-        f.bytes.c2s
-    } else {
-        f.bytes.s2c
+    match f.bulk_direction {
+        Dir::C2S => f.bytes.c2s,
+        Dir::S2C => f.bytes.s2c,
     }
 }
 
 fn arrow(f: &FlowSummary) -> &'static str {
-    if f.bulk_direction == "c2s" {
-        "→"
-    } else {
-        "←"
+    match f.bulk_direction {
+        Dir::C2S => "→",
+        Dir::S2C => "←",
     }
 }
 
@@ -103,6 +104,26 @@ fn short_path(p: &str) -> String {
     }
 }
 
+/// The key a flow's charts go by in [`Page::charts`].
+pub fn chart_key(f: &FlowSummary) -> (String, u64) {
+    (f.capture.clone(), f.id)
+}
+
+impl Page<'_> {
+    fn charts_of(&self, f: &FlowSummary) -> Option<&Charts> {
+        self.charts.get(&chart_key(f))
+    }
+
+    /// The id of a flow's section, unique in the page: `flow-ID` for one capture (ids are
+    /// per capture), `flow-N-ID` with the capture's place N (from 1) for several.
+    fn anchor(&self, f: &FlowSummary) -> String {
+        match self.captures.iter().position(|c| c.path == f.capture) {
+            Some(n) if self.captures.len() > 1 => format!("flow-{}-{}", n + 1, f.id),
+            _ => format!("flow-{}", f.id),
+        }
+    }
+}
+
 pub fn write<W: Write>(out: &mut W, page: &Page<'_>) -> std::io::Result<()> {
     out.write_all(render(page).into_string().as_bytes())
 }
@@ -122,8 +143,8 @@ fn render(p: &Page<'_>) -> Markup {
         main {
             (captures(p))
             (flow_table(p))
-            @for f in p.flows.iter().filter(|f| has_section(f, p.charts)) {
-                (flow_section(f, p.charts.get(&f.id)))
+            @for f in p.flows.iter().filter(|f| has_section(f, p)) {
+                (flow_section(f, p.charts_of(f), &p.anchor(f)))
             }
         }
         footer {
@@ -149,10 +170,13 @@ fn captures(p: &Page<'_>) -> Markup {
                 tbody {
                     @for c in p.captures {
                         @let span = match (c.first_ts, c.last_ts) {
-                            (Some(a), Some(b)) => format!("{:.2} s", b - a),
+                            (Some(a), Some(b)) => secs(b - a),
                             _ => "–".into(),
                         };
-                        @let format = if c.compression == "none" { c.format.clone() } else { format!("{} + {}", c.format, c.compression) };
+                        @let format = match c.compression {
+                            Compression::None => c.format.to_string(),
+                            z => format!("{} + {z}", c.format),
+                        };
                         tr {
                             td title=(c.path) { (short_path(&c.path)) }
                             td { (format) }
@@ -201,7 +225,7 @@ fn floods(captures: &[CaptureSummary]) -> Markup {
                         @for f in &c.floods {
                             tr {
                                 td { (short_path(&c.path)) }
-                                td { (f.kind) }
+                                td { (f.kind.as_str()) }
                                 td { (f.target.as_deref().unwrap_or("–")) }
                                 td { (f.source.as_deref().unwrap_or("–")) }
                                 td.num { (f.attempts) }
@@ -244,7 +268,7 @@ const COLUMNS: [(&str, &str, bool); 14] = [
     ("duration", "duration", true),
     ("goodput", "goodput", true),
     ("rtt", "min RTT", true),
-    ("flight", "max flight", true),
+    ("flight", "max flight here", true),
     ("rwnd", "max rwnd", true),
     ("bdp", "BDP", true),
     ("bottleneck", "bottleneck", true),
@@ -253,11 +277,13 @@ const COLUMNS: [(&str, &str, bool); 14] = [
 ];
 
 /// A cell: the value it sorts by (data-v) and what it shows.
-fn cell(f: &FlowSummary, key: &str, linked: bool) -> (String, Markup) {
+fn cell(f: &FlowSummary, key: &str, link: Option<&str>) -> (String, Markup) {
     let dash = || html! { "–" };
     match key {
-        "id" if linked => (f.id.to_string(), html! { a href={ "#flow-" (f.id) } { (f.id) } }),
-        "id" => (f.id.to_string(), html! { (f.id) }),
+        "id" => match link {
+            Some(anchor) => (f.id.to_string(), html! { a href={ "#" (anchor) } { (f.id) } }),
+            None => (f.id.to_string(), html! { (f.id) }),
+        },
         "capture" => (f.capture.clone(), breakable(&short_path(&f.capture))),
         "client" => (f.client.clone(), address(&f.client)),
         "server" => (f.server.clone(), address(&f.server)),
@@ -267,7 +293,7 @@ fn cell(f: &FlowSummary, key: &str, linked: bool) -> (String, Markup) {
         }
         "duration" => (
             format!("{:.6}", f.duration_s),
-            html! { (format!("{:.2} s", f.duration_s)) },
+            html! { (secs(f.duration_s)) },
         ),
         "goodput" => (format!("{:.1}", f.goodput_bps), html! { (bits(f.goodput_bps)) }),
         "rtt" => (
@@ -294,7 +320,7 @@ fn cell(f: &FlowSummary, key: &str, linked: bool) -> (String, Markup) {
             f.retransmitted_segments.to_string(),
             html! { (f.retransmitted_segments) },
         ),
-        "verdict" => (f.verdict.clone(), chip(&f.verdict)),
+        "verdict" => (f.verdict.to_string(), chip(f.verdict)),
         _ => (String::new(), html! {}),
     }
 }
@@ -303,18 +329,18 @@ fn flow_table(p: &Page<'_>) -> Markup {
     let flows = p.flows;
     let multi = p.captures.len() > 1;
     let cols: Vec<&(&str, &str, bool)> = COLUMNS.iter().filter(|c| multi || c.0 != "capture").collect();
-    let bare = flows.iter().filter(|f| !has_section(f, p.charts)).count();
+    let bare = flows.iter().filter(|f| !has_section(f, p)).count();
     html! {
         section #flows {
             h2 { "Flows" }
             div.filters role="group" aria-label="filter by verdict" {
                 span { "verdict:" }
-                @for v in verdicts() {
+                @for v in Verdict::ALL {
                     @let n = flows.iter().filter(|f| f.verdict == v).count();
                     @if n > 0 {
                         label class={ "chip " (verdict_class(v)) } {
-                            input type="checkbox" data-verdict=(v) checked;
-                            " " (v) " (" (n) ")"
+                            input type="checkbox" data-verdict=(v.as_str()) checked;
+                            " " (v.as_str()) " (" (n) ")"
                         }
                     }
                 }
@@ -329,9 +355,10 @@ fn flow_table(p: &Page<'_>) -> Markup {
                 } }
                 tbody {
                     @for f in flows {
-                        tr data-verdict=(f.verdict) {
+                        tr data-verdict=(f.verdict.as_str()) {
                             @for (key, _, num) in &cols {
-                                @let (v, shown) = cell(f, key, has_section(f, p.charts));
+                                @let link = has_section(f, p).then(|| p.anchor(f));
+                                @let (v, shown) = cell(f, key, link.as_deref());
                                 @let class = if *num { Some("num") } else if matches!(*key, "capture" | "client" | "server") { Some("wrap") } else { None };
                                 td data-v=(v) class=[class] { (shown) }
                             }
@@ -349,8 +376,8 @@ fn flow_table(p: &Page<'_>) -> Markup {
 
 /// Flows that carried payload get a section of their own; the others (a SYN scan has
 /// thousands) only a row.
-fn has_section(f: &FlowSummary, charts: &HashMap<u64, Charts>) -> bool {
-    f.bytes.c2s + f.bytes.s2c > 0 || charts.contains_key(&f.id)
+fn has_section(f: &FlowSummary, p: &Page<'_>) -> bool {
+    f.bytes.c2s + f.bytes.s2c > 0 || p.charts_of(f).is_some()
 }
 
 fn list(title: &str, items: &[String]) -> Markup {
@@ -362,44 +389,44 @@ fn list(title: &str, items: &[String]) -> Markup {
     }
 }
 
-fn flow_section(f: &FlowSummary, charts: Option<&Charts>) -> Markup {
+fn flow_section(f: &FlowSummary, charts: Option<&Charts>, anchor: &str) -> Markup {
     let r = &f.rtt_ms;
     let hs = &f.handshake;
     html! {
-        section.flow id={ "flow-" (f.id) } data-verdict=(f.verdict) {
-            h2 { "flow " (f.id) " " span.ends { (f.client) " " (arrow(f)) " " (f.server) } " " (chip(&f.verdict)) }
-            p.muted { (f.capture) " · " (format!("{:.2} s", f.duration_s)) " · " (f.packets) " packets · " (f.end_state) }
+        section.flow id=(anchor) data-verdict=(f.verdict.as_str()) {
+            h2 { "flow " (f.id) " " span.ends { (f.client) " " (arrow(f)) " " (f.server) } " " (chip(f.verdict)) }
+            p.muted { (f.capture) " · " (secs(f.duration_s)) " · " (f.packets) " packets · " (f.end_state.as_str()) }
             @if let Some(l) = f.limits {
                 div.limits title="share of the bulk transfer's time" {
                     @for (v, frac, short) in [
-                        ("receiver-window-limited", l.receiver_window, "receiver window"),
-                        ("cwnd-limited", l.cwnd, "cwnd"),
-                        ("bottleneck-limited", l.bottleneck, "bottleneck"),
-                        ("sender-limited", l.sender, "sender"),
+                        (Label::ReceiverWindow, l.receiver_window, "receiver window"),
+                        (Label::Cwnd, l.cwnd, "cwnd"),
+                        (Label::Bottleneck, l.bottleneck, "bottleneck"),
+                        (Label::Sender, l.sender, "sender"),
                     ] {
                         @if frac > 0.0 {
-                            span class=(verdict_class(v)) style={ "width:" (format!("{:.2}", frac * 100.0)) "%" }
-                                title={ (short) " " (format!("{:.0}", frac * 100.0)) "%" } {
-                                @if frac >= 0.08 { (short) " " (format!("{:.0}", frac * 100.0)) "%" }
+                            span class=(verdict_class(v.into())) style={ "width:" (format!("{:.2}", frac * 100.0)) "%" }
+                                title={ (short) " " (pct(frac)) } {
+                                @if frac >= 0.08 { (short) " " (pct(frac)) }
                             }
                         }
                     }
                 }
             }
             dl.facts {
-                div { dt { "data" } dd { "c2s " (bytes(f.bytes.c2s as f64)) ", s2c " (bytes(f.bytes.s2c as f64)) " (" (f.bulk_direction) " bulk)" } }
+                div { dt { "data" } dd { "c2s " (bytes(f.bytes.c2s as f64)) ", s2c " (bytes(f.bytes.s2c as f64)) " (" (f.bulk_direction.as_str()) " bulk)" } }
                 div { dt { "goodput" } dd { (bits(f.goodput_bps)) } }
                 div { dt { "RTT" } dd {
                     "min " (ms(r.min)) ", median " (ms(r.median)) ", p95 " (ms(r.p95)) ", max " (ms(r.max))
-                    " (" (r.samples) " samples; capture near " (r.vantage) ")"
+                    " (" (r.samples) " samples; capture near " (r.vantage.as_str()) ")"
                 } }
                 div { dt { "window" } dd {
-                    "max flight " (bytes(f.max_flight_bytes as f64)) ", max rwnd "
+                    "max flight " (super::max_flight(f)) ", max rwnd "
                     (f.max_rwnd_bytes.map_or("unknown".into(), |b| bytes(b as f64)))
                 } }
                 @if let Some(b) = f.bottleneck_bps {
                     div { dt { "bottleneck" } dd {
-                        (bits(b)) " (" (f.bottleneck_method.as_deref().unwrap_or("?")) "), BDP "
+                        (bits(b)) " (" (f.bottleneck_method.map_or("?", |m| m.as_str())) "), BDP "
                         (f.bdp_bytes.map_or("–".into(), |b| bytes(b as f64)))
                     } }
                 }
@@ -418,11 +445,11 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>) -> Markup {
                              td { (yes_no(hs.server_sack_permitted)) } td { (yes_no(hs.server_timestamps)) } }
                     }
                 }
-                p { "window scaling " (hs.window_scaling)
+                p { "window scaling " (hs.window_scaling.as_str())
                     @if hs.syn_retransmissions > 0 { "; " (hs.syn_retransmissions) " SYN retransmission(s)" } }
             } @else if let Some(i) = &hs.inferred {
                 p { "not in the capture; window scale inferred client " (opt(i.client_wscale)) " / server "
-                    (opt(i.server_wscale)) " (" (i.confidence) "): " (i.evidence) }
+                    (opt(i.server_wscale)) " (" (i.confidence.as_str()) "): " (i.evidence) }
             } @else {
                 p { "not in the capture (window scale unknown)" }
             }
@@ -431,7 +458,7 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>) -> Markup {
                 p.muted { "no sign of option rewriting" }
             } @else {
                 ul { @for m in &f.middlebox {
-                    li { b { (m.kind) } " on " (m.direction) " (" (m.confidence) "): " (m.evidence) }
+                    li { b { (m.kind.as_str()) } " on " (m.direction.as_str()) " (" (m.confidence.as_str()) "): " (m.evidence) }
                 } }
             }
             (list("Notes", &f.notes))
@@ -451,7 +478,7 @@ fn graphs(f: &FlowSummary, c: &Charts) -> Markup {
             p.zoomhint { "Drag across a graph to zoom into that time (all four follow); double-click to zoom out. Values under the cursor show beside it." }
             @for (kind, items) in &c.legends {
                 figure.chart data-kind=(kind.name()) {
-                    h4 { (kind.title()) " · flow " (f.id) ": " (f.client) " " (arrow(f)) " " (f.server) " · " (f.verdict) }
+                    h4 { (kind.title()) " · flow " (f.id) ": " (f.client) " " (arrow(f)) " " (f.server) " · " (f.verdict.as_str()) }
                     ul.legend {
                         @for (sw, label) in items {
                             li { span class={ "sw " (sw.class()) } {} (label) }

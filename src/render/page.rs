@@ -3,27 +3,20 @@
 //! maud, which escapes everything it is given unless told otherwise (`PreEscaped`: only
 //! the stylesheet, the vendored script and JSON made safe for a `<script>` element).
 
-use bdpscope::diagnose::{Label, UNDETERMINED};
+use bdpscope::summary::Verdict;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 /// The stylesheet of every page.
 pub const STYLE: &str = include_str!("../../assets/html/page.css");
 
-/// The verdicts in the spec's order, undetermined last.
-pub fn verdicts() -> impl Iterator<Item = &'static str> {
-    Label::ALL.iter().map(|l| l.as_str()).chain([UNDETERMINED])
-}
-
-/// The CSS class of a verdict's colour: `v-<verdict>` for the spec's words (one rule
-/// each in the stylesheet), undetermined's for anything else.
-pub fn verdict_class(v: &str) -> String {
-    let known = verdicts().find(|w| *w == v).unwrap_or(UNDETERMINED);
-    format!("v-{known}")
+/// The CSS class of a verdict's colour: `v-<verdict>` (one rule each in the stylesheet).
+pub fn verdict_class(v: Verdict) -> String {
+    format!("v-{v}")
 }
 
 /// A verdict as a coloured chip.
-pub fn chip(v: &str) -> Markup {
-    html! { span class={ "chip " (verdict_class(v)) } { (v) } }
+pub fn chip(v: Verdict) -> Markup {
+    html! { span class={ "chip " (verdict_class(v)) } { (v.as_str()) } }
 }
 
 /// A whole page: `head` goes into the document's head after the stylesheet (scripts'
@@ -51,11 +44,10 @@ mod tests {
 
     #[test]
     fn every_verdict_has_its_colour_in_the_stylesheet() {
-        for v in verdicts() {
+        for v in Verdict::ALL {
             assert!(STYLE.contains(&format!(".{}{{", verdict_class(v))), "{v}");
             assert!(STYLE.contains(&format!("--{v}:")), "{v}");
         }
-        assert_eq!(verdict_class("something else"), "v-undetermined");
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
     t.u64("id", it().map(|f| Some(f.id)));
     t.str("client", it().map(|f| Some(f.client.clone())));
     t.str("server", it().map(|f| Some(f.server.clone())));
-    t.str("client_from", it().map(|f| Some(f.client_from.clone())));
+    t.str("client_from", it().map(|f| Some(f.client_from.as_str().to_string())));
     t.f64("start_ts", it().map(|f| Some(f.start_ts)));
     t.f64("end_ts", it().map(|f| Some(f.end_ts)));
     t.f64("duration_s", it().map(|f| Some(f.duration_s)));
@@ -53,7 +53,7 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
     t.u64("server_wscale", it().map(|f| f.handshake.server_wscale.map(u64::from)));
     t.u64("client_mss", it().map(|f| f.handshake.client_mss.map(u64::from)));
     t.u64("server_mss", it().map(|f| f.handshake.server_mss.map(u64::from)));
-    t.str("window_scaling", it().map(|f| Some(f.handshake.window_scaling.clone())));
+    t.str("window_scaling", it().map(|f| Some(f.handshake.window_scaling.as_str().to_string())));
     t.bool("client_sack_permitted", it().map(|f| f.handshake.client_sack_permitted));
     t.bool("server_sack_permitted", it().map(|f| f.handshake.server_sack_permitted));
     t.bool("client_timestamps", it().map(|f| f.handshake.client_timestamps));
@@ -78,7 +78,7 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
                 .map(u64::from)
         }),
     );
-    t.str("bulk_direction", it().map(|f| Some(f.bulk_direction.clone())));
+    t.str("bulk_direction", it().map(|f| Some(f.bulk_direction.as_str().to_string())));
     t.u64("bytes_c2s", it().map(|f| Some(f.bytes.c2s)));
     t.u64("bytes_s2c", it().map(|f| Some(f.bytes.s2c)));
     t.f64("goodput_bps", it().map(|f| Some(f.goodput_bps)));
@@ -87,13 +87,13 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
     t.f64("rtt_median_ms", it().map(|f| f.rtt_ms.median));
     t.f64("rtt_p95_ms", it().map(|f| f.rtt_ms.p95));
     t.f64("rtt_max_ms", it().map(|f| f.rtt_ms.max));
-    t.str("vantage", it().map(|f| Some(f.rtt_ms.vantage.clone())));
+    t.str("vantage", it().map(|f| Some(f.rtt_ms.vantage.as_str().to_string())));
     t.u64("max_flight_bytes", it().map(|f| Some(f.max_flight_bytes)));
     t.u64("sender_max_flight_bytes", it().map(|f| f.sender_max_flight_bytes));
     t.u64("max_rwnd_bytes", it().map(|f| f.max_rwnd_bytes));
     t.u64("retransmitted_segments", it().map(|f| Some(f.retransmitted_segments)));
     t.f64("bottleneck_bps", it().map(|f| f.bottleneck_bps));
-    t.str("bottleneck_method", it().map(|f| f.bottleneck_method.clone()));
+    t.str("bottleneck_method", it().map(|f| f.bottleneck_method.map(|m| m.as_str().to_string())));
     t.u64("bdp_bytes", it().map(|f| f.bdp_bytes));
     t.f64(
         "limit_receiver_window",
@@ -102,7 +102,7 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
     t.f64("limit_cwnd", it().map(|f| f.limits.map(|l| l.cwnd)));
     t.f64("limit_bottleneck", it().map(|f| f.limits.map(|l| l.bottleneck)));
     t.f64("limit_sender", it().map(|f| f.limits.map(|l| l.sender)));
-    t.str("verdict", it().map(|f| Some(f.verdict.clone())));
+    t.str("verdict", it().map(|f| Some(f.verdict.as_str().to_string())));
     t.str(
         "middlebox",
         it().map(|f| {
@@ -117,7 +117,7 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
     t.str("evidence", it().map(|f| join(&f.evidence)));
     t.str("advice", it().map(|f| join(&f.advice)));
     t.str("notes", it().map(|f| join(&f.notes)));
-    t.str("end_state", it().map(|f| Some(f.end_state.clone())));
+    t.str("end_state", it().map(|f| Some(f.end_state.as_str().to_string())));
     t.u64(
         "zero_window_advertisements",
         it().map(|f| Some(f.c2s.zero_window_advertisements + f.s2c.zero_window_advertisements)),

@@ -1,5 +1,7 @@
 //! The text view: what a person reads after `tcpdump` — one aligned block per flow.
 
+use bdpscope::capture::Compression;
+use bdpscope::endpoint::Dir;
 use bdpscope::summary::{CaptureSummary, FlowSummary};
 use bdpscope::units::{bits, bytes, millis, pct, secs};
 use std::io::Write;
@@ -12,7 +14,7 @@ fn ms(v: Option<f64>) -> String {
 /// Whether a flow's block is shown without `--all`: it was judged, or it stalled or failed
 /// (a window that closed and never reopened is the whole post-mortem of a short flow).
 fn shown(f: &FlowSummary) -> bool {
-    f.verdict != "undetermined" || !f.stalls.is_empty()
+    f.verdict.is_judged() || !f.stalls.is_empty()
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -58,18 +60,18 @@ pub fn write<W: Write>(out: &mut W, captures: &[CaptureSummary], flows: &Collect
     for c in captures {
         writeln!(
             out,
-            "{}: {} {}{}, {} packets, {} TCP segments, {} flows",
+            "{}: {}{}, {} packets, {} TCP segments, {} flow{}",
             c.path,
             c.format,
-            if c.compression == "none" { "" } else { "+" },
-            if c.compression == "none" {
+            if c.compression == Compression::None {
                 String::new()
             } else {
-                c.compression.clone()
+                format!(" +{}", c.compression.as_str())
             },
             c.packets,
             c.tcp_segments,
-            c.flows
+            c.flows,
+            if c.flows == 1 { "" } else { "s" }
         )?;
         for w in &c.warnings {
             writeln!(out, "  warning: {w}")?;
@@ -107,11 +109,11 @@ fn connections<W: Write>(out: &mut W, c: &CaptureSummary) -> std::io::Result<()>
         let what = match (&f.source, &f.target) {
             (Some(s), Some(t)) => format!("{} from {s} on {t}", f.kind),
             (None, Some(t)) => format!("{} on {t}", f.kind),
-            _ => f.kind.clone(),
+            _ => f.kind.to_string(),
         };
         writeln!(out, "  {:<12}{what}: {}", "flood", f.evidence)?;
         if let Some(p) = &f.peak {
-            let at = c.first_ts.map_or(String::new(), |t0| format!("+{:.0} s, ", (p.ts - t0).max(0.0)));
+            let at = c.first_ts.map_or(String::new(), |t0| format!("+{}, ", bdpscope::units::secs((p.ts - t0).max(0.0))));
             writeln!(out, "  {:<12}peak {} SYNs in one second ({at}{:.0} since the epoch)", "", p.syns, p.ts)?;
         }
         writeln!(out, "  {:<12}rule: {}", "", f.rule)?;
@@ -149,7 +151,10 @@ fn connections<W: Write>(out: &mut W, c: &CaptureSummary) -> std::io::Result<()>
 }
 
 fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
-    let arrow = if f.bulk_direction == "s2c" { "<-" } else { "->" };
+    let arrow = match f.bulk_direction {
+        Dir::C2S => "->",
+        Dir::S2C => "<-",
+    };
     writeln!(
         out,
         "flow {}  {} {} {}  [{}]",
@@ -202,16 +207,7 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
         r.samples,
         r.vantage
     )?;
-    let flight = match f.sender_max_flight_bytes {
-        Some(s) if s > f.max_flight_bytes + f.max_flight_bytes / 4 => {
-            format!(
-                "{} at the sender ({} seen here)",
-                bytes(s as f64),
-                bytes(f.max_flight_bytes as f64)
-            )
-        }
-        _ => bytes(f.max_flight_bytes as f64),
-    };
+    let flight = super::max_flight(f);
     writeln!(
         out,
         "  {:<12}max flight {}, max rwnd {}, {} retransmitted segments",
@@ -226,7 +222,7 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
             "  {:<12}{} ({}), BDP {}",
             "bottleneck",
             bits(b),
-            f.bottleneck_method.as_deref().unwrap_or("?"),
+            f.bottleneck_method.map_or("?", |m| m.as_str()),
             bytes(bdp as f64)
         )?;
     }

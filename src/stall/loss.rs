@@ -7,7 +7,7 @@
 
 use super::{sender_name, stall, threshold};
 use crate::flow::Dir;
-use crate::summary::{Stall, StallKind};
+use crate::summary::{Resumed, Stall, StallKind};
 use crate::tcp::{Connection, SegmentEvent};
 use crate::time::Timestamp;
 use crate::units::{bytes, rate, secs};
@@ -71,7 +71,7 @@ impl Losses {
         let mut s = stall(StallKind::LossEpisode, Some(d), e.first, e.last);
         s.events = e.count;
         s.recovered = ended;
-        s.resumed_by = ended.then(|| "acknowledgment".to_string());
+        s.resumed_by = ended.then_some(Resumed::Acknowledgment);
         let x = conn.dir(d);
         let share = if x.data_segments > 0 {
             format!(" ({} of its data segments)", crate::units::pct(x.retransmitted_segments.min(e.count as u64) as f64 / x.data_segments as f64))

@@ -10,7 +10,7 @@
 
 use super::{backs_off, intervals, list_secs, sender_name, stall, threshold, MAX_INTERVALS};
 use crate::flow::Dir;
-use crate::summary::{Stall, StallKind};
+use crate::summary::{Resumed, Stall, StallKind};
 use crate::tcp::{Connection, SegmentEvent};
 use crate::time::Timestamp;
 use crate::units::{bytes, secs};
@@ -107,7 +107,7 @@ impl Outage {
         s.recovered = answered;
         s.events = self.retransmission_count;
         s.intervals_s = series.clone();
-        s.resumed_by = answered.then(|| "acknowledgment".to_string());
+        s.resumed_by = answered.then_some(Resumed::Acknowledgment);
         let at = secs((since - self.origin.unwrap_or(since)).secs_f64());
         let who = sender_name(d);
         let retrans = match self.retransmission_count {
@@ -176,7 +176,7 @@ impl Silence {
         let mut s = stall(StallKind::Outage, Some(ev.dir), last, ev.ts);
         s.recovered = true;
         s.events = 1;
-        s.resumed_by = Some("retransmission".into());
+        s.resumed_by = Some(Resumed::Retransmission);
         s.sentence = format!(
             "the connection was silent for {} from +{}, then the {} retransmitted: its data or the answers were lost for that long (an outage), or its retransmission timer had backed off",
             secs(s.duration_s),

@@ -9,7 +9,7 @@
 
 use super::{intervals, list_secs, receiver_name, sender_name, stall, threshold, MAX_INTERVALS};
 use crate::flow::Dir;
-use crate::summary::{Stall, StallKind};
+use crate::summary::{Resumed, Stall, StallKind};
 use crate::tcp::{Connection, SegmentEvent};
 use crate::time::{Span, Timestamp};
 use crate::units::{bytes, secs};
@@ -137,7 +137,7 @@ impl ZeroWindow {
         s.recovered = true;
         s.events = e.probes;
         s.intervals_s = e.longest_probes.clone();
-        s.resumed_by = Some("window update".into());
+        s.resumed_by = Some(Resumed::WindowUpdate);
         let (rcv, at) = (receiver_name(data), self.rel(e.first));
         s.sentence = if e.closings == 1 {
             format!(

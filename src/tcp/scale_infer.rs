@@ -30,22 +30,8 @@ const VIOLATION_SHARE: f64 = 0.01;
 /// and `v > events / 100` is `v * 100 > events`, with no floating point.
 const CONTRADICTION_ONE_IN: u64 = 100;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Confidence {
-    Certain,
-    Likely,
-    Possible,
-}
-
-impl Confidence {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Confidence::Certain => "certain",
-            Confidence::Likely => "likely",
-            Confidence::Possible => "possible",
-        }
-    }
-}
+/// How sure an inference is (the vocabulary of every confidence in the output).
+pub use crate::summary::Confidence;
 
 /// The outcome of the inference for one advertiser.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

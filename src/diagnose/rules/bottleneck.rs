@@ -22,7 +22,7 @@
 
 use super::super::advice::{plain, BUFFER_PER_WINDOW};
 use super::super::facts::Findings;
-use super::super::label::Label;
+use super::super::Label;
 use super::{Account, BinCtx, Claim, Left, Verdict};
 use crate::summary::{AdviceItem, AdviceKind};
 use crate::units::{bytes, ms, pct, rate, times};
@@ -187,7 +187,7 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
 pub fn queue_law(f: &crate::summary::FlowSummary) -> Vec<String> {
     let mut out = Vec::new();
     let Some(q) = &f.queue else { return out };
-    if q.standing_share >= super::super::queue::MOST && f.verdict != "bottleneck-limited" && f.verdict != "sender-limited" {
+    if q.standing_share >= super::super::queue::MOST && f.verdict != Label::Bottleneck && f.verdict != Label::Sender {
         out.push(format!(
             "a queue stood {:.0}% of the transfer yet the verdict is {}",
             q.standing_share * 100.0,

@@ -15,7 +15,7 @@
 //! between 40 and 115 kB, goodput 3.7 Mbit/s.
 
 use super::super::facts::Findings;
-use super::super::label::Label;
+use super::super::Label;
 use super::super::advice::plain;
 use super::{BinCtx, Claim, Left};
 use crate::summary::{AdviceItem, AdviceKind};

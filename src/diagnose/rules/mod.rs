@@ -19,7 +19,7 @@ pub mod receiver_window;
 pub mod sender;
 
 use super::facts::Findings;
-use super::label::Label;
+use super::Label;
 use super::timeline::Bin;
 use crate::summary::AdviceItem;
 

@@ -21,7 +21,7 @@
 
 use super::super::advice::{self, plain};
 use super::super::facts::Findings;
-use super::super::label::Label;
+use super::super::Label;
 use super::{Account, BinCtx, Claim, Left, Verdict};
 use crate::summary::{AdviceItem, AdviceKind, StallKind};
 use crate::tcp::WindowScale;

@@ -71,7 +71,7 @@ mod tests {
             .syn_ack(Opts::LINUX.mss(1200), 65160);
         let out = f.findings();
         assert!(has(&out, "mss-clamped", "syn-ack"), "{out:?}");
-        assert_eq!(out[0].confidence, "possible");
+        assert_eq!(out[0].confidence.as_str(), "possible");
     }
 
     #[test]

@@ -118,7 +118,7 @@ mod tests {
                 )]);
         f.feed(&sack);
         let out = f.findings();
-        let m = out.iter().find(|m| m.kind == "sack-stripped").unwrap();
+        let m = out.iter().find(|m| m.kind.as_str() == "sack-stripped").unwrap();
         assert_eq!(
             (m.direction.as_str(), m.confidence.as_str()),
             ("syn-ack", "certain"),

@@ -66,7 +66,7 @@ mod tests {
         f.syn(Opts::LINUX, 65535).at_ms(1.0).syn_ack(Opts::LINUX.no_ts(), 65160);
         let out = f.findings();
         assert!(has(&out, "timestamps-stripped", "syn"), "{out:?}");
-        assert_eq!(out[0].confidence, "possible");
+        assert_eq!(out[0].confidence.as_str(), "possible");
     }
 
     #[test]
@@ -80,7 +80,7 @@ mod tests {
         // the server echoes the SYN's TSval (100)
         f.s2c(1, 1, 1448, 509, Some((501, 100)));
         let out = f.findings();
-        let m = out.iter().find(|m| m.kind == "timestamps-stripped").unwrap();
+        let m = out.iter().find(|m| m.kind.as_str() == "timestamps-stripped").unwrap();
         assert_eq!(
             (m.direction.as_str(), m.confidence.as_str()),
             ("syn-ack", "certain"),

@@ -103,8 +103,8 @@ mod tests {
         f.at_ms(121.0).download(2700, 1448, 270, 65535, 65160, 60.0, true);
         let out = f.findings();
         assert!(has(&out, "wscale-mismatch", "syn-ack"), "{out:?}");
-        let m = out.iter().find(|m| m.kind == "wscale-mismatch").unwrap();
-        assert_eq!(m.confidence, "certain");
+        let m = out.iter().find(|m| m.kind.as_str() == "wscale-mismatch").unwrap();
+        assert_eq!(m.confidence.as_str(), "certain");
     }
 
     #[test]
@@ -117,7 +117,7 @@ mod tests {
             .at_ms(60.1);
         f.c2s(1, 1, 0, 65535, Some((101, 500)));
         f.at_ms(121.0).download(2700, 1448, 270, 65535, 65160, 60.0, true);
-        assert!(f.findings().iter().all(|m| m.kind != "wscale-mismatch"));
+        assert!(f.findings().iter().all(|m| m.kind.as_str() != "wscale-mismatch"));
     }
 
     #[test]

@@ -136,7 +136,7 @@ mod tests {
         let out = f.findings();
         assert!(has(&out, "wscale-stripped", "syn"), "{out:?}");
         assert_eq!(
-            out.iter().find(|m| m.kind == "wscale-stripped").unwrap().confidence,
+            out.iter().find(|m| m.kind.as_str() == "wscale-stripped").unwrap().confidence.as_str(),
             "likely"
         );
     }
@@ -152,7 +152,7 @@ mod tests {
         // the server scales by 2^10: its windows are 64 raw
         f.at_ms(121.0).download(60, 1448, 40, 65535, 64, 60.0, true);
         let out = f.findings();
-        let m = out.iter().find(|m| m.kind == "wscale-stripped").unwrap();
+        let m = out.iter().find(|m| m.kind.as_str() == "wscale-stripped").unwrap();
         assert_eq!(
             (m.direction.as_str(), m.confidence.as_str()),
             ("syn-ack", "certain"),
@@ -168,7 +168,7 @@ mod tests {
             .at_ms(1.0)
             .syn_ack(Opts::LINUX.ws(None), 65160);
         let out = f.findings();
-        let m = out.iter().find(|m| m.kind == "wscale-stripped").unwrap();
+        let m = out.iter().find(|m| m.kind.as_str() == "wscale-stripped").unwrap();
         assert_eq!((m.direction.as_str(), m.confidence.as_str()), ("syn", "possible"));
     }
 

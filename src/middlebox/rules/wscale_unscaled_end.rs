@@ -105,7 +105,7 @@ mod tests {
         f.c2s(1, 1, 0, 64240, Some((101, 500)));
         let out = f.findings();
         assert!(has(&out, "wscale-mismatch", "syn-ack"), "{out:?}");
-        assert_eq!(out[0].confidence, "likely");
+        assert_eq!(out[0].confidence.as_str(), "likely");
     }
 
     #[test]

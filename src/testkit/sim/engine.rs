@@ -1,7 +1,7 @@
 //! The event loop: hosts, the two link directions, timers, the handshake, the capture
 //! points and the truth accounting.
 
-use super::capture::{self, CaptureHost, Rec, EPOCH_NS};
+use super::capture::{self, CaptureHost, Rec};
 use super::link::{Link, TokenBucket};
 use super::receiver::{AckNow, Receiver};
 use super::rng::Rng;

@@ -25,6 +25,9 @@ pub mod stall;
 pub mod summarize;
 pub mod summary;
 pub mod tcp;
+// The analysts' tables (polars): only with the `table` feature, which `cli` turns on.
+#[cfg(feature = "table")]
+pub mod table;
 // Test support (hand-built packets, the TCP simulator), compiled only for tests, benches
 // and doctests: the `testkit` feature is switched on by the dev-dependency on this crate.
 #[cfg(any(test, feature = "testkit"))]

@@ -97,9 +97,15 @@ fn read_parquet(p: &Path) -> DataFrame {
     ParquetReader::new(std::fs::File::open(p).unwrap()).finish().unwrap()
 }
 
+/// A table as batch writes its CSV: the library's CSV view (lists joined, structs as
+/// JSON), timestamps in RFC 3339.
 fn to_csv(df: &mut DataFrame) -> String {
     let mut buf = Vec::new();
-    CsvWriter::new(&mut buf).finish(df).unwrap();
+    let mut view = bdpscope::table::csv_view(df).unwrap();
+    CsvWriter::new(&mut buf)
+        .with_datetime_format(Some(bdpscope::table::CSV_DATETIME_FORMAT.into()))
+        .finish(&mut view)
+        .unwrap();
     String::from_utf8(buf).unwrap()
 }
 

@@ -33,8 +33,8 @@
 //!
 //! | file | what |
 //! |---|---|
-//! | `flows.parquet`, `flows.csv` | one row per flow: the columns of `analyze --format csv` ([`crate::render::table::flows_frame`]) |
-//! | `captures.parquet`, `captures.csv` | one row per input (see [`tables::CAPTURE_COLUMNS`]) |
+//! | `flows.parquet`, `flows.csv` | one row per flow: the flows table ([`bdpscope::table::flows_frame`], docs/tables.md): typed in Parquet, in CSV as `analyze --format csv` writes it |
+//! | `captures.parquet`, `captures.csv` | one row per input (see [`bdpscope::table::captures::CAPTURE_COLUMNS`]) |
 //! | `summary.md`, `summary.html` | verdict counts and shares, goodput / RTT / window distributions, the worst flows, every middlebox finding, every file that failed and why; the HTML is self-contained (no scripts, no external files) |
 //! | `done.jsonl` | the state: one JSON line per unit of work (see *Re-runs*) |
 //! | `parts/*.parquet` | the flows of each unit, merged into `flows.*` at the end |

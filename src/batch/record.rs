@@ -5,20 +5,8 @@ use bdpscope::capture::{Compression, Container};
 use bdpscope::summary::{Confidence, HsSegment, MiddleboxKind};
 use serde::{Deserialize, Serialize};
 
-bdpscope::vocabulary! {
-    /// What became of one input file.
-    #[derive(Default)]
-    pub enum InputStatus {
-        #[default]
-        Ok = "ok",
-        /// Cut short or damaged: the flows before the problem are kept.
-        Partial = "partial",
-        /// Could not be read.
-        Failed = "failed",
-        /// Not a capture.
-        Skipped = "skipped",
-    }
-}
+/// A row of `captures.*` (the library's, shared with the Python package and Spark).
+pub use bdpscope::table::captures::{CaptureRow, InputStatus};
 
 /// An input as it was when read: a change of size or mtime means it must be read again.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -73,54 +61,3 @@ pub struct Record {
     pub middlebox: Vec<MiddleboxRow>,
 }
 
-/// One row of `captures.*`: what became of one input file.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct CaptureRow {
-    pub path: String,
-    pub status: InputStatus,
-    pub format: Option<Container>,
-    pub compression: Option<Compression>,
-    pub size_bytes: u64,
-    /// Modification time, seconds since the epoch.
-    #[serde(with = "exact")]
-    pub mtime: Option<f64>,
-    pub packets: Option<u64>,
-    pub tcp_segments: Option<u64>,
-    pub non_tcp_records: Option<u64>,
-    pub flows: Option<u64>,
-    #[serde(with = "exact")]
-    pub first_ts: Option<f64>,
-    #[serde(with = "exact")]
-    pub last_ts: Option<f64>,
-    pub link_types: Option<String>,
-    pub warnings: Option<String>,
-    pub error: Option<String>,
-    pub skipped_reason: Option<String>,
-    /// The `capture` value of this file's flows: its path, or the stitched chain's name.
-    pub chain: Option<String>,
-    /// Floods and scans found (`kind target`, joined), connection attempts, the failed
-    /// ones, and connections the memory budget ended early (none for a chain of files).
-    pub floods: Option<String>,
-    pub attempts: Option<u64>,
-    pub failed_attempts: Option<u64>,
-    pub evicted_connections: Option<u64>,
-}
-
-/// Floats in `done.jsonl` as strings (Rust's shortest round-trip form), so that a row read
-/// back is bit for bit the row written (serde_json's float parsing may be off by an ulp).
-mod exact {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
-        match v {
-            Some(x) => s.serialize_str(&x.to_string()),
-            None => s.serialize_none(),
-        }
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-        Option::<String>::deserialize(d)?
-            .map(|t| t.parse().map_err(serde::de::Error::custom))
-            .transpose()
-    }
-}

@@ -97,8 +97,10 @@ impl Collector {
         let mut candidates = judged.select([
             "capture",
             "id",
-            "client",
-            "server",
+            "client_addr",
+            "client_port",
+            "server_addr",
+            "server_port",
             "verdict",
             "goodput_bps",
             "rtt_min_ms",
@@ -130,7 +132,10 @@ impl Collector {
     fn worst(&self) -> PolarsResult<Vec<Worst>> {
         let Some(df) = &self.worst else { return Ok(Vec::new()) };
         let text = |c: &str| df.column(c).and_then(|c| c.str().cloned());
-        let (capture, client, server, verdict) = (text("capture")?, text("client")?, text("server")?, text("verdict")?);
+        let (capture, verdict) = (text("capture")?, text("verdict")?);
+        let (client_addr, server_addr) = (text("client_addr")?, text("server_addr")?);
+        let port = |c: &str| df.column(c).and_then(|c| c.u16().cloned());
+        let (client_port, server_port) = (port("client_port")?, port("server_port")?);
         let id = df.column("id")?.u64()?;
         let number = |c: &str| df.column(c).and_then(|c| c.f64().cloned());
         let (goodput, rtt, bound) = (number("goodput_bps")?, number("rtt_min_ms")?, number("bound_bps")?);
@@ -140,8 +145,8 @@ impl Collector {
                 Ok(Worst {
                 capture: capture.get(i).unwrap_or("").to_string(),
                 id: id.get(i).unwrap_or(0),
-                client: client.get(i).unwrap_or("").to_string(),
-                server: server.get(i).unwrap_or("").to_string(),
+                client: end(client_addr.get(i), client_port.get(i)),
+                server: end(server_addr.get(i), server_port.get(i)),
                 verdict: verdict_of(verdict.get(i).unwrap_or(""))?,
                 goodput_bps: goodput.get(i).unwrap_or(0.0),
                 rtt_min_ms: rtt.get(i).unwrap_or(0.0),
@@ -158,6 +163,16 @@ impl Collector {
 fn verdict_of(word: &str) -> PolarsResult<Verdict> {
     word.parse()
         .map_err(|e: bdpscope::vocabulary::UnknownWord| PolarsError::ComputeError(e.to_string().into()))
+}
+
+/// An end as the analysis writes it: `10.0.0.1:40000`, `[fd00::1]:40000`.
+fn end(addr: Option<&str>, port: Option<u16>) -> String {
+    let addr = addr.unwrap_or("");
+    match (addr.contains(':'), port) {
+        (true, Some(p)) => format!("[{addr}]:{p}"),
+        (false, Some(p)) => format!("{addr}:{p}"),
+        (_, None) => addr.to_string(),
+    }
 }
 
 fn append(acc: &mut Option<DataFrame>, df: DataFrame) -> PolarsResult<()> {
@@ -579,8 +594,10 @@ mod tests {
             vec![
                 Column::new("capture".into(), rows.iter().map(|r| r.0).collect::<Vec<_>>()),
                 Column::new("id".into(), rows.iter().map(|r| r.1).collect::<Vec<_>>()),
-                Column::new("client".into(), vec!["10.0.0.1:1"; n]),
-                Column::new("server".into(), vec!["10.0.0.2:80"; n]),
+                Column::new("client_addr".into(), vec!["10.0.0.1"; n]),
+                Column::new("client_port".into(), vec![1u16; n]),
+                Column::new("server_addr".into(), vec!["10.0.0.2"; n]),
+                Column::new("server_port".into(), vec![80u16; n]),
                 Column::new("verdict".into(), rows.iter().map(|r| r.2).collect::<Vec<_>>()),
                 Column::new("goodput_bps".into(), rows.iter().map(|r| r.3).collect::<Vec<_>>()),
                 Column::new("rtt_min_ms".into(), rows.iter().map(|r| r.4).collect::<Vec<_>>()),

@@ -1,72 +1,18 @@
-//! The batch tables: `flows.{parquet,csv}` streamed from the units' parts (the columns of
-//! `analyze --format csv`, [`flows_frame`]), and `captures.{parquet,csv}`, one row per
-//! input.
+//! The batch tables: `flows.{parquet,csv}` streamed from the units' parts (the library's
+//! flows table, [`flows_frame`]: typed in Parquet, its [`csv_view`] in CSV, as
+//! `analyze --format csv`), and `captures.{parquet,csv}`, one row per input
+//! ([`captures_frame`]).
 
 use super::layout::{fnv1a, PARTS};
 use super::record::{CaptureRow, InputStatus, Record};
-use crate::render::table::flows_frame;
+use crate::render::table::csv_writer;
 use anyhow::{Context, Result};
+use bdpscope::table::captures::captures_frame;
+use bdpscope::table::{csv_view, flows_frame};
 use polars::prelude::*;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
-
-/// The columns of `captures.*`, in order.
-pub const CAPTURE_COLUMNS: [&str; 21] = [
-    "path",
-    "status",
-    "format",
-    "compression",
-    "size_bytes",
-    "mtime",
-    "packets",
-    "tcp_segments",
-    "non_tcp_records",
-    "flows",
-    "first_ts",
-    "last_ts",
-    "link_types",
-    "warnings",
-    "error",
-    "skipped_reason",
-    "chain",
-    "floods",
-    "attempts",
-    "failed_attempts",
-    "evicted_connections",
-];
-
-pub fn captures_frame(rows: &[&CaptureRow]) -> PolarsResult<DataFrame> {
-    let s = |f: fn(&CaptureRow) -> Option<String>| rows.iter().map(|r| f(r)).collect::<Vec<_>>();
-    let u = |f: fn(&CaptureRow) -> Option<u64>| rows.iter().map(|r| f(r)).collect::<Vec<_>>();
-    let x = |f: fn(&CaptureRow) -> Option<f64>| rows.iter().map(|r| f(r)).collect::<Vec<_>>();
-    let [path, status, format, compression, size_bytes, mtime, packets, tcp_segments, non_tcp_records, flows, first_ts, last_ts, link_types, warnings, error, skipped_reason, chain, floods, attempts, failed_attempts, evicted_connections] =
-        CAPTURE_COLUMNS.map(PlSmallStr::from_static);
-    let columns = vec![
-        Column::new(path, s(|r| Some(r.path.clone()))),
-        Column::new(status, s(|r| Some(r.status.as_str().to_string()))),
-        Column::new(format, s(|r| r.format.map(|v| v.as_str().to_string()))),
-        Column::new(compression, s(|r| r.compression.map(|v| v.as_str().to_string()))),
-        Column::new(size_bytes, u(|r| Some(r.size_bytes))),
-        Column::new(mtime, x(|r| r.mtime)),
-        Column::new(packets, u(|r| r.packets)),
-        Column::new(tcp_segments, u(|r| r.tcp_segments)),
-        Column::new(non_tcp_records, u(|r| r.non_tcp_records)),
-        Column::new(flows, u(|r| r.flows)),
-        Column::new(first_ts, x(|r| r.first_ts)),
-        Column::new(last_ts, x(|r| r.last_ts)),
-        Column::new(link_types, s(|r| r.link_types.clone())),
-        Column::new(warnings, s(|r| r.warnings.clone())),
-        Column::new(error, s(|r| r.error.clone())),
-        Column::new(skipped_reason, s(|r| r.skipped_reason.clone())),
-        Column::new(chain, s(|r| r.chain.clone())),
-        Column::new(floods, s(|r| r.floods.clone())),
-        Column::new(attempts, u(|r| r.attempts)),
-        Column::new(failed_attempts, u(|r| r.failed_attempts)),
-        Column::new(evicted_connections, u(|r| r.evicted_connections)),
-    ];
-    DataFrame::new(rows.len(), columns)
-}
 
 /// Column names and types of the flows table: a part written by another version with
 /// other columns cannot be merged, so it is part of the state's fingerprint.
@@ -174,6 +120,21 @@ pub struct Report {
     pub flows: u64,
 }
 
+impl Report {
+    /// Counts the inputs by status.
+    pub fn count(&mut self, rows: &[&CaptureRow]) {
+        for c in rows {
+            self.inputs += 1;
+            match c.status {
+                InputStatus::Ok => self.ok += 1,
+                InputStatus::Partial => self.partial += 1,
+                InputStatus::Failed => self.failed += 1,
+                InputStatus::Skipped => self.skipped += 1,
+            }
+        }
+    }
+}
+
 /// Rows buffered before they are written (a Parquet row group; one CSV batch).
 const ROW_GROUP: usize = 1 << 16;
 
@@ -204,11 +165,12 @@ pub fn write_all(
     records: &[Record],
     mut each: impl FnMut(&DataFrame) -> PolarsResult<()>,
 ) -> Result<Report> {
-    let schema = flows_frame(&[])?.schema().clone();
+    let empty = flows_frame(&[])?;
+    let schema = empty.schema().clone();
     let (pq_file, pq_out) = Staged::create(out, "flows.parquet")?;
     let (csv_file, csv_out) = Staged::create(out, "flows.csv")?;
     let mut pq = ParquetWriter::new(BufWriter::new(pq_out)).batched(&schema)?;
-    let mut csv = CsvWriter::new(csv_out).batched(&schema)?;
+    let mut csv = csv_writer(csv_out).batched(csv_view(&empty)?.schema())?;
     let mut buffer = DataFrame::empty_with_schema(&schema);
     let mut report = Report::default();
     for r in records {
@@ -223,14 +185,14 @@ pub fn write_all(
         buffer.vstack_mut_owned(df)?;
         if buffer.height() >= ROW_GROUP {
             buffer.rechunk_mut();
-            csv.write_batch(&buffer)?;
+            csv.write_batch(&csv_view(&buffer)?)?;
             pq.write_batch(&buffer)?;
             buffer = DataFrame::empty_with_schema(&schema);
         }
     }
     if buffer.height() > 0 || report.flows == 0 {
         buffer.rechunk_mut();
-        csv.write_batch(&buffer)?;
+        csv.write_batch(&csv_view(&buffer)?)?;
         pq.write_batch(&buffer)?;
     }
     pq.finish()?;
@@ -242,15 +204,7 @@ pub fn write_all(
 
     let mut rows: Vec<&CaptureRow> = records.iter().flat_map(|r| r.captures.iter()).collect();
     rows.sort_by(|a, b| a.path.cmp(&b.path));
-    for c in &rows {
-        report.inputs += 1;
-        match c.status {
-            InputStatus::Ok => report.ok += 1,
-            InputStatus::Partial => report.partial += 1,
-            InputStatus::Failed => report.failed += 1,
-            InputStatus::Skipped => report.skipped += 1,
-        }
-    }
+    report.count(&rows);
     let mut df = captures_frame(&rows)?;
     let (f, w) = Staged::create(out, "captures.parquet")?;
     ParquetWriter::new(BufWriter::new(w)).finish(&mut df)?;

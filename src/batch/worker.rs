@@ -14,6 +14,7 @@ use bdpscope::analysis::{Analysis, AnalysisConfig, FlowFilter};
 use bdpscope::capture::{CaptureError, CaptureReader};
 use bdpscope::observe::NoObserver;
 use bdpscope::summary::FlowSummary;
+use bdpscope::table::captures::join;
 use bdpscope::time::{Span, Timestamp};
 
 pub struct Context<'a> {
@@ -105,27 +106,7 @@ impl Chain {
             self.first_name.clone()
         };
         if self.members.len() == 1 {
-            let row = &mut done.captures[self.members[0]];
-            row.packets = Some(summary.packets);
-            row.tcp_segments = Some(summary.tcp_segments);
-            row.non_tcp_records = Some(summary.skipped.iter().map(|s| s.records).sum());
-            row.flows = Some(summary.flows);
-            row.first_ts = summary.first_ts;
-            row.last_ts = summary.last_ts;
-            row.link_types = join(&summary.link_types);
-            row.warnings = join(&summary.warnings);
-            row.floods = join(
-                &summary
-                    .floods
-                    .iter()
-                    .map(|f| format!("{} {}", f.kind, f.target.as_deref().unwrap_or("")).trim().to_string())
-                    .collect::<Vec<_>>(),
-            );
-            row.attempts = Some(summary.attempts.attempts);
-            row.failed_attempts =
-                Some(summary.attempts.unanswered + summary.attempts.refused + summary.attempts.half_open);
-            row.evicted_connections =
-                Some(summary.connections.evicted_without_data + summary.connections.evicted_with_data);
+            done.captures[self.members[0]].summarised(&summary);
         }
         for &m in &self.members {
             done.captures[m].chain = Some(name.clone());
@@ -138,11 +119,6 @@ impl Chain {
         }
         Ok(())
     }
-}
-
-/// A list in one cell, as the flows table joins them; none when empty.
-fn join(v: &[String]) -> Option<String> {
-    (!v.is_empty()).then(|| v.join(" | "))
 }
 
 fn row(input: &Input, status: InputStatus) -> CaptureRow {

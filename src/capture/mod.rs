@@ -9,7 +9,8 @@
 //! counted, plus gzip/zstd), `buffer` (the refillable window), `record` (what a record
 //! parser hands back), `pcap` and `pcapng` (record parsing), `select` (the records a caller
 //! asks for: filters, time windows), `reader` (sniffing and the public [`CaptureReader`]);
-//! `writer` (fixture writers; test support, only with the `testkit` feature).
+//! `writer` (fixture writers; test support, only with the `testkit` feature); `rotation`
+//! (which files are one capture rotated: names only, apart from the rest).
 
 mod buffer;
 mod error;
@@ -19,6 +20,7 @@ mod pcap;
 mod pcapng;
 mod reader;
 mod record;
+mod rotation;
 mod select;
 mod source;
 #[cfg(any(test, feature = "testkit"))]
@@ -31,6 +33,7 @@ pub use error::CaptureError;
 pub use format::{CaptureFormat, Compression, Container};
 pub use linktype::LinkType;
 pub use reader::CaptureReader;
+pub use rotation::rotation_key;
 pub use select::{Chain, Decision, RecordFilter};
 #[cfg(any(test, feature = "testkit"))]
 pub use writer::{block_type, PcapNgWriter, PcapWriter};

@@ -1,0 +1,177 @@
+//! The read loops, as the command line runs them: `analyze` (the parallel analysis,
+//! one thread per core by default), `packets` (one thread, every segment to the table)
+//! and one input of `batch` (one thread, a unit of one file). Called without the GIL.
+
+use crate::source::{OpenError, Source};
+use bdpscope::analysis::{analyze_reader, analyze_reader_parallel_into, Analysis, AnalysisConfig};
+use bdpscope::capture::CaptureError;
+use bdpscope::observe::NoObserver;
+use bdpscope::summary::{CaptureSummary, FlowSummary};
+use bdpscope::table::captures::{CaptureRow, InputStatus};
+use bdpscope::table::packets::PacketTable;
+use polars::prelude::DataFrame;
+use pyo3::PyErr;
+
+pub struct Options {
+    pub link_rate_bps: Option<f64>,
+    pub list_all: bool,
+    /// Analysis threads; 0: one per core (as `analyze -j`).
+    pub jobs: usize,
+}
+
+pub struct Outcome {
+    pub flows: Vec<FlowSummary>,
+    pub capture: CaptureSummary,
+    pub warnings: Vec<String>,
+}
+
+fn config(name: &str, link_rate_bps: Option<f64>) -> AnalysisConfig {
+    AnalysisConfig {
+        first_flow_id: 0,
+        capture_name: name.to_string(),
+        link_rate_bps,
+        ..Default::default()
+    }
+}
+
+/// The warnings the command line prints on stderr for a capture, in its words (without
+/// the `bdpscope: warning: ` prefix): each problem of the reading, and connections the
+/// memory budget ended early.
+fn warnings(name: &str, c: &CaptureSummary) -> Vec<String> {
+    let mut out: Vec<String> = c
+        .warnings
+        .iter()
+        .map(|w| format!("{name}: {w}; the packets before were analysed"))
+        .collect();
+    let k = &c.connections;
+    if k.evicted_without_data + k.evicted_with_data > 0 {
+        out.push(format!(
+            "{name}: the memory for live connections was full: {} connections without data and {} with data ended early (--attempt-memory {} MiB, --conn-memory {} MiB); a later packet of theirs started a new flow",
+            k.evicted_without_data,
+            k.evicted_with_data,
+            k.attempt_budget_bytes >> 20,
+            k.budget_bytes >> 20
+        ));
+    }
+    out
+}
+
+/// `bdpscope analyze SOURCE`: every flow and the capture's summary.
+pub fn summaries(source: Source, o: &Options) -> Result<Outcome, PyErr> {
+    let (mut reader, name, _) = source.open().map_err(OpenError::into_py)?;
+    let mut config = config(&name, o.link_rate_bps);
+    config.list_all = o.list_all;
+    let workers = match o.jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let mut flows = Vec::new();
+    let capture = analyze_reader_parallel_into(&mut reader, config, workers, &mut |_| {}, &mut |f| flows.push(f));
+    let warnings = warnings(&name, &capture);
+    Ok(Outcome {
+        flows,
+        capture,
+        warnings,
+    })
+}
+
+/// `bdpscope packets SOURCE [--flow ID]...`: the per-segment table, in chunks.
+pub fn packets(source: Source, flows: Vec<u64>) -> Result<(Vec<DataFrame>, Vec<String>), PyErr> {
+    let (mut reader, name, _) = source.open().map_err(OpenError::into_py)?;
+    let (summary, _, table) = analyze_reader(&mut reader, config(&name, None), PacketTable::new(flows));
+    let frames = table.finish().map_err(crate::arrow::polars_error)?;
+    Ok((frames, warnings(&name, &summary)))
+}
+
+/// One input of `bdpscope batch PATH...` (without `--stitch`, a unit is one file), as its
+/// worker makes it (`src/batch/worker.rs`): the flows, and the captures row with what
+/// became of the file. `name` is the path as the tables show it.
+pub fn batch_input(
+    source: Result<Source, PyErr>,
+    name: String,
+    size_bytes: u64,
+    mtime_ns: i64,
+    link_rate_bps: Option<f64>,
+) -> (Vec<FlowSummary>, CaptureRow) {
+    let row = |status: InputStatus| CaptureRow {
+        path: name.clone(),
+        status,
+        size_bytes,
+        mtime: (mtime_ns != 0).then(|| mtime_ns as f64 / 1e9),
+        ..Default::default()
+    };
+    let source = match source {
+        Ok(mut s) => {
+            s.name = name.clone();
+            s
+        }
+        Err(e) => {
+            return (
+                Vec::new(),
+                CaptureRow {
+                    error: Some(format!("cannot open: {e}")),
+                    ..row(InputStatus::Failed)
+                },
+            )
+        }
+    };
+    let mut reader = match source.open() {
+        Ok((reader, _, _)) => reader,
+        Err(OpenError::Io(e, _)) => {
+            let why = format!("cannot open: {e}");
+            return (
+                Vec::new(),
+                CaptureRow {
+                    error: Some(why),
+                    ..row(InputStatus::Failed)
+                },
+            );
+        }
+        Err(OpenError::Capture(e @ CaptureError::NotACapture(_), _)) => {
+            let why = e.to_string();
+            return (
+                Vec::new(),
+                CaptureRow {
+                    skipped_reason: Some(why),
+                    ..row(InputStatus::Skipped)
+                },
+            );
+        }
+        Err(OpenError::Capture(e, _)) => {
+            return (
+                Vec::new(),
+                CaptureRow {
+                    error: Some(e.to_string()),
+                    ..row(InputStatus::Failed)
+                },
+            );
+        }
+    };
+    let mut r = CaptureRow {
+        format: Some(reader.format().container()),
+        compression: Some(reader.compression()),
+        ..row(InputStatus::Ok)
+    };
+    let mut analysis = Analysis::new(config(&name, link_rate_bps), NoObserver);
+    let mut flows = Vec::new();
+    loop {
+        match reader.next_frame() {
+            Ok(Some(frame)) => {
+                analysis.on_frame(&frame);
+                flows.extend(analysis.take_flows());
+            }
+            Ok(None) => break,
+            Err(e) => {
+                analysis.warn(e.to_string());
+                r.status = InputStatus::Partial;
+                r.error = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    let (summary, rest, _) = analysis.finish(&name, None);
+    flows.extend(rest);
+    r.summarised(&summary);
+    r.chain = Some(name);
+    (flows, r)
+}

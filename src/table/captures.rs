@@ -1,0 +1,169 @@
+//! The captures table: one row per input file (what it was, how far it was read, what it
+//! held), as `bdpscope batch` writes `captures.*` and the Spark job its captures table.
+//! Its columns and their order are [`CAPTURE_COLUMNS`]; the state file (`done.jsonl`)
+//! keeps the rows as JSON.
+
+use crate::capture::{Compression, Container};
+use crate::summary::CaptureSummary;
+use polars::prelude::*;
+use serde::{Deserialize, Serialize};
+
+crate::vocabulary! {
+    /// What became of one input file.
+    #[derive(Default)]
+    pub enum InputStatus {
+        #[default]
+        Ok = "ok",
+        /// Cut short or damaged: the flows before the problem are kept.
+        Partial = "partial",
+        /// Could not be read.
+        Failed = "failed",
+        /// Not a capture.
+        Skipped = "skipped",
+    }
+}
+
+/// One row of `captures.*`: what became of one input file.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CaptureRow {
+    pub path: String,
+    pub status: InputStatus,
+    pub format: Option<Container>,
+    pub compression: Option<Compression>,
+    pub size_bytes: u64,
+    /// Modification time, seconds since the epoch.
+    #[serde(with = "exact")]
+    pub mtime: Option<f64>,
+    pub packets: Option<u64>,
+    pub tcp_segments: Option<u64>,
+    pub non_tcp_records: Option<u64>,
+    pub flows: Option<u64>,
+    #[serde(with = "exact")]
+    pub first_ts: Option<f64>,
+    #[serde(with = "exact")]
+    pub last_ts: Option<f64>,
+    pub link_types: Option<String>,
+    pub warnings: Option<String>,
+    pub error: Option<String>,
+    pub skipped_reason: Option<String>,
+    /// The `capture` value of this file's flows: its path, or the stitched chain's name.
+    pub chain: Option<String>,
+    /// Floods and scans found (`kind target`, joined), connection attempts, the failed
+    /// ones, and connections the memory budget ended early (none for a chain of files).
+    pub floods: Option<String>,
+    pub attempts: Option<u64>,
+    pub failed_attempts: Option<u64>,
+    pub evicted_connections: Option<u64>,
+}
+
+impl CaptureRow {
+    /// What the capture's summary says of a file read alone (its own chain): the counts,
+    /// the time span, link types, warnings, floods, attempts and evictions.
+    pub fn summarised(&mut self, summary: &CaptureSummary) {
+        self.packets = Some(summary.packets);
+        self.tcp_segments = Some(summary.tcp_segments);
+        self.non_tcp_records = Some(summary.skipped.iter().map(|s| s.records).sum());
+        self.flows = Some(summary.flows);
+        self.first_ts = summary.first_ts;
+        self.last_ts = summary.last_ts;
+        self.link_types = join(&summary.link_types);
+        self.warnings = join(&summary.warnings);
+        self.floods = join(
+            &summary
+                .floods
+                .iter()
+                .map(|f| {
+                    format!("{} {}", f.kind, f.target.as_deref().unwrap_or(""))
+                        .trim()
+                        .to_string()
+                })
+                .collect::<Vec<_>>(),
+        );
+        self.attempts = Some(summary.attempts.attempts);
+        self.failed_attempts =
+            Some(summary.attempts.unanswered + summary.attempts.refused + summary.attempts.half_open);
+        self.evicted_connections =
+            Some(summary.connections.evicted_without_data + summary.connections.evicted_with_data);
+    }
+}
+
+/// A list in one cell, as the tables join them; none when empty.
+pub fn join(v: &[String]) -> Option<String> {
+    (!v.is_empty()).then(|| v.join(" | "))
+}
+
+/// The columns of `captures.*`, in order.
+pub const CAPTURE_COLUMNS: [&str; 21] = [
+    "path",
+    "status",
+    "format",
+    "compression",
+    "size_bytes",
+    "mtime",
+    "packets",
+    "tcp_segments",
+    "non_tcp_records",
+    "flows",
+    "first_ts",
+    "last_ts",
+    "link_types",
+    "warnings",
+    "error",
+    "skipped_reason",
+    "chain",
+    "floods",
+    "attempts",
+    "failed_attempts",
+    "evicted_connections",
+];
+
+pub fn captures_frame(rows: &[&CaptureRow]) -> PolarsResult<DataFrame> {
+    let s = |f: fn(&CaptureRow) -> Option<String>| rows.iter().map(|r| f(r)).collect::<Vec<_>>();
+    let u = |f: fn(&CaptureRow) -> Option<u64>| rows.iter().map(|r| f(r)).collect::<Vec<_>>();
+    let x = |f: fn(&CaptureRow) -> Option<f64>| rows.iter().map(|r| f(r)).collect::<Vec<_>>();
+    let [path, status, format, compression, size_bytes, mtime, packets, tcp_segments, non_tcp_records, flows, first_ts, last_ts, link_types, warnings, error, skipped_reason, chain, floods, attempts, failed_attempts, evicted_connections] =
+        CAPTURE_COLUMNS.map(PlSmallStr::from_static);
+    let columns = vec![
+        Column::new(path, s(|r| Some(r.path.clone()))),
+        Column::new(status, s(|r| Some(r.status.as_str().to_string()))),
+        Column::new(format, s(|r| r.format.map(|v| v.as_str().to_string()))),
+        Column::new(compression, s(|r| r.compression.map(|v| v.as_str().to_string()))),
+        Column::new(size_bytes, u(|r| Some(r.size_bytes))),
+        Column::new(mtime, x(|r| r.mtime)),
+        Column::new(packets, u(|r| r.packets)),
+        Column::new(tcp_segments, u(|r| r.tcp_segments)),
+        Column::new(non_tcp_records, u(|r| r.non_tcp_records)),
+        Column::new(flows, u(|r| r.flows)),
+        Column::new(first_ts, x(|r| r.first_ts)),
+        Column::new(last_ts, x(|r| r.last_ts)),
+        Column::new(link_types, s(|r| r.link_types.clone())),
+        Column::new(warnings, s(|r| r.warnings.clone())),
+        Column::new(error, s(|r| r.error.clone())),
+        Column::new(skipped_reason, s(|r| r.skipped_reason.clone())),
+        Column::new(chain, s(|r| r.chain.clone())),
+        Column::new(floods, s(|r| r.floods.clone())),
+        Column::new(attempts, u(|r| r.attempts)),
+        Column::new(failed_attempts, u(|r| r.failed_attempts)),
+        Column::new(evicted_connections, u(|r| r.evicted_connections)),
+    ];
+    DataFrame::new(rows.len(), columns)
+}
+
+/// Floats in `done.jsonl` as strings (Rust's shortest round-trip form), so that a row read
+/// back is bit for bit the row written (serde_json's float parsing may be off by an ulp).
+mod exact {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(x) => s.serialize_str(&x.to_string()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|t| t.parse().map_err(serde::de::Error::custom))
+            .transpose()
+    }
+}

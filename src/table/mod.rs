@@ -1,0 +1,23 @@
+//! The analysts' tables, as polars frames (feature `table`, which the command line turns
+//! on): the flows table ([`flows::flows_frame`]), the per-segment table
+//! ([`packets::PacketTable`]) and the captures table ([`captures::CaptureRow`]). One
+//! definition serves `analyze --format csv`, batch's Parquet and CSV, the Python package
+//! and its Spark job, so every view has the same columns and types. The schema, column by
+//! column, is in docs/tables.md.
+//!
+//! Above the analysis: the tables are built from its summaries and segment events (plain
+//! data); they do no I/O and format only what a CSV cell needs.
+
+pub mod captures;
+pub mod flows;
+pub mod packets;
+
+pub use flows::{csv_view, flows_frame};
+
+/// The version of the flows table's columns. 1: the CSV columns before the analysts'
+/// table (float seconds, `client` as `ip:port`, `limit_*` fractions, lists joined); 2:
+/// this table (docs/tables.md lists the old names beside the new).
+pub const FLOWS_SCHEMA_VERSION: u32 = 2;
+
+/// How timestamps are written in CSV: RFC 3339, UTC, microseconds.
+pub const CSV_DATETIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.6fZ";

@@ -1,7 +1,7 @@
 //! What the diagnosis collects while a flow is live, per direction, in constant memory:
 //! a chronograph of the sender's mutually exclusive states (the way Linux tcp_chrono
 //! accounts busy / rwnd-limited time), delivered bytes, the dispersion of ACKs, flight and
-//! window extremes and RTT samples, all in a bounded [`Timeline`].
+//! window extremes and RTT samples, all in a bounded [`LiveTimeline`].
 //!
 //! The states are judged from the sender's reconstructed view (`tcp::SenderView`), so a
 //! capture at the receiver gives the same account as one at the sender, shifted in time
@@ -9,7 +9,8 @@
 
 use super::dispersion::Dispersion;
 use super::quantum::Quantum;
-use super::timeline::{SenderState, Timeline};
+use super::packed::LiveTimeline;
+use super::timeline::SenderState;
 use crate::flow::Dir;
 use crate::summarize::WindowStats;
 use crate::tcp::{Connection, SegmentEvent};
@@ -17,7 +18,7 @@ use crate::time::{Span, Timestamp};
 
 #[derive(Clone, Debug, Default)]
 pub struct DirAccumulator {
-    pub timeline: Option<Timeline>,
+    pub timeline: Option<LiveTimeline>,
     /// The last new-data event and the state it put the sender in.
     last_data: Option<(Timestamp, SenderState)>,
     /// TSecr of the last new-data segment: segments one sender burst emitted together
@@ -76,7 +77,7 @@ impl DirAccumulator {
         self.first_data.get_or_insert(ts);
         self.data_events += 1;
         let len = ev.send.new_bytes as u64;
-        let tl = self.timeline.get_or_insert_with(|| Timeline::new(ts));
+        let tl = self.timeline.get_or_insert_with(|| LiveTimeline::new(ts));
         if let Some((t0, state)) = self.last_data {
             let gap = ts - t0;
             // After a segment that left the sender waiting (for the window, for its

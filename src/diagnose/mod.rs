@@ -20,6 +20,7 @@ mod quantum;
 mod queue;
 mod rounds;
 pub mod rules;
+mod packed;
 mod startup;
 mod timeline;
 
@@ -30,7 +31,8 @@ pub use classify::law as limits_law;
 pub use explain::evidence_law;
 pub use classification::Classification;
 pub use label::{Label, UNDETERMINED};
-pub use timeline::{Bin, SenderState, Timeline, MAX_BINS};
+pub use packed::{LiveTimeline, PackedBins};
+pub use timeline::{Bin, BinStore, SenderState, Timeline, MAX_BINS};
 
 use crate::flow::Dir;
 use crate::summarize;
@@ -61,7 +63,9 @@ impl Finished {
 struct Kept {
     /// The summary's notes from before the diagnosis (handshake, capture).
     base_notes: Vec<String>,
-    tl: Timeline,
+    /// Packed as it was live: a finished flow can wait for its group a while, and at the
+    /// end of a capture every live flow finishes at once.
+    tl: LiveTimeline,
     base_rtt: Span,
     mss: u32,
     facts: Facts,
@@ -94,7 +98,8 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, capture_name: &str, link_
         return Finished { summary, kept: None };
     }
     let base_rtt = base_rtt.expect("the gate checked it");
-    let tl = dacc.timeline.take().expect("the gate checked it");
+    let live = dacc.timeline.take().expect("the gate checked it");
+    let tl = live.full();
     // Facts.
     let max_raw = acc.windows.max_raw[bulk.index()];
     let dacc = &acc.dirs[bulk.index()];
@@ -108,14 +113,14 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, capture_name: &str, link_
     }
     let mut kept = Kept {
         base_notes: summary.notes.clone(),
-        tl,
+        tl: live,
         base_rtt,
         mss: conn.mss(bulk),
         facts,
         hosts: (conn.client.addr, conn.server.addr, bulk),
     };
     // Classify, explain.
-    let class = classify_kept(&kept, None);
+    let class = classify_kept(&kept, &tl, None);
     fill(&mut summary, &mut kept, &class);
     Finished {
         summary,
@@ -225,9 +230,10 @@ fn gather_facts(
     f
 }
 
-fn classify_kept(k: &Kept, shared: Option<&[f64]>) -> Classification {
+/// `tl`: `k`'s timeline in full.
+fn classify_kept(k: &Kept, tl: &Timeline, shared: Option<&[f64]>) -> Classification {
     classify::classify(&classify::Input {
-        tl: &k.tl,
+        tl,
         capacity: judged_capacity(&k.facts),
         base_rtt: k.base_rtt,
         mss: k.mss,
@@ -374,7 +380,8 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
     let n = (span / width + 1) as usize;
     let mut grid = vec![0.0f64; n];
     for k in &members {
-        for (i, b) in k.tl.bins.iter().enumerate() {
+        let mut i = 0;
+        k.tl.bins.for_each(|b| {
             spread(
                 &mut grid,
                 start,
@@ -383,7 +390,8 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
                 k.tl.width.nanos(),
                 b.delivered as f64,
             );
-        }
+            i += 1;
+        });
     }
     // Capacity of the shared path: the best summed delivery over the longest base RTT.
     let rtt = members.iter().map(|k| k.base_rtt).max().unwrap();
@@ -405,10 +413,11 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
         }
         k.facts.flows_sharing = count;
         // This flow's bins, filled with the group's delivery.
-        let shared: Vec<f64> = (0..k.tl.bins.len())
-            .map(|b| gather(&grid, start, width, k.tl.start_of(b), k.tl.width.nanos()))
+        let tl = k.tl.full();
+        let shared: Vec<f64> = (0..tl.bins.len())
+            .map(|b| gather(&grid, start, width, tl.start_of(b), tl.width.nanos()))
             .collect();
-        let class = classify_kept(&k, Some(&shared));
+        let class = classify_kept(&k, &tl, Some(&shared));
         fill(&mut f.summary, &mut k, &class);
         f.kept = Some(k);
     }

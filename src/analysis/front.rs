@@ -4,7 +4,7 @@
 //! decides, for each, which connection it belongs to: a new one, the next life of a
 //! 4-tuple, or a live one. It keeps what deciding needs for every live connection (a
 //! [`Life`], 64 bytes) and, for a connection that has not carried data, the connection
-//! itself as a log of its control segments ([`Attempt`]): a SYN costs ~230 bytes until it
+//! itself as a log of its control segments ([`Attempt`]): a SYN costs ~205 bytes until it
 //! turns out to matter. A connection gets its tracker — in a worker's [`super::Shard`] —
 //! with its first payload.
 //!
@@ -41,11 +41,11 @@ pub struct Budget {
 }
 
 impl Default for Budget {
-    /// 4 GiB for all, 16 MiB for attempts (~70 k of them, ~230 bytes each): the order of
+    /// 4 GiB for all, 16 MiB for attempts (~80 k of them, ~205 bytes each): the order of
     /// Suricata's default flow memcap (32 MB, for records of this size) and of conntrack's
     /// table on a small machine (`nf_conntrack_max` 65,536), so a flood keeps a 1 M-SYN
     /// capture's peak RSS below 64 MiB. The cost: at 100 k SYN/s an attempt is kept for
-    /// ~0.7 s of silence, so a SYN answered later than that loses its SYN (raise
+    /// ~0.8 s of silence, so a SYN answered later than that loses its SYN (raise
     /// `--attempt-memory`). Connections with data get the rest: a tracked connection
     /// costs 10-130 KB (its timelines grow with its duration, to 512 bins of 104 bytes per
     /// direction with data), so 4 GiB is ~30 k long bursty connections or ~300 k short ones
@@ -785,12 +785,14 @@ mod tests {
     #[test]
     fn the_attempts_budget_ends_the_longest_silent_first_and_counts_them() {
         let mut f = front();
-        f.config.budget.attempt_bytes = 100 * 256;
+        // Room for 100 one-SYN attempts.
+        let per = Slots::<Live>::bytes_per_entry() as u64;
+        f.config.budget.attempt_bytes = 100 * per;
         for i in 0..1000u32 {
             let s = seg(TcpPacket::new(&format!("10.1.{}.{}:{}", i >> 8, i & 255, 1024 + i), "10.0.0.1:80").syn().seq(i));
             f.on_segment(&s, i as u64 + 1, Timestamp(i as i64 * 1_000), &mut Nowhere);
         }
-        assert!(f.attempt_bytes <= 100 * 256, "{}", f.attempt_bytes);
+        assert!(f.attempt_bytes <= 100 * per, "{}", f.attempt_bytes);
         assert!(f.ends.evicted_without_data > 880, "{:?}", f.ends);
         // The live ones are the latest.
         let oldest = f.table.iter().map(|(_, e)| e.life.id).min().unwrap();

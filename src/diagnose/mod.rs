@@ -31,7 +31,7 @@ pub use classify::law as limits_law;
 pub use explain::evidence_law;
 pub use classification::Classification;
 pub use label::{Label, UNDETERMINED};
-pub use packed::{LiveTimeline, PackedBins};
+pub use packed::{estimated_bytes as estimated_timeline_bytes, LiveTimeline, PackedBins};
 pub use timeline::{Bin, BinStore, SenderState, Timeline, MAX_BINS};
 
 use crate::flow::Dir;

@@ -34,6 +34,20 @@ pub struct PackedBins {
     hot: Vec<Bin>,
 }
 
+/// What a packed bin is taken to cost, for the budget's estimate: an idle bin packs to ~5
+/// bytes (mask, one duration), a busy one of a bulk transfer to ~30 (durations, bytes,
+/// flight, window, RTT); the bytes' `Vec` grows by doubling, so a quarter more on average.
+/// 8 is what the many-flow mix's timelines took (bench/results/attacks.md); a timeline of
+/// busy bins takes up to 4 times that, at most 512 * 40 bytes.
+pub const PACKED_BIN_BYTES: usize = 8;
+
+/// The bytes a live timeline of `bins` bins is estimated to take: its bins in full (the
+/// last few, and room for two more) and the packed ones at [`PACKED_BIN_BYTES`].
+pub const fn estimated_bytes(bins: usize) -> usize {
+    let full = if bins < HOT { bins } else { HOT };
+    (HOT + 2) * std::mem::size_of::<Bin>() + (bins - full) * PACKED_BIN_BYTES
+}
+
 fn put(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);

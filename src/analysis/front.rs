@@ -4,7 +4,7 @@
 //! decides, for each, which connection it belongs to: a new one, the next life of a
 //! 4-tuple, or a live one. It keeps what deciding needs for every live connection (a
 //! [`Life`], 64 bytes) and, for a connection that has not carried data, the connection
-//! itself as a log of its control segments ([`Attempt`]): a SYN costs ~230 bytes until it
+//! itself as a log of its control segments ([`Attempt`]): a SYN costs ~205 bytes until it
 //! turns out to matter. A connection gets its tracker — in a worker's [`super::Shard`] —
 //! with its first payload.
 //!
@@ -41,15 +41,15 @@ pub struct Budget {
 }
 
 impl Default for Budget {
-    /// 4 GiB for all, 16 MiB for attempts (~70 k of them, ~230 bytes each): the order of
+    /// 4 GiB for all, 16 MiB for attempts (~80 k of them, ~205 bytes each): the order of
     /// Suricata's default flow memcap (32 MB, for records of this size) and of conntrack's
     /// table on a small machine (`nf_conntrack_max` 65,536), so a flood keeps a 1 M-SYN
     /// capture's peak RSS below 64 MiB. The cost: at 100 k SYN/s an attempt is kept for
-    /// ~0.7 s of silence, so a SYN answered later than that loses its SYN (raise
+    /// ~0.8 s of silence, so a SYN answered later than that loses its SYN (raise
     /// `--attempt-memory`). Connections with data get the rest: a tracked connection
-    /// costs 10-130 KB (its timelines grow with its duration, to 512 bins of 104 bytes per
-    /// direction with data), so 4 GiB is ~30 k long bursty connections or ~300 k short ones
-    /// at once — what a laptop holds; tcptrace and tshark hold every connection instead.
+    /// costs 10-25 KB (its timelines grow with its duration, to 512 packed bins per
+    /// direction with data), so 4 GiB is ~170 k long bursty connections or ~400 k short
+    /// ones at once — what a laptop holds; tcptrace and tshark hold every connection instead.
     fn default() -> Self {
         Budget {
             total_bytes: 4 << 30,
@@ -62,14 +62,16 @@ impl Default for Budget {
 /// boxes and queues, the RTT histogram's first chunks.
 pub(crate) const TRACKER_BYTES: u64 = 8 << 10;
 /// What each direction that carries data adds besides its timeline: the two dispersion
-/// histograms (800 bins each, 3.2 KB), the RTT and timestamp queues.
-pub(crate) const DATA_DIRECTION_BYTES: u64 = 8 << 10;
+/// histograms (only the span of rates they reached, a few hundred bytes), the RTT and
+/// timestamp queues.
+pub(crate) const DATA_DIRECTION_BYTES: u64 = 2 << 10;
 
 /// The timeline of a direction whose data has run for `span`: a bin per millisecond until
-/// there are `MAX_BINS` (then they widen); bins are allocated as time reaches them.
+/// there are `MAX_BINS` (then they widen); bins are allocated as time reaches them, and
+/// packed but the last few (`diagnose::estimated_timeline_bytes`).
 fn timeline_bytes(span: crate::time::Span) -> u64 {
-    let bins = (span.nanos().max(0) / 1_000_000 + 1).min(diagnose::MAX_BINS as i64) as u64;
-    bins * std::mem::size_of::<diagnose::Bin>() as u64
+    let bins = (span.nanos().max(0) / 1_000_000 + 1).min(diagnose::MAX_BINS as i64) as usize;
+    diagnose::estimated_timeline_bytes(bins) as u64
 }
 
 /// What a front entry costs, for the budget: its slot and map entry, and before its first
@@ -77,7 +79,7 @@ fn timeline_bytes(span: crate::time::Span) -> u64 {
 /// tracker (estimated from what the front saw: which directions carried data, for how
 /// long; recomputed once a second of capture). The same whether or not an observer has
 /// every connection tracked from its first segment: `packets` and `analyze` cut the same
-/// connections, so their ids agree. Within ~12% of the RSS on the many-flow mix.
+/// connections, so their ids agree. Within ~10% of the RSS on the many-flow mix.
 pub(crate) fn cost(entry: &Live) -> u64 {
     let base = Slots::<Live>::bytes_per_entry() as u64;
     let l = &entry.life;
@@ -785,12 +787,14 @@ mod tests {
     #[test]
     fn the_attempts_budget_ends_the_longest_silent_first_and_counts_them() {
         let mut f = front();
-        f.config.budget.attempt_bytes = 100 * 256;
+        // Room for 100 one-SYN attempts.
+        let per = Slots::<Live>::bytes_per_entry() as u64;
+        f.config.budget.attempt_bytes = 100 * per;
         for i in 0..1000u32 {
             let s = seg(TcpPacket::new(&format!("10.1.{}.{}:{}", i >> 8, i & 255, 1024 + i), "10.0.0.1:80").syn().seq(i));
             f.on_segment(&s, i as u64 + 1, Timestamp(i as i64 * 1_000), &mut Nowhere);
         }
-        assert!(f.attempt_bytes <= 100 * 256, "{}", f.attempt_bytes);
+        assert!(f.attempt_bytes <= 100 * per, "{}", f.attempt_bytes);
         assert!(f.ends.evicted_without_data > 880, "{:?}", f.ends);
         // The live ones are the latest.
         let oldest = f.table.iter().map(|(_, e)| e.life.id).min().unwrap();

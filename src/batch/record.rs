@@ -1,7 +1,6 @@
 //! What a unit of work came to, as `done.jsonl` keeps it: the inputs as they were read, a
 //! row per input for `captures.*`, the middlebox findings, and where its flows are.
 
-use bdpscope::capture::{Compression, Container};
 use bdpscope::summary::{Confidence, HsSegment, MiddleboxKind};
 use serde::{Deserialize, Serialize};
 

@@ -1,14 +1,15 @@
 //! What the diagnosis collects while a flow is live, per direction, in constant memory:
 //! a chronograph of the sender's mutually exclusive states (the way Linux tcp_chrono
 //! accounts busy / rwnd-limited time), delivered bytes, the dispersion of ACKs, flight and
-//! window extremes and RTT samples, all in a bounded [`Timeline`].
+//! window extremes and RTT samples, all in a bounded [`LiveTimeline`].
 //!
 //! The states are judged from the sender's reconstructed view (`tcp::SenderView`), so a
 //! capture at the receiver gives the same account as one at the sender, shifted in time
 //! by the loop through the sender.
 
 use super::dispersion::Dispersion;
-use super::timeline::{SenderState, Timeline};
+use super::packed::LiveTimeline;
+use super::timeline::SenderState;
 use crate::flow::Dir;
 use crate::summarize::WindowStats;
 use crate::tcp::{Connection, SegmentEvent};
@@ -16,7 +17,7 @@ use crate::time::{Quantum, Span, Timestamp};
 
 #[derive(Clone, Debug, Default)]
 pub struct DirAccumulator {
-    pub timeline: Option<Timeline>,
+    pub timeline: Option<LiveTimeline>,
     /// The last new-data event and the state it put the sender in.
     last_data: Option<(Timestamp, SenderState)>,
     /// TSecr of the last new-data segment: segments one sender burst emitted together
@@ -88,7 +89,7 @@ fn train_sample(train: &mut Option<(Timestamp, u64)>, ts: Timestamp, bytes: u64,
 const MAX_PAUSES: usize = 16;
 
 /// Accounts [from, to) in `state`, except from each pause on: in the pause's state.
-fn account_with_pauses(tl: &mut Timeline, from: Timestamp, to: Timestamp, state: SenderState, pauses: &[(Timestamp, SenderState)]) {
+fn account_with_pauses(tl: &mut LiveTimeline, from: Timestamp, to: Timestamp, state: SenderState, pauses: &[(Timestamp, SenderState)]) {
     let mut t = from;
     let mut now = state;
     for &(at, s) in pauses {
@@ -154,7 +155,7 @@ impl DirAccumulator {
         self.first_data.get_or_insert(ts);
         self.data_events += 1;
         let len = ev.send.new_bytes as u64;
-        let tl = self.timeline.get_or_insert_with(|| Timeline::new(ts));
+        let tl = self.timeline.get_or_insert_with(|| LiveTimeline::new(ts));
         if let Some((t0, state)) = self.last_data {
             let gap = ts - t0;
             // After a segment that left the sender waiting (for the window, for its

@@ -25,7 +25,11 @@ const BINS_PER_OCTAVE: f64 = 23.449_772_250_437_736;
 
 #[derive(Clone, Debug, Default)]
 pub struct Dispersion {
+    /// The weights of bins `[first, first + weights.len())`: only the span the rates
+    /// reached is held (a flow's rates fall in a few dozen of the 800 bins; every bin
+    /// outside it is zero).
     weights: Vec<f32>,
+    first: usize,
     samples: u32,
     /// The lowest and highest bins with weight, once `weights` is allocated: the peak
     /// search need not scan the rest.
@@ -55,10 +59,15 @@ impl Dispersion {
         let rate = bytes as f64 * 1e9 / gap.nanos() as f64;
         if let Some(b) = Self::bin(rate) {
             if self.weights.is_empty() {
-                self.weights = vec![0.0; BINS];
-                (self.lo, self.hi) = (b, b);
+                self.weights.push(0.0);
+                (self.first, self.lo, self.hi) = (b, b, b);
+            } else if b < self.first {
+                self.weights.splice(0..0, std::iter::repeat_n(0.0, self.first - b));
+                self.first = b;
+            } else if b >= self.first + self.weights.len() {
+                self.weights.resize(b - self.first + 1, 0.0);
             }
-            self.weights[b] += bytes as f32;
+            self.weights[b - self.first] += bytes as f32;
             self.samples += 1;
             self.lo = self.lo.min(b);
             self.hi = self.hi.max(b);
@@ -67,6 +76,13 @@ impl Dispersion {
 
     pub fn samples(&self) -> u32 {
         self.samples
+    }
+
+    /// All `BINS` weights, zero outside the span held.
+    fn full(&self) -> Vec<f32> {
+        let mut w = vec![0.0; BINS];
+        w[self.first..self.first + self.weights.len()].copy_from_slice(&self.weights);
+        w
     }
 
     /// The byte-weighted mode of the rates (bytes/s), refined as the weighted mean of the
@@ -81,7 +97,7 @@ impl Dispersion {
 
     /// The rate of the weight-mean of the five bins around `peak` (bytes/s).
     fn refined(&self, peak: usize) -> Option<f64> {
-        let w = &self.weights;
+        let w = &self.full();
         let (mut num, mut den) = (0.0, 0.0);
         for k in peak.saturating_sub(2)..(peak + 3).min(BINS) {
             num += w[k] as f64 * k as f64;
@@ -92,7 +108,7 @@ impl Dispersion {
 
     /// Sums of the five bins around each bin (about ±6%).
     fn smoothed(&self) -> Vec<f64> {
-        let w = &self.weights;
+        let w = &self.full();
         (0..BINS)
             .map(|i| (i.saturating_sub(2)..(i + 3).min(BINS)).map(|k| w[k] as f64).sum())
             .collect()
@@ -140,10 +156,10 @@ impl Dispersion {
     fn smoothed_peak(&self) -> usize {
         // Smooth over 5 bins (about ±6%) so one jittery bin cannot win alone; the window
         // sums slide along the bins in one pass.
-        let w = &self.weights;
-        if w.is_empty() {
+        if self.weights.is_empty() {
             return 0;
         }
+        let w = &self.full();
         let window = |i: usize| -> f64 { (i.saturating_sub(2)..(i + 3).min(BINS)).map(|k| w[k] as f64).sum() };
         let mut sum = window(0);
         let (mut peak, mut best) = (0, sum);
@@ -254,7 +270,7 @@ mod tests {
         // The single loop testing both window edges at every bin, as it was: the peak must
         // be the same bin even where rounding makes neighbouring sums nearly equal.
         let one_loop = |d: &Dispersion| {
-            let w = &d.weights;
+            let w = &d.full();
             let window = |i: usize| -> f64 { (i.saturating_sub(2)..(i + 3).min(BINS)).map(|k| w[k] as f64).sum() };
             let mut sum = window(0);
             let (mut peak, mut best) = (0, sum);
@@ -305,7 +321,7 @@ mod tests {
     #[test]
     fn the_peak_search_over_the_occupied_bins_finds_the_full_scans_peak() {
         let full_scan = |d: &Dispersion| {
-            let w = &d.weights;
+            let w = &d.full();
             let window = |i: usize| -> f64 { (i.saturating_sub(2)..(i + 3).min(BINS)).map(|k| w[k] as f64).sum() };
             let (mut peak, mut best) = (0, window(0));
             for i in 1..BINS {
@@ -329,6 +345,8 @@ mod tests {
                 d.add(bytes, Span::from_nanos(gap as i64));
             }
             if !d.weights.is_empty() {
+                // Only the occupied span is held.
+                assert_eq!((d.first, d.weights.len()), (d.lo, d.hi - d.lo + 1), "round {round}");
                 assert_eq!(d.smoothed_peak(), full_scan(&d), "round {round}");
             }
         }

@@ -18,6 +18,7 @@ mod gate;
 mod queue;
 mod rounds;
 pub mod rules;
+mod packed;
 mod startup;
 mod timeline;
 
@@ -29,7 +30,8 @@ pub use explain::evidence_law;
 pub use classification::Classification;
 /// The limit labels and the verdict: the summary's vocabulary.
 pub use crate::summary::{Label, Verdict};
-pub use timeline::{Bin, SenderState, Timeline, MAX_BINS};
+pub use packed::{estimated_bytes as estimated_timeline_bytes, LiveTimeline, PackedBins};
+pub use timeline::{Bin, BinStore, SenderState, Timeline, MAX_BINS};
 
 use crate::flow::Dir;
 use crate::summarize;
@@ -60,7 +62,9 @@ impl Finished {
 struct Kept {
     /// The summary's notes from before the diagnosis (handshake, capture).
     base_notes: Vec<String>,
-    tl: Timeline,
+    /// Packed as it was live: a finished flow can wait for its group a while, and at the
+    /// end of a capture every live flow finishes at once.
+    tl: LiveTimeline,
     base_rtt: Span,
     mss: u32,
     facts: Facts,
@@ -93,7 +97,8 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, capture_name: &str, link_
         return Finished { summary, kept: None };
     }
     let base_rtt = base_rtt.expect("the gate checked it");
-    let tl = dacc.timeline.take().expect("the gate checked it");
+    let live = dacc.timeline.take().expect("the gate checked it");
+    let tl = live.full();
     // Facts.
     let max_raw = acc.windows.max_raw[bulk.index()];
     let dacc = &acc.dirs[bulk.index()];
@@ -107,14 +112,14 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, capture_name: &str, link_
     }
     let mut kept = Kept {
         base_notes: summary.notes.clone(),
-        tl,
+        tl: live,
         base_rtt,
         mss: conn.mss(bulk),
         facts,
         hosts: (conn.client.addr, conn.server.addr, bulk),
     };
     // Classify, explain.
-    let class = classify_kept(&kept, None);
+    let class = classify_kept(&kept, &tl, None);
     fill(&mut summary, &mut kept, &class);
     Finished {
         summary,
@@ -241,10 +246,11 @@ fn two_way(conn: &Connection, bulk: Dir) -> bool {
     }
 }
 
-fn classify_kept(k: &Kept, shared: Option<&[f64]>) -> Classification {
+/// `tl`: `k`'s timeline in full.
+fn classify_kept(k: &Kept, tl: &Timeline, shared: Option<&[f64]>) -> Classification {
     let excluded = k.facts.outages();
     classify::classify(&classify::Input {
-        tl: &k.tl,
+        tl,
         capacity: judged_capacity(&k.facts),
         base_rtt: k.base_rtt,
         mss: k.mss,
@@ -418,7 +424,8 @@ fn two_way_traffic(flows: &mut [Finished]) {
             k.facts.capacity = capacity::choose(&k.facts.estimate, k.facts.goodput, k.facts.capacity);
             k.facts.bdp = k.facts.capacity.map(|c| c.rate * k.base_rtt.secs_f64());
             k.facts.lower_bound = judged_capacity(&k.facts).is_none() && k.facts.capacity.is_some();
-            let class = classify_kept(&k, None);
+            let tl = k.tl.full();
+            let class = classify_kept(&k, &tl, None);
             fill(&mut f.summary, &mut k, &class);
         }
         f.kept = Some(k);
@@ -438,7 +445,8 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
     let n = (span / width + 1) as usize;
     let mut grid = vec![0.0f64; n];
     for k in &members {
-        for (i, b) in k.tl.bins.iter().enumerate() {
+        let mut i = 0;
+        k.tl.bins.for_each(|b| {
             spread(
                 &mut grid,
                 start,
@@ -447,7 +455,8 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
                 k.tl.width.nanos(),
                 b.delivered as f64,
             );
-        }
+            i += 1;
+        });
     }
     // Capacity of the shared path: the best summed delivery over the longest base RTT.
     let rtt = members.iter().map(|k| k.base_rtt).max().unwrap();
@@ -469,10 +478,11 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
         }
         k.facts.flows_sharing = count;
         // This flow's bins, filled with the group's delivery.
-        let shared: Vec<f64> = (0..k.tl.bins.len())
-            .map(|b| gather(&grid, start, width, k.tl.start_of(b), k.tl.width.nanos()))
+        let tl = k.tl.full();
+        let shared: Vec<f64> = (0..tl.bins.len())
+            .map(|b| gather(&grid, start, width, tl.start_of(b), tl.width.nanos()))
             .collect();
-        let class = classify_kept(&k, Some(&shared));
+        let class = classify_kept(&k, &tl, Some(&shared));
         fill(&mut f.summary, &mut k, &class);
         f.kept = Some(k);
     }

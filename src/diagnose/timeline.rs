@@ -2,6 +2,11 @@
 //! (merging neighbours) when a flow outgrows them, so a flow of any length costs at most
 //! `MAX_BINS` bins. Every quantity in a bin is additive (durations, bytes, counts) or a
 //! min/max, so merging loses resolution but never meaning.
+//!
+//! The bins live in a [`BinStore`]: in full (`Vec<Bin>`, what the diagnosis reads), or,
+//! while the flow is live, packed ([`super::packed::PackedBins`]: only the last few bins in
+//! full, the older ones as varints). Both follow the same rules here, so a flow's timeline
+//! is the same bin for bin whichever held it.
 
 use crate::time::{Span, Timestamp};
 
@@ -49,7 +54,7 @@ pub struct Bin {
 }
 
 impl Bin {
-    fn merge(&mut self, o: &Bin) {
+    pub(crate) fn merge(&mut self, o: &Bin) {
         self.busy_ns += o.busy_ns;
         self.rwnd_ns += o.rwnd_ns;
         self.idle_ns += o.idle_ns;
@@ -79,22 +84,69 @@ impl Bin {
     }
 }
 
+/// Where a timeline's bins are held.
+pub trait BinStore: Default {
+    fn len(&self) -> usize;
+    /// Bin `i` (below `len`), to change.
+    fn get_mut(&mut self, i: usize) -> &mut Bin;
+    /// Empty bins appended up to `n` (more than `len`).
+    fn grow(&mut self, n: usize);
+    /// Neighbours merged: bin `i` becomes bins `2i` and `2i + 1` (the last alone if odd).
+    fn merge_pairs(&mut self);
+    /// Every bin, in order.
+    fn for_each(&self, f: impl FnMut(&Bin));
+    /// An interval has been accounted: the bins it reached back to may be put away.
+    fn settle(&mut self) {}
+}
+
+impl BinStore for Vec<Bin> {
+    fn len(&self) -> usize {
+        self.len()
+    }
+
+    fn get_mut(&mut self, i: usize) -> &mut Bin {
+        &mut self[i]
+    }
+
+    fn grow(&mut self, n: usize) {
+        self.resize(n, Bin::default());
+    }
+
+    fn merge_pairs(&mut self) {
+        let merged: Vec<Bin> = self
+            .chunks(2)
+            .map(|c| {
+                let mut b = c[0];
+                if let Some(o) = c.get(1) {
+                    b.merge(o);
+                }
+                b
+            })
+            .collect();
+        *self = merged;
+    }
+
+    fn for_each(&self, f: impl FnMut(&Bin)) {
+        self.iter().for_each(f);
+    }
+}
+
 #[derive(Clone, Debug)]
-pub struct Timeline {
+pub struct Timeline<S = Vec<Bin>> {
     pub origin: Timestamp,
     pub width: Span,
-    pub bins: Vec<Bin>,
+    pub bins: S,
     /// The last bin looked up and its span as offsets from `origin` (ns): most lookups
     /// fall in it again, and a division per lookup shows in per-packet profiles.
     last: Option<(usize, i64, i64)>,
 }
 
-impl Timeline {
+impl<S: BinStore> Timeline<S> {
     pub fn new(origin: Timestamp) -> Self {
         Timeline {
             origin,
             width: INITIAL_WIDTH,
-            bins: Vec::new(),
+            bins: S::default(),
             last: None,
         }
     }
@@ -123,33 +175,28 @@ impl Timeline {
 
     #[inline(never)]
     fn index_slow(&mut self, off: i64) -> usize {
-        let mut i = (off / self.width.nanos()) as usize;
-        while i >= MAX_BINS {
-            self.coarsen();
-            i = (off / self.width.nanos()) as usize;
-        }
+        let i = self.fit(off);
         if i >= self.bins.len() {
-            self.bins.resize(i + 1, Bin::default());
+            self.bins.grow(i + 1);
         }
         let w = self.width.nanos();
         self.last = Some((i, i as i64 * w, (i as i64 + 1) * w));
         i
     }
 
+    /// Coarsens until offset `off` (ns) falls within `MAX_BINS` bins; its bin index.
+    fn fit(&mut self, off: i64) -> usize {
+        let mut i = (off / self.width.nanos()) as usize;
+        while i >= MAX_BINS {
+            self.coarsen();
+            i = (off / self.width.nanos()) as usize;
+        }
+        i
+    }
+
     /// Doubles the bin width, merging pairs.
     fn coarsen(&mut self) {
-        let merged: Vec<Bin> = self
-            .bins
-            .chunks(2)
-            .map(|c| {
-                let mut b = c[0];
-                if let Some(o) = c.get(1) {
-                    b.merge(o);
-                }
-                b
-            })
-            .collect();
-        self.bins = merged;
+        self.bins.merge_pairs();
         self.width = Span(self.width.nanos() * 2);
         self.last = None;
     }
@@ -157,7 +204,7 @@ impl Timeline {
     /// The bin holding instant `t` (earlier instants go to the first bin).
     pub fn bin(&mut self, t: Timestamp) -> &mut Bin {
         let i = self.index(t);
-        &mut self.bins[i]
+        self.bins.get_mut(i)
     }
 
     /// Accounts [from, to) in `state`, split over the bins it spans.
@@ -165,14 +212,20 @@ impl Timeline {
         if to <= from {
             return;
         }
-        // Make sure the timeline covers `to` before splitting (coarsening moves edges).
-        self.index(to - Span(1));
+        // Coarsen to the width that covers `to` before splitting (coarsening moves edges);
+        // bins beyond the end are made one by one as the interval reaches them.
+        self.fit((to - Span(1) - self.origin).nanos().max(0));
         let mut t = from.max(self.origin);
+        if t >= to {
+            // All before the origin: nothing to account, but the first bin exists (as when
+            // the timeline was grown to `to` up front).
+            self.index(to - Span(1));
+        }
         while t < to {
             let i = self.index(t);
             let edge = self.start_of(i + 1).min(to);
             let ns = (edge - t).nanos().max(0) as u64;
-            let b = &mut self.bins[i];
+            let b = self.bins.get_mut(i);
             match state {
                 SenderState::Busy => b.busy_ns += ns,
                 SenderState::ReceiverWindow => b.rwnd_ns += ns,
@@ -183,13 +236,30 @@ impl Timeline {
             }
             t = edge;
         }
+        self.bins.settle();
     }
 
     /// Total time in each state over the whole timeline: (busy, rwnd, idle) in ns.
     pub fn totals(&self) -> (u64, u64, u64) {
-        self.bins
-            .iter()
-            .fold((0, 0, 0), |(b, r, i), x| (b + x.busy_ns, r + x.rwnd_ns, i + x.idle_ns))
+        let mut t = (0, 0, 0);
+        self.bins.for_each(|x| {
+            t.0 += x.busy_ns;
+            t.1 += x.rwnd_ns;
+            t.2 += x.idle_ns;
+        });
+        t
+    }
+
+    /// The same timeline with every bin in full.
+    pub fn full(&self) -> Timeline {
+        let mut bins = Vec::with_capacity(self.bins.len());
+        self.bins.for_each(|b| bins.push(*b));
+        Timeline {
+            origin: self.origin,
+            width: self.width,
+            bins,
+            last: None,
+        }
     }
 }
 
@@ -203,7 +273,7 @@ mod tests {
 
     #[test]
     fn durations_split_across_bins() {
-        let mut tl = Timeline::new(t(0));
+        let mut tl: Timeline = Timeline::new(t(0));
         tl.account(t(0), t(3), SenderState::Busy);
         tl.account(t(3), t(5), SenderState::ReceiverWindow);
         assert_eq!(tl.bins.len(), 5);
@@ -212,7 +282,7 @@ mod tests {
 
     #[test]
     fn long_flows_coarsen_without_losing_totals() {
-        let mut tl = Timeline::new(t(0));
+        let mut tl: Timeline = Timeline::new(t(0));
         for i in 0..10_000 {
             tl.account(
                 t(i),

@@ -24,6 +24,11 @@ pub struct TopK<K, V> {
     /// The slots' counts side by side: the smallest is looked for on every new key (in a
     /// spoofed flood, every SYN), and a scan of 64 adjacent words takes nanoseconds.
     counts: Vec<u64>,
+    /// Once every counter is taken: the least count, and which counters hold it (a bit
+    /// each, k <= 64). Counts only grow, by one at a time, so the least changes only when
+    /// every counter holding it has grown: a spoofed flood's new keys (each taking the
+    /// first least counter) scan the counters once per k keys instead of once per key.
+    least: Option<(u64, u64)>,
     index: FxHashMap<K, usize>,
 }
 
@@ -39,11 +44,25 @@ impl Clear for () {
 
 impl<K: Copy + Eq + Hash, V: Default + Clear> TopK<K, V> {
     pub fn new(k: usize) -> Self {
+        assert!((1..=64).contains(&k), "the least counters are a 64-bit mask");
         TopK {
             k,
             slots: Vec::with_capacity(k),
             counts: Vec::with_capacity(k),
+            least: None,
             index: FxHashMap::default(),
+        }
+    }
+
+    /// Counter `i` grew by one: it no longer holds the least count.
+    fn grew(&mut self, i: usize) {
+        if let Some((least, mask)) = &mut self.least {
+            if self.counts[i] == *least + 1 {
+                *mask &= !(1 << i);
+                if *mask == 0 {
+                    self.least = None;
+                }
+            }
         }
     }
 
@@ -53,6 +72,7 @@ impl<K: Copy + Eq + Hash, V: Default + Clear> TopK<K, V> {
         if let Some(&i) = self.index.get(&key) {
             self.slots[i].count += 1;
             self.counts[i] += 1;
+            self.grew(i);
             return &mut self.slots[i];
         }
         if self.slots.len() < self.k {
@@ -66,13 +86,16 @@ impl<K: Copy + Eq + Hash, V: Default + Clear> TopK<K, V> {
             });
             return self.slots.last_mut().expect("pushed");
         }
-        let mut i = 0;
-        for (j, &c) in self.counts.iter().enumerate() {
-            if c < self.counts[i] {
-                i = j;
-            }
-        }
+        // The first counter with the least count.
+        let counts = &self.counts;
+        let (_, mask) = *self.least.get_or_insert_with(|| {
+            let least = counts.iter().copied().min().expect("k counters");
+            let mask = counts.iter().enumerate().filter(|&(_, &c)| c == least).fold(0u64, |m, (j, _)| m | 1 << j);
+            (least, mask)
+        });
+        let i = mask.trailing_zeros() as usize;
         self.counts[i] += 1;
+        self.grew(i);
         let s = &mut self.slots[i];
         self.index.remove(&s.key);
         self.index.insert(key, i);
@@ -97,6 +120,27 @@ impl<K: Copy + Eq + Hash, V: Default + Clear> TopK<K, V> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The counter a new key takes is the first with the least count, as a scan finds it.
+    #[test]
+    fn a_new_key_takes_the_first_least_counter() {
+        let mut t: TopK<u64, ()> = TopK::new(8);
+        let mut x = 1u64;
+        for n in 0..20_000u64 {
+            // Some keys come back (to grow their counters unevenly), most are new.
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let key = if x >> 61 == 0 { x >> 62 } else { 100 + n };
+            let before: Vec<u64> = t.counts.clone();
+            let fresh = t.index.get(&key).is_none() && t.slots.len() == t.k;
+            t.count(key);
+            if fresh {
+                let least = *before.iter().min().unwrap();
+                let first = before.iter().position(|&c| c == least).unwrap();
+                assert_eq!(t.index[&key], first, "key {n}");
+            }
+            assert_eq!(t.counts, t.slots.iter().map(|s| s.count).collect::<Vec<_>>());
+        }
+    }
 
     #[test]
     fn a_heavy_key_survives_a_stream_of_one_off_keys() {

@@ -2,15 +2,19 @@
 //! up kept as a shortcut. It stores; it does not decide. When a connection ends is decided
 //! with [`super::life::Life`] and its timeouts (by `analysis::front`, or [`super::FlowTable`]).
 
-use rustc_hash::FxHashMap;
 use crate::endpoint::{Endpoint, FlowKey};
-use std::collections::hash_map::Entry;
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 use std::collections::VecDeque;
+use std::hash::BuildHasher;
 
-/// Entries sit in slots, the map names the slot: moving an entry in and out of the map
+/// Entries sit in slots, the index names the slot: moving an entry in and out of the map
 /// as it grows would copy it, and a slot number is what the per-packet shortcut keeps.
+/// The index holds slot numbers only, hashed by their slot's key: 4 bytes an entry, so it
+/// stays in cache with a flood's tens of thousands of attempts, and an entry is removed by
+/// its slot number without reading a key.
 pub struct Slots<T> {
-    map: FxHashMap<FlowKey, u32>,
+    map: HashTable<u32>,
     slots: Vec<Option<(FlowKey, T)>>,
     /// Freed slots, reused oldest first: connections mostly end in the order they began
     /// (timeouts, the budget's oldest-first), so slots stay in order of creation and both
@@ -25,7 +29,7 @@ pub struct Slots<T> {
 impl<T> Default for Slots<T> {
     fn default() -> Self {
         Slots {
-            map: FxHashMap::default(),
+            map: HashTable::new(),
             slots: Vec::new(),
             free: VecDeque::new(),
             last: None,
@@ -53,7 +57,11 @@ impl<T> Slots<T> {
             }
         }
         let (key, _) = FlowKey::of(*src, *dst);
-        match self.map.get(&key) {
+        let slots = &self.slots;
+        let found = self
+            .map
+            .find(hash(&key), |&s| slots[s as usize].as_ref().is_some_and(|(k, _)| *k == key));
+        match found {
             Some(&slot) => {
                 self.last = Some((key, slot));
                 Found::Live(slot)
@@ -72,12 +80,14 @@ impl<T> Slots<T> {
             }
         };
         self.slots[slot as usize] = Some((key, value));
-        match self.map.entry(key) {
-            Entry::Occupied(_) => unreachable!("inserted over a live entry"),
-            Entry::Vacant(v) => {
-                v.insert(slot);
-            }
-        }
+        let slots = &self.slots;
+        let h = hash(&key);
+        debug_assert!(
+            self.map.find(h, |&s| s != slot && slots[s as usize].as_ref().is_some_and(|(k, _)| *k == key)).is_none(),
+            "inserted over a live entry"
+        );
+        self.map
+            .insert_unique(h, slot, |&s| hash(&slots[s as usize].as_ref().expect("a live slot").0));
         self.last = Some((key, slot));
         slot
     }
@@ -109,7 +119,12 @@ impl<T> Slots<T> {
     /// Removes the entry in a live slot.
     pub fn remove(&mut self, slot: u32) -> (FlowKey, T) {
         let (key, value) = self.slots[slot as usize].take().expect("a live slot");
-        self.map.remove(&key);
+        match self.map.find_entry(hash(&key), |&s| s == slot) {
+            Ok(e) => {
+                e.remove();
+            }
+            Err(_) => unreachable!("a live slot is indexed"),
+        }
         self.free.push_back(slot);
         if self.last.is_some_and(|(_, s)| s == slot) {
             self.last = None;
@@ -133,11 +148,16 @@ impl<T> Slots<T> {
     }
 
     /// Bytes the table itself takes per live entry, beyond what `T` allocates: the slot
-    /// and the map's entry (key, slot number, control byte), at hashbrown's 7/8 load.
+    /// and the index's entry (slot number, control byte), at hashbrown's 7/8 load.
     pub const fn bytes_per_entry() -> usize {
-        std::mem::size_of::<Option<(FlowKey, T)>>()
-            + (std::mem::size_of::<(FlowKey, u32)>() + 1) * 8 / 7
+        std::mem::size_of::<Option<(FlowKey, T)>>() + (std::mem::size_of::<u32>() + 1) * 8 / 7
     }
+}
+
+/// The index's hash of a key (FxHash, as the flow table has always used).
+#[inline]
+fn hash(key: &FlowKey) -> u64 {
+    FxBuildHasher.hash_one(key)
 }
 
 #[cfg(test)]

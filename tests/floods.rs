@@ -90,7 +90,7 @@ fn a_transfer_inside_a_flood_is_the_transfer_alone() {
     let k = &capture.connections;
     assert!(k.evicted_without_data > 15_000, "{k:?}");
     assert_eq!(k.evicted_with_data, 0);
-    // At most the attempts' budget and one attempt, plus the transfer's tracker (~75 KB).
+    // At most the attempts' budget and one attempt, plus the transfer's tracker (~15 KB).
     assert!(k.peak_bytes <= (256 << 10) + (96 << 10), "{}", k.peak_bytes);
     // The flood: found, its attempts counted and summarised, the first few listed.
     let a = &capture.attempts;

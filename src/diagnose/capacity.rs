@@ -192,15 +192,23 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         });
         return out;
     }
-    let candidates = [delivered.map(|r| (r, Method::DeliveryRate, "delivery"))]
-        .into_iter()
-        .chain(spacing)
-        .flatten();
-    let best = candidates.max_by(|a, b| a.0.total_cmp(&b.0));
-    out.capacity = best.map(|(r, method, _)| {
+    out.capacity = largest(&out, achieved);
+    out
+}
+
+/// The largest of the delivery and the spacing estimates; one below the delivery the flow
+/// `achieved` is wrong by the law, and the delivery stands instead.
+fn largest(e: &Estimate, achieved: f64) -> Option<Capacity> {
+    let best = [
+        e.delivered.map(|r| (r, Method::DeliveryRate)),
+        e.dispersed.map(|r| (r, Method::Dispersion)),
+        e.arrived.map(|r| (r, Method::ArrivalDispersion)),
+    ]
+    .into_iter()
+    .flatten()
+    .max_by(|a, b| a.0.total_cmp(&b.0));
+    best.map(|(r, method)| {
         if r < achieved {
-            // A spacing estimate below the delivery the flow achieved is wrong by the
-            // law; the delivery stands instead.
             Capacity {
                 rate: achieved,
                 method: Method::DeliveryRate,
@@ -208,8 +216,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         } else {
             Capacity { rate: r, method }
         }
-    });
-    out
+    })
 }
 
 /// The laws of the capacity figure (on the summary): never below the goodput, nor below the
@@ -251,25 +258,7 @@ pub fn choose(e: &Estimate, goodput: f64, was: Option<Capacity>) -> Option<Capac
     if let Some(c) = was.filter(|c| matches!(c.method, Method::LinkRate | Method::QueueDeliveryRate)) {
         return Some(c);
     }
-    let achieved = e.delivered.unwrap_or(0.0).max(goodput);
-    let best = [
-        e.delivered.map(|r| (r, Method::DeliveryRate)),
-        e.dispersed.map(|r| (r, Method::Dispersion)),
-        e.arrived.map(|r| (r, Method::ArrivalDispersion)),
-    ]
-    .into_iter()
-    .flatten()
-    .max_by(|a, b| a.0.total_cmp(&b.0));
-    best.map(|(r, method)| {
-        if r < achieved {
-            Capacity {
-                rate: achieved,
-                method: Method::DeliveryRate,
-            }
-        } else {
-            Capacity { rate: r, method }
-        }
-    })
+    largest(e, e.delivered.unwrap_or(0.0).max(goodput))
 }
 
 #[cfg(test)]

@@ -88,12 +88,26 @@ fn train_sample(train: &mut Option<(Timestamp, u64)>, ts: Timestamp, bytes: u64,
 /// are dropped, the time going to the state before).
 const MAX_PAUSES: usize = 16;
 
-/// Accounts [from, to) in `state`, except from each pause on: in the pause's state.
-fn account_with_pauses(tl: &mut LiveTimeline, from: Timestamp, to: Timestamp, state: SenderState, pauses: &[(Timestamp, SenderState)]) {
+/// Accounts [from, to) in `state`, except from each pause before `to` on: in the pause's
+/// state. The unused room's pause (see [`UnusedRoom`]) goes first when it came before the
+/// known ones (a pause already known — window shut, all acknowledged — wins from its own
+/// start).
+fn account_with_pauses(
+    tl: &mut LiveTimeline,
+    from: Timestamp,
+    to: Timestamp,
+    state: SenderState,
+    room: UnusedRoom,
+    pauses: &[(Timestamp, SenderState)],
+) {
+    let lead = room
+        .since(to)
+        .filter(|&at| pauses.first().is_none_or(|&(p, _)| p > at))
+        .map(|at| (at, SenderState::Idle));
     let mut t = from;
     let mut now = state;
-    for &(at, s) in pauses {
-        let at = at.max(t).min(to);
+    for (at, s) in lead.into_iter().chain(pauses.iter().copied()).filter(|&(at, _)| at < to) {
+        let at = at.max(t);
         tl.account(t, at, now);
         t = at;
         now = s;
@@ -138,18 +152,6 @@ impl UnusedRoom {
     }
 }
 
-/// The pauses with the unused room's put first when it came before them (a pause already
-/// known — window shut, all acknowledged — wins from its own start).
-fn with_unused_room(pauses: &[(Timestamp, SenderState)], room: UnusedRoom, to: Timestamp) -> Vec<(Timestamp, SenderState)> {
-    let mut out = pauses.to_vec();
-    if let Some(at) = room.since(to) {
-        if pauses.first().is_none_or(|&(p, _)| p > at) {
-            out.insert(0, (at, SenderState::Idle));
-        }
-    }
-    out
-}
-
 impl DirAccumulator {
     fn on_new_data(&mut self, ts: Timestamp, ev: &SegmentEvent, mss: u32, min_span: Span) {
         self.first_data.get_or_insert(ts);
@@ -184,8 +186,7 @@ impl DirAccumulator {
                 self.burst_from.get_or_insert(t0);
             } else {
                 let from = self.burst_from.take().unwrap_or(t0);
-                let pauses = with_unused_room(&self.pauses, self.unused_room, ts);
-                account_with_pauses(tl, from, ts, state, &pauses);
+                account_with_pauses(tl, from, ts, state, self.unused_room, &self.pauses);
             }
         }
         let (flight, window) = match ev.sender_view {
@@ -305,9 +306,7 @@ impl DirAccumulator {
                 _ => last_ts.max(t0),
             };
             let from = self.burst_from.take().unwrap_or(t0);
-            let pauses = with_unused_room(&self.pauses, self.unused_room, end);
-            let pauses: Vec<_> = pauses.into_iter().filter(|&(at, _)| at < end).collect();
-            account_with_pauses(tl, from, end, state, &pauses);
+            account_with_pauses(tl, from, end, state, self.unused_room, &self.pauses);
             self.pauses.clear();
             self.unused_room = UnusedRoom::default();
         }

@@ -90,17 +90,9 @@ fn advice_struct_dtype() -> DataType {
     ])
 }
 
-/// The word an advice kind is written as in JSON (kebab-case, through serde).
-fn advice_kind(a: &AdviceItem) -> String {
-    match serde_json::to_value(a.kind) {
-        Ok(serde_json::Value::String(s)) => s,
-        other => format!("{other:?}"),
-    }
-}
-
 fn advice_struct(items: &[AdviceItem]) -> PolarsResult<Series> {
     let fields = [
-        Series::new("kind".into(), items.iter().map(advice_kind).collect::<Vec<_>>()),
+        Series::new("kind".into(), items.iter().map(|a| a.kind.as_str()).collect::<Vec<_>>()),
         Series::new("knob".into(), items.iter().map(|a| a.knob.clone()).collect::<Vec<_>>()),
         Series::new(
             "current_bytes".into(),

@@ -322,6 +322,9 @@ pub struct Accumulator {
     pub stalls: crate::stall::StallTracker,
     /// The resolution of this connection's timestamps.
     pub quantum: Quantum,
+    /// Per direction, the right edge of the window its last ACK offered the other end
+    /// (relative ACK number + scaled window), when the scale is known.
+    right_edge: [Option<u32>; 2],
 }
 
 impl Accumulator {
@@ -397,9 +400,29 @@ impl Accumulator {
         // not delayed) that leaves the window open — an ACK advertising a nearly closed
         // window comes when the receiving application reads (RFC 9293 §3.8.6.2.2, receiver
         // SWS avoidance), not when the data arrived.
+        //
+        // Nor is an ACK prompt that reaches (to within a segment) the right edge of the window the
+        // receiver offered before, covering more than two full segments: the data filled
+        // its buffer, and a Linux receiver acknowledges more than one full frame at once only
+        // when the window's right edge can advance (tcp_input.c, __tcp_ack_snd_check);
+        // otherwise the ACK waits until the application reads (tcp_recvmsg ->
+        // tcp_cleanup_rbuf). A receiver that acknowledged as data came would have answered
+        // every second segment before the window filled (RFC 5681 §4.2). Such an ACK's
+        // sample carries the reader's delay, not the path's.
         let mss = conn.mss(d.reverse()) as u64;
         let open = ev.win_bytes.map_or(ev.win_raw > 0, |w| w >= 2 * mss);
-        let prompt = ev.len > 0 || (ev.acked.acked as u64 >= 2 * mss && open);
+        let filled = match (ev.ack, self.right_edge[d.index()]) {
+            (Some(a), Some(edge)) => (edge.wrapping_sub(a) as i32) < mss as i32,
+            _ => false,
+        };
+        let held = filled && ev.acked.acked as u64 > 2 * mss;
+        let prompt = ev.len > 0 || (ev.acked.acked as u64 >= 2 * mss && open && !held);
+        if ev.flags.ack() && !ev.flags.rst() {
+            self.right_edge[d.index()] = match (ev.ack, ev.win_bytes) {
+                (Some(a), Some(w)) => Some(a.wrapping_add(w.min(u32::MAX as u64) as u32)),
+                _ => None,
+            };
+        }
         // Two plain tests: an array of both options, iterated, copied both on every segment.
         if let Some(s) = ev.ack_rtt {
             for acc in &mut self.dirs {

@@ -26,8 +26,6 @@ pub struct Classification {
     pub plateau_share: f64,
     /// The typical flight of the flat stretches (median of their rounds' largest flight).
     pub plateau_flight: u64,
-    /// Share of the steady transfer's time in standing-queue bins.
-    pub queue_share: f64,
     /// Duration the fractions are taken over, seconds.
     pub steady_s: f64,
 }

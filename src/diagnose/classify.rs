@@ -6,6 +6,7 @@
 //! periods follow from the per-bin account.
 
 use super::classification::Classification;
+use super::queue::StandingQueue;
 use super::Label;
 use super::rounds::{self, Round};
 use super::rules::{self, bottleneck, sender, Account, BinCtx, Left};
@@ -22,8 +23,9 @@ pub struct Input<'a> {
     /// Bytes delivered per bin of `tl` by every flow sharing the path (this one included);
     /// None when the flow had the path to itself.
     pub shared_delivered: Option<&'a [f64]>,
-    /// Per bin: a standing queue (see `queue`); None when none could be judged.
-    pub queue: Option<&'a [bool]>,
+    /// The standing queue (see `queue`): which bins lay in one, and whether one stood most
+    /// of the steady transfer; None when none could be judged.
+    pub queue: Option<&'a StandingQueue>,
     /// Spans the path could carry nothing (outages: data outstanding, nothing acknowledged
     /// for longer than a retransmission timer): what limited the flow is judged while the
     /// path could carry data, so their bins count for no label (they are reported as
@@ -80,7 +82,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
             local_rate: local_rate(i),
             capacity: inp.capacity,
             plateau: plateau.get(i / k).copied().unwrap_or(false),
-            queue: inp.queue.and_then(|q| q.get(i).copied()).unwrap_or(false),
+            queue: inp.queue.and_then(|q| q.bins.get(i).copied()).unwrap_or(false),
         };
         let mut left = Left {
             busy: b.busy_ns,
@@ -134,14 +136,6 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         .sum();
     let idle_share = share_of_steady(idle_ns);
     let plateau_share = fractions[Label::Sender.index()] - idle_share;
-    let queue_ns: u64 = tl.bins[steady_from..]
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| kept(i))
-        .filter(|(i, _)| inp.queue.and_then(|q| q.get(steady_from + i).copied()).unwrap_or(false))
-        .map(|(_, b)| b.state_ns())
-        .sum();
-    let queue_share = share_of_steady(queue_ns);
     let plateau_flight = {
         let mut levels: Vec<u64> = rounds
             .iter()
@@ -185,7 +179,9 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     let account = Account {
         fractions,
         idle_share,
-        queue_share,
+        // The queue's own judgement, the one its evidence prints and its law reads (the
+        // share of time in standing intervals, over the steady transfer's full intervals).
+        standing_queue: inp.queue.is_some_and(StandingQueue::most_of_the_time),
         utilisation,
         shared: inp.shared_delivered.is_some(),
     };
@@ -219,7 +215,6 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         idle_share,
         plateau_share: plateau_share.max(0.0),
         plateau_flight,
-        queue_share,
         steady_s,
     }
 }

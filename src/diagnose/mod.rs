@@ -255,7 +255,7 @@ fn classify_kept(k: &Kept, tl: &Timeline, shared: Option<&[f64]>) -> Classificat
         base_rtt: k.base_rtt,
         mss: k.mss,
         shared_delivered: shared,
-        queue: k.facts.queue.as_ref().map(|q| q.bins.as_slice()),
+        queue: k.facts.queue.as_ref(),
         excluded: &excluded,
     })
 }

@@ -45,7 +45,9 @@ pub struct Bin {
     /// The least end-to-end sample that the receiver's own timing cannot have held: taken
     /// on data (an echo by the sender's ACK-clocked data) or on an ACK of at least two full
     /// segments (RFC 5681 §4.2: not delayed) with the window left open (an ACK of a nearly
-    /// closed window comes when the application reads). The standing-queue test reads these:
+    /// closed window comes when the application reads, and so does one that acknowledges a
+    /// whole window up to its right edge: see `Accumulator::on_segment`). The standing-queue
+    /// test reads these:
     /// a receiver that holds its ACKs for a timer or for its reader inflates samples without
     /// any queue in the path.
     pub rtt_prompt_min_ns: Option<i64>,

@@ -82,7 +82,7 @@ impl Verdict for Decides {
         Label::Bottleneck
     }
     fn decides(&self, a: &Account) -> bool {
-        a.utilisation.is_some_and(|u| u >= AT_CAPACITY) || a.queue_share >= super::super::queue::MOST
+        a.utilisation.is_some_and(|u| u >= AT_CAPACITY) || a.standing_queue
     }
 }
 
@@ -204,6 +204,7 @@ pub fn queue_law(f: &crate::summary::FlowSummary) -> Vec<String> {
 mod tests {
     use super::super::fixture::{at, run, timeline, Bin, BUSY, CAPACITY, MSS};
     use crate::diagnose::classify::{classify, Input};
+    use crate::diagnose::queue::StandingQueue;
     use crate::diagnose::Label;
     use crate::time::Span;
 
@@ -236,27 +237,42 @@ mod tests {
     #[test]
     fn a_standing_queue_makes_a_full_window_bottleneck_limited() {
         // The window is full 90% of the time (the kernel counts it rwnd-limited), but a
-        // queue stood all along: the link was saturated.
+        // queue stood all along: the link was saturated, though delivery reads only half
+        // the capacity estimate (which the queue, not the utilisation, overrules).
         let tl = timeline(|_| Bin {
             busy: 0.1,
             rwnd: 0.9,
-            delivered: at(0.95),
+            delivered: at(0.5),
             flight: 500_000,
             ..BUSY
         });
-        let queue = vec![true; tl.bins.len()];
-        let c = classify(&Input {
-            tl: &tl,
-            capacity: Some(CAPACITY),
-            base_rtt: Span::from_millis(40),
-            mss: MSS,
-            shared_delivered: None,
-            queue: Some(&queue),
-            excluded: &[],
-        });
+        let queue = |share: f64| StandingQueue {
+            share,
+            judged: 1.0,
+            delay_s: 0.05,
+            target_s: 0.002,
+            bins: (0..tl.bins.len()).map(|i| (i as f64) < share * tl.bins.len() as f64).collect(),
+            intervals: 50,
+            standing: (50.0 * share) as usize,
+        };
+        let verdict = |q: &StandingQueue| {
+            classify(&Input {
+                tl: &tl,
+                capacity: Some(CAPACITY),
+                base_rtt: Span::from_millis(40),
+                mss: MSS,
+                shared_delivered: None,
+                queue: Some(q),
+                excluded: &[],
+            })
+        };
+        let c = verdict(&queue(1.0));
         assert_eq!(c.verdict, Label::Bottleneck);
         // The time shares keep the kernel's accounting: the window was full.
         assert!(c.fractions[Label::ReceiverWindow.index()] > 0.85, "{:?}", c.fractions);
+        // The verdict follows the queue's own judgement (the one its evidence prints):
+        // standing 40% of the transfer is not most of it.
+        assert_eq!(verdict(&queue(0.4)).verdict, Label::ReceiverWindow);
     }
 
     #[test]

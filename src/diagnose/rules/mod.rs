@@ -67,8 +67,8 @@ pub struct Account {
     /// Shares of the steady transfer by label (`Label::index()`).
     pub fractions: [f64; 4],
     pub idle_share: f64,
-    /// Share of the steady transfer the standing-queue rule claimed or stood over.
-    pub queue_share: f64,
+    /// A queue stood most of the steady transfer (`StandingQueue::most_of_the_time`).
+    pub standing_queue: bool,
     pub utilisation: Option<f64>,
     /// The flow shares its path with others.
     pub shared: bool,

@@ -180,7 +180,7 @@ pub fn analyze_stream(
         // The filter's note on flows it left with one direction, then `--flow`.
         let mut selected = |mut f: FlowSummary| {
             records.note_half_conversations(std::slice::from_mut(&mut f));
-            if p.select.wants(f.id) {
+            if p.select.wants(&f.capture, f.id) {
                 written += 1;
                 sink(f);
             }

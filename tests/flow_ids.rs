@@ -173,12 +173,12 @@ fn a_flow_keeps_its_id_with_a_selection_and_after_another_file() {
         let (header, rows) = csv_rows(&out.join("flows.csv"));
         let h: Vec<&str> = header.split(',').collect();
         let col = |name: &str| h.iter().position(|c| *c == name).unwrap();
-        let (ci, ii, cl) = (col("capture"), col("id"), col("client"));
+        let (ci, ii, ca, cp) = (col("capture"), col("id"), col("client_addr"), col("client_port"));
         let mut got: Vec<(u64, String)> = rows
             .iter()
             .map(|r| r.split(',').collect::<Vec<_>>())
             .filter(|c| c[ci].ends_with("x.pcap"))
-            .map(|c| (c[ii].parse().unwrap(), c[cl].to_string()))
+            .map(|c| (c[ii].parse().unwrap(), format!("{}:{}", c[ca], c[cp])))
             .collect();
         got.sort();
         let keep: Vec<u64> = if sel.is_empty() { vec![0, 1, 2, 3] } else { vec![1, 3] };
@@ -186,11 +186,11 @@ fn a_flow_keeps_its_id_with_a_selection_and_after_another_file() {
     }
 }
 
-/// The id in the report's flow table of the row whose client is `client`.
+/// The id in the heading of the report's section of the flow whose client is `client`
+/// ("<h2>flow N <span class="ends">CLIENT ...").
 fn report_id(html: &str, client: &str) -> Option<u64> {
-    // Each flow's section is headed "flow N" followed by its ends.
-    let at = html.find(client)?;
+    let at = html.find(&format!("<span class=\"ends\">{client}"))?;
     let before = &html[..at];
-    let k = before.rfind("flow ")?;
-    before[k + 5..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+    let k = before.rfind("<h2>flow ")?;
+    before[k + 9..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
 }

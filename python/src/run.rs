@@ -154,20 +154,10 @@ pub fn batch_input(
     };
     let mut analysis = Analysis::new(config(&name, link_rate_bps), NoObserver);
     let mut flows = Vec::new();
-    loop {
-        match reader.next_frame() {
-            Ok(Some(frame)) => {
-                analysis.on_frame(&frame);
-                flows.extend(analysis.take_flows());
-            }
-            Ok(None) => break,
-            Err(e) => {
-                analysis.warn(e.to_string());
-                r.status = InputStatus::Partial;
-                r.error = Some(e.to_string());
-                break;
-            }
-        }
+    // The library's read loop: a damaged capture's error is already a warning of its summary.
+    if let Some(e) = analysis.read(&mut reader, &mut |_| {}, &mut |f| flows.push(f)) {
+        r.status = InputStatus::Partial;
+        r.error = Some(e.to_string());
     }
     let (summary, rest, _) = analysis.finish(&name, None);
     flows.extend(rest);

@@ -1,6 +1,6 @@
 //! The front: every connection's life, decided in one place, in capture order.
 //!
-//! The front sees every selected segment (on the reading thread when workers analyse) and
+//! The front sees every segment (on the reading thread when workers analyse) and
 //! decides, for each, which connection it belongs to: a new one, the next life of a
 //! 4-tuple, or a live one. It keeps what deciding needs for every live connection (a
 //! [`Life`], 64 bytes) and, for a connection that has not carried data, the connection

@@ -9,8 +9,9 @@
 //! connection's work to the worker whose shard holds it (`analyze_reader_parallel`).
 //! Both give the same flows, numbered, cut and ordered the same way.
 
-use crate::capture::{CaptureReader, Compression, Container, Frame, LinkType};
+use crate::capture::{CaptureReader, Compression, Container, Frame, LinkType, Step};
 use crate::decode::{self, Skip};
+use crate::endpoint::Endpoint;
 use crate::flow::{FxHashMap, TableConfig};
 use crate::observe::Observer;
 use crate::summary::{CaptureSummary, ConnectionCounts, FlowSummary, SkipCount};
@@ -27,20 +28,22 @@ pub struct FlowFilter {
 }
 
 impl FlowFilter {
-    #[inline]
-    fn accepts(&self, seg: &decode::Segment) -> bool {
-        (self.hosts.is_empty() || self.hosts.iter().any(|h| *h == seg.src || *h == seg.dst))
-            && (self.ports.is_empty() || self.ports.iter().any(|p| *p == seg.src_port || *p == seg.dst_port))
+    /// Whether a connection between `a` and `b` is selected.
+    fn accepts_ends(&self, a: &Endpoint, b: &Endpoint) -> bool {
+        (self.hosts.is_empty() || self.hosts.iter().any(|h| *h == a.addr || *h == b.addr))
+            && (self.ports.is_empty() || self.ports.iter().any(|p| *p == a.port || *p == b.port))
     }
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct AnalysisConfig {
     pub table: TableConfig,
-    /// Id of the first flow (ids continue across the captures of one run).
+    /// Id of the first flow (0 for a capture: ids are per capture).
     pub first_flow_id: u64,
     /// Name of the capture, copied into every flow's `capture` field.
     pub capture_name: String,
+    /// Which connections are listed. Every connection is numbered and lives as it would
+    /// without it (see `selected`): a flow's id does not depend on the selection.
     pub filter: FlowFilter,
     /// Bottleneck rate given by the user (bits/s), instead of estimating it.
     pub link_rate_bps: Option<f64>,
@@ -55,12 +58,14 @@ mod front;
 mod output;
 mod parallel;
 mod router;
+mod selected;
 mod shard;
 
 pub use front::{Budget, EndCounts};
 pub use parallel::{analyze_reader_parallel, analyze_reader_parallel_into};
 use front::{Cmd, Decisions, Expect, Front, FrontConfig};
 use output::Output;
+use selected::{Selected, Selection};
 use shard::Shard;
 
 /// What the capture held beyond its connections: record and segment counts, time span,
@@ -77,9 +82,9 @@ struct Counters {
 }
 
 impl Counters {
-    /// Counts a record and decodes it; the segment when it is TCP and selected.
+    /// Counts a record and decodes it; the segment when it is TCP.
     #[inline]
-    fn decode(&mut self, frame: &Frame<'_>, filter: &FlowFilter) -> Option<decode::Segment> {
+    fn decode(&mut self, frame: &Frame<'_>) -> Option<decode::Segment> {
         self.packets += 1;
         self.first_ts = Some(self.first_ts.map_or(frame.ts, |t| t.min(frame.ts)));
         self.last_ts = Some(self.last_ts.map_or(frame.ts, |t| t.max(frame.ts)));
@@ -89,7 +94,7 @@ impl Counters {
         match decode::decode(frame.link, frame.data) {
             Ok(seg) => {
                 self.tcp_segments += 1;
-                filter.accepts(&seg).then_some(seg)
+                Some(seg)
             }
             Err(skip) => {
                 *self.skipped.entry(skip).or_insert(0) += 1;
@@ -187,6 +192,8 @@ pub struct Analysis<O: Observer> {
     shard: Shard,
     output: Output,
     observer: O,
+    /// The host/port selection (None: every connection).
+    selection: Option<Selection>,
 }
 
 impl<O: Observer> Analysis<O> {
@@ -198,6 +205,7 @@ impl<O: Observer> Analysis<O> {
             front: Front::new(front_config(&config, defer, 1, u64::MAX)),
             shard: Shard::new(&config),
             output: Output::new(&config),
+            selection: Selection::new(&config.filter),
             config,
             counters: Counters::default(),
             observer,
@@ -210,13 +218,22 @@ impl<O: Observer> Analysis<O> {
 
     #[inline]
     pub fn on_frame(&mut self, frame: &Frame<'_>) {
-        if let Some(seg) = self.counters.decode(frame, &self.config.filter) {
+        if let Some(seg) = self.counters.decode(frame) {
             let mut local = Local {
                 shard: &mut self.shard,
                 output: &mut self.output,
                 observer: &mut self.observer,
             };
-            self.front.on_segment(&seg, frame.number, frame.ts, &mut local);
+            match &mut self.selection {
+                None => self.front.on_segment(&seg, frame.number, frame.ts, &mut local),
+                Some(state) => {
+                    let mut d = Selected {
+                        inner: &mut local,
+                        state,
+                    };
+                    self.front.on_segment(&seg, frame.number, frame.ts, &mut d)
+                }
+            }
         }
     }
 
@@ -238,7 +255,13 @@ impl<O: Observer> Analysis<O> {
             output: &mut self.output,
             observer: &mut self.observer,
         };
-        self.front.finish(&mut local);
+        match &mut self.selection {
+            None => self.front.finish(&mut local),
+            Some(state) => self.front.finish(&mut Selected {
+                inner: &mut local,
+                state,
+            }),
+        }
         self.output.finish();
         let flows = self.output.take_ready();
         let summary = self.counters.summary(path, reader, &self.front, &self.config);
@@ -251,8 +274,42 @@ impl<O: Observer> Analysis<O> {
     }
 }
 
-/// Reads a whole capture and analyses it. A capture cut short, or corrupt after some
-/// records, still yields everything before the damage, with a warning saying where.
+/// Records between two progress reports (and takes of finished flows) in every command.
+pub const PROGRESS_EVERY: u64 = 1 << 16;
+
+impl<O: Observer> Analysis<O> {
+    /// Reads `reader` into the analysis (the one read loop, [`CaptureReader::read_all`]):
+    /// `progress` with the reader now and then, each flow to `sink` as soon as it is
+    /// written. A capture cut short, or corrupt after some records, still yields
+    /// everything before the damage: the error becomes a warning of the capture's summary
+    /// and is returned, for a command that also says it on stderr.
+    pub fn read(
+        &mut self,
+        reader: &mut CaptureReader,
+        progress: &mut dyn FnMut(&CaptureReader),
+        sink: &mut dyn FnMut(FlowSummary),
+    ) -> Option<crate::capture::CaptureError> {
+        let Ok(damage) = reader.read_all(PROGRESS_EVERY, |step| {
+            match step {
+                Step::Frame(frame) => self.on_frame(frame),
+                Step::Tick(r) => {
+                    progress(r);
+                    for f in self.take_flows() {
+                        sink(f);
+                    }
+                }
+            }
+            Ok::<(), std::convert::Infallible>(())
+        });
+        if let Some(e) = &damage {
+            self.warn(e.to_string());
+        }
+        damage
+    }
+}
+
+/// Reads a whole capture and analyses it (see [`Analysis::read`]): the capture's summary,
+/// every flow in output order, and the observer.
 pub fn analyze_reader<O: Observer>(
     reader: &mut CaptureReader,
     config: AnalysisConfig,
@@ -260,15 +317,9 @@ pub fn analyze_reader<O: Observer>(
 ) -> (CaptureSummary, Vec<FlowSummary>, O) {
     let name = config.capture_name.clone();
     let mut analysis = Analysis::new(config, observer);
-    loop {
-        match reader.next_frame() {
-            Ok(Some(frame)) => analysis.on_frame(&frame),
-            Ok(None) => break,
-            Err(e) => {
-                analysis.warn(e.to_string());
-                break;
-            }
-        }
-    }
-    analysis.finish(&name, Some(reader))
+    let mut flows = Vec::new();
+    analysis.read(reader, &mut |_| {}, &mut |f| flows.push(f));
+    let (summary, rest, observer) = analysis.finish(&name, Some(reader));
+    flows.extend(rest);
+    (summary, flows, observer)
 }

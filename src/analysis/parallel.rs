@@ -9,8 +9,9 @@ use super::front::{Cmd, Decisions, Expect, Front};
 use super::output::Output;
 use super::router::REBALANCE_MIN_SEGMENTS;
 use super::shard::{Entry, Shard};
-use super::{front_config, AnalysisConfig, Counters};
-use crate::capture::CaptureReader;
+use super::selected::{Selected, Selection};
+use super::{front_config, AnalysisConfig, Counters, PROGRESS_EVERY};
+use crate::capture::{CaptureReader, Step};
 use crate::diagnose::Finished;
 use crate::observe::NoObserver;
 use crate::summary::{CaptureSummary, FlowSummary};
@@ -27,9 +28,6 @@ enum Work {
     /// Take over this connection, handed over by another worker, into this slot.
     Adopt(u32, Box<Entry>),
 }
-
-/// How often (in records) progress is reported and finished flows are collected.
-const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// Reads and analyses a capture with `workers` analysis threads beside the reading one.
 /// `progress` is called now and then with the input bytes read so far. Returns every flow.
@@ -149,6 +147,7 @@ fn run(
     let mut counters = Counters::default();
     let mut front = Front::new(front_config(&config, true, workers, rebalance_min));
     let mut output = Output::new(&config);
+    let mut selection = Selection::new(&config.filter);
     std::thread::scope(|scope| {
         let mut senders = Vec::with_capacity(workers);
         let mut handles = Vec::with_capacity(workers);
@@ -194,30 +193,38 @@ fn run(
             results: &done_rx,
             output: &mut output,
         };
-        let mut records = 0u64;
-        loop {
-            records += 1;
-            if records.is_multiple_of(PROGRESS_EVERY) {
-                progress(reader.input_bytes());
-                d.collect();
-                for f in d.output.take_ready() {
-                    sink(f);
-                }
-            }
-            match reader.next_frame() {
-                Ok(Some(frame)) => {
-                    if let Some(seg) = counters.decode(&frame, &config.filter) {
-                        front.on_segment(&seg, frame.number, frame.ts, &mut d);
+        let Ok(damage) = reader.read_all(PROGRESS_EVERY, |step| {
+            match step {
+                Step::Frame(frame) => {
+                    if let Some(seg) = counters.decode(frame) {
+                        match &mut selection {
+                            None => front.on_segment(&seg, frame.number, frame.ts, &mut d),
+                            Some(state) => front.on_segment(
+                                &seg,
+                                frame.number,
+                                frame.ts,
+                                &mut Selected { inner: &mut d, state },
+                            ),
+                        }
                     }
                 }
-                Ok(None) => break,
-                Err(e) => {
-                    counters.warnings.push(e.to_string());
-                    break;
+                Step::Tick(r) => {
+                    progress(r.input_bytes());
+                    d.collect();
+                    for f in d.output.take_ready() {
+                        sink(f);
+                    }
                 }
             }
+            Ok::<(), std::convert::Infallible>(())
+        });
+        if let Some(e) = damage {
+            counters.warnings.push(e.to_string());
         }
-        front.finish(&mut d);
+        match &mut selection {
+            None => front.finish(&mut d),
+            Some(state) => front.finish(&mut Selected { inner: &mut d, state }),
+        }
         for w in 0..workers {
             d.flush(w);
         }

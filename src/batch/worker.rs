@@ -1,5 +1,5 @@
-//! One unit of work: its files read in order through the library's analysis — the loop
-//! of `analyze` (`cli::analyze::analyze_one`) — one analysis per chain of files.
+//! One unit of work: its files read in order through the library's analysis — the read
+//! loop of every command (`CaptureReader::read_all`) — one analysis per chain of files.
 //!
 //! Without `--stitch` a unit is one file, hence one chain, and its flows are exactly what
 //! `bdpscope analyze FILE` finds. With `--stitch` consecutive files of a rotation group
@@ -11,7 +11,7 @@ use super::progress::Progress;
 use super::record::{CaptureRow, InputStatus, MiddleboxRow};
 use super::tables::PartWriter;
 use bdpscope::analysis::{Analysis, AnalysisConfig, FlowFilter};
-use bdpscope::capture::{CaptureError, CaptureReader};
+use bdpscope::capture::{CaptureError, CaptureReader, Step};
 use bdpscope::observe::NoObserver;
 use bdpscope::summary::FlowSummary;
 use bdpscope::table::captures::join;
@@ -50,7 +50,7 @@ impl Sink<'_> {
 }
 
 /// Packets between progress updates.
-const REPORT_EVERY: u64 = 1 << 16;
+const REPORT_EVERY: u64 = bdpscope::analysis::PROGRESS_EVERY;
 /// A file continues a chain when it starts at most this long before the previous one ended.
 const OVERLAP: Span = Span(1_000_000_000);
 
@@ -195,9 +195,9 @@ pub fn process(unit: &Unit, ctx: &Context, part: PartWriter) -> anyhow::Result<D
         // This file's first and last packet times.
         let mut span: Option<(Timestamp, Timestamp)> = None;
         let (mut reported_bytes, mut reported_packets) = (0u64, 0u64);
-        loop {
-            match reader.next_frame() {
-                Ok(Some(frame)) => {
+        let damage = reader.read_all(REPORT_EVERY, |step| {
+            match step {
+                Step::Frame(frame) => {
                     if span.is_none() && chain.as_ref().is_some_and(|c| !c.continued_by(frame.ts, idle)) {
                         if let Some(c) = chain.take() {
                             c.close(&mut done, &mut sink, std::mem::take(&mut held))?;
@@ -205,7 +205,7 @@ pub fn process(unit: &Unit, ctx: &Context, part: PartWriter) -> anyhow::Result<D
                     }
                     span = Some(span.map_or((frame.ts, frame.ts), |(first, last)| (first, last.max(frame.ts))));
                     let c = chain.get_or_insert_with(|| Chain::new(ctx, &input.name));
-                    c.analysis.on_frame(&frame);
+                    c.analysis.on_frame(frame);
                     for f in c.analysis.take_flows() {
                         if stream {
                             sink.push(f)?;
@@ -213,25 +213,24 @@ pub fn process(unit: &Unit, ctx: &Context, part: PartWriter) -> anyhow::Result<D
                             held.push(f);
                         }
                     }
-                    if frame.number - reported_packets >= REPORT_EVERY {
-                        let bytes = reader.input_bytes();
-                        ctx.progress.advance(bytes.saturating_sub(reported_bytes), REPORT_EVERY);
-                        reported_bytes = bytes;
-                        reported_packets += REPORT_EVERY;
-                    }
                 }
-                Ok(None) => break,
-                Err(e) => {
-                    // As `analyze`: the packets before the problem are analysed, the
-                    // problem becomes a warning.
-                    let c = chain.get_or_insert_with(|| Chain::new(ctx, &input.name));
-                    c.analysis.warn(e.to_string());
-                    r.status = InputStatus::Partial;
-                    r.error = Some(e.to_string());
-                    r.warnings = r.error.clone();
-                    break;
+                Step::Tick(reader) => {
+                    let bytes = reader.input_bytes();
+                    ctx.progress.advance(bytes.saturating_sub(reported_bytes), REPORT_EVERY);
+                    reported_bytes = bytes;
+                    reported_packets += REPORT_EVERY;
                 }
             }
+            Ok::<(), anyhow::Error>(())
+        })?;
+        if let Some(e) = damage {
+            // As `analyze`: the packets before the problem are analysed, the problem
+            // becomes a warning.
+            let c = chain.get_or_insert_with(|| Chain::new(ctx, &input.name));
+            c.analysis.warn(e.to_string());
+            r.status = InputStatus::Partial;
+            r.error = Some(e.to_string());
+            r.warnings = r.error.clone();
         }
         let packets = reader.frames_read();
         ctx.progress.advance(

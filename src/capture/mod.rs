@@ -32,7 +32,7 @@ mod tests;
 pub use error::CaptureError;
 pub use format::{CaptureFormat, Compression, Container};
 pub use linktype::LinkType;
-pub use reader::CaptureReader;
+pub use reader::{CaptureReader, Step};
 pub use rotation::rotation_key;
 pub use select::{Chain, Decision, RecordFilter};
 #[cfg(any(test, feature = "testkit"))]

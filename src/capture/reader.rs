@@ -23,6 +23,14 @@ enum Parser {
     PcapNg(PcapNg),
 }
 
+/// What [`CaptureReader::read_all`] hands its caller.
+pub enum Step<'r, 'f> {
+    /// The next record.
+    Frame(&'r Frame<'f>),
+    /// Another `every` records were read (the reader, for its byte count).
+    Tick(&'r CaptureReader),
+}
+
 /// The [`Frame`] of a record located in the input window.
 #[inline]
 fn frame_of<'a>(input: &'a Input, rec: &Rec, number: u64) -> Frame<'a> {
@@ -319,6 +327,34 @@ impl CaptureReader {
                     self.done = true;
                     return Err(CaptureError::Filter { number, reason });
                 }
+            }
+        }
+    }
+
+    /// The read loop every command runs: each record to `step` as [`Step::Frame`], in
+    /// capture order, and [`Step::Tick`] after every `every` records (for a progress bar,
+    /// or to take finished flows).
+    ///
+    /// A capture cut short, or corrupt after some records, still yields everything before
+    /// the damage: the reading ends there and the error (which says where) is returned as
+    /// `Ok(Some(e))`, for the caller to turn into a warning. `Ok(None)`: read to its end.
+    /// An `Err` from `step` (a write that failed) stops the reading at once.
+    #[inline]
+    pub fn read_all<E>(
+        &mut self,
+        every: u64,
+        mut step: impl FnMut(Step<'_, '_>) -> Result<(), E>,
+    ) -> Result<Option<CaptureError>, E> {
+        let mut n = 0u64;
+        loop {
+            match self.next_frame() {
+                Ok(Some(frame)) => step(Step::Frame(&frame))?,
+                Ok(None) => return Ok(None),
+                Err(e) => return Ok(Some(e)),
+            }
+            n += 1;
+            if n.is_multiple_of(every) {
+                step(Step::Tick(self))?;
             }
         }
     }

@@ -66,32 +66,25 @@ pub fn analyze_one<O: Observer>(
     } = open(path, records, first_id, filter, link_rate_bps)?;
     let mut analysis = Analysis::new(config, observer);
     let bar = progress::bar(size, &name);
-    let mut n: u64 = 0;
-    loop {
-        match reader.next_frame() {
-            Ok(Some(frame)) => {
-                analysis.on_frame(&frame);
-                n += 1;
-                if n.is_multiple_of(65_536) {
-                    if let Some(b) = &bar {
-                        b.set_position(reader.input_bytes());
-                    }
-                }
+    let mut flows = Vec::new();
+    let damage = analysis.read(
+        &mut reader,
+        &mut |r| {
+            if let Some(b) = &bar {
+                b.set_position(r.input_bytes());
             }
-            Ok(None) => break,
-            Err(e) => {
-                let msg = format!("{name}: {e}; the packets before were analysed");
-                eprintln!("bdpscope: warning: {msg}");
-                analysis.warn(e.to_string());
-                break;
-            }
-        }
+        },
+        &mut |f| flows.push(f),
+    );
+    if let Some(e) = damage {
+        eprintln!("bdpscope: warning: {name}: {e}; the packets before were analysed");
     }
     if let Some(b) = bar {
         b.finish_and_clear();
     }
     let next = analysis.next_flow_id();
-    let (summary, mut flows, observer) = analysis.finish(&name, Some(&reader));
+    let (summary, rest, observer) = analysis.finish(&name, Some(&reader));
+    flows.extend(rest);
     records.note_half_conversations(&mut flows);
     warn_budget(&name, &summary);
     Ok((summary, flows, observer, next))
@@ -187,7 +180,7 @@ pub fn analyze_stream(
         // The filter's note on flows it left with one direction, then `--flow`.
         let mut selected = |mut f: FlowSummary| {
             records.note_half_conversations(std::slice::from_mut(&mut f));
-            if p.select.wants(f.id) {
+            if p.select.wants(&f.capture, f.id) {
                 written += 1;
                 sink(f);
             }

@@ -57,11 +57,54 @@ pub enum Command {
 #[derive(Args, Debug, Clone, Default)]
 pub struct Selection {
     /// Only the flow(s) with this id (repeatable). Ids are per capture: flow 0 is the
-    /// first connection of each capture, whatever other files are given.
-    #[arg(long = "flow", value_name = "ID")]
-    pub flows: Vec<u64>,
+    /// first connection of each capture, whatever other files or --host/--port are
+    /// given; `--flow 3` is flow 3 of every capture, `--flow x.pcap#3` flow 3 of x.pcap
+    /// only (the capture as the output's `capture` field names it, or its file name).
+    #[arg(long = "flow", value_name = "[CAPTURE#]ID")]
+    pub flows: Vec<FlowRef>,
     #[command(flatten)]
     pub endpoints: Endpoints,
+}
+
+/// A flow as `--flow` names it: its id in every capture, or in one (`CAPTURE#ID`), the
+/// way the output writes a flow's capture and id.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowRef {
+    pub capture: Option<String>,
+    pub id: u64,
+}
+
+impl std::str::FromStr for FlowRef {
+    type Err = String;
+    fn from_str(s: &str) -> Result<FlowRef, String> {
+        let (capture, id) = match s.rsplit_once('#') {
+            Some((c, id)) if !c.is_empty() => (Some(c.to_string()), id),
+            _ => (None, s),
+        };
+        let id = id
+            .parse()
+            .map_err(|_| format!("`{s}` is not a flow: a flow id (3) or CAPTURE#ID (x.pcap#3)"))?;
+        Ok(FlowRef { capture, id })
+    }
+}
+
+impl std::fmt::Display for FlowRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.capture {
+            Some(c) => write!(f, "{c}#{}", self.id),
+            None => write!(f, "{}", self.id),
+        }
+    }
+}
+
+impl FlowRef {
+    /// Whether this names flow `id` of the capture named `capture`.
+    pub fn names(&self, capture: &str, id: u64) -> bool {
+        self.id == id
+            && self.capture.as_deref().is_none_or(|c| {
+                c == capture || std::path::Path::new(capture).file_name().is_some_and(|n| n == c)
+            })
+    }
 }
 
 /// Connections chosen by their ends, the way tcpdump's `host` and `port` choose them.
@@ -90,8 +133,29 @@ impl Selection {
     }
 
     /// Whether a flow that passed the host/port filter is one of those asked for by id.
-    pub fn wants(&self, id: u64) -> bool {
-        self.flows.is_empty() || self.flows.contains(&id)
+    pub fn wants(&self, capture: &str, id: u64) -> bool {
+        self.flows.is_empty() || self.flows.iter().any(|r| r.names(capture, id))
+    }
+
+    /// The ids asked for in the capture named `capture` (for the observers that keep only
+    /// those flows' segments; empty when `--flow` asks for none there, or for none at all).
+    pub fn ids_in(&self, capture: &str) -> Vec<u64> {
+        let mut ids: Vec<u64> = self
+            .flows
+            .iter()
+            .filter(|r| r.names(capture, r.id))
+            .map(|r| r.id)
+            .collect();
+        ids.dedup();
+        ids
+    }
+
+    /// The ids asked for in any capture.
+    pub fn ids(&self) -> Vec<u64> {
+        let mut ids: Vec<u64> = self.flows.iter().map(|r| r.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
     }
 
     /// What was asked for, as the command line said it ("--flow 99 --port 443").

@@ -57,13 +57,17 @@ pub fn run(args: PlotArgs) -> Result<Status> {
     let capture = &records.captures[0];
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create the directory", args.out.display()))?;
-    let recorder = SeriesRecorder::new(args.select.flows.clone(), args.max_plots);
+    let name = super::input::display_name(capture);
+    if !args.select.flows.is_empty() && args.select.ids_in(&name).is_empty() {
+        return Ok(args.select.none_matched(&records.captures));
+    }
+    let recorder = SeriesRecorder::new(args.select.ids_in(&name), args.max_plots);
     let (_, flows, recorder, _) = analyze_one(capture, &records, 0, filter_of(&args.select), args.link_rate, recorder)?;
-    if !args.select.is_empty() && !flows.iter().any(|f| args.select.wants(f.id)) {
+    if !args.select.is_empty() && !flows.iter().any(|f| args.select.wants(&f.capture, f.id)) {
         return Ok(args.select.none_matched(&records.captures));
     }
     let mut written = 0;
-    for f in flows.iter().filter(|f| args.select.wants(f.id)) {
+    for f in flows.iter().filter(|f| args.select.wants(&f.capture, f.id)) {
         let Some(rec) = recorder.get(0, f.id) else {
             if recorder.dropped.contains(&(0, f.id)) {
                 eprintln!(
@@ -82,8 +86,8 @@ pub fn run(args: PlotArgs) -> Result<Status> {
         }
         written += 1;
     }
-    for id in &args.select.flows {
-        if !flows.iter().any(|f| f.id == *id) {
+    for id in args.select.ids_in(&name) {
+        if !flows.iter().any(|f| f.id == id) {
             eprintln!("bdpscope: no flow {id} in {}", capture.display());
         }
     }

@@ -42,7 +42,7 @@ pub fn run(args: ReportArgs) -> Result<Status> {
     let records = super::records::resolve(&args.words, &args.records, Expect::Files)?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create the directory", args.out.display()))?;
-    let mut recorder = SeriesRecorder::new(args.select.flows.clone(), args.max_plots);
+    let mut recorder = SeriesRecorder::new(args.select.ids(), args.max_plots);
     let (mut captures, mut flows, mut failed) = (Vec::new(), Vec::new(), Vec::new());
     let mut places = HashMap::new();
     for path in &records.captures {
@@ -60,7 +60,7 @@ pub fn run(args: ReportArgs) -> Result<Status> {
             Ok((summary, fl, _, _)) => {
                 places.insert(summary.path.clone(), captures.len());
                 captures.push(summary);
-                flows.extend(fl.into_iter().filter(|f| args.select.wants(f.id)));
+                flows.extend(fl.into_iter().filter(|f| args.select.wants(&f.capture, f.id)));
             }
             Err(e) => {
                 eprintln!("bdpscope: {e:#}");

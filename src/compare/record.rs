@@ -6,7 +6,7 @@
 //! `MAX_SAMPLES_PER_DIR` payload samples per direction, `MAX_FPS_TOTAL` and
 //! `MAX_SAMPLES_TOTAL` per capture; beyond them only the counters grow.
 
-use crate::capture::{CaptureReader, Frame};
+use crate::capture::{CaptureReader, Frame, Step};
 use crate::decode::{self, Segment, TcpFlags};
 use crate::flow::{Dir, Endpoint, FlowTable, TableConfig, Tracked};
 use crate::middlebox::layout::longest_nop_run;
@@ -213,15 +213,16 @@ impl Entry {
 /// Reads a whole capture into connection records (streaming; the records are the result).
 pub fn read(reader: &mut CaptureReader, name: &str) -> Side {
     let mut b = Builder::new(name);
-    loop {
-        match reader.next_frame() {
-            Ok(Some(frame)) => b.on_frame(&frame),
-            Ok(None) => break,
-            Err(e) => {
-                b.side.warnings.push(e.to_string());
-                break;
-            }
+    // The one read loop: a capture cut short still gives everything before the damage,
+    // with a warning saying where.
+    let Ok(damage) = reader.read_all(u64::MAX, |step| {
+        if let Step::Frame(frame) = step {
+            b.on_frame(frame);
         }
+        Ok::<(), std::convert::Infallible>(())
+    });
+    if let Some(e) = damage {
+        b.side.warnings.push(e.to_string());
     }
     b.side.format = reader.format().container().as_str().to_string();
     b.finish()

@@ -22,7 +22,7 @@ use super::attempt::{self, Attempt, Log, Logged, MAX_LOGGED};
 use super::router::{Balancer, Move};
 use crate::decode::{Segment, TcpFlags};
 use crate::diagnose;
-use crate::flood::Watcher;
+use crate::flood::{Offload, Watcher};
 use crate::flow::life::{self, End, State};
 use crate::flow::{Dir, Endpoint, FlowKey, Found, FxHashMap, Life, Slots, Timeouts, SWEEP_EVERY};
 use crate::time::Timestamp;
@@ -246,7 +246,11 @@ pub(crate) struct Front {
     /// slot), for the attempts' budget: entries gone stale (ended, or heard of again) are
     /// skipped or queued again when they come up.
     quiet: VecDeque<(Timestamp, u64, u32)>,
+    /// The flood watcher: here until a finding holds, then on a thread of its own if
+    /// [`Front::watch_apart`] asked for it (`offload`), back here after [`Front::finish`].
     pub(crate) watcher: Watcher,
+    offload: Option<Offload>,
+    watch_apart: bool,
     pub(crate) ends: EndCounts,
 }
 
@@ -270,8 +274,22 @@ impl Front {
             logged: 0,
             quiet: VecDeque::new(),
             watcher: Watcher::default(),
+            offload: None,
+            watch_apart: false,
             ends: EndCounts::default(),
         }
+    }
+
+    /// Once a flood or scan finding holds, run the watcher on a thread of its own (the
+    /// front no longer waits for its answers: see `flood::offload`). For a front whose
+    /// trackers are in workers already; the results are the same either way.
+    pub(crate) fn watch_apart(&mut self) {
+        self.watch_apart = true;
+    }
+
+    /// Whether a finding holds (attempts without data that end from now on are folded).
+    fn raised(&self) -> bool {
+        self.offload.is_some() || self.watcher.raised()
     }
 
     /// The id the next connection gets.
@@ -380,7 +398,10 @@ impl Front {
         let had_data = e.life.any_data();
         e.life.observe(seg, dir, ts);
         if seg.flags.syn() && !seg.flags.ack() && dir == Dir::C2S {
-            self.watcher.on_syn(ts, client, server, created);
+            match &mut self.offload {
+                Some(o) => o.on_syn(ts, client, server, created),
+                None => self.watcher.on_syn(ts, client, server, created),
+            }
         }
         let e = self.table.get_mut(slot);
         if !had_data && e.life.any_data() {
@@ -540,14 +561,13 @@ impl Front {
             End::Evicted => self.ends.evicted_without_data += 1,
             End::CaptureEnd => self.ends.capture_end += 1,
         }
-        let pair = host_pair(&key);
         let id = e.life.id;
         if e.life.any_data() {
             if let Some(t) = e.first_payload {
-                if let Some(set) = self.with_data.get_mut(&pair) {
+                if let Some(set) = self.with_data.get_mut(&host_pair(&key)) {
                     set.remove(&(t, id));
                     if set.is_empty() {
-                        self.with_data.remove(&pair);
+                        self.with_data.remove(&host_pair(&key));
                     }
                 }
             }
@@ -555,13 +575,27 @@ impl Front {
         let (client, server) = attempt::ends(&key, &e.life);
         let outcome = e.life.outcome();
         if e.life.by_syn() {
-            self.watcher.on_end(e.life.first_ts, client, server, outcome);
+            match &mut self.offload {
+                Some(o) => o.on_end(e.life.first_ts, client, server, outcome),
+                None => {
+                    self.watcher.on_end(e.life.first_ts, client, server, outcome);
+                    if self.watch_apart && self.watcher.raised() {
+                        match Offload::start(std::mem::take(&mut self.watcher)) {
+                            Ok(o) => self.offload = Some(o),
+                            Err(w) => {
+                                self.watcher = w;
+                                self.watch_apart = false;
+                            }
+                        }
+                    }
+                }
+            }
         }
         let fold = matches!(e.stage, Stage::Log(_))
             && !e.life.any_data()
             && e.life.by_syn()
             && !self.config.list_all
-            && self.watcher.raised();
+            && self.raised();
         let fseq = (!fold).then(|| {
             self.next_fseq += 1;
             self.next_fseq - 1
@@ -590,17 +624,20 @@ impl Front {
             }
         }
         match fseq {
-            Some(fseq) => out.expect(Expect::Flow {
-                fseq,
-                id,
-                pair,
-                live_from: if self.with_data.is_empty() {
-                    None
-                } else {
-                    self.with_data.get(&pair).and_then(|s| s.first()).map(|&(t, _)| t)
-                },
-                now: self.now,
-            }),
+            Some(fseq) => {
+                let pair = host_pair(&key);
+                out.expect(Expect::Flow {
+                    fseq,
+                    id,
+                    pair,
+                    live_from: if self.with_data.is_empty() {
+                        None
+                    } else {
+                        self.with_data.get(&pair).and_then(|s| s.first()).map(|&(t, _)| t)
+                    },
+                    now: self.now,
+                })
+            }
             None => out.expect(Expect::Skip { id }),
         }
     }
@@ -679,8 +716,14 @@ impl Front {
         if self.attempt_bytes > b.attempt_bytes {
             let target = b.attempt_bytes / 8 * 7;
             while self.attempt_bytes > target {
-                let Some((t, id, slot)) = self.quiet.pop_front() else { break };
-                let Some(e) = self.table.try_get(slot).filter(|e| e.life.id == id && !e.life.any_data()) else {
+                let Some((t, id, slot)) = self.quiet.pop_front() else {
+                    break;
+                };
+                let Some(e) = self
+                    .table
+                    .try_get(slot)
+                    .filter(|e| e.life.id == id && !e.life.any_data())
+                else {
                     continue;
                 };
                 if e.life.last_ts > t {
@@ -732,6 +775,9 @@ impl Front {
         for (_, slot) in all {
             self.end(slot, End::CaptureEnd, out);
         }
+        if let Some(o) = self.offload.take() {
+            self.watcher = o.finish();
+        }
     }
 }
 
@@ -770,7 +816,11 @@ mod tests {
         assert_eq!(std::mem::size_of::<Life>(), 64);
         let mut f = front();
         for i in 0..1000u32 {
-            let s = seg(TcpPacket::new(&format!("10.1.{}.{}:{}", i >> 8, i & 255, 1024 + i), "10.0.0.1:80").syn().seq(i));
+            let s = seg(
+                TcpPacket::new(&format!("10.1.{}.{}:{}", i >> 8, i & 255, 1024 + i), "10.0.0.1:80")
+                    .syn()
+                    .seq(i),
+            );
             f.on_segment(&s, i as u64 + 1, Timestamp(i as i64), &mut Nowhere);
         }
         let per = f.bytes / 1000;
@@ -791,7 +841,11 @@ mod tests {
         let per = Slots::<Live>::bytes_per_entry() as u64;
         f.config.budget.attempt_bytes = 100 * per;
         for i in 0..1000u32 {
-            let s = seg(TcpPacket::new(&format!("10.1.{}.{}:{}", i >> 8, i & 255, 1024 + i), "10.0.0.1:80").syn().seq(i));
+            let s = seg(
+                TcpPacket::new(&format!("10.1.{}.{}:{}", i >> 8, i & 255, 1024 + i), "10.0.0.1:80")
+                    .syn()
+                    .seq(i),
+            );
             f.on_segment(&s, i as u64 + 1, Timestamp(i as i64 * 1_000), &mut Nowhere);
         }
         assert!(f.attempt_bytes <= 100 * per, "{}", f.attempt_bytes);

@@ -251,6 +251,8 @@ pub(crate) struct Front {
     pub(crate) watcher: Watcher,
     offload: Option<Offload>,
     watch_apart: bool,
+    /// Ending connections by the batch: their index entries go at the end of it.
+    purging: bool,
     pub(crate) ends: EndCounts,
 }
 
@@ -276,6 +278,7 @@ impl Front {
             watcher: Watcher::default(),
             offload: None,
             watch_apart: false,
+            purging: false,
             ends: EndCounts::default(),
         }
     }
@@ -323,6 +326,8 @@ impl Front {
     pub(crate) fn on_segment<D: Decisions>(&mut self, seg: &Segment, frame: u64, ts: Timestamp, out: &mut D) {
         self.now = self.now.max(ts);
         let (src, dst) = Endpoint::pair_of(seg);
+        // `created`: None for a live connection's segment, Some(logged) for a new one's
+        // (true when `create` has already logged it).
         let (slot, created) = match self.table.find(&src, &dst) {
             Found::Live(slot) => {
                 let (key, e) = self.table.entry_mut(slot);
@@ -355,14 +360,17 @@ impl Front {
                 if life::starts_new(&e.life, seg, from_client, ts, &self.config.timeouts) {
                     let key = *key;
                     self.end(slot, End::Replaced, out);
-                    (self.create(key, seg, src, dst, frame, ts), true)
+                    self.create(key, seg, src, dst, frame, ts)
                 } else {
-                    (slot, false)
+                    (slot, None)
                 }
             }
-            Found::Vacant(key) => (self.create(key, seg, src, dst, frame, ts), true),
+            Found::Vacant(key) => self.create(key, seg, src, dst, frame, ts),
         };
-        self.segment(slot, created, seg, src, frame, ts, out);
+        if created != Some(true) {
+            self.segment(slot, created.is_some(), seg, src, frame, ts, out);
+        }
+        let created = created.is_some();
         if created {
             self.note_peaks();
             if self.bytes > self.config.budget.total_bytes || self.attempt_bytes > self.config.budget.attempt_bytes {
@@ -458,7 +466,18 @@ impl Front {
         e.peak_logged = e.peak_logged.max(self.logged);
     }
 
-    fn create(&mut self, key: FlowKey, seg: &Segment, src: Endpoint, dst: Endpoint, frame: u64, ts: Timestamp) -> u32 {
+    /// A new connection from its first segment; its slot, and whether the segment is
+    /// accounted for already (an attempt's first segment, logged: see
+    /// [`Front::log_first`]) or still goes to [`Front::segment`].
+    fn create(
+        &mut self,
+        key: FlowKey,
+        seg: &Segment,
+        src: Endpoint,
+        dst: Endpoint,
+        frame: u64,
+        ts: Timestamp,
+    ) -> (u32, Option<bool>) {
         let (client, _, by_syn) = life::roles(seg, src, dst);
         let id = self.next_id;
         self.next_id += 1;
@@ -480,6 +499,7 @@ impl Front {
             charged: 0,
             first_payload: None,
         };
+        let logged = self.config.defer && self.log_first(&key, &mut e, seg, src, frame, ts);
         Self::recharge(&mut self.bytes, &mut self.attempt_bytes, &mut e);
         let slot = self.table.insert(key, e);
         self.quiet.push_back((ts, id, slot));
@@ -488,7 +508,30 @@ impl Front {
             self.quiet
                 .retain(|&(_, id, slot)| table.try_get(slot).is_some_and(|e| e.life.id == id && !e.life.any_data()));
         }
-        slot
+        (slot, Some(logged))
+    }
+
+    /// What [`Front::segment`] does with a new attempt's first segment when the log holds
+    /// it (a flood's every SYN), done before the entry goes into its slot: a slot reused
+    /// after thousands of others is cold, and reading it back (as `segment` does) waits for
+    /// its cache lines, where writing it whole does not. Whether it was logged.
+    fn log_first(&mut self, key: &FlowKey, e: &mut Live, seg: &Segment, src: Endpoint, frame: u64, ts: Timestamp) -> bool {
+        let (client, server) = attempt::ends(key, &e.life);
+        let dir = if client == src { Dir::C2S } else { Dir::S2C };
+        let Stage::Log(log) = &mut e.stage else { return false };
+        let Some(l) = Logged::of(seg, dir, frame, ts, &e.life) else {
+            return false;
+        };
+        e.life.observe(seg, dir, ts);
+        debug_assert!(!e.life.any_data(), "a logged segment carries no data");
+        if seg.flags.syn() && !seg.flags.ack() && dir == Dir::C2S {
+            match &mut self.offload {
+                Some(o) => o.on_syn(ts, client, server, true),
+                None => self.watcher.on_syn(ts, client, server, true),
+            }
+        }
+        log.push(l);
+        true
     }
 
     /// Gives an attempt its tracker: its log replayed, then `seg`.
@@ -546,7 +589,11 @@ impl Front {
 
     /// Ends the connection in `slot`.
     fn end<D: Decisions>(&mut self, slot: u32, why: End, out: &mut D) {
-        let (key, e) = self.table.remove(slot);
+        let (key, e) = if self.purging {
+            self.table.take(slot)
+        } else {
+            self.table.remove(slot)
+        };
         self.bytes -= e.charged;
         if !e.life.any_data() {
             self.attempt_bytes -= e.charged;
@@ -715,6 +762,9 @@ impl Front {
         let b = self.config.budget;
         if self.attempt_bytes > b.attempt_bytes {
             let target = b.attempt_bytes / 8 * 7;
+            // An eighth of the attempts go (thousands in a flood): their index entries
+            // leave in one pass at the end (`Slots::take`), none is looked up meanwhile.
+            self.purging = true;
             while self.attempt_bytes > target {
                 let Some((t, id, slot)) = self.quiet.pop_front() else {
                     break;
@@ -732,6 +782,8 @@ impl Front {
                     self.end(slot, End::Evicted, out);
                 }
             }
+            self.purging = false;
+            self.table.purge();
         }
         if self.bytes > b.total_bytes {
             let target = b.total_bytes / 8 * 7;

@@ -22,7 +22,7 @@ use super::attempt::{self, Attempt, Log, Logged, MAX_LOGGED};
 use super::router::{Balancer, Move};
 use crate::decode::{Segment, TcpFlags};
 use crate::diagnose;
-use crate::flood::Watcher;
+use crate::flood::{Offload, Watcher};
 use crate::flow::life::{self, End, State};
 use crate::flow::{Dir, Endpoint, FlowKey, Found, FxHashMap, Life, Slots, Timeouts, SWEEP_EVERY};
 use crate::time::Timestamp;
@@ -246,7 +246,13 @@ pub(crate) struct Front {
     /// slot), for the attempts' budget: entries gone stale (ended, or heard of again) are
     /// skipped or queued again when they come up.
     quiet: VecDeque<(Timestamp, u64, u32)>,
+    /// The flood watcher: here until a finding holds, then on a thread of its own if
+    /// [`Front::watch_apart`] asked for it (`offload`), back here after [`Front::finish`].
     pub(crate) watcher: Watcher,
+    offload: Option<Offload>,
+    watch_apart: bool,
+    /// Ending connections by the batch: their index entries go at the end of it.
+    purging: bool,
     pub(crate) ends: EndCounts,
 }
 
@@ -270,8 +276,23 @@ impl Front {
             logged: 0,
             quiet: VecDeque::new(),
             watcher: Watcher::default(),
+            offload: None,
+            watch_apart: false,
+            purging: false,
             ends: EndCounts::default(),
         }
+    }
+
+    /// Once a flood or scan finding holds, run the watcher on a thread of its own (the
+    /// front no longer waits for its answers: see `flood::offload`). For a front whose
+    /// trackers are in workers already; the results are the same either way.
+    pub(crate) fn watch_apart(&mut self) {
+        self.watch_apart = true;
+    }
+
+    /// Whether a finding holds (attempts without data that end from now on are folded).
+    fn raised(&self) -> bool {
+        self.offload.is_some() || self.watcher.raised()
     }
 
     /// The id the next connection gets.
@@ -305,6 +326,8 @@ impl Front {
     pub(crate) fn on_segment<D: Decisions>(&mut self, seg: &Segment, frame: u64, ts: Timestamp, out: &mut D) {
         self.now = self.now.max(ts);
         let (src, dst) = Endpoint::pair_of(seg);
+        // `created`: None for a live connection's segment, Some(logged) for a new one's
+        // (true when `create` has already logged it).
         let (slot, created) = match self.table.find(&src, &dst) {
             Found::Live(slot) => {
                 let (key, e) = self.table.entry_mut(slot);
@@ -337,14 +360,17 @@ impl Front {
                 if life::starts_new(&e.life, seg, from_client, ts, &self.config.timeouts) {
                     let key = *key;
                     self.end(slot, End::Replaced, out);
-                    (self.create(key, seg, src, dst, frame, ts), true)
+                    self.create(key, seg, src, dst, frame, ts)
                 } else {
-                    (slot, false)
+                    (slot, None)
                 }
             }
-            Found::Vacant(key) => (self.create(key, seg, src, dst, frame, ts), true),
+            Found::Vacant(key) => self.create(key, seg, src, dst, frame, ts),
         };
-        self.segment(slot, created, seg, src, frame, ts, out);
+        if created != Some(true) {
+            self.segment(slot, created.is_some(), seg, src, frame, ts, out);
+        }
+        let created = created.is_some();
         if created {
             self.note_peaks();
             if self.bytes > self.config.budget.total_bytes || self.attempt_bytes > self.config.budget.attempt_bytes {
@@ -380,7 +406,10 @@ impl Front {
         let had_data = e.life.any_data();
         e.life.observe(seg, dir, ts);
         if seg.flags.syn() && !seg.flags.ack() && dir == Dir::C2S {
-            self.watcher.on_syn(ts, client, server, created);
+            match &mut self.offload {
+                Some(o) => o.on_syn(ts, client, server, created),
+                None => self.watcher.on_syn(ts, client, server, created),
+            }
         }
         let e = self.table.get_mut(slot);
         if !had_data && e.life.any_data() {
@@ -437,7 +466,18 @@ impl Front {
         e.peak_logged = e.peak_logged.max(self.logged);
     }
 
-    fn create(&mut self, key: FlowKey, seg: &Segment, src: Endpoint, dst: Endpoint, frame: u64, ts: Timestamp) -> u32 {
+    /// A new connection from its first segment; its slot, and whether the segment is
+    /// accounted for already (an attempt's first segment, logged: see
+    /// [`Front::log_first`]) or still goes to [`Front::segment`].
+    fn create(
+        &mut self,
+        key: FlowKey,
+        seg: &Segment,
+        src: Endpoint,
+        dst: Endpoint,
+        frame: u64,
+        ts: Timestamp,
+    ) -> (u32, Option<bool>) {
         let (client, _, by_syn) = life::roles(seg, src, dst);
         let id = self.next_id;
         self.next_id += 1;
@@ -459,6 +499,7 @@ impl Front {
             charged: 0,
             first_payload: None,
         };
+        let logged = self.config.defer && self.log_first(&key, &mut e, seg, src, frame, ts);
         Self::recharge(&mut self.bytes, &mut self.attempt_bytes, &mut e);
         let slot = self.table.insert(key, e);
         self.quiet.push_back((ts, id, slot));
@@ -467,7 +508,30 @@ impl Front {
             self.quiet
                 .retain(|&(_, id, slot)| table.try_get(slot).is_some_and(|e| e.life.id == id && !e.life.any_data()));
         }
-        slot
+        (slot, Some(logged))
+    }
+
+    /// What [`Front::segment`] does with a new attempt's first segment when the log holds
+    /// it (a flood's every SYN), done before the entry goes into its slot: a slot reused
+    /// after thousands of others is cold, and reading it back (as `segment` does) waits for
+    /// its cache lines, where writing it whole does not. Whether it was logged.
+    fn log_first(&mut self, key: &FlowKey, e: &mut Live, seg: &Segment, src: Endpoint, frame: u64, ts: Timestamp) -> bool {
+        let (client, server) = attempt::ends(key, &e.life);
+        let dir = if client == src { Dir::C2S } else { Dir::S2C };
+        let Stage::Log(log) = &mut e.stage else { return false };
+        let Some(l) = Logged::of(seg, dir, frame, ts, &e.life) else {
+            return false;
+        };
+        e.life.observe(seg, dir, ts);
+        debug_assert!(!e.life.any_data(), "a logged segment carries no data");
+        if seg.flags.syn() && !seg.flags.ack() && dir == Dir::C2S {
+            match &mut self.offload {
+                Some(o) => o.on_syn(ts, client, server, true),
+                None => self.watcher.on_syn(ts, client, server, true),
+            }
+        }
+        log.push(l);
+        true
     }
 
     /// Gives an attempt its tracker: its log replayed, then `seg`.
@@ -525,7 +589,11 @@ impl Front {
 
     /// Ends the connection in `slot`.
     fn end<D: Decisions>(&mut self, slot: u32, why: End, out: &mut D) {
-        let (key, e) = self.table.remove(slot);
+        let (key, e) = if self.purging {
+            self.table.take(slot)
+        } else {
+            self.table.remove(slot)
+        };
         self.bytes -= e.charged;
         if !e.life.any_data() {
             self.attempt_bytes -= e.charged;
@@ -540,14 +608,13 @@ impl Front {
             End::Evicted => self.ends.evicted_without_data += 1,
             End::CaptureEnd => self.ends.capture_end += 1,
         }
-        let pair = host_pair(&key);
         let id = e.life.id;
         if e.life.any_data() {
             if let Some(t) = e.first_payload {
-                if let Some(set) = self.with_data.get_mut(&pair) {
+                if let Some(set) = self.with_data.get_mut(&host_pair(&key)) {
                     set.remove(&(t, id));
                     if set.is_empty() {
-                        self.with_data.remove(&pair);
+                        self.with_data.remove(&host_pair(&key));
                     }
                 }
             }
@@ -555,13 +622,27 @@ impl Front {
         let (client, server) = attempt::ends(&key, &e.life);
         let outcome = e.life.outcome();
         if e.life.by_syn() {
-            self.watcher.on_end(e.life.first_ts, client, server, outcome);
+            match &mut self.offload {
+                Some(o) => o.on_end(e.life.first_ts, client, server, outcome),
+                None => {
+                    self.watcher.on_end(e.life.first_ts, client, server, outcome);
+                    if self.watch_apart && self.watcher.raised() {
+                        match Offload::start(std::mem::take(&mut self.watcher)) {
+                            Ok(o) => self.offload = Some(o),
+                            Err(w) => {
+                                self.watcher = w;
+                                self.watch_apart = false;
+                            }
+                        }
+                    }
+                }
+            }
         }
         let fold = matches!(e.stage, Stage::Log(_))
             && !e.life.any_data()
             && e.life.by_syn()
             && !self.config.list_all
-            && self.watcher.raised();
+            && self.raised();
         let fseq = (!fold).then(|| {
             self.next_fseq += 1;
             self.next_fseq - 1
@@ -590,17 +671,20 @@ impl Front {
             }
         }
         match fseq {
-            Some(fseq) => out.expect(Expect::Flow {
-                fseq,
-                id,
-                pair,
-                live_from: if self.with_data.is_empty() {
-                    None
-                } else {
-                    self.with_data.get(&pair).and_then(|s| s.first()).map(|&(t, _)| t)
-                },
-                now: self.now,
-            }),
+            Some(fseq) => {
+                let pair = host_pair(&key);
+                out.expect(Expect::Flow {
+                    fseq,
+                    id,
+                    pair,
+                    live_from: if self.with_data.is_empty() {
+                        None
+                    } else {
+                        self.with_data.get(&pair).and_then(|s| s.first()).map(|&(t, _)| t)
+                    },
+                    now: self.now,
+                })
+            }
             None => out.expect(Expect::Skip { id }),
         }
     }
@@ -678,9 +762,18 @@ impl Front {
         let b = self.config.budget;
         if self.attempt_bytes > b.attempt_bytes {
             let target = b.attempt_bytes / 8 * 7;
+            // An eighth of the attempts go (thousands in a flood): their index entries
+            // leave in one pass at the end (`Slots::take`), none is looked up meanwhile.
+            self.purging = true;
             while self.attempt_bytes > target {
-                let Some((t, id, slot)) = self.quiet.pop_front() else { break };
-                let Some(e) = self.table.try_get(slot).filter(|e| e.life.id == id && !e.life.any_data()) else {
+                let Some((t, id, slot)) = self.quiet.pop_front() else {
+                    break;
+                };
+                let Some(e) = self
+                    .table
+                    .try_get(slot)
+                    .filter(|e| e.life.id == id && !e.life.any_data())
+                else {
                     continue;
                 };
                 if e.life.last_ts > t {
@@ -689,6 +782,8 @@ impl Front {
                     self.end(slot, End::Evicted, out);
                 }
             }
+            self.purging = false;
+            self.table.purge();
         }
         if self.bytes > b.total_bytes {
             let target = b.total_bytes / 8 * 7;
@@ -732,6 +827,9 @@ impl Front {
         for (_, slot) in all {
             self.end(slot, End::CaptureEnd, out);
         }
+        if let Some(o) = self.offload.take() {
+            self.watcher = o.finish();
+        }
     }
 }
 
@@ -770,7 +868,11 @@ mod tests {
         assert_eq!(std::mem::size_of::<Life>(), 64);
         let mut f = front();
         for i in 0..1000u32 {
-            let s = seg(TcpPacket::new(&format!("10.1.{}.{}:{}", i >> 8, i & 255, 1024 + i), "10.0.0.1:80").syn().seq(i));
+            let s = seg(
+                TcpPacket::new(&format!("10.1.{}.{}:{}", i >> 8, i & 255, 1024 + i), "10.0.0.1:80")
+                    .syn()
+                    .seq(i),
+            );
             f.on_segment(&s, i as u64 + 1, Timestamp(i as i64), &mut Nowhere);
         }
         let per = f.bytes / 1000;
@@ -791,7 +893,11 @@ mod tests {
         let per = Slots::<Live>::bytes_per_entry() as u64;
         f.config.budget.attempt_bytes = 100 * per;
         for i in 0..1000u32 {
-            let s = seg(TcpPacket::new(&format!("10.1.{}.{}:{}", i >> 8, i & 255, 1024 + i), "10.0.0.1:80").syn().seq(i));
+            let s = seg(
+                TcpPacket::new(&format!("10.1.{}.{}:{}", i >> 8, i & 255, 1024 + i), "10.0.0.1:80")
+                    .syn()
+                    .seq(i),
+            );
             f.on_segment(&s, i as u64 + 1, Timestamp(i as i64 * 1_000), &mut Nowhere);
         }
         assert!(f.attempt_bytes <= 100 * per, "{}", f.attempt_bytes);

@@ -146,6 +146,8 @@ fn run(
     let name = config.capture_name.clone();
     let mut counters = Counters::default();
     let mut front = Front::new(front_config(&config, true, workers, rebalance_min));
+    // The trackers are in the workers: the flood watcher may go to a thread too.
+    front.watch_apart();
     let mut output = Output::new(&config);
     let mut selection = Selection::new(&config.filter);
     std::thread::scope(|scope| {

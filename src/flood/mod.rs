@@ -27,12 +27,14 @@
 //! sources in its figures (spoofed floods have about one source per SYN).
 
 pub mod hll;
+pub mod offload;
 pub mod topk;
 
 use crate::flow::{Endpoint, Outcome};
 use crate::summary::{AttemptCounts, FloodFinding, FloodKind, PeakSecond, RateSeries};
 use crate::time::Timestamp;
 use hll::Hll;
+pub use offload::Offload;
 use std::net::IpAddr;
 use topk::{Clear, TopK};
 

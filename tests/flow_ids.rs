@@ -138,6 +138,9 @@ fn a_flow_keeps_its_id_with_a_selection_and_after_another_file() {
     let o = run(&["analyze", "--all", "--port", "8080", s(&y), s(&x)]);
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.contains("flow 2  10.9.0.1:40002 <- 10.9.0.2:8080"), "{text}");
+    // Each capture's header: the whole capture's flows, and how many the selection kept.
+    assert!(text.contains(", 4 flows, 1 selected by --port 8080\n"), "{text}");
+    assert!(text.contains(", 2 flows, 0 selected by --port 8080\n"), "{text}");
 
     // packets: the rows of the selected connection carry its id.
     let o = run(&["packets", "--port", "8080", s(&x)]);

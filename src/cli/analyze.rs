@@ -218,6 +218,9 @@ pub fn run(args: AnalyzeArgs) -> Result<Status> {
         Format::Text => {
             // A flow asked for by id is shown even when too short to judge.
             let mut text = render::text::Collector::new(args.all || !args.select.flows.is_empty());
+            if !args.select.is_empty() {
+                text = text.selecting(args.select.describe());
+            }
             let r = analyze_stream(&records, &p, &mut |f| text.flow(f));
             render::text::write(&mut out, &r.0, &text)?;
             r

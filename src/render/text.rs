@@ -36,6 +36,11 @@ pub struct Collector {
     all: bool,
     shown: Vec<FlowSummary>,
     hidden: u64,
+    /// The selection as the command line said it (`--port 443`), when there is one:
+    /// a capture's header then says how many of its flows it selected.
+    selection: Option<String>,
+    /// Flows that reached the view, per capture (shown or only counted).
+    selected: std::collections::HashMap<String, u64>,
 }
 
 impl Collector {
@@ -44,10 +49,21 @@ impl Collector {
             all,
             shown: Vec::new(),
             hidden: 0,
+            selection: None,
+            selected: std::collections::HashMap::new(),
         }
     }
 
+    /// A view of the flows a selection chose (`describe` as the command line said it).
+    pub fn selecting(mut self, describe: String) -> Self {
+        self.selection = Some(describe);
+        self
+    }
+
     pub fn flow(&mut self, f: FlowSummary) {
+        if self.selection.is_some() {
+            *self.selected.entry(f.capture.clone()).or_default() += 1;
+        }
         if self.all || shown(&f) {
             self.shown.push(f);
         } else {
@@ -58,9 +74,14 @@ impl Collector {
 
 pub fn write<W: Write>(out: &mut W, captures: &[CaptureSummary], flows: &Collector) -> anyhow::Result<()> {
     for c in captures {
+        // The capture's figures are the whole capture's (ids do not depend on the
+        // selection); the header says what the selection kept of it.
+        let kept = flows.selection.as_ref().map_or(String::new(), |sel| {
+            format!(", {} selected by {sel}", flows.selected.get(&c.path).copied().unwrap_or(0))
+        });
         writeln!(
             out,
-            "{}: {}{}, {} packets, {} TCP segments, {} flow{}",
+            "{}: {}{}, {} packets, {} TCP segments, {} flow{}{kept}",
             c.path,
             c.format,
             if c.compression == Compression::None {

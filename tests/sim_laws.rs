@@ -393,14 +393,6 @@ fn shared(d: &Draw) -> bool {
     d.flows.len() > 1 || d.path.cross.is_some()
 }
 
-/// The evidence sentence gives the BDP in plain bytes ("BDP 47.5 B", "BDP 100 B").
-fn bdp_in_bytes(line: &str) -> bool {
-    line.split("\"BDP ")
-        .nth(1)
-        .and_then(|r| r.split_once(" B\""))
-        .is_some_and(|(n, _)| n.parse::<f64>().is_ok())
-}
-
 fn vantage_of(line: &str) -> Vantage {
     if line.contains(" Sender ") {
         Vantage::Sender
@@ -439,13 +431,6 @@ fn known(d: &Draw, line: &str) -> Option<&'static str> {
         // receiver-window-limited 95% of the time, the bottleneck busy 25%, called
         // bottleneck-limited at the sender's interface.
         "truth:window-verdict" if slow_reader(d) => Some("slow reader"),
-        // Minimal case: 100 Mbit/s, RTT 300 µs, queue 30, old -> Linux CUBIC, rcvbuf
-        // 16000, a 1 Mbit/s reader (10 ms ticks), 1 s: "BDP 47.5 B = 1.16 Mbit/s x base
-        // RTT 326 µs" where the figure is 47 B: a BDP under 1 KiB is printed from the
-        // unrounded product, to three digits, and the figure is the rounded one ("BDP
-        // 11.7 B" for 12, from the 8 µs RTT above; "BDP 100 B" for 101 from 268 kbit/s x
-        // 3.00 ms behind a 200 kbit/s shaper).
-        "law:evidence" if bdp_in_bytes(line) => Some("a BDP under 1 KiB"),
         // Minimal case: 4 Mbit/s, RTT 250 ms, queue 30, receiver capture on a 10 ms
         // clock, old -> Linux on/off (10720 B every 421 ms) beside BSD -> Linux bulk:
         // goodput 576 kbit/s above the capacity estimate of 510 kbit/s.

@@ -332,7 +332,7 @@ impl Connection {
             let release = &mut self.dirs[dir.index()].release_rtt;
             let was_broken = release.broken();
             if let Some(raw) = release.on_data(end, ts) {
-                self.rtt.add_loop(ts, from, raw);
+                self.rtt.add_loop(from, raw);
             } else if !was_broken && release.broken() {
                 self.rtt.discard_bounds(from);
             }

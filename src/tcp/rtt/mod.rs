@@ -270,7 +270,7 @@ impl RttTracker {
     /// windowed, latest, smoothed or recent values, nor the end-to-end distribution, whose
     /// samples never span an end's own wait. False when the timestamps cannot resolve it
     /// (counted as such, as in [`Self::add`]).
-    pub fn add_loop(&mut self, at: Timestamp, through: End, raw: Span) -> bool {
+    pub fn add_loop(&mut self, through: End, raw: Span) -> bool {
         if raw.nanos() < 0 {
             return false;
         }

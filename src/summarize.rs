@@ -121,8 +121,12 @@ fn inferred(conn: &Connection) -> Option<InferredScales> {
 pub fn rtt(conn: &Connection) -> RttStats {
     let r = &conn.rtt;
     let (c, s) = (r.through(End::Client), r.through(End::Server));
-    let by = |src: RttSource| c.by_source[src as usize] + s.by_source[src as usize];
-    let vantage = match (c.min, s.min) {
+    // Window releases are data/ACK pairs the other way round (a bound on their loop).
+    let by = |src: RttSource| {
+        let bounds = if src == RttSource::DataAck { c.bounds + s.bounds } else { 0 };
+        c.by_source[src as usize] + s.by_source[src as usize] + bounds
+    };
+    let vantage = match (c.least(), s.least()) {
         (Some(a), Some(b)) => {
             // The capture point is near an end when the loop through it is a small part of
             // the whole (a tenth: one-way serialization plus host processing).
@@ -142,7 +146,35 @@ pub fn rtt(conn: &Connection) -> RttStats {
     // loop's sample plus the other loop's windowed minimum) and the maximum the largest
     // end-to-end sample, both exact; the quantiles come from 1%-wide histogram buckets, whose
     // representative value can fall a little outside the exact extremes: clamped to them.
-    let (lo, hi) = (r.min_end_to_end(), r.end_to_end_max);
+    // One loop alone is a bound, not an RTT (see `RttTracker::min_end_to_end`): no
+    // end-to-end figure then; the loop's own minimum stays in `via_client_min` /
+    // `via_server_min`, and the views say it bounds the RTT from below.
+    let Some(lo) = r.min_end_to_end() else {
+        return RttStats {
+            via_client_min: c.least().map(ms),
+            via_server_min: s.least().map(ms),
+            handshake_samples: by(RttSource::Handshake),
+            data_ack_samples: by(RttSource::DataAck),
+            ts_echo_samples: by(RttSource::TsEcho),
+            vantage,
+            ..RttStats::default()
+        };
+    };
+    // Both loops bounded from below only by window releases (no data/ACK pair, echo or
+    // handshake timed the path): a base, and no distribution of round trips.
+    if r.end_to_end.count() == 0 {
+        return RttStats {
+            min: Some(ms(lo)),
+            via_client_min: c.least().map(ms),
+            via_server_min: s.least().map(ms),
+            handshake_samples: by(RttSource::Handshake),
+            data_ack_samples: by(RttSource::DataAck),
+            ts_echo_samples: by(RttSource::TsEcho),
+            vantage,
+            ..RttStats::default()
+        };
+    }
+    let (lo, hi) = (Some(lo), r.end_to_end_max);
     let within = |q: Option<Span>| match (q, lo, hi) {
         (Some(q), Some(lo), Some(hi)) => Some(q.max(lo).min(hi.max(lo))),
         (q, _, _) => q,
@@ -153,8 +185,8 @@ pub fn rtt(conn: &Connection) -> RttStats {
         median: within(r.end_to_end.quantile(0.5)).map(ms),
         p95: within(r.end_to_end.quantile(0.95)).map(ms),
         max: hi.map(|h| h.max(lo.unwrap_or(h))).map(ms),
-        via_client_min: c.min.map(ms),
-        via_server_min: s.min.map(ms),
+        via_client_min: c.least().map(ms),
+        via_server_min: s.least().map(ms),
         handshake_samples: by(RttSource::Handshake),
         data_ack_samples: by(RttSource::DataAck),
         ts_echo_samples: by(RttSource::TsEcho),
@@ -310,15 +342,21 @@ impl WindowStats {
 }
 
 /// The law of an RTT summary (as `rtt` writes it): min <= median <= p95 <= max, every one
-/// present exactly when there are samples, and none zero or below (an RTT is a physical
-/// delay; a zero means the timestamps could not resolve it, and would print as "0").
+/// present exactly when there are samples (the minimum also from loop bounds alone), and
+/// none zero or below (an RTT is a physical delay; a zero means the timestamps could not resolve it, and would print as "0").
 pub fn rtt_law(f: &FlowSummary) -> Vec<String> {
     let r = &f.rtt_ms;
     let all = [r.min, r.median, r.p95, r.max];
     let mut out = Vec::new();
     if r.samples == 0 {
-        if all.iter().any(|v| v.is_some()) {
+        // A base from loop bounds alone (window releases) has no distribution; a base needs
+        // both loops.
+        let loops = r.via_client_min.is_some() || r.via_server_min.is_some();
+        if all[1..].iter().any(|v| v.is_some()) || (r.min.is_some() && !loops) {
             out.push(format!("RTT figures without samples: {all:?}"));
+        }
+        if r.min.is_some_and(|m| m <= 0.0) {
+            out.push(format!("RTT minimum {:?} ms is not a delay", r.min));
         }
         return out;
     }

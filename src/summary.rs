@@ -419,7 +419,8 @@ pub struct RttStats {
     /// Minimum of the loop capture point -> client -> capture point, and through the server.
     pub via_client_min: Option<f64>,
     pub via_server_min: Option<f64>,
-    /// Samples by source: handshake, data/ACK, timestamp echo.
+    /// Samples by source: handshake, data/ACK (either way: data and the ACK that covers it,
+    /// or a window update and the data it released), timestamp echo.
     pub handshake_samples: u64,
     pub data_ack_samples: u64,
     pub ts_echo_samples: u64,

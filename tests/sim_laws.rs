@@ -388,24 +388,9 @@ fn slow_reader(d: &Draw) -> bool {
     d.flows.iter().any(|f| f.reader != Reader::Fast)
 }
 
-/// Either end of a flow offers no timestamps (Windows, old stacks).
-fn untimestamped_end(d: &Draw) -> bool {
-    d.flows
-        .iter()
-        .any(|f| !f.sender_stack.timestamps || !f.receiver_stack.timestamps)
-}
-
 /// More than the flow through the bottleneck: another flow, or cross traffic.
 fn shared(d: &Draw) -> bool {
     d.flows.len() > 1 || d.path.cross.is_some()
-}
-
-/// The evidence sentence gives the BDP in plain bytes ("BDP 47.5 B", "BDP 100 B").
-fn bdp_in_bytes(line: &str) -> bool {
-    line.split("\"BDP ")
-        .nth(1)
-        .and_then(|r| r.split_once(" B\""))
-        .is_some_and(|(n, _)| n.parse::<f64>().is_ok())
 }
 
 fn vantage_of(line: &str) -> Vantage {
@@ -455,23 +440,6 @@ fn known(d: &Draw, line: &str) -> Option<&'static str> {
         // receiver-window-limited 84% of the time, the shaper busy 30%, called
         // bottleneck-limited at the sender's interface.
         "truth:window-verdict" if d.path.shaper.is_some() => Some("a shaper"),
-        // Minimal cases: 1 Mbit/s, RTT 300 µs, queue 30, an outage at 200 ms for 400 ms,
-        // Windows -> Linux CUBIC, rcvbuf 16000, starting at 199 ms, 1 s: a minimum RTT of
-        // 8 µs at both ends' interfaces (and with it a BDP of a few bytes). The same with old -> old
-        // (1 Mbit/s, RTT 100 ms, outage 200 ms + 50 ms), and without an outage with a
-        // second flow (1 Mbit/s, RTT 40 ms: Windows -> Linux upload beside Linux ->
-        // Linux), and Linux -> Linux too across a long outage (1 Mbit/s, RTT 250 ms,
-        // queue 8, rcvbuf 16000, outage at 283 ms for 4 s, 1 s): an RTT sample of the
-        // host's own turnaround taken as the path's.
-        "truth:min-rtt" if !d.path.outages.is_empty() => Some("an outage"),
-        "truth:min-rtt" if untimestamped_end(d) && shared(d) => Some("an end without timestamps beside another flow"),
-        // Minimal case: 100 Mbit/s, RTT 300 µs, queue 30, old -> Linux CUBIC, rcvbuf
-        // 16000, a 1 Mbit/s reader (10 ms ticks), 1 s: "BDP 47.5 B = 1.16 Mbit/s x base
-        // RTT 326 µs" where the figure is 47 B: a BDP under 1 KiB is printed from the
-        // unrounded product, to three digits, and the figure is the rounded one ("BDP
-        // 11.7 B" for 12, from the 8 µs RTT above; "BDP 100 B" for 101 from 268 kbit/s x
-        // 3.00 ms behind a 200 kbit/s shaper).
-        "law:evidence" if bdp_in_bytes(line) => Some("a BDP under 1 KiB"),
         // Minimal case: 4 Mbit/s, RTT 250 ms, queue 30, receiver capture on a 10 ms
         // clock, old -> Linux on/off (10720 B every 421 ms) beside BSD -> Linux bulk:
         // goodput 576 kbit/s above the capacity estimate of 510 kbit/s.

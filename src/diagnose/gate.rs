@@ -3,6 +3,7 @@
 //! the reason in its notes — its stalls and counters are still reported.
 
 use crate::flow::Dir;
+use crate::tcp::rtt::End;
 use crate::tcp::Connection;
 use crate::time::Span;
 
@@ -17,6 +18,18 @@ pub fn why_not(conn: &Connection, bulk: Dir, base_rtt: Option<Span>, state_ns: O
     let d = conn.dir(bulk);
     let mss = conn.mss(bulk).max(1) as u64;
     let Some(rtt) = base_rtt else {
+        // The path is both loops: one alone bounds the RTT from below, and at a capture
+        // beside its end it is that host's own turnaround (see `RttTracker::min_end_to_end`).
+        if let Some((end, min)) = conn.rtt.lone_loop() {
+            let (this, other) = match end {
+                End::Client => ("client", "server"),
+                End::Server => ("server", "client"),
+            };
+            return Some(format!(
+                "no end-to-end RTT: only the loop through the {this} was measured (min {}, a lower bound on the RTT); the loop through the {other} had no sample (no handshake sample, no timestamp echo, no data/ACK pair through it)",
+                crate::units::ms(min.secs_f64())
+            ));
+        }
         return Some("no RTT sample (no handshake, no data/ACK pair, no timestamp echo)".to_string());
     };
     let Some(busy) = state_ns else {

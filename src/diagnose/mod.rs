@@ -143,8 +143,8 @@ fn gather_facts(
     // Data spacing tells the bottleneck rate only past the bottleneck: when the capture
     // point is nearer the receiver than the sender.
     let (via_sender, via_receiver) = (
-        conn.rtt.through(Connection::sender_end(bulk)).min,
-        conn.rtt.through(Connection::sender_end(bulk.reverse())).min,
+        conn.rtt.through(Connection::sender_end(bulk)).least(),
+        conn.rtt.through(Connection::sender_end(bulk.reverse())).least(),
     );
     let past_bottleneck = matches!((via_sender, via_receiver), (Some(s), Some(r)) if r < s);
     let arrivals = past_bottleneck.then_some(&dacc.arrivals);

@@ -322,7 +322,22 @@ impl Connection {
         let tx = &mut self.dirs[dir.index()];
         let largest_before = tx.max_segment;
         let previous_data = tx.last_new_data;
+        let into_zero_window = tx.peer_window == Some(0);
         let send = tx.on_send(seg, ts);
+        // New data past every window edge before: its sender got the ACK that moved the edge
+        // first (release.rs). Where the timestamp echo times that loop, it does so exactly.
+        let sender_echoes = self.rtt.through(from).by_source[RttSource::TsEcho as usize] > 0;
+        if send.new_bytes > 0 && !send.zero_window_probe && !into_zero_window && !sender_echoes {
+            let end = seg.seq.add(seg.payload_len);
+            let release = &mut self.dirs[dir.index()].release_rtt;
+            let was_broken = release.broken();
+            if let Some(raw) = release.on_data(end, ts) {
+                self.rtt.add_loop(from, raw);
+            } else if !was_broken && release.broken() {
+                self.rtt.discard_bounds(from);
+            }
+        }
+        let tx = &mut self.dirs[dir.index()];
         if tx.max_segment != largest_before {
             self.mss_now[dir.index()] = self.compute_mss(dir);
         }
@@ -364,6 +379,24 @@ impl Connection {
             let tsval = seg.options.timestamps.map(|t| t.val);
             // The sender's view follows the scale the sender applies (see `effective_scale`).
             let effective = self.effective_scale(dir);
+            // The window's right edge, for the data it releases: only under a scale the
+            // handshake fixed and the sender obeys (an edge read too small would be one the
+            // sender never had), and not when ACKs are missing from the capture. An edge not
+            // read leaves the sender's unknown: the sampler starts again from the next.
+            let fixed = matches!(scale, WindowScale::NotUsed | WindowScale::Shift(_))
+                && self.negotiated_scale(dir) == scale
+                && effective == scale;
+            let release = &mut self.dirs[dir.reverse().index()].release_rtt;
+            match (fixed, win_bytes) {
+                _ if flags.rst() => {}
+                (true, Some(w)) => {
+                    if acks_missing {
+                        release.forget();
+                    }
+                    release.on_window(seg.ack.add(w.min(1 << 30) as u32), ts);
+                }
+                _ => release.forget(),
+            }
             let sender_window = if effective == scale {
                 win_bytes
             } else {

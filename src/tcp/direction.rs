@@ -3,7 +3,7 @@
 //! it granted. Everything is "as observed at the capture point".
 
 use super::ranges::RangeSet;
-use super::rtt::{DataAckSampler, TsEchoSampler};
+use super::rtt::{DataAckSampler, ReleaseSampler, TsEchoSampler};
 use super::scoreboard::Scoreboard;
 use crate::decode::{SackBlocks, Segment};
 use crate::seq::{SeqNum, SeqSpace};
@@ -88,6 +88,8 @@ pub struct Direction {
     dupack_credit: u64,
     pub data_ack_rtt: DataAckSampler,
     pub ts_echo_rtt: TsEchoSampler,
+    /// The receiver's window edges, and the data of this direction each one released.
+    pub release_rtt: ReleaseSampler,
     last_ack_seen: Option<(SeqNum, u16)>,
 }
 

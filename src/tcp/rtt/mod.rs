@@ -9,11 +9,13 @@
 mod data_ack;
 mod histogram;
 mod minmax;
+mod release;
 mod ts_echo;
 
 pub use data_ack::DataAckSampler;
 pub use histogram::RttHistogram;
 pub use minmax::WindowedMin;
+pub use release::ReleaseSampler;
 pub use ts_echo::{Echo, TsEchoSampler};
 
 use crate::time::{Quantum, Span, Timestamp};
@@ -73,6 +75,15 @@ pub struct Loop {
     /// Recent samples (time, value), for the minimum over the last couple of base RTTs.
     recent: Recent,
     pub by_source: [u64; 3],
+    /// Samples shorter than the timestamps resolve (see [`RttTracker::add`]): not delays,
+    /// but each proves the loop shorter than ten quanta — a loop measured as negligible,
+    /// not a loop unmeasured.
+    pub unresolved: u64,
+    /// Bounds from window releases ([`RttTracker::add_loop`]): how many, their least, and
+    /// whether they were discarded (the capture turned out to miss window updates).
+    pub bounds: u64,
+    pub bound_min: Option<Span>,
+    bounds_discarded: bool,
 }
 
 impl Default for Loop {
@@ -86,6 +97,10 @@ impl Default for Loop {
             segment_min: WindowedMin::new(BASE_RTT_WINDOW),
             recent: Recent::default(),
             by_source: [0; 3],
+            unresolved: 0,
+            bounds: 0,
+            bound_min: None,
+            bounds_discarded: false,
         }
     }
 }
@@ -110,11 +125,34 @@ impl Loop {
         }
     }
 
+    /// Adds a sample that is never less than the loop but may hold a wait of the end's own
+    /// (see [`RttTracker::add_loop`]): kept apart, as a bound on the loop's minimum only.
+    fn add_bound(&mut self, rtt: Span) {
+        if self.bounds_discarded {
+            return;
+        }
+        self.bounds += 1;
+        self.bound_min = Some(self.bound_min.map_or(rtt, |m| m.min(rtt)));
+    }
+
+    /// The loop's minimum: its samples' and its bounds'.
+    pub fn least(&self) -> Option<Span> {
+        match (self.min, self.bound_min) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// The smallest of the last few samples: the loop as it is now, queueing included,
     /// without the samples a waiting sender made late (a sender that had no window or no
     /// data echoes late; of a few consecutive echoes, some are prompt).
     pub fn recent_min(&self) -> Option<Span> {
         self.recent.min()
+    }
+
+    /// Whether anything measured this loop: a delay, or a sample too short to resolve.
+    pub fn measured(&self) -> bool {
+        self.samples > 0 || self.bounds > 0 || self.unresolved > 0
     }
 }
 
@@ -187,7 +225,11 @@ impl RttTracker {
     /// end's microseconds at a microsecond capture, or a host that stamps in batches; a
     /// zero RTT would make a zero BDP.
     pub fn add(&mut self, at: Timestamp, through: End, source: RttSource, raw: Span) -> Option<RttSample> {
-        if raw.nanos() <= 0 || raw < self.quantum.min_resolved_span() {
+        if raw.nanos() < 0 {
+            return None;
+        }
+        if raw.nanos() == 0 || raw < self.quantum.min_resolved_span() {
+            self.loops[through.index()].unresolved += 1;
             return None;
         }
         let round = self.base_end_to_end();
@@ -221,6 +263,32 @@ impl RttTracker {
         })
     }
 
+    /// Adds a raw sample that bounds a loop without timing the flow's data — an ACK to the
+    /// data its window released ([`ReleaseSampler`]): never less than the loop, but it holds
+    /// however long the sender then waited (its application, Nagle), which is no part of
+    /// the path. So it bounds the loop's minimum ([`Loop::least`]) and nothing else: not the
+    /// windowed, latest, smoothed or recent values, nor the end-to-end distribution, whose
+    /// samples never span an end's own wait. False when the timestamps cannot resolve it
+    /// (counted as such, as in [`Self::add`]).
+    pub fn add_loop(&mut self, through: End, raw: Span) -> bool {
+        if raw.nanos() < 0 {
+            return false;
+        }
+        if raw.nanos() == 0 || raw < self.quantum.min_resolved_span() {
+            self.loops[through.index()].unresolved += 1;
+            return false;
+        }
+        self.loops[through.index()].add_bound(raw);
+        true
+    }
+
+    /// Drops the loop's bounds for good: the capture missed window updates, so any pairing
+    /// of data with an update may have been with a later one than released it.
+    pub fn discard_bounds(&mut self, through: End) {
+        let l = &mut self.loops[through.index()];
+        (l.bounds, l.bound_min, l.bounds_discarded) = (0, None, true);
+    }
+
     /// The longest a standard sender waits for an ACK before it retransmits: RFC 6298's RTO
     /// (SRTT + 4 RTTVAR) from the samples so far, at least its one-second floor. An ACK that
     /// comes later for data never retransmitted is not the first ACK of that data: the
@@ -240,12 +308,31 @@ impl RttTracker {
         &self.loops[end.index()]
     }
 
-    /// Base (minimum) end-to-end RTT: the sum of both loops' minima; with one loop only,
-    /// that loop (a capture at one end sees ~0 for the near loop anyway).
+    /// Base (minimum) end-to-end RTT: the sum of both loops' minima. The path is both loops
+    /// (capture -> client -> capture, capture -> server -> capture), so one loop alone is
+    /// only a lower bound on it: None unless the other loop was measured too — by a delay,
+    /// or by samples too short to resolve (the near end of a capture taken at a host, whose
+    /// handshake turnaround shows as a tick or less). A loop alone is [`Self::lone_loop`].
     pub fn min_end_to_end(&self) -> Option<Span> {
-        match (self.loops[0].min, self.loops[1].min) {
+        let (c, s) = (&self.loops[0], &self.loops[1]);
+        match (c.least(), s.least()) {
             (Some(a), Some(b)) => Some(a + b),
-            (a, b) => a.or(b),
+            (Some(a), None) if s.measured() => Some(a),
+            (None, Some(b)) if c.measured() => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The one loop measured when the other had no sample at all (a retransmitted SYN
+    /// gives none, by Karn's rule; no timestamps and no data from that end give none
+    /// after): its end and minimum, a lower bound on the end-to-end RTT and nothing more
+    /// (at a capture beside that end it is the host's own turnaround).
+    pub fn lone_loop(&self) -> Option<(End, Span)> {
+        let (c, s) = (&self.loops[0], &self.loops[1]);
+        match (c.least(), s.least()) {
+            (Some(a), None) if !s.measured() => Some((End::Client, a)),
+            (None, Some(b)) if !c.measured() => Some((End::Server, b)),
+            _ => None,
         }
     }
 
@@ -313,7 +400,8 @@ mod tests {
         }
         assert!(r.add(Timestamp(0), End::Client, RttSource::DataAck, Span::from_micros(2)).is_none());
         assert!(r.add(Timestamp(0), End::Client, RttSource::DataAck, Span::from_micros(10)).is_some());
-        assert_eq!(r.min_end_to_end(), Some(Span::from_micros(10)));
+        assert_eq!(r.through(End::Client).min, Some(Span::from_micros(10)));
+        assert_eq!(r.through(End::Client).unresolved, 1);
     }
 
     #[test]
@@ -331,9 +419,14 @@ mod tests {
     }
 
     #[test]
-    fn one_loop_alone_is_the_estimate() {
+    fn one_loop_alone_is_a_bound_unless_the_other_is_below_resolution() {
         let mut r = tracker();
         r.add(Timestamp(0), End::Server, RttSource::DataAck, Span::from_millis(30));
+        assert_eq!(r.min_end_to_end(), None);
+        assert_eq!(r.lone_loop(), Some((End::Server, Span::from_millis(30))));
+        // The near end's turnaround, under a tick: measured as negligible.
+        assert!(r.add(Timestamp(0), End::Client, RttSource::Handshake, Span::ZERO).is_none());
         assert_eq!(r.min_end_to_end(), Some(Span::from_millis(30)));
+        assert_eq!(r.lone_loop(), None);
     }
 }

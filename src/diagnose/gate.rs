@@ -17,6 +17,18 @@ pub const MIN_ROUNDS: f64 = 4.0;
 pub fn why_not(conn: &Connection, bulk: Dir, base_rtt: Option<Span>, state_ns: Option<u64>) -> Option<String> {
     let d = conn.dir(bulk);
     let mss = conn.mss(bulk).max(1) as u64;
+    // What a judgement needs, in the order it needs it: payload, then enough of it, then
+    // an RTT to measure it against (a flow without payload is undetermined for that
+    // reason first, whatever its RTT samples).
+    let Some(busy) = state_ns else {
+        return Some("no payload in either direction".to_string());
+    };
+    if d.data_segments < MIN_SEGMENTS || d.unique_bytes < MIN_SEGMENTS * mss {
+        return Some(format!(
+            "too little data to judge: {} data segments, {} bytes (fewer than {MIN_SEGMENTS} full segments)",
+            d.data_segments, d.unique_bytes
+        ));
+    }
     let Some(rtt) = base_rtt else {
         // The path is both loops: one alone bounds the RTT from below, and at a capture
         // beside its end it is that host's own turnaround (see `RttTracker::min_end_to_end`).
@@ -32,15 +44,6 @@ pub fn why_not(conn: &Connection, bulk: Dir, base_rtt: Option<Span>, state_ns: O
         }
         return Some("no RTT sample (no handshake, no data/ACK pair, no timestamp echo)".to_string());
     };
-    let Some(busy) = state_ns else {
-        return Some("no payload in either direction".to_string());
-    };
-    if d.data_segments < MIN_SEGMENTS || d.unique_bytes < MIN_SEGMENTS * mss {
-        return Some(format!(
-            "too little data to judge: {} data segments, {} bytes (fewer than {MIN_SEGMENTS} full segments)",
-            d.data_segments, d.unique_bytes
-        ));
-    }
     let busy = Span(busy as i64);
     (busy.secs_f64() < MIN_ROUNDS * rtt.secs_f64()).then(|| {
         format!(

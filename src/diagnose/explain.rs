@@ -25,10 +25,16 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         pct(fr(Label::Sender))
     ));
     if let Some(cap) = x.capacity {
-        let util = c
-            .utilisation
-            .unwrap_or(c.steady_rate.max(c.shared_steady_rate.unwrap_or(0.0)) / cap.rate.max(1.0));
-        let busy = if c.idle_share >= 0.005 {
+        let shows_busy = c.idle_share >= 0.005;
+        // The share is of the rate the sentence ends on: the busy rate when it is printed
+        // (a lower-bound estimate gives the classification no utilisation, and the share
+        // of the steady rate printed beside the busy rate read as the busy rate's).
+        let util = c.utilisation.unwrap_or(if shows_busy {
+            c.busy_rate / cap.rate.max(1.0)
+        } else {
+            c.steady_rate.max(c.shared_steady_rate.unwrap_or(0.0)) / cap.rate.max(1.0)
+        });
+        let busy = if shows_busy {
             format!(" ({} while the sender had data)", rate(c.busy_rate))
         } else {
             String::new()

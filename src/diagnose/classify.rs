@@ -169,10 +169,32 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     } else {
         0.0
     };
-    let busy_rate = if busy_share > 0.0 {
-        shared_steady_rate.unwrap_or(steady_rate) / busy_share
-    } else {
-        0.0
+    let busy_rate = match inp.shared_delivered {
+        // A flow sharing the path: the group's delivery while this flow had data, over
+        // that time. Dividing the group's delivery over the whole steady transfer by this
+        // flow's busy share counts what the others delivered while this one idled as if
+        // it had gone through in this flow's busy time, and reads above the capacity
+        // (RFC 6349 §3.3: a link's throughput is bounded by its bottleneck bandwidth; the
+        // group's deliveries share one link). Each bin's group delivery counts for the
+        // share of the bin this flow had data (its busy and receiver-window time).
+        Some(s) => {
+            let (mut d, mut had_ns) = (0.0, 0u64);
+            for (i, b) in tl.bins[steady_from..].iter().enumerate().filter(|(i, _)| kept(i)) {
+                let total = b.busy_ns + b.rwnd_ns + b.idle_ns;
+                let had = b.busy_ns + b.rwnd_ns;
+                if total > 0 && had > 0 {
+                    d += s.get(steady_from + i).copied().unwrap_or(0.0) * had as f64 / total as f64;
+                    had_ns += had;
+                }
+            }
+            if had_ns > 0 {
+                d / (had_ns as f64 / 1e9)
+            } else {
+                0.0
+            }
+        }
+        None if busy_share > 0.0 => steady_rate / busy_share,
+        None => 0.0,
     };
     let utilisation = inp.capacity.map(|c| busy_rate / c);
 
@@ -277,4 +299,47 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
         (l, v) => out.push(format!("verdict {v} with limits {l:?}")),
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{classify, Input};
+    use crate::diagnose::rules::fixture::{at, timeline, Bin, BASE_RTT, BUSY, CAPACITY, MSS};
+
+    #[test]
+    fn a_shared_flows_busy_rate_is_the_groups_delivery_while_it_had_data() {
+        // This flow has data half the time (200 ms on, 200 ms off) and takes 30% of the link
+        // then; the other flow fills the link all along, so the group delivers at capacity.
+        let tl = timeline(|i| {
+            if (i / 20) % 2 == 0 {
+                Bin {
+                    delivered: at(0.3),
+                    flight: 40_000,
+                    ..BUSY
+                }
+            } else {
+                Bin {
+                    busy: 0.0,
+                    idle: 1.0,
+                    ..BUSY
+                }
+            }
+        });
+        let group = vec![CAPACITY * tl.width.secs_f64(); tl.bins.len()];
+        let c = classify(&Input {
+            tl: &tl,
+            capacity: Some(CAPACITY),
+            base_rtt: BASE_RTT,
+            mss: MSS,
+            shared_delivered: Some(&group),
+            queue: None,
+            excluded: &[],
+        });
+        assert!((c.idle_share - 0.5).abs() < 0.05, "idle share {}", c.idle_share);
+        // The group's delivery over the whole transfer divided by this flow's busy share
+        // read twice the capacity; over the time it had data it is the capacity.
+        let u = c.utilisation.expect("capacity known");
+        assert!((u - 1.0).abs() < 0.05 && u <= 1.0 + 1e-9, "utilisation {u}");
+        assert!(c.busy_rate <= CAPACITY * (1.0 + 1e-9), "busy rate {}", c.busy_rate);
+    }
 }

@@ -25,10 +25,16 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         pct(fr(Label::Sender))
     ));
     if let Some(cap) = x.capacity {
-        let util = c
-            .utilisation
-            .unwrap_or(c.steady_rate.max(c.shared_steady_rate.unwrap_or(0.0)) / cap.rate.max(1.0));
-        let busy = if c.idle_share >= 0.005 {
+        let shows_busy = c.idle_share >= 0.005;
+        // The share is of the rate the sentence ends on: the busy rate when it is printed
+        // (a lower-bound estimate gives the classification no utilisation, and the share
+        // of the steady rate printed beside the busy rate read as the busy rate's).
+        let util = c.utilisation.unwrap_or(if shows_busy {
+            c.busy_rate / cap.rate.max(1.0)
+        } else {
+            c.steady_rate.max(c.shared_steady_rate.unwrap_or(0.0)) / cap.rate.max(1.0)
+        });
+        let busy = if shows_busy {
             format!(" ({} while the sender had data)", rate(c.busy_rate))
         } else {
             String::new()
@@ -159,6 +165,24 @@ fn after<'a>(s: &'a str, key: &str) -> Option<&'a str> {
     Some(rest[..len].trim())
 }
 
+/// The delivery sentence's share of the estimate against the rate it names beside it
+/// ("(R while the sender had data) = P% of the bottleneck estimate C"): P is R / C, as
+/// printed (each figure rounded to three digits). A share computed from one quantity and
+/// printed beside another is a contradiction in one sentence.
+fn busy_share_disagrees(e: &str) -> Option<String> {
+    use crate::units::parse;
+    let end = e.find(" while the sender had data)")?;
+    let r = parse(&e[e[..end].rfind('(')? + 1..end])?;
+    let shown = parse(after(e, "= ")?)?;
+    let cap = parse(after(e, "bottleneck estimate ")?)?;
+    let want = r / cap.max(1e-9);
+    // Three printed digits on each of R and C, and the share's own rounding (whole
+    // percents from 1%, one significant digit below: half a unit of the last digit).
+    let last_digit = if shown >= 0.01 { 0.01 } else { 10f64.powf((shown.max(1e-12) * 100.0).log10().floor()) / 100.0 };
+    let holds = (shown - want).abs() <= 0.5 * last_digit + 0.015 * want + 1e-12;
+    (!holds).then(|| format!("the share {shown} is not {r} / {cap} = {want}: {e}"))
+}
+
 /// The law that every evidence sentence agrees with the numbers beside it: the figures a
 /// sentence states are the summary's (within the rounding of three digits), and a
 /// comparison it states ("below the BDP") holds for the figures it names.
@@ -189,6 +213,9 @@ pub fn evidence_law(f: &crate::summary::FlowSummary) -> Vec<String> {
         }
         if e.starts_with("steady delivery ") {
             check(e, "bottleneck estimate ", f.bottleneck_bps);
+            if let Some(v) = busy_share_disagrees(e) {
+                out.push(v);
+            }
         }
         if e.starts_with("receiver window max ") {
             check(e, "receiver window max ", f.max_rwnd_bytes.map(|b| b as f64));
@@ -230,5 +257,21 @@ mod tests {
         assert_eq!(after(s, "max flight "), Some("18.4 KiB"));
         assert_eq!(after("below the BDP (924 B): the pipe", "below the BDP ("), Some("924 B"));
         assert_eq!(after("RTT base 17.0 µs median", "RTT base "), Some("17.0 µs"));
+    }
+
+    #[test]
+    fn the_delivery_share_is_the_rate_beside_it_over_the_estimate() {
+        use super::busy_share_disagrees as bad;
+        // The P1 cross_tcp_onoff second flow's sentence after the fix, and before it with its
+        // share put beside the group's true rate while the flow had data.
+        let ok = "steady delivery 4.91 Mbit/s (2 flows together 38.3 Mbit/s) (38.2 Mbit/s while the sender had data) = 99% of the bottleneck estimate 38.5 Mbit/s (shared-delivery-rate)";
+        assert_eq!(bad(ok), None);
+        let wrong = ok.replace("= 99%", "= 124%");
+        assert!(bad(&wrong).is_some());
+        assert_eq!(bad("steady delivery 54.5 bit/s (479 kbit/s while the sender had data) = 0.05% of the bottleneck estimate 949 Mbit/s (x)"), None);
+        assert!(bad("steady delivery 54.5 bit/s (479 kbit/s while the sender had data) = 0.2% of the bottleneck estimate 949 Mbit/s (x)").is_some());
+        assert_eq!(bad("steady delivery 5.15 Mbit/s (5.90 Mbit/s while the sender had data) = 5% of the bottleneck estimate 107 Mbit/s (x)"), None);
+        // Without the busy rate the sentence names no second rate to check.
+        assert_eq!(bad("steady delivery 33.0 Mbit/s = 98% of the bottleneck estimate 38.5 Mbit/s (x)"), None);
     }
 }

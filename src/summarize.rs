@@ -149,29 +149,25 @@ pub fn rtt(conn: &Connection) -> RttStats {
     // One loop alone is a bound, not an RTT (see `RttTracker::min_end_to_end`): no
     // end-to-end figure then; the loop's own minimum stays in `via_client_min` /
     // `via_server_min`, and the views say it bounds the RTT from below.
+    // What every summary has: each loop's own minimum, the sample counts, the vantage.
+    let loops = RttStats {
+        via_client_min: c.least().map(ms),
+        via_server_min: s.least().map(ms),
+        handshake_samples: by(RttSource::Handshake),
+        data_ack_samples: by(RttSource::DataAck),
+        ts_echo_samples: by(RttSource::TsEcho),
+        vantage,
+        ..RttStats::default()
+    };
     let Some(lo) = r.min_end_to_end() else {
-        return RttStats {
-            via_client_min: c.least().map(ms),
-            via_server_min: s.least().map(ms),
-            handshake_samples: by(RttSource::Handshake),
-            data_ack_samples: by(RttSource::DataAck),
-            ts_echo_samples: by(RttSource::TsEcho),
-            vantage,
-            ..RttStats::default()
-        };
+        return loops;
     };
     // Both loops bounded from below only by window releases (no data/ACK pair, echo or
     // handshake timed the path): a base, and no distribution of round trips.
     if r.end_to_end.count() == 0 {
         return RttStats {
             min: Some(ms(lo)),
-            via_client_min: c.least().map(ms),
-            via_server_min: s.least().map(ms),
-            handshake_samples: by(RttSource::Handshake),
-            data_ack_samples: by(RttSource::DataAck),
-            ts_echo_samples: by(RttSource::TsEcho),
-            vantage,
-            ..RttStats::default()
+            ..loops
         };
     }
     let (lo, hi) = (Some(lo), r.end_to_end_max);
@@ -185,12 +181,7 @@ pub fn rtt(conn: &Connection) -> RttStats {
         median: within(r.end_to_end.quantile(0.5)).map(ms),
         p95: within(r.end_to_end.quantile(0.95)).map(ms),
         max: hi.map(|h| h.max(lo.unwrap_or(h))).map(ms),
-        via_client_min: c.least().map(ms),
-        via_server_min: s.least().map(ms),
-        handshake_samples: by(RttSource::Handshake),
-        data_ack_samples: by(RttSource::DataAck),
-        ts_echo_samples: by(RttSource::TsEcho),
-        vantage,
+        ..loops
     }
 }
 

@@ -19,6 +19,11 @@ pub struct Losses {
     open: Option<Episode>,
     /// Bytes of this direction acknowledged so far, and when the first were.
     acked: u64,
+    /// Bytes of this direction reported delivered so far, SACKed bytes counted once when
+    /// SACKed (the tracker's delivery accounting): what the receiver got, when it got it.
+    /// A cumulative ACK that fills a hole jumps over bytes the receiver had long held, so
+    /// `acked` over a loss episode is not a delivery rate.
+    delivered: u64,
     first_ack: Option<Timestamp>,
     origin: Option<Timestamp>,
 }
@@ -29,7 +34,10 @@ struct Episode {
     last: Timestamp,
     count: u32,
     bytes: u64,
-    acked_before: u64,
+    /// Delivered bytes of the direction at the first and at the last retransmission: the
+    /// delivery reported between them is the episode's.
+    delivered_before: u64,
+    delivered_at_last: u64,
 }
 
 impl Losses {
@@ -38,20 +46,23 @@ impl Losses {
         self.origin.get_or_insert(ev.ts);
         if ev.dir == d {
             if ev.send.retransmission {
-                let acked = self.acked;
+                let delivered = self.delivered;
                 let e = self.open.get_or_insert(Episode {
                     first: ev.ts,
                     last: ev.ts,
                     count: 0,
                     bytes: 0,
-                    acked_before: acked,
+                    delivered_before: delivered,
+                    delivered_at_last: delivered,
                 });
                 e.last = ev.ts;
+                e.delivered_at_last = delivered;
                 e.count += 1;
                 e.bytes += ev.len as u64;
             }
             return None;
         }
+        self.delivered += ev.acked.delivered as u64;
         if ev.acked.acked == 0 {
             return None;
         }
@@ -78,24 +89,26 @@ impl Losses {
         } else {
             String::new()
         };
-        // Delivery during the episode against the direction's average.
+        // Delivery during the episode (what the ACKs between its first and last
+        // retransmission reported delivered) against the direction's average. A rate needs
+        // at least a round trip: over less, ACK timing is batching, not delivery (Linux's
+        // tcp_rate.c discards a sample whose interval is below the minimum RTT).
         let during = (e.last - e.first).secs_f64();
-        let rates = match (self.first_ack, during > 0.0) {
-            (Some(f), true) => {
-                let acked_in = self.acked.saturating_sub(e.acked_before) as f64;
-                let all = (conn.last_ts - f).secs_f64();
-                (all > 0.0).then(|| {
-                    format!(
-                        "; {} delivered during it ({}), against {} over the connection",
-                        bytes(acked_in),
-                        rate(acked_in / during),
-                        rate(self.acked as f64 / all)
-                    )
-                })
+        let in_it = e.delivered_at_last.saturating_sub(e.delivered_before) as f64;
+        let round = conn.rtt.min_end_to_end().map(|r| r.secs_f64());
+        let rates = match self.first_ack {
+            Some(f) if (conn.last_ts - f).secs_f64() > 0.0 => {
+                let all = rate(self.acked as f64 / (conn.last_ts - f).secs_f64());
+                match round {
+                    Some(r) if during >= r && during > 0.0 => {
+                        format!("; {} delivered during it ({}), against {all} over the connection", bytes(in_it), rate(in_it / during))
+                    }
+                    Some(_) => format!("; {} delivered during it (less than a round trip: no rate), {all} over the connection", bytes(in_it)),
+                    None => format!("; {} delivered during it (no round-trip time to rate it over), {all} over the connection", bytes(in_it)),
+                }
             }
-            _ => None,
-        }
-        .unwrap_or_default();
+            _ => String::new(),
+        };
         let origin = self.origin.unwrap_or(e.first);
         s.sentence = {
             format!(

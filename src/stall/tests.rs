@@ -210,3 +210,49 @@ fn an_ordinary_transfer_has_no_stalls() {
     }
     assert!(f.finish().is_empty(), "{:?}", f.finish());
 }
+
+/// A loss episode: the hole [1461, 2921) repaired at 20 ms after eight duplicate ACKs had
+/// each reported a segment delivered (RFC 5681 §3.2), then one more loss repaired at
+/// `second_rtx_ms`; the connection goes on until an ACK more than a second later closes
+/// the episode. Full-sized segments (MSS 1460), as a duplicate ACK credits one MSS.
+fn episode_after_a_hole(second_rtx_ms: f64) -> Vec<Stall> {
+    const M: u32 = 1460;
+    let mut f = Flow::new();
+    for i in 0..10 {
+        f.data(10.0 + 0.1 * i as f64, 1 + M * i, M as usize);
+    }
+    f.ack(12.0, 1 + M, 65535);
+    for i in 0..8 {
+        f.ack(12.1 + 0.1 * i as f64, 1 + M, 65535);
+    }
+    f.data(20.0, 1 + M, M as usize);
+    f.data(20.1, 1 + 10 * M, M as usize);
+    f.ack(21.0, 1 + 10 * M, 65535);
+    f.data(second_rtx_ms, 1 + 10 * M, M as usize);
+    f.ack(second_rtx_ms + 1.0, 1 + 11 * M, 65535);
+    f.data(1500.0, 1 + 11 * M, M as usize);
+    f.ack(1501.0, 1 + 12 * M, 65535);
+    f.finish()
+}
+
+#[test]
+fn a_loss_episode_counts_what_was_delivered_in_it_not_the_hole_fills_jump() {
+    // Between the two retransmissions the ACKs reported one segment newly delivered (the
+    // hole; the eight above it were reported by the duplicate ACKs before the episode):
+    // 1460 B over 20 ms. The cumulative ACK moved nine segments at 21 ms, and eleven up to
+    // the ACK that closed the episode: counting those gave 6.42 Mbit/s.
+    let out = episode_after_a_hole(40.0);
+    let l = only(&out, StallKind::LossEpisode);
+    assert_eq!(l.len(), 1, "{out:?}");
+    assert!(l[0].sentence.contains("1.43 KiB delivered during it (584 kbit/s)"), "{}", l[0].sentence);
+}
+
+#[test]
+fn a_loss_episode_shorter_than_a_round_trip_gets_no_rate() {
+    // Retransmissions 0.6 ms apart on a path of a 1.1 ms round trip: the ACKs inside say
+    // how they were batched, not how fast data was delivered.
+    let out = episode_after_a_hole(20.6);
+    let l = only(&out, StallKind::LossEpisode);
+    assert_eq!(l.len(), 1, "{out:?}");
+    assert!(l[0].sentence.contains("less than a round trip: no rate"), "{}", l[0].sentence);
+}

@@ -242,6 +242,9 @@ vocabulary! {
         ArrivalDispersion = "arrival-dispersion",
         /// The summed delivery rate of flows sharing the path.
         SharedDeliveryRate = "shared-delivery-rate",
+        /// The rate a token-bucket policer enforced: the flow's delivery while it lost
+        /// packets to it (Flach et al., SIGCOMM 2016).
+        PolicedRate = "policed-rate",
     }
 }
 
@@ -516,6 +519,14 @@ pub struct CapacitySummary {
     pub arrival_dispersion_bps: Option<f64>,
     /// Delivery while a standing queue showed the link full.
     pub queue_delivery_bps: Option<f64>,
+    /// A token-bucket policer the losses showed: its rate (bit/s, payload) and the depth of
+    /// the least bucket that passed what the flow delivered (bytes). Over an interval T
+    /// such a path carries up to depth + rate x T, so delivery over a few RTTs may exceed
+    /// the rate it sustains.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policed_bps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policer_bucket_bytes: Option<u64>,
     /// The resolution of the capture's timestamps (s): spacing samples span at least ten.
     pub timestamp_resolution_s: f64,
     /// Why an estimate was not taken, one sentence each.

@@ -85,6 +85,8 @@ pub struct Input<'a> {
     /// on the dynamics of a congestion control algorithm: the effects of two-way traffic",
     /// SIGCOMM 1991), so their spacing is not the path's.
     pub two_way: bool,
+    /// A token-bucket policer its losses showed ([`super::policer`]).
+    pub policer: Option<super::policer::Policer>,
 }
 
 /// Everything the estimate considered.
@@ -99,6 +101,8 @@ pub struct Estimate {
     pub arrived: Option<f64>,
     /// Delivery while a standing queue stood (bytes/s).
     pub queued: Option<f64>,
+    /// The policer its losses showed: rate (bytes/s) and bucket depth (bytes).
+    pub policer: Option<super::policer::Policer>,
     /// Why an estimate was not taken.
     pub set_aside: Vec<String>,
 }
@@ -150,6 +154,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         dispersed,
         arrived,
         queued,
+        policer: inp.policer,
         set_aside,
     };
     // What the flow itself achieved: no estimate may be below it.
@@ -192,6 +197,26 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         });
         return out;
     }
+    if let Some(p) = inp.policer {
+        // A policer passes the line rate for a bucket's worth and drops the rest: the
+        // spacing shows the line, the delivery while it dropped the rate it enforced.
+        for (r, _, name) in spacing.into_iter().flatten() {
+            if r * AT_CAPACITY > p.rate {
+                out.set_aside.push(format!(
+                    "{name} showed {}, but the flow lost packets whenever it ran ahead of {} (a token-bucket policer): the spacing is the line rate behind the bucket, not what the path carries",
+                    rate(r),
+                    rate(p.rate)
+                ));
+            }
+        }
+        // The rate it sustains, not the bursts its bucket let through over a few RTTs
+        // (the law allows those: depth / window above the rate).
+        out.capacity = Some(Capacity {
+            rate: p.rate.max(inp.goodput),
+            method: Method::PolicedRate,
+        });
+        return out;
+    }
     out.capacity = largest(&out, achieved);
     out
 }
@@ -231,7 +256,12 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
         out.push(format!("goodput {} bit/s above the capacity estimate {b}", f.goodput_bps));
     }
     if let Some(c) = &f.capacity {
-        if let Some(d) = c.delivery_bps.filter(|&d| d > b * tol && !c.given) {
+        // A policer's bucket passes its depth above the rate over the delivery window.
+        let burst = match (c.policer_bucket_bytes, f.rtt_ms.min) {
+            (Some(depth), Some(min)) if min > 0.0 => depth as f64 * 8.0 / (DELIVERY_ROUNDS as f64 * min / 1000.0),
+            _ => 0.0,
+        };
+        if let Some(d) = c.delivery_bps.filter(|&d| d > (b + burst) * tol && !c.given) {
             out.push(format!("the capacity {b} bit/s is below the delivery the flow achieved ({d})"));
         }
         if Some(c.method) != f.bottleneck_method {
@@ -255,7 +285,7 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
 /// afterwards): the largest remaining, never below what was achieved; a user's figure or a
 /// standing queue's delivery stays as it was.
 pub fn choose(e: &Estimate, goodput: f64, was: Option<Capacity>) -> Option<Capacity> {
-    if let Some(c) = was.filter(|c| matches!(c.method, Method::LinkRate | Method::QueueDeliveryRate)) {
+    if let Some(c) = was.filter(|c| matches!(c.method, Method::LinkRate | Method::QueueDeliveryRate | Method::PolicedRate)) {
         return Some(c);
     }
     largest(e, e.delivered.unwrap_or(0.0).max(goodput))
@@ -311,6 +341,7 @@ mod tests {
             goodput: 6.0e6,
             median_rtt: None,
             two_way: false,
+            policer: None,
         });
         let c = e.capacity.unwrap();
         assert_eq!(c.method, Method::QueueDeliveryRate);
@@ -334,6 +365,7 @@ mod tests {
             goodput: 9.5e6,
             median_rtt: None,
             two_way: false,
+            policer: None,
         });
         assert!(e.capacity.unwrap().rate >= 10e6 * 0.99);
         // nor a user's figure
@@ -349,6 +381,7 @@ mod tests {
             goodput: 9.5e6,
             median_rtt: None,
             two_way: false,
+            policer: None,
         });
         assert!(e.capacity.unwrap().rate >= 10e6 * 0.99);
         assert_eq!(e.set_aside.len(), 1);

@@ -47,6 +47,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         let others: Vec<String> = [
             ("delivery over 4 RTTs while busy (90th percentile)", e.delivered),
             ("delivery while the queue stood", e.queued),
+            ("delivery while losing to the policer", e.policer.map(|p| p.rate)),
             ("ACK dispersion", e.dispersed),
             ("data-arrival dispersion", e.arrived),
         ]
@@ -90,6 +91,13 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             ms(x.median_rtt_s.unwrap_or(x.base_rtt_s)),
             ms(x.p95_rtt_s.unwrap_or(x.base_rtt_s)),
             ms(q)
+        ));
+    }
+    if let Some(p) = x.estimate.policer {
+        out.push(format!(
+            "losses with no queue building before them, the flow delivering {} while it lost and never more than a {} burst above that rate: a token-bucket policer (Flach et al., SIGCOMM 2016) — it drops what a shaper would queue; pacing the sender below its rate avoids the losses",
+            rate(p.rate),
+            bytes(p.depth)
         ));
     }
     out.extend(rules::evidence(f));

@@ -19,6 +19,7 @@ mod queue;
 mod rounds;
 pub mod rules;
 mod packed;
+mod policer;
 mod startup;
 mod timeline;
 
@@ -186,6 +187,11 @@ fn gather_facts(
         goodput,
         median_rtt: summary.rtt_ms.median.map(|m| Span::from_secs_f64(m / 1000.0)),
         two_way: two_way(conn, bulk),
+        // A queue that stood says the losses were its overflow, not a policer's drops.
+        policer: match &queue {
+            Some(q) if q.most_of_the_time() => None,
+            _ => policer::find(tl, summary.rtt_ms.median.map_or(base_rtt, |m| Span::from_secs_f64(m / 1000.0)), floor),
+        },
     });
     // Receivers that acknowledge whole bursts at once (stretch ACKs, a reader that lets the
     // window close) leave no spacing in their ACKs; before the bottleneck nothing else
@@ -306,6 +312,8 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
         ack_dispersion_bps: f.estimate.dispersed.map(|r| r * 8.0),
         arrival_dispersion_bps: f.estimate.arrived.map(|r| r * 8.0),
         queue_delivery_bps: f.estimate.queued.map(|r| r * 8.0),
+        policed_bps: f.estimate.policer.map(|p| p.rate * 8.0),
+        policer_bucket_bytes: f.estimate.policer.map(|p| p.depth.round() as u64),
         timestamp_resolution_s: f.quantum_s,
         set_aside: f.estimate.set_aside.clone(),
     });

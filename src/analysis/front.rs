@@ -689,42 +689,43 @@ impl Front {
         }
     }
 
-    /// Ends the connections that expired (in the order they began), and weighs the
-    /// workers; once a second of capture time.
+    /// Ends the connections that expired (in the order they began), weighs the workers,
+    /// and brings the trackers' estimates up to date; once a second of capture time.
     #[inline(never)]
     fn sweep<D: Decisions>(&mut self, out: &mut D) {
         self.last_sweep = Some(self.now);
         let (now, t) = (self.now, self.config.timeouts);
-        let mut due: Vec<(u64, u32, State)> = self
-            .table
-            .iter()
-            .filter_map(|(slot, e)| e.life.expired(now, &t).map(|s| (e.life.id, slot, s)))
-            .collect();
+        let balance = self.balancer.workers() > 1;
+        let mut due: Vec<(u64, u32, State)> = Vec::new();
+        let mut conns: Vec<(u64, usize, u64)> = Vec::new();
+        // One pass over the table, not one per job: a flood's tens of thousands of
+        // attempts are megabytes of slots, read from memory on every pass. The jobs are
+        // independent: an entry that expired is ended below (what it was charged goes
+        // with it, so it needs no recharge) and is no candidate for a move.
+        let (bytes, attempt_bytes) = (&mut self.bytes, &mut self.attempt_bytes);
+        for (slot, e) in self.table.iter_mut() {
+            if let Some(state) = e.life.expired(now, &t) {
+                due.push((e.life.id, slot, state));
+                continue;
+            }
+            if let Stage::Tracked { worker, recent, .. } = &mut e.stage {
+                if balance {
+                    conns.push((e.life.id, *worker as usize, *recent as u64));
+                }
+                *recent = 0;
+            }
+            // Trackers grow with time (timelines): their estimates follow once a second.
+            if e.first_payload.is_some() {
+                Self::recharge(bytes, attempt_bytes, e);
+            }
+        }
         due.sort_unstable_by_key(|d| d.0);
         for (_, slot, state) in due {
             self.end(slot, End::Expired(state), out);
         }
-        if self.balancer.workers() > 1 {
-            let conns: Vec<(u64, usize, u64)> = self
-                .table
-                .iter()
-                .filter_map(|(_, e)| match e.stage {
-                    Stage::Tracked { worker, recent, .. } => Some((e.life.id, worker as usize, recent as u64)),
-                    Stage::Log(_) => None,
-                })
-                .collect();
+        if balance {
             if let Some(m) = self.balancer.choose(&conns) {
                 self.carry_out(m, out);
-            }
-        }
-        // Trackers grow with time (timelines): their estimates follow once a second.
-        let (bytes, attempt_bytes) = (&mut self.bytes, &mut self.attempt_bytes);
-        for (_, e) in self.table.iter_mut() {
-            if let Stage::Tracked { recent, .. } = &mut e.stage {
-                *recent = 0;
-            }
-            if e.first_payload.is_some() {
-                Self::recharge(bytes, attempt_bytes, e);
             }
         }
         self.note_peaks();
@@ -824,9 +825,13 @@ impl Front {
     pub(crate) fn finish<D: Decisions>(&mut self, out: &mut D) {
         let mut all: Vec<(u64, u32)> = self.table.iter().map(|(slot, e)| (e.life.id, slot)).collect();
         all.sort_unstable();
+        // All of them go: their index entries leave in one pass (see `make_room`).
+        self.purging = true;
         for (_, slot) in all {
             self.end(slot, End::CaptureEnd, out);
         }
+        self.purging = false;
+        self.table.purge();
         if let Some(o) = self.offload.take() {
             self.watcher = o.finish();
         }

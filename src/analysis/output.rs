@@ -146,6 +146,14 @@ impl Output {
     }
 
     pub(crate) fn expect(&mut self, e: Expect) {
+        // A skip with nothing queued ahead of it is done at once, as `pump` would: a
+        // flood folds an attempt per SYN, and queueing each walked the ring's slots
+        // through memory (one cold cache line per folded attempt, its capacity having
+        // grown to thousands while an earlier flow was on its way).
+        if let (Expect::Skip { id }, true) = (e, self.expects.is_empty()) {
+            self.reorder.skip(id);
+            return;
+        }
         self.expects.push_back(e);
         self.pump();
     }

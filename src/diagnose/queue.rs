@@ -17,14 +17,18 @@
 //! timestamp quanta, and the serialization of one full segment at the bottleneck (data
 //! samples carry it, the handshake's small segments do not).
 //!
-//! An interval in which the flow sent nothing (no new data, no retransmission) for longer
-//! than the delay its samples show cannot show its own standing queue: the queue the flow
-//! kept emptied of it during that silence, and no packet of the flow passed through it to
-//! say otherwise (RFC 8289 §3.2 and §5: the sojourn times of the packets that pass through
-//! a queue judge it; an interval with no packet through it says nothing of it). Such an
+//! An interval in which the flow fell silent — sent nothing (no new data, no
+//! retransmission) and had nothing acknowledged — for longer than the delay its samples
+//! show cannot show its own standing queue: no packet of the flow passed through the queue
+//! in that time to say it stood (RFC 8289 §3.2 and §5: the sojourn times of the packets that
+//! leave a queue judge it; an interval with none through it says nothing of it). Such an
 //! interval is not judged, like one without samples. Behind a policer, a burst sits in the
 //! link's queue and yields every sample; the waits for the retransmission timer between
-//! bursts yield none, and the interval's least sample is the burst's.
+//! bursts yield none, and the interval's least sample is the burst's. A sender that waits
+//! with its window full is not silent: each ACK of new data it receives marks one of its
+//! segments leaving the queue (tcp-ethereal-trace-1: a Windows sender sends its 8 KiB send
+//! buffer and waits ~260 ms while the ACKs come back every 45-95 ms, the queue draining at
+//! the bottleneck's pace).
 
 use super::timeline::{Bin, Timeline};
 use crate::time::Span;
@@ -40,8 +44,9 @@ pub const MOST: f64 = 0.5;
 #[derive(Clone, Debug, PartialEq)]
 pub struct StandingQueue {
     /// Share of the steady transfer's time in intervals whose minimum RTT stayed above
-    /// base + target (an interval without RTT samples, or one the flow fell silent in for
-    /// longer than the delay its samples show, cannot show a queue: it counts as none).
+    /// base + target (an interval without RTT samples, or one the flow fell silent in —
+    /// nothing sent, nothing acknowledged — for longer than the delay its samples show,
+    /// cannot show a queue: it counts as none).
     pub share: f64,
     /// Share of the steady transfer's time in intervals with RTT samples.
     pub judged: f64,
@@ -115,11 +120,12 @@ pub fn find(tl: &Timeline, from: usize, base_rtt: Span, floor: Span) -> Option<S
     })
 }
 
-/// The longest run of bins in `w` in which the flow sent no segment of data.
+/// The longest run of bins in `w` in which the flow sent no segment of data and had
+/// nothing acknowledged.
 fn longest_silence(w: &[Bin]) -> usize {
     let (mut run, mut longest) = (0, 0);
     for b in w {
-        run = if b.sent == 0 && b.retransmissions == 0 {
+        run = if b.sent == 0 && b.retransmissions == 0 && b.delivered == 0 {
             run + 1
         } else {
             0
@@ -192,6 +198,19 @@ mod tests {
         // The same samples from a flow that kept sending: the queue stood.
         let tl = timeline(|i| (i % 100 < 10).then_some(4.35));
         let q = find(&tl, 0, Span::from_micros(350), Span::from_micros(10)).unwrap();
+        assert!(q.most_of_the_time(), "{q:?}");
+        // A sender that waits with its window full is not silent: ACKs of new data every
+        // 45 ms mark its segments leaving the queue, which stands 57 ms above the base
+        // though the sender is quiet 265 ms of every 270 (tcp-ethereal-trace-1: 8 KiB sent
+        // every 270 ms, ACKed at the bottleneck's pace). Without the ACKs the same samples
+        // say nothing of a queue.
+        let quiet = timeline_sending(|i| (i % 45 == 0).then_some(80.0), |i| i % 270 < 5);
+        assert!(find(&quiet, 0, Span::from_millis(23), Span::from_millis(50)).is_none_or(|q| !q.most_of_the_time()));
+        let mut tl = quiet;
+        for i in (0..5000).filter(|i| i % 45 == 0) {
+            tl.bin(Timestamp(1_000_000_000) + Span::from_millis(i as i64)).delivered += 1460;
+        }
+        let q = find(&tl, 0, Span::from_millis(23), Span::from_millis(50)).unwrap();
         assert!(q.most_of_the_time(), "{q:?}");
         // Silences shorter than the delay leave the interval judged: a 700 ms queue
         // behind a sender that pauses 5 ms now and then still stands.

@@ -246,11 +246,23 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         // reaches the capacity between losses): the verdict is what kept it below. Not for
         // a flow sharing the path: the group's delivery summed over this member's steady
         // period takes in the others' start and end, and reads low.
+        // What stands against that: time the pipe was shown full without the capacity
+        // estimate — a loss-free flat flight of at least the BDP with the RTT raised to hold
+        // it (`FullPipe`): no backing off after losses, and a queue the ACK clock drained at
+        // the link's pace. Below capacity the bottleneck competes with that time alone (an
+        // estimate above what the ACK clock showed does not unmake a full pipe).
         let below_capacity = !account.shared && utilisation.is_some_and(|u| u < bottleneck::AT_CAPACITY);
+        let share = |l: Label| {
+            if below_capacity && l == Label::Bottleneck {
+                full_pipe_share
+            } else {
+                fractions[l.index()]
+            }
+        };
         *Label::ALL
             .iter()
-            .filter(|l| !(below_capacity && **l == Label::Bottleneck))
-            .max_by(|a, b| fractions[a.index()].total_cmp(&fractions[b.index()]))
+            .filter(|l| !(below_capacity && **l == Label::Bottleneck && full_pipe_share == 0.0))
+            .max_by(|a, b| share(**a).total_cmp(&share(**b)))
             .expect("four labels")
     });
 

@@ -371,6 +371,38 @@ mod tests {
     }
 
     #[test]
+    fn below_the_estimate_a_full_pipe_still_competes_for_the_verdict() {
+        // Delivery 60% of the estimate throughout (an estimate above what the ACK clock
+        // showed): 36% of the time the flight grows (congestion control), 44% it sits flat
+        // at 60 kB over the 40 kB pipe with the RTT raised, 20% the sender idles. No rule
+        // decides; the full pipe is the largest share and no loss backs it off, so the
+        // bottleneck is not set aside for being below the estimate.
+        let bin = |i: usize| match i {
+            0..180 => Bin {
+                delivered: at(0.6),
+                flight: 20_000 + i as u64 * 200,
+                ..BUSY
+            },
+            180..400 => Bin {
+                delivered: at(0.6),
+                flight: 60_000,
+                ..BUSY
+            },
+            _ => Bin {
+                busy: 0.0,
+                idle: 1.0,
+                ..BUSY
+            },
+        };
+        let c = super::super::fixture::run_with(bin, true);
+        assert!(c.utilisation.unwrap() < super::AT_CAPACITY, "{c:?}");
+        assert!(c.full_pipe_share > 0.4 && c.full_pipe_share < 0.5, "{c:?}");
+        assert_eq!(c.verdict, Label::Bottleneck, "{c:?}");
+        // With the RTT at its base the flat flight is the sender's, and so is the verdict.
+        assert_eq!(super::super::fixture::run_with(bin, false).verdict, Label::Sender);
+    }
+
+    #[test]
     fn the_margin_is_fifteen_percent() {
         assert!(super::at_capacity(0.86, 1.0));
         assert!(!super::at_capacity(0.84, 1.0));

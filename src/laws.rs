@@ -42,6 +42,10 @@ pub const LAWS: &[Law] = &[
         check: crate::diagnose::evidence_law,
     },
     Law {
+        name: "sender-not-full",
+        check: crate::diagnose::rules::sender::law,
+    },
+    Law {
         name: "limits",
         check: crate::diagnose::limits_law,
     },

@@ -11,7 +11,7 @@
 
 mod needs;
 
-use bdpscope::summary::{FlowSummary, StallKind};
+use bdpscope::summary::{FlowSummary, Label, Limits, StallKind, Verdict};
 use bdpscope::units::agrees;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -293,4 +293,43 @@ fn the_check_catches_a_broken_law() {
     // And the text scan sees a zero printed for a non-zero value.
     assert!(zero_with_decimals("rtt  min 0.0 ms, median 0.1").is_some());
     assert!(zero_with_decimals("rtt  min 17.0 µs, 100 ms, 0 B, 10.05").is_none());
+}
+
+#[test]
+fn the_sender_law_catches_a_sender_verdict_beside_a_full_pipe() {
+    // tcp-ethereal-trace-1 as the standing-queue change alone printed it (5e0df6c without
+    // the flat-flight split): a Windows sender's 8 KiB send buffer, 11x the BDP, with the
+    // queue holding the excess (RTT 23 -> 190 ms), called sender-limited (40%: idle 4% and
+    // this plateau 36%) beside this.
+    let (_, json) = run(&["analyze", "--format", "json"], &root().join("fixtures/rcvbuf_16k/client.pcap.gz"));
+    let doc: Document = serde_json::from_str(&json).unwrap();
+    let f = &doc.flows[0];
+    let old = "flight flat at ~8.00 KiB for 36% of the time with no loss, below the receiver window (61.3 KiB) and above the BDP (924 B): the pipe was full";
+    let idle = "sender idle (nothing new to send: everything acknowledged, or room in its window left unused for over a round trip) 4% of the time";
+    let as_printed = |sender: f64, bottleneck: f64, cwnd: f64, flat: &str| {
+        let mut b = f.clone();
+        b.verdict = Verdict::Limited(Label::Sender);
+        b.limits = Some(Limits {
+            receiver_window: 0.0,
+            cwnd,
+            bottleneck,
+            sender,
+        });
+        b.evidence.push(idle.into());
+        b.evidence.push(flat.into());
+        b
+    };
+    let v = bdpscope::laws::check(&as_printed(0.4006, 0.5728, 0.0266, old));
+    assert!(v.iter().any(|v| v.law == "sender-not-full"), "{v:?}");
+    // A sender-limited flow that filled the pipe for a moment (1%) and held a flat flight
+    // far below the BDP half the time (iperf-mptcp-0-0) stands on its own time.
+    let brief = old.replace("36%", "1%");
+    let v = bdpscope::laws::check(&as_printed(0.5048, 0.4952, 0.0, &brief));
+    assert!(!v.iter().any(|v| v.law == "sender-not-full"), "{v:?}");
+    // A full pipe needs the RTT printed beside it to have risen to hold the excess.
+    let mut broken = f.clone();
+    broken.rtt_ms.median = broken.rtt_ms.min;
+    broken.evidence.push(old.into());
+    let v = bdpscope::laws::check(&broken);
+    assert!(v.iter().any(|v| v.law == "evidence" && v.detail.contains("no rise of the RTT")), "{v:?}");
 }

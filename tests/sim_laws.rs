@@ -603,3 +603,52 @@ fn the_truth_checks_apply_where_the_truth_is_certain() {
         }
     }
 }
+
+/// Issue 14's minimal case of a policer read as a standing queue: 30 Mbit/s, RTT 300 µs,
+/// queue 30, a 6 Mbit/s policer (burst 64000), BSD -> Windows CUBIC, rcvbuf 64000, 1 s,
+/// at the sender's interface. RTT samples exist only while a policed burst sits in the
+/// link's queue; the waits for the retransmission timer between bursts carry none, and
+/// the queue read from them alone looked standing (bottleneck-limited, a "queue-delivery"
+/// capacity of 26.9 Mbit/s beside a goodput of 2.55 Mbit/s). A policer drops; it builds
+/// no queue (RFC 8289 §3.2: an interval with no packet through the queue says nothing of it).
+#[test]
+fn a_policer_with_rto_waits_shows_no_standing_queue() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 30,
+            shaper: Some(Shaper {
+                rate_bps: 6_000_000,
+                burst_bytes: 64_000,
+                limit_bytes: 30_000,
+                police: true,
+                tick: us(0),
+            }),
+            ..Path::new(30_000_000, us(300))
+        },
+        flows: vec![Flow {
+            sender_stack: Stack::bsd(),
+            receiver_stack: Stack::windows(),
+            cc: Cc::Cubic,
+            rcvbuf: 64_000,
+            ..Flow::default()
+        }],
+        secs: 1,
+    };
+    let out = sim::run(&d.path, &d.flows, Duration::from_secs(d.secs));
+    let flows = analyse(out.pcap(Vantage::Sender).expect("a sender capture"));
+    let f = flows.iter().find(|f| f.goodput_bps > 0.0).expect("the bulk flow");
+    eprintln!(
+        "{d:?}\nverdict {:?} queue {:?} capacity {:?} bottleneck {:?} goodput {}",
+        f.verdict, f.queue, f.capacity, f.bottleneck_bps, f.goodput_bps
+    );
+    for e in &f.evidence {
+        eprintln!("  {e}");
+    }
+    assert!(
+        f.queue.as_ref().is_none_or(|q| q.standing_share < 0.5), // the queue's "most of the transfer",
+        "{d:?}: a standing queue behind a policer: {:?}",
+        f.queue
+    );
+    let bad = failures(&d, None, true);
+    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+}

@@ -24,8 +24,13 @@ pub struct Classification {
     pub busy_rate: f64,
     pub idle_share: f64,
     pub plateau_share: f64,
-    /// The typical flight of the flat stretches (median of their rounds' largest flight).
+    /// The typical flight of the sender's flat stretches (median of their rounds' largest
+    /// flight).
     pub plateau_flight: u64,
+    /// Share of the steady transfer on a loss-free flat flight at or above the BDP with the
+    /// RTT raised to hold it (`bottleneck::FullPipe`), and that flight's typical level.
+    pub full_pipe_share: f64,
+    pub full_pipe_flight: u64,
     /// Duration the fractions are taken over, seconds.
     pub steady_s: f64,
 }

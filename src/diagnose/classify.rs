@@ -1,7 +1,8 @@
 //! The limitation timeline: every bin's time goes to exactly one label, claimed by the
 //! rules of [`super::rules::CLAIMS`] in precedence order (idle and receiver-window time come
-//! straight from the chronograph; busy time is bottleneck while a queue stood or delivery
-//! reached capacity, sender when the flight sat on a plateau, cwnd otherwise). The
+//! straight from the chronograph; busy time is bottleneck while a queue stood, delivery
+//! reached capacity or a flat flight filled the pipe with the RTT raised to hold it, sender
+//! when the flight sat on a plateau below that, cwnd otherwise). The
 //! fractions, the verdict ([`super::rules::VERDICTS`], then the largest share) and the
 //! periods follow from the per-bin account.
 
@@ -26,6 +27,9 @@ pub struct Input<'a> {
     /// The standing queue (see `queue`): which bins lay in one, and whether one stood most
     /// of the steady transfer; None when none could be judged.
     pub queue: Option<&'a StandingQueue>,
+    /// The RTT rose above the base (the flow's queueing delay is a sign of a full pipe:
+    /// `Facts::queue_shows`): a flight above the BDP then sat in the path's queue.
+    pub rtt_rose: bool,
     /// Spans the path could carry nothing (outages: data outstanding, nothing acknowledged
     /// for longer than a retransmission timer): what limited the flow is judged while the
     /// path could carry data, so their bins count for no label (they are reported as
@@ -43,7 +47,17 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     let k = rounds::bins_per_round(tl, inp.base_rtt);
     let startup_round = startup::end_round(&rounds);
     let startup_bin = rounds.get(startup_round).map_or(tl.bins.len(), |r| r.first);
-    let plateau = sender::plateau_rounds(&rounds, inp.mss, startup_round);
+    let flat = sender::plateau_rounds(&rounds, inp.mss, startup_round);
+    // A flat stretch that holds the BDP (judged capacity x base RTT) while the RTT rose is
+    // the pipe full, not the sender's buffer (see `bottleneck::FullPipe`); the rest of the
+    // flat stretches are the sender's.
+    let pipe = inp.capacity.map(|c| c * inp.base_rtt.secs_f64());
+    let full: Vec<bool> = rounds
+        .iter()
+        .zip(&flat)
+        .map(|(r, &f)| f && bottleneck::fills_pipe(r.max_flight, pipe, inp.rtt_rose))
+        .collect();
+    let plateau: Vec<bool> = flat.iter().zip(&full).map(|(&f, &p)| f && !p).collect();
 
     // Delivery rate around each bin over two rounds (one each side): over less, how the
     // bins cut the ACK train shows more than the path does.
@@ -72,6 +86,8 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         .collect();
     // Per-bin account: each rule in turn takes what it explains of the bin's time.
     let mut per_bin: Vec<[u64; 4]> = Vec::with_capacity(tl.bins.len());
+    // Per bin, the time `FullPipe` claimed (within the bottleneck's).
+    let mut full_ns: Vec<u64> = vec![0; tl.bins.len()];
     for (i, b) in tl.bins.iter().enumerate() {
         if out[i] {
             per_bin.push([0; 4]);
@@ -82,6 +98,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
             local_rate: local_rate(i),
             capacity: inp.capacity,
             plateau: plateau.get(i / k).copied().unwrap_or(false),
+            full_pipe: full.get(i / k).copied().unwrap_or(false),
             queue: inp.queue.and_then(|q| q.bins.get(i).copied()).unwrap_or(false),
         };
         let mut left = Left {
@@ -91,7 +108,11 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         };
         let mut t = [0u64; 4];
         for rule in rules::CLAIMS {
-            t[rule.label().index()] += rule.claim(&ctx, &mut left);
+            let got = rule.claim(&ctx, &mut left);
+            if rule.name() == bottleneck::FULL_PIPE {
+                full_ns[i] = got;
+            }
+            t[rule.label().index()] += got;
         }
         debug_assert_eq!(left.busy + left.rwnd + left.idle, 0, "every nanosecond has a label");
         per_bin.push(t);
@@ -136,16 +157,26 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         .sum();
     let idle_share = share_of_steady(idle_ns);
     let plateau_share = fractions[Label::Sender.index()] - idle_share;
-    let plateau_flight = {
+    let typical_flight = |marked: &[bool]| {
         let mut levels: Vec<u64> = rounds
             .iter()
             .enumerate()
-            .filter(|&(j, _)| plateau.get(j).copied().unwrap_or(false))
+            .filter(|&(j, _)| marked.get(j).copied().unwrap_or(false))
             .map(|(_, r)| r.max_flight)
             .collect();
         levels.sort_unstable();
         levels.get(levels.len() / 2).copied().unwrap_or(0)
     };
+    let plateau_flight = typical_flight(&plateau);
+    let full_pipe_flight = typical_flight(&full);
+    let full_pipe_share = share_of_steady(
+        full_ns[steady_from..]
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| kept(i))
+            .map(|(_, &ns)| ns)
+            .sum(),
+    );
 
     let own: f64 = tl.bins[steady_from..]
         .iter()
@@ -204,6 +235,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         // The queue's own judgement, the one its evidence prints and its law reads (the
         // share of time in standing intervals, over the steady transfer's full intervals).
         standing_queue: inp.queue.is_some_and(StandingQueue::most_of_the_time),
+        full_pipe_share,
         utilisation,
         shared: inp.shared_delivered.is_some(),
     };
@@ -214,11 +246,23 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         // reaches the capacity between losses): the verdict is what kept it below. Not for
         // a flow sharing the path: the group's delivery summed over this member's steady
         // period takes in the others' start and end, and reads low.
+        // What stands against that: time the pipe was shown full without the capacity
+        // estimate — a loss-free flat flight of at least the BDP with the RTT raised to hold
+        // it (`FullPipe`): no backing off after losses, and a queue the ACK clock drained at
+        // the link's pace. Below capacity the bottleneck competes with that time alone (an
+        // estimate above what the ACK clock showed does not unmake a full pipe).
         let below_capacity = !account.shared && utilisation.is_some_and(|u| u < bottleneck::AT_CAPACITY);
+        let share = |l: Label| {
+            if below_capacity && l == Label::Bottleneck {
+                full_pipe_share
+            } else {
+                fractions[l.index()]
+            }
+        };
         *Label::ALL
             .iter()
-            .filter(|l| !(below_capacity && **l == Label::Bottleneck))
-            .max_by(|a, b| fractions[a.index()].total_cmp(&fractions[b.index()]))
+            .filter(|l| !(below_capacity && **l == Label::Bottleneck && full_pipe_share == 0.0))
+            .max_by(|a, b| share(**a).total_cmp(&share(**b)))
             .expect("four labels")
     });
 
@@ -237,6 +281,8 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         idle_share,
         plateau_share: plateau_share.max(0.0),
         plateau_flight,
+        full_pipe_share,
+        full_pipe_flight,
         steady_s,
     }
 }
@@ -333,6 +379,7 @@ mod tests {
             mss: MSS,
             shared_delivered: Some(&group),
             queue: None,
+            rtt_rose: false,
             excluded: &[],
         });
         assert!((c.idle_share - 0.5).abs() < 0.05, "idle share {}", c.idle_share);

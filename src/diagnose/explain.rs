@@ -231,6 +231,19 @@ pub fn evidence_law(f: &crate::summary::FlowSummary) -> Vec<String> {
         if e.contains("; goodput ") {
             check(e, "; goodput ", Some(f.goodput_bps));
         }
+        if e.starts_with("flight flat at ~") && e.contains("the pipe was full") {
+            // A flat flight fills the pipe only with a queue holding its excess: the RTT
+            // printed beside it rose (the sign `Facts::queue_shows` reads).
+            check(e, "(median ", f.rtt_ms.median.map(|m| m / 1e3));
+            check(e, " vs base ", f.rtt_ms.min.map(|m| m / 1e3));
+            match (f.rtt_ms.min, f.rtt_ms.median) {
+                (Some(min), Some(med)) if med - min >= 1e3 * super::facts::queue_sign_s(min / 1e3) => {}
+                _ => out.push(format!(
+                    "a flat flight said to fill the pipe with no rise of the RTT (min {:?} ms, median {:?} ms): {e}",
+                    f.rtt_ms.min, f.rtt_ms.median
+                )),
+            }
+        }
         if e.starts_with("flight flat at ~") {
             let level = after(e, "flight flat at ~").and_then(parse);
             for (key, above) in [

@@ -7,6 +7,16 @@ use super::queue::StandingQueue;
 use crate::summary::{Stall, StallKind};
 use crate::tcp::WindowScale;
 
+/// Queueing delay that shows a full pipe: 5% of the base RTT, at least a millisecond
+/// (below that, timer and scheduling noise).
+const QUEUE_SIGN_SHARE: f64 = 0.05;
+const QUEUE_SIGN_S: f64 = 0.001;
+
+/// The least queueing delay (s) that shows a full pipe over a base RTT of `base_s`.
+pub fn queue_sign_s(base_s: f64) -> f64 {
+    QUEUE_SIGN_S.max(QUEUE_SIGN_SHARE * base_s)
+}
+
 #[derive(Clone, Debug)]
 pub struct Facts {
     pub capacity: Option<Capacity>,
@@ -69,6 +79,11 @@ impl Facts {
     /// Queueing delay: median RTT above the base.
     pub fn queueing_s(&self) -> Option<f64> {
         self.median_rtt_s.map(|m| (m - self.base_rtt_s).max(0.0))
+    }
+
+    /// The RTT rose above the base enough to show a queue, a sign the pipe was full.
+    pub fn queue_shows(&self) -> bool {
+        self.queueing_s().unwrap_or(0.0) >= queue_sign_s(self.base_rtt_s)
     }
 
     /// The largest window the sender kept to: as it read the windows.

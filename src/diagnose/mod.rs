@@ -262,6 +262,7 @@ fn classify_kept(k: &Kept, tl: &Timeline, shared: Option<&[f64]>) -> Classificat
         mss: k.mss,
         shared_delivered: shared,
         queue: k.facts.queue.as_ref(),
+        rtt_rose: k.facts.queue_shows(),
         excluded: &excluded,
     })
 }
@@ -276,7 +277,6 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     if !cap.method.is_delivery() {
         return Some(cap.rate);
     }
-    let queue = f.queueing_s().unwrap_or(0.0);
     // Packet spacing that shows (nearly) the same rate is independent evidence too: a
     // paced sender (BBR) fills the pipe with hardly any queue and no loss.
     let acks = if f.stretch_acks.is_some() {
@@ -288,15 +288,11 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     let standing = f.queue.as_ref().is_some_and(|q| q.standing > 0);
     let full = f.retransmitted_segments > 0
         || standing
-        || queue >= QUEUE_SIGN_S.max(QUEUE_SIGN_SHARE * f.base_rtt_s)
+        || f.queue_shows()
         || spacing >= rules::bottleneck::AT_CAPACITY * cap.rate;
     full.then_some(cap.rate)
 }
 
-/// Queueing delay that shows a full pipe: 5% of the base RTT, at least a millisecond
-/// (below that, timer and scheduling noise).
-const QUEUE_SIGN_SHARE: f64 = 0.05;
-const QUEUE_SIGN_S: f64 = 0.001;
 
 /// Writes the diagnosis fields of the summary.
 fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {

@@ -16,8 +16,21 @@
 //! (RFC 8289 §4.4: 5-10% of the interval), at least what the measurement can resolve — ten
 //! timestamp quanta, and the serialization of one full segment at the bottleneck (data
 //! samples carry it, the handshake's small segments do not).
+//!
+//! An interval in which the flow fell silent — sent nothing (no new data, no
+//! retransmission) and had nothing acknowledged — for longer than the delay its samples
+//! show cannot show its own standing queue: no packet of the flow passed through the queue
+//! in that time to say it stood (RFC 8289 §3.2 and §5: the sojourn times of the packets that
+//! leave a queue judge it; an interval with none through it says nothing of it). Such an
+//! interval is not judged, like one without samples. Behind a policer, a burst sits in the
+//! link's queue and yields every sample; the waits for the retransmission timer between
+//! bursts yield none, and the interval's least sample is the burst's. A sender that waits
+//! with its window full is not silent: each ACK of new data it receives marks one of its
+//! segments leaving the queue (tcp-ethereal-trace-1: a Windows sender sends its 8 KiB send
+//! buffer and waits ~260 ms while the ACKs come back every 45-95 ms, the queue draining at
+//! the bottleneck's pace).
 
-use super::timeline::Timeline;
+use super::timeline::{Bin, Timeline};
 use crate::time::Span;
 
 /// RFC 8289's interval.
@@ -31,8 +44,9 @@ pub const MOST: f64 = 0.5;
 #[derive(Clone, Debug, PartialEq)]
 pub struct StandingQueue {
     /// Share of the steady transfer's time in intervals whose minimum RTT stayed above
-    /// base + target (an interval without RTT samples cannot show a queue: it counts as
-    /// none).
+    /// base + target (an interval without RTT samples, or one the flow fell silent in —
+    /// nothing sent, nothing acknowledged — for longer than the delay its samples show,
+    /// cannot show a queue: it counts as none).
     pub share: f64,
     /// Share of the steady transfer's time in intervals with RTT samples.
     pub judged: f64,
@@ -75,6 +89,9 @@ pub fn find(tl: &Timeline, from: usize, base_rtt: Span, floor: Span) -> Option<S
         if full {
             total_ns += time;
         }
+        // The silence is at least the run of bins the flow sent nothing in.
+        let silent_ns = longest_silence(w) as i64 * width as i64;
+        let min = min.filter(|&m| silent_ns <= m - base_rtt.nanos());
         if let (Some(m), true, true) = (min, full, time > 0) {
             intervals += 1;
             judged_ns += time;
@@ -103,18 +120,40 @@ pub fn find(tl: &Timeline, from: usize, base_rtt: Span, floor: Span) -> Option<S
     })
 }
 
+/// The longest run of bins in `w` in which the flow sent no segment of data and had
+/// nothing acknowledged.
+fn longest_silence(w: &[Bin]) -> usize {
+    let (mut run, mut longest) = (0, 0);
+    for b in w {
+        run = if b.sent == 0 && b.retransmissions == 0 && b.delivered == 0 {
+            run + 1
+        } else {
+            0
+        };
+        longest = longest.max(run);
+    }
+    longest
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::time::Timestamp;
 
     fn timeline(rtt_ms: impl Fn(usize) -> Option<f64>) -> Timeline {
-        // 5 s of 1 ms bins, busy all the time.
+        timeline_sending(rtt_ms, |_| true)
+    }
+
+    /// 5 s in 1 ms steps, busy all the time, sending a segment in the steps `sends` says.
+    fn timeline_sending(rtt_ms: impl Fn(usize) -> Option<f64>, sends: impl Fn(usize) -> bool) -> Timeline {
         let t0 = Timestamp(1_000_000_000);
         let mut tl = Timeline::new(t0);
         for i in 0..5000 {
             let b = tl.bin(t0 + Span::from_millis(i as i64));
             b.busy_ns += 1_000_000;
+            if sends(i) {
+                b.sent += 1448;
+            }
             if let Some(r) = rtt_ms(i) {
                 let ns = (r * 1e6) as i64;
                 b.rtt_min_ns = Some(b.rtt_min_ns.map_or(ns, |m| m.min(ns)));
@@ -146,6 +185,38 @@ mod tests {
         let q = find(&tl, 0, Span::from_millis(40), Span::from_micros(10)).unwrap();
         assert_eq!(q.standing, 0, "{q:?}");
         assert!(!q.most_of_the_time());
+    }
+
+    #[test]
+    fn silences_longer_than_the_delay_show_no_queue_of_the_flow() {
+        // A policer's pattern: base 0.35 ms; every 100 ms a 10 ms burst whose samples sit
+        // 4 ms above the base in the link's queue, then 90 ms of waiting for the
+        // retransmission timer, sending nothing and sampling nothing.
+        let tl = timeline_sending(|i| (i % 100 < 10).then_some(4.35), |i| i % 100 < 10);
+        let q = find(&tl, 0, Span::from_micros(350), Span::from_micros(10));
+        assert!(q.is_none(), "{q:?}");
+        // The same samples from a flow that kept sending: the queue stood.
+        let tl = timeline(|i| (i % 100 < 10).then_some(4.35));
+        let q = find(&tl, 0, Span::from_micros(350), Span::from_micros(10)).unwrap();
+        assert!(q.most_of_the_time(), "{q:?}");
+        // A sender that waits with its window full is not silent: ACKs of new data every
+        // 45 ms mark its segments leaving the queue, which stands 57 ms above the base
+        // though the sender is quiet 265 ms of every 270 (tcp-ethereal-trace-1: 8 KiB sent
+        // every 270 ms, ACKed at the bottleneck's pace). Without the ACKs the same samples
+        // say nothing of a queue.
+        let quiet = timeline_sending(|i| (i % 45 == 0).then_some(80.0), |i| i % 270 < 5);
+        assert!(find(&quiet, 0, Span::from_millis(23), Span::from_millis(50)).is_none_or(|q| !q.most_of_the_time()));
+        let mut tl = quiet;
+        for i in (0..5000).filter(|i| i % 45 == 0) {
+            tl.bin(Timestamp(1_000_000_000) + Span::from_millis(i as i64)).delivered += 1460;
+        }
+        let q = find(&tl, 0, Span::from_millis(23), Span::from_millis(50)).unwrap();
+        assert!(q.most_of_the_time(), "{q:?}");
+        // Silences shorter than the delay leave the interval judged: a 700 ms queue
+        // behind a sender that pauses 5 ms now and then still stands.
+        let tl = timeline_sending(|i| (i % 5 == 0).then_some(700.0), |i| i % 50 >= 5);
+        let q = find(&tl, 0, Span::from_millis(14), Span::from_micros(10)).unwrap();
+        assert!(q.most_of_the_time(), "{q:?}");
     }
 
     #[test]

@@ -8,6 +8,14 @@
 //!   the window — the flow's own excess window, or other traffic sharing the link.
 //! - `AtCapacity`: the bytes acknowledged per round trip reach the capacity estimate (alone,
 //!   or summed with the other flows that share the same hosts and time).
+//! - `FullPipe`: a loss-free flat flight of at least the BDP while the flow's RTT rose above
+//!   the base. The BDP is what the path holds (RFC 6349 §3.3.1: the window that fills the
+//!   path is bottleneck rate x base RTT; send and receive buffers of at least that much do
+//!   not limit the rate); by Little's law the flight beyond it sat in the bottleneck's queue
+//!   — the raised RTT is that wait — and a work-conserving link with a queue in front of it
+//!   is busy. Such a flight is the sender's buffer holding more than the path, not less: it
+//!   is not sender-limited time (the sender rule keeps only flat flights below the BDP, or
+//!   with no queue to hold the excess).
 //!
 //! ## Why
 //! When the pipe is full, more window only adds queueing delay; nothing at the ends can
@@ -36,6 +44,15 @@ const QUEUE_NOTICEABLE_S: f64 = 0.002;
 pub fn at_capacity(rate: f64, capacity: f64) -> bool {
     capacity > 0.0 && rate >= AT_CAPACITY * capacity
 }
+
+/// A flat flight of `flight` bytes filled the pipe: it held at least the BDP (`pipe`, from
+/// a judged capacity) while the RTT rose above the base to hold the excess.
+pub fn fills_pipe(flight: u64, pipe: Option<f64>, rtt_rose: bool) -> bool {
+    rtt_rose && pipe.is_some_and(|p| p > 0.0 && flight as f64 >= p)
+}
+
+/// The name `FullPipe` claims under.
+pub const FULL_PIPE: &str = "full-pipe";
 
 /// Busy time while a queue stood.
 pub struct StandingQueue;
@@ -75,14 +92,37 @@ impl Claim for AtCapacity {
     }
 }
 
+/// Busy time on a flat flight that filled the pipe (see the module).
+pub struct FullPipe;
+
+impl Claim for FullPipe {
+    fn name(&self) -> &'static str {
+        FULL_PIPE
+    }
+    fn label(&self) -> Label {
+        Label::Bottleneck
+    }
+    fn claim(&self, b: &BinCtx<'_>, left: &mut Left) -> u64 {
+        if b.full_pipe {
+            std::mem::take(&mut left.busy)
+        } else {
+            0
+        }
+    }
+}
+
 pub struct Decides;
 
 impl Verdict for Decides {
     fn label(&self) -> Label {
         Label::Bottleneck
     }
+    /// Delivery at capacity, a standing queue, or a flight that filled the pipe (with the
+    /// queue holding its excess) most of the steady transfer: each says the link was busy.
     fn decides(&self, a: &Account) -> bool {
-        a.utilisation.is_some_and(|u| u >= AT_CAPACITY) || a.standing_queue
+        a.utilisation.is_some_and(|u| u >= AT_CAPACITY)
+            || a.standing_queue
+            || a.full_pipe_share >= super::super::queue::MOST
     }
 }
 
@@ -107,6 +147,22 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             ms(q.target_s),
             ms(q.delay_s)
         ));
+    }
+    let c = f.class;
+    if c.full_pipe_share > 0.01 {
+        if let Some(bdp) = x.bdp {
+            let level = c.full_pipe_flight as f64;
+            let mut against: Vec<String> = super::sender::against_window(x, level).into_iter().collect();
+            against.push(format!("above the BDP ({})", bytes(bdp)));
+            out.push(format!(
+                "flight flat at ~{} for {} of the time with no loss, {}, the RTT rising to hold the excess (median {} vs base {}): the pipe was full",
+                bytes(level),
+                pct(c.full_pipe_share),
+                against.join(" and "),
+                ms(x.median_rtt_s.unwrap_or(x.base_rtt_s)),
+                ms(x.base_rtt_s)
+            ));
+        }
     }
     out
 }
@@ -136,6 +192,12 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     // What held the flight where it was: the receiver's window (full), the sender's own
     // flat flight (its send buffer), or its congestion control (neither).
     let fr = |l: Label| c.fractions[l.index()];
+    // The sender's flat flight: the one that filled the pipe, or its own plateau.
+    let (flat_share, flat_flight) = if c.full_pipe_share >= c.plateau_share {
+        (c.full_pipe_share, c.full_pipe_flight)
+    } else {
+        (c.plateau_share, c.plateau_flight)
+    };
     let (knob, current, sentence) = if fr(Label::ReceiverWindow) >= super::receiver_window::MIN_SHARE {
         let w = x.max_rwnd.unwrap_or(x.max_flight);
         (
@@ -150,13 +212,13 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
                 bytes(target)
             ),
         )
-    } else if c.plateau_share > fr(Label::Cwnd) && c.plateau_flight > 0 {
+    } else if flat_share > fr(Label::Cwnd) && flat_flight > 0 {
         (
             "net.ipv4.tcp_wmem max, or SO_SNDBUF at the sender",
-            Some(c.plateau_flight),
+            Some(flat_flight),
             format!(
                 "the path is full: more data in flight only adds delay. The sender kept a flat ~{} in flight (its send buffer), far above the BDP ({}), and the excess queued ({rtts}). A send buffer near {} (tcp_wmem max, SO_SNDBUF) would give {same}, as would an AQM (fq_codel, CAKE) at the bottleneck",
-                bytes(c.plateau_flight as f64),
+                bytes(flat_flight as f64),
                 bytes(bdp),
                 bytes(target)
             ),
@@ -263,6 +325,7 @@ mod tests {
                 mss: MSS,
                 shared_delivered: None,
                 queue: Some(q),
+                rtt_rose: false,
                 excluded: &[],
             })
         };
@@ -273,6 +336,70 @@ mod tests {
         // The verdict follows the queue's own judgement (the one its evidence prints):
         // standing 40% of the transfer is not most of it.
         assert_eq!(verdict(&queue(0.4)).verdict, Label::ReceiverWindow);
+    }
+
+    #[test]
+    fn a_flat_flight_above_the_bdp_with_the_rtt_raised_fills_the_pipe() {
+        // 60 kB flat, loss-free, over a 40 kB pipe (1 MB/s x 40 ms), delivering 70% of the
+        // estimate: with the RTT raised the excess sat in the queue and the link was busy
+        // (a send buffer larger than the path, tcp-ethereal-trace-1's case); the sender's
+        // plateau does not claim it.
+        let bin = |i: usize| Bin {
+            delivered: at(0.7),
+            flight: 60_000 + (i as u64 % 2) * 1448,
+            ..BUSY
+        };
+        let c = super::super::fixture::run_with(bin, true);
+        assert_eq!(c.verdict, Label::Bottleneck);
+        assert!(c.full_pipe_share > 0.8 && c.plateau_share < 0.01, "{c:?}");
+        assert_eq!(c.full_pipe_flight, 61_448);
+        // With the RTT at its base the flight was not in the path: the sender's still.
+        let c = super::super::fixture::run_with(bin, false);
+        assert_eq!(c.verdict, Label::Sender);
+        assert!(c.full_pipe_share == 0.0 && c.plateau_share > 0.8, "{c:?}");
+        // Below the BDP it is the sender's buffer, raised RTT or not.
+        let c = super::super::fixture::run_with(
+            |i| Bin {
+                delivered: at(0.3),
+                flight: 12_000 + (i as u64 % 2) * 1448,
+                ..BUSY
+            },
+            true,
+        );
+        assert_eq!(c.verdict, Label::Sender);
+        assert_eq!(c.full_pipe_share, 0.0);
+    }
+
+    #[test]
+    fn below_the_estimate_a_full_pipe_still_competes_for_the_verdict() {
+        // Delivery 60% of the estimate throughout (an estimate above what the ACK clock
+        // showed): 36% of the time the flight grows (congestion control), 44% it sits flat
+        // at 60 kB over the 40 kB pipe with the RTT raised, 20% the sender idles. No rule
+        // decides; the full pipe is the largest share and no loss backs it off, so the
+        // bottleneck is not set aside for being below the estimate.
+        let bin = |i: usize| match i {
+            0..180 => Bin {
+                delivered: at(0.6),
+                flight: 20_000 + i as u64 * 200,
+                ..BUSY
+            },
+            180..400 => Bin {
+                delivered: at(0.6),
+                flight: 60_000,
+                ..BUSY
+            },
+            _ => Bin {
+                busy: 0.0,
+                idle: 1.0,
+                ..BUSY
+            },
+        };
+        let c = super::super::fixture::run_with(bin, true);
+        assert!(c.utilisation.unwrap() < super::AT_CAPACITY, "{c:?}");
+        assert!(c.full_pipe_share > 0.4 && c.full_pipe_share < 0.5, "{c:?}");
+        assert_eq!(c.verdict, Label::Bottleneck, "{c:?}");
+        // With the RTT at its base the flat flight is the sender's, and so is the verdict.
+        assert_eq!(super::super::fixture::run_with(bin, false).verdict, Label::Sender);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! | `receiver_window::Full`      | rwnd         | time the next segment did not fit           |
 //! | `bottleneck::StandingQueue`  | bottleneck   | busy time while a queue stood (RFC 8289)    |
 //! | `bottleneck::AtCapacity`     | bottleneck   | busy time delivering at capacity            |
+//! | `bottleneck::FullPipe`       | bottleneck   | busy time on a flat flight filling the pipe |
 //! | `sender::Plateau`            | sender       | busy time on a loss-free flat flight        |
 //! | `cwnd::Remainder`            | cwnd         | the rest of busy time                       |
 
@@ -32,6 +33,9 @@ pub struct BinCtx<'a> {
     pub capacity: Option<f64>,
     /// The bin lies in a loss-free flat stretch of the flight.
     pub plateau: bool,
+    /// The bin lies in a flat stretch whose flight held at least the BDP while the RTT
+    /// rose to hold it (see `bottleneck::FullPipe`).
+    pub full_pipe: bool,
     /// The bin lies in an interval with a standing queue.
     pub queue: bool,
 }
@@ -58,6 +62,7 @@ pub const CLAIMS: &[&dyn Claim] = &[
     &receiver_window::Full,
     &bottleneck::StandingQueue,
     &bottleneck::AtCapacity,
+    &bottleneck::FullPipe,
     &sender::Plateau,
     &cwnd::Remainder,
 ];
@@ -69,6 +74,8 @@ pub struct Account {
     pub idle_share: f64,
     /// A queue stood most of the steady transfer (`StandingQueue::most_of_the_time`).
     pub standing_queue: bool,
+    /// Share of the steady transfer claimed by `bottleneck::FullPipe`.
+    pub full_pipe_share: f64,
     pub utilisation: Option<f64>,
     /// The flow shares its path with others.
     pub shared: bool,
@@ -160,6 +167,11 @@ pub(crate) mod fixture {
 
     /// Classifies 500 bins made by `bin(i)`.
     pub fn run(bin: impl Fn(usize) -> Bin) -> Classification {
+        run_with(bin, false)
+    }
+
+    /// The same, with the flow's RTT raised above the base (`Input::rtt_rose`) or not.
+    pub fn run_with(bin: impl Fn(usize) -> Bin, rtt_rose: bool) -> Classification {
         let tl = timeline(bin);
         classify(&Input {
             tl: &tl,
@@ -168,6 +180,7 @@ pub(crate) mod fixture {
             mss: MSS,
             shared_delivered: None,
             queue: None,
+            rtt_rose,
             excluded: &[],
         })
     }

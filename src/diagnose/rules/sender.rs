@@ -9,6 +9,15 @@
 //! as fast as Reno's friendly estimate), so a flat flight means the sender's buffer or
 //! the application fed it no faster.
 //!
+//! A buffer holds the rate down only while it holds less than the path: the window that
+//! fills the path is the BDP (RFC 6349 §3.3.1), and a flight of at least the BDP with a
+//! queue holding its excess (the RTT raised) filled the pipe — that is
+//! `bottleneck::FullPipe`'s, not this rule's. A flat flight above the BDP with the RTT at
+//! its base stays here: it was not in the path (by Little's law it waited longer than the
+//! path's round trip, for ACKs the receiver held back), so it is no send-buffer limit and
+//! no full pipe either, and the evidence says so. The law [`law`]: "sender-limited" is
+//! never printed beside "the pipe was full".
+//!
 //! ## Why
 //! The network could have carried more: the fix is at the sender (a send buffer of at
 //! least the BDP, or an application that writes sooner).
@@ -102,19 +111,21 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     if c.plateau_share > 0.01 {
         // Say where the flat flight stood against the window and the BDP, as it did.
         let level = c.plateau_flight;
-        let mut against = Vec::new();
-        if let Some(w) = x.max_rwnd {
-            against.push(if (level as f64) < w as f64 {
-                format!("below the receiver window ({})", bytes(w as f64))
-            } else {
-                format!("at the receiver window ({})", bytes(w as f64))
-            });
-        }
+        let mut against: Vec<String> = against_window(x, level as f64).into_iter().collect();
         if let Some(bdp) = x.bdp {
             against.push(if (level as f64) < bdp {
                 format!("below the BDP ({})", bytes(bdp))
+            } else if x.lower_bound {
+                // The BDP of a capacity that is only the flow's own delivery: the path may
+                // hold more.
+                format!("above the BDP ({}) of a lower-bound capacity", bytes(bdp))
             } else {
-                format!("above the BDP ({}): the pipe was full", bytes(bdp))
+                // Kept here only with the RTT near its base (else `FullPipe` has it): the
+                // flight waited outside the path.
+                format!(
+                    "above the BDP ({}) with the RTT near its base: the flight waited for ACKs outside the path, neither filling it nor held by the send buffer",
+                    bytes(bdp)
+                )
             });
         }
         let against = if against.is_empty() {
@@ -126,6 +137,70 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             "flight flat at ~{} for {} of the time with no loss{against}",
             bytes(level as f64),
             pct(c.plateau_share)
+        ));
+    }
+    out
+}
+
+/// Where a flat flight of `level` bytes stood against the receiver's largest window.
+pub fn against_window(x: &super::super::facts::Facts, level: f64) -> Option<String> {
+    x.max_rwnd.map(|w| {
+        if level < w as f64 {
+            format!("below the receiver window ({})", bytes(w as f64))
+        } else {
+            format!("at the receiver window ({})", bytes(w as f64))
+        }
+    })
+}
+
+/// The law of the sender's verdict (on the summary): time the evidence says the pipe was
+/// full is not the sender's. A flat flight that filled the pipe belongs to the bottleneck,
+/// so a sender-limited verdict must stand on the sender's own time: with every share of time
+/// a "the pipe was full" sentence names taken out of the sender's share (the summary cannot
+/// tell whose share it was counted in, so the check assumes the worst), the verdict still
+/// follows — the sender idled at least [`MIN_IDLE_SHARE`], or its remaining share is at least
+/// [`MIN_SHARE`] or the largest. tcp-ethereal-trace-1 with the standing-queue change alone
+/// broke it: sender 40% of which 36% was "flight flat at ~8.00 KiB ... above the BDP (924
+/// B): the pipe was full".
+pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
+    use crate::units::parse;
+    let mut out = Vec::new();
+    let Some(l) = &f.limits else { return out };
+    if f.verdict != Label::Sender {
+        return out;
+    }
+    // A share printed as "... for 16% of the time" or "... 4% of the time".
+    let share = |e: &str, from: &str| -> Option<f64> {
+        let rest = &e[e.find(from)? + from.len()..];
+        parse(&rest[..rest.find(" of the time")?])
+    };
+    let full: f64 = f
+        .evidence
+        .iter()
+        .filter(|e| e.starts_with("flight flat at ~") && e.contains("the pipe was full"))
+        .filter_map(|e| share(e, " for "))
+        .sum();
+    if full == 0.0 {
+        return out;
+    }
+    let idle = f
+        .evidence
+        .iter()
+        .find(|e| e.starts_with("sender idle "))
+        .and_then(|e| share(e, ") "))
+        .unwrap_or(0.0);
+    // Shares print to whole percents.
+    let tol = 0.005;
+    let own = l.sender - full;
+    let largest_other = l.receiver_window.max(l.cwnd).max(l.bottleneck);
+    let decides = idle + tol >= MIN_IDLE_SHARE || own + tol >= MIN_SHARE || own + tol >= largest_other;
+    if !decides {
+        out.push(format!(
+            "sender-limited ({:.0}%) though {:.0}% of the time the pipe was full: the sender's own time ({:.0}%, idle {:.0}%) does not make the verdict",
+            l.sender * 100.0,
+            full * 100.0,
+            own * 100.0,
+            idle * 100.0
         ));
     }
     out

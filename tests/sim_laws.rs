@@ -603,3 +603,42 @@ fn the_truth_checks_apply_where_the_truth_is_certain() {
         }
     }
 }
+
+/// At the sender's interface data enters the bottleneck's queue faster than the path
+/// delivers it: the goodput is what was acknowledged, never the rate data was sent
+/// (4.10 Mbit/s on this 4 Mbit/s link before). And on a link where one segment takes
+/// longer than the base RTT, no delivery window after an idle spell reads a segment over
+/// a few handshake RTTs (1.46 Mbit/s on this 1 Mbit/s link before, at the receiver).
+#[test]
+fn goodput_and_delivery_stay_below_the_link() {
+    let draws = [
+        plain(
+            4,
+            10,
+            Flow {
+                rcvbuf: 64_000,
+                ..Flow::default()
+            },
+            1,
+        ),
+        Draw {
+            path: Path {
+                queue_pkts: 400,
+                ..Path::new(1_000_000, ms(2))
+            },
+            flows: vec![Flow {
+                sender_stack: Stack::bsd(),
+                receiver_stack: Stack::windows_unscaled(),
+                rcvbuf: 4 << 20,
+                upload: true,
+                ..Flow::default()
+            }],
+            secs: 3,
+        },
+    ];
+    for d in &draws {
+        let mut bad = failures(d, Some("truth:goodput"), true);
+        bad.extend(failures(d, Some("truth:link-rate"), true));
+        assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+    }
+}

@@ -22,11 +22,13 @@
 //! delivered. With data flowing the other way between the same hosts, the ACKs queue
 //! behind it and arrive in bunches (ACK compression: Zhang, Shenker & Clark, SIGCOMM 1991;
 //! Mogul, "Observing TCP dynamics in real networks", SIGCOMM 1992): each ACK instant
-//! carries the reverse queue's wait, which has nothing to do with the forward delivery.
-//! Taking the longer of the window and an interval with that jitter in it turns jitter
-//! into slowness (the maximum of a length and a noisy copy of it is longer than the
-//! length on average), so there a window is measured over its length alone
-//! ([`Interval::Length`]).
+//! carries the reverse queue's wait, which has nothing to do with the forward delivery,
+//! and the interval between two of them measures that queue's release, not the path: as
+//! the ACK spacing is set aside there (capacity.rs), so is the ACK interval, and a window
+//! is measured over its length alone ([`Interval::Length`]). (Neither clock is the
+//! delivery's then: over its length a window can also hold one bunch too many; the
+//! estimate is a lower bound there, P2's bidir_bulk upload reads 25.0 Mbit/s on a
+//! 30 Mbit/s link.)
 
 use super::timeline::Timeline;
 use crate::time::Span;

@@ -212,6 +212,38 @@ pub fn direction(
     }
 }
 
+/// The bulk direction's goodput (bit/s): what the path delivered, which is never more than
+/// the data sent over its span (first to last data segment), nor than the data
+/// acknowledged over the span its ACKs show. Before the bottleneck the first is the rate
+/// data entered its queue, not what the path carried: a sender filling a deep queue on a
+/// slow link sends its last segment long before it is delivered. The second measures up
+/// to the last ACK but one (the last may wait for the receiver's delayed-ACK timer, up to
+/// 500 ms, RFC 1122 §4.2.3.2, after the data arrived), less the least time from a
+/// segment passing the capture point to its ACK passing it back (the loop through the
+/// receiver: at the receiver nearly nothing): the receiver had the first byte no sooner
+/// than that loop's forward part after it passed here, and the bytes that ACK covers no
+/// later than its return part before it came back. (RFC 6349 §6.1: goodput is payload
+/// delivered over the transfer's time; tcp_rate.c measures delivery by ACKs the same way.)
+pub fn goodput(conn: &Connection, bulk: Dir) -> f64 {
+    let d = conn.dir(bulk);
+    let Some(first) = d.first_data else { return 0.0 };
+    let sent = match d.last_data {
+        Some(b) if b > first => d.unique_bytes as f64 * 8.0 / (b - first).secs_f64(),
+        _ => return 0.0,
+    };
+    let turnaround = conn
+        .rtt
+        .through(Connection::sender_end(bulk.reverse()))
+        .least()
+        .unwrap_or(Span::ZERO);
+    match d.new_acks[0] {
+        Some((at, acked)) if at - first > turnaround => {
+            sent.min(acked as f64 * 8.0 / (at - first - turnaround).secs_f64())
+        }
+        _ => sent,
+    }
+}
+
 /// The summary without diagnosis: verdict "undetermined", no limits, no bottleneck.
 pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSummary {
     let bulk = bulk_direction(conn);
@@ -220,10 +252,7 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
         c2s: conn.dir(Dir::C2S).unique_bytes,
         s2c: conn.dir(Dir::S2C).unique_bytes,
     };
-    let goodput = match (d.first_data, d.last_data) {
-        (Some(a), Some(b)) if b > a => d.unique_bytes as f64 * 8.0 / (b - a).secs_f64(),
-        _ => 0.0,
-    };
+    let goodput = goodput(conn, bulk);
     FlowSummary {
         id: conn.id,
         capture: capture.to_string(),

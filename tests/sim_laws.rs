@@ -393,6 +393,20 @@ fn shared(d: &Draw) -> bool {
     d.flows.len() > 1 || d.path.cross.is_some()
 }
 
+/// Some capture host stamps packets in batches (interrupt coalescing).
+fn batched(d: &Draw) -> bool {
+    let p = &d.path;
+    [Some(p.sender_capture), Some(p.receiver_capture), p.middle.map(|m| m.capture)]
+        .iter()
+        .flatten()
+        .any(|h| h.coalesce.is_some())
+}
+
+/// The failure is a spacing estimate's (ACK or data-arrival dispersion).
+fn spacing(line: &str) -> bool {
+    line.contains("method: Dispersion") || line.contains("method: ArrivalDispersion")
+}
+
 fn vantage_of(line: &str) -> Vantage {
     if line.contains(" Sender ") {
         Vantage::Sender
@@ -412,9 +426,33 @@ fn known(d: &Draw, line: &str) -> Option<&'static str> {
     let at = host(d, vantage_of(line));
     let coarse = at.resolution >= ms(1);
     match tag {
-        // Capacity estimates and goodput above the link's rate: too widespread to fence
-        // off (a clean 10 Mbit/s path shows it); the ignored test below checks them.
-        "truth:link-rate" | "truth:goodput" => Some("capacity above the link (the ignored test)"),
+        // Capacity and goodput above the link's rate (the ignored test checks these
+        // regions too). A spacing estimate from packets the capture host batched or
+        // stamped coarsely, or with another flow's packets in the trains: the issue's law
+        // (no estimate from gaps below the resolution or from batched trains) is not met
+        // by dispersion.rs yet. Minimal case: 300 Mbit/s, RTT 300 µs, queue 8, the
+        // receiver's host coalescing interrupts (5 packets / 81 µs), old -> Linux CUBIC,
+        // rcvbuf 64000, 1 s: an ACK-dispersion bottleneck of 382 Mbit/s at both ends
+        // (the receiver sends its ACKs in the batches its NIC hands it the data).
+        "truth:link-rate" if spacing(line) && (batched(d) || coarse || shared(d)) => {
+            Some("spacing from batched or coarse stamps, or shared trains")
+        }
+        // One full frame's serialisation longer than the propagation both ways: the
+        // windows of four base RTTs that hold the flow's first ACKs (no ACK before them
+        // starts their interval, delivery.rs) are measured over their length, and one
+        // delayed ACK's two segments in a window shorter than one segment's serialisation
+        // read above the link. Minimal case: 1 Mbit/s, RTT 300 µs, queue 100, Linux ->
+        // Windows CUBIC, rcvbuf 16000, 1 s, stamps to the microsecond: at the receiver's
+        // interface a delivery-rate bottleneck of 2.92 Mbit/s.
+        "truth:link-rate" | "truth:goodput" if serialisation_dominated(d) => {
+            Some("serialisation-dominated path (first ACKs)")
+        }
+        // Goodput across an outage, or under a coarse clock. Minimal case: 1 Mbit/s, RTT
+        // 100 ms, queue 8, an outage at 228 ms for 4 s, Linux -> Windows CUBIC, rcvbuf
+        // 16000, MSS 1400, 1 s, stamps to the microsecond: at the receiver's interface a
+        // goodput of 1.20 Mbit/s (cause not found yet: the data span at the receiver is
+        // shorter than its bytes' serialisation at the link).
+        "truth:goodput" if coarse || !d.path.outages.is_empty() => Some("goodput across an outage or a coarse clock"),
         // Minimal case: 1 Mbit/s, RTT 300 µs, queue 8, Linux -> Linux CUBIC, rcvbuf
         // 16000, 1 s: BDP 520 B against 1548 B: the minimum RTT, 1.4 ms, is the
         // handshake's; a full data segment's is 15.5 ms, 12 ms of it its own
@@ -515,20 +553,18 @@ proptest! {
         prop_assert!(bad.is_empty(), "{} failures:\n{}", bad.len(), bad.join("\n"));
     }
 
-    /// No capacity estimate above the link's rate, no goodput above it. Fails today
-    /// (the minimal cases below, and 11.68 Mbit/s on a 10 Mbit/s link from a sender's
-    /// capture on a 1 ms clock whose resolution the analysis states; 1.12 Mbit/s of
-    /// goodput on a 1 Mbit/s link at the receiver's interface after a 4 s outage):
-    /// a "delivery-rate" bottleneck of 11.58 Mbit/s from both ends of a clean 10 Mbit/s
-    /// path (RTT 2 ms, queue 8, Linux -> Linux CUBIC, rcvbuf 16000, 1 s, stamps to the
-    /// microsecond); 2.90 Mbit/s on a 1 Mbit/s link with RTT 300 µs; an ACK-dispersion
-    /// estimate of 440 Mbit/s on a 300 Mbit/s link from ACKs a coalescing NIC batched
-    /// (2 packets / 20 µs, old -> Windows, RTT 250 ms); and at the sender's interface a
-    /// goodput of 4.10 Mbit/s on a 4 Mbit/s link (RTT 10 ms, queue 30, Linux -> Linux,
-    /// rcvbuf 64000, 1 s): summarize.rs counts unique bytes over first to last data
-    /// segment, which before the bottleneck is the rate data entered its queue.
+    /// No capacity estimate above the link's rate, no goodput above it, in the named
+    /// regions too (`known`: spacing from batched or coarse stamps or shared trains; a
+    /// serialisation-dominated path's first ACKs; goodput across an outage or under a
+    /// coarse clock). Fails there today; outside them the test above holds it (900 draws,
+    /// seeds 14, 7 and 99: 0 failures). Failing draws of 300, seeds 14 / 7 / 99: 36 / 27 /
+    /// 17 before the ACK-interval rule and the delivered goodput, 15 / 16 / 7 after. Fixed
+    /// on the way (each in `goodput_and_delivery_stay_below_the_link`): a "delivery-rate"
+    /// bottleneck of 11.58 Mbit/s on a clean 10 Mbit/s path (RTT 2 ms), a sender-side
+    /// goodput of 4.10 Mbit/s on a 4 Mbit/s link, 1.46 Mbit/s of delivery after idle
+    /// spells on a 1 Mbit/s link.
     #[test]
-    #[ignore = "the analysis's capacity and goodput exceed the link's rate (issue 14, item 5 report)"]
+    #[ignore = "the analysis's capacity and goodput exceed the link's rate in the regions `known` names (issue 14, item 5 report)"]
     fn no_estimate_and_no_goodput_above_the_link(d in any_draw()) {
         let mut bad = failures(&d, Some("truth:link-rate"), true);
         bad.extend(failures(&d, Some("truth:goodput"), true));
@@ -651,4 +687,52 @@ fn a_policer_with_rto_waits_shows_no_standing_queue() {
     );
     let bad = failures(&d, None, true);
     assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+/// At the sender's interface data enters the bottleneck's queue faster than the path
+/// delivers it: the goodput is what was acknowledged, never the rate data was sent
+/// (4.10 Mbit/s on this 4 Mbit/s link before). On a short path a delivery window of four
+/// base RTTs holds a few ACKs: over its ACK interval it holds no ACK too many (11.58
+/// Mbit/s on the clean 10 Mbit/s path before). And on a link where one segment takes
+/// longer than the base RTT, no delivery window after an idle spell reads a segment over
+/// a few handshake RTTs (1.46 Mbit/s on this 1 Mbit/s link before, at the receiver).
+#[test]
+fn goodput_and_delivery_stay_below_the_link() {
+    let draws = [
+        plain(
+            10,
+            2,
+            Flow {
+                rcvbuf: 16_000,
+                ..Flow::default()
+            },
+            1,
+        ),
+        plain(
+            4,
+            10,
+            Flow {
+                rcvbuf: 64_000,
+                ..Flow::default()
+            },
+            1,
+        ),
+        Draw {
+            path: Path {
+                queue_pkts: 400,
+                ..Path::new(1_000_000, ms(2))
+            },
+            flows: vec![Flow {
+                sender_stack: Stack::bsd(),
+                receiver_stack: Stack::windows_unscaled(),
+                rcvbuf: 4 << 20,
+                upload: true,
+                ..Flow::default()
+            }],
+            secs: 3,
+        },
+    ];
+    for d in &draws {
+        let mut bad = failures(d, Some("truth:goodput"), true);
+        bad.extend(failures(d, Some("truth:link-rate"), true));
+        assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+    }
 }

@@ -242,7 +242,7 @@ impl DirAccumulator {
             self.delivery_acks += 1;
             self.delivered_bytes += delivered;
             if let Some(tl) = self.timeline.as_mut() {
-                tl.bin(ts).delivered += delivered;
+                tl.ack(ts, delivered);
             }
             // A gap longer than a round trip is a pause, not spacing: the train restarts.
             if let (Some((from, _)), Some(r)) = (self.ack_train, round) {

@@ -17,7 +17,7 @@
 //! ([`super::queue`]), the delivery while it stood *is* the rate the path sustains — a
 //! spacing estimate above it is the link's burst rate, set aside and said so.
 
-use super::delivery;
+use super::delivery::{self, Interval};
 use super::dispersion::Dispersion;
 use super::queue::StandingQueue;
 use super::timeline::Timeline;
@@ -103,6 +103,10 @@ pub struct Estimate {
     pub queued: Option<f64>,
     /// The policer its losses showed: rate (bytes/s) and bucket depth (bytes).
     pub policer: Option<super::policer::Policer>,
+    /// `delivered` and `queued` with each window measured over its length alone, kept for
+    /// when two-way traffic is found only across connections ([`Estimate::unclock`]);
+    /// `None` when they already are.
+    pub by_length: Option<(Option<f64>, Option<f64>)>,
     /// Why an estimate was not taken.
     pub set_aside: Vec<String>,
 }
@@ -120,7 +124,10 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         None => inp.base_rtt,
     };
     let window = delivery_window(round, inp.tl.width);
-    let delivered = delivery::max_rate(inp.tl, window);
+    // With data flowing the other way, the ACKs' instants are the reverse queue's, as
+    // their spacing is (below): no ACK interval bounds a window then (delivery.rs).
+    let interval = ack_interval(inp.two_way);
+    let delivered = delivery::max_rate(inp.tl, window, interval);
     let queue_window = window;
     let dispersed = match (inp.dispersion.capacity(), inp.window_rate) {
         // The strongest spacing may be the window's own pace (it is never faster than the
@@ -136,7 +143,13 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         (mode, _) => mode,
     };
     let arrived = inp.arrivals.and_then(|a| a.capacity());
-    let queued = standing.and_then(|q| delivery::rate_where(inp.tl, &q.bins, queue_window));
+    let queued = standing.and_then(|q| delivery::rate_where(inp.tl, &q.bins, queue_window, interval));
+    let by_length = (interval != Interval::Length).then(|| {
+        (
+            delivery::max_rate(inp.tl, window, Interval::Length),
+            standing.and_then(|q| delivery::rate_where(inp.tl, &q.bins, queue_window, Interval::Length)),
+        )
+    });
     let mut set_aside = Vec::new();
     let dispersed = match dispersed {
         Some(r) if inp.two_way => {
@@ -155,6 +168,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         arrived,
         queued,
         policer: inp.policer,
+        by_length,
         set_aside,
     };
     // What the flow itself achieved: no estimate may be below it.
@@ -221,6 +235,33 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     out
 }
 
+/// How delivery windows are measured: over their ACK interval when longer (tcp_rate.c),
+/// unless the ACKs queued behind data going the other way.
+pub fn ack_interval(two_way: bool) -> Interval {
+    if two_way {
+        Interval::Length
+    } else {
+        Interval::AckClocked
+    }
+}
+
+impl Estimate {
+    /// The delivery figures measured over the windows' lengths alone: the ACKs turned out
+    /// to have queued behind another connection's data going the other way. Whether
+    /// anything changed.
+    pub fn unclock(&mut self) -> bool {
+        match self.by_length.take() {
+            Some((delivered, queued)) => {
+                let changed = (delivered, queued) != (self.delivered, self.queued);
+                self.delivered = delivered;
+                self.queued = queued;
+                changed
+            }
+            None => false,
+        }
+    }
+}
+
 /// The largest of the delivery and the spacing estimates; one below the delivery the flow
 /// `achieved` is wrong by the law, and the delivery stands instead.
 fn largest(e: &Estimate, achieved: f64) -> Option<Capacity> {
@@ -285,10 +326,16 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
 /// afterwards): the largest remaining, never below what was achieved; a user's figure or a
 /// standing queue's delivery stays as it was.
 pub fn choose(e: &Estimate, goodput: f64, was: Option<Capacity>) -> Option<Capacity> {
-    if let Some(c) = was.filter(|c| matches!(c.method, Method::LinkRate | Method::QueueDeliveryRate | Method::PolicedRate)) {
-        return Some(c);
+    let achieved = e.delivered.unwrap_or(0.0).max(goodput);
+    match was {
+        Some(c) if matches!(c.method, Method::LinkRate | Method::PolicedRate) => Some(c),
+        // The queue's delivery may have been measured again ([`Estimate::unclock`]).
+        Some(c) if c.method == Method::QueueDeliveryRate => Some(Capacity {
+            rate: e.queued.unwrap_or(c.rate).max(achieved),
+            ..c
+        }),
+        _ => largest(e, achieved),
     }
-    largest(e, e.delivered.unwrap_or(0.0).max(goodput))
 }
 
 #[cfg(test)]

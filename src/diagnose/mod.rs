@@ -160,7 +160,9 @@ fn gather_facts(
     // full segments' serialization at the slowest rate the flow could have had (its
     // delivery): a data sample carries its segment's serialization, which the handshake's
     // base does not, and a delayed ACK waits for a second segment (RFC 5681 §4.2).
-    let slowest = delivery::max_rate(tl, capacity::delivery_window(base_rtt, tl.width))
+    let two_way = two_way(conn, bulk);
+    let interval = capacity::ack_interval(two_way);
+    let slowest = delivery::max_rate(tl, capacity::delivery_window(base_rtt, tl.width), interval)
         .unwrap_or(0.0)
         .max(goodput);
     let serialization = if slowest > 0.0 {
@@ -186,7 +188,7 @@ fn gather_facts(
         queue: queue.as_ref(),
         goodput,
         median_rtt: summary.rtt_ms.median.map(|m| Span::from_secs_f64(m / 1000.0)),
-        two_way: two_way(conn, bulk),
+        two_way,
         // A queue that stood says the losses were its overflow, not a policer's drops.
         policer: match &queue {
             Some(q) if q.most_of_the_time() => None,
@@ -419,12 +421,16 @@ fn two_way_traffic(flows: &mut [Finished]) {
         }
         let f = &mut flows[i];
         let Some(mut k) = f.kept.take() else { continue };
-        if let Some(r) = k.facts.estimate.dispersed {
+        let dispersed = k.facts.estimate.dispersed.take();
+        if let Some(r) = dispersed {
             k.facts.estimate.set_aside.push(format!(
                 "ACK dispersion showed {}, but a transfer between the same hosts ran the other way at the same time: these ACKs queued behind its data and arrived compressed (ACK compression, Zhang, Shenker & Clark 1991), so their spacing says nothing of the path",
                 crate::units::rate(r)
             ));
-            k.facts.estimate.dispersed = None;
+        }
+        // Nor their instants: delivery windows are measured over their lengths alone.
+        let unclocked = k.facts.estimate.unclock();
+        if dispersed.is_some() || unclocked {
             k.facts.capacity = capacity::choose(&k.facts.estimate, k.facts.goodput, k.facts.capacity);
             k.facts.bdp = k.facts.capacity.map(|c| c.rate * k.base_rtt.secs_f64());
             k.facts.lower_bound = judged_capacity(&k.facts).is_none() && k.facts.capacity.is_some();

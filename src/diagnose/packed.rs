@@ -98,6 +98,7 @@ fn pack(b: &Bin, out: &mut Vec<u8>) {
         rtt_prompt_min_ns,
         rtt_sum_ns,
         rtt_count,
+        last_ack_ns,
     } = *b;
     let fields = [
         nonzero(busy_ns),
@@ -113,6 +114,7 @@ fn pack(b: &Bin, out: &mut Vec<u8>) {
         rtt_prompt_min_ns.map(zigzag),
         nonzero(zigzag(rtt_sum_ns)),
         nonzero(rtt_count as u64),
+        last_ack_ns.map(zigzag),
     ];
     let mask = fields
         .iter()
@@ -142,6 +144,7 @@ fn unpack(bytes: &[u8], at: &mut usize) -> Bin {
         rtt_prompt_min_ns: field(10).map(unzigzag),
         rtt_sum_ns: field(11).map_or(0, unzigzag),
         rtt_count: field(12).unwrap_or(0) as u32,
+        last_ack_ns: field(13).map(unzigzag),
     }
 }
 
@@ -263,7 +266,7 @@ mod tests {
         (
             (n(), n(), n(), n(), n(), any::<u32>()),
             (n(), n(), proptest::option::of(n())),
-            (proptest::option::of(i()), proptest::option::of(i()), i(), any::<u32>()),
+            (proptest::option::of(i()), proptest::option::of(i()), i(), any::<u32>(), proptest::option::of(i())),
         )
             .prop_map(|(a, b, c)| Bin {
                 busy_ns: a.0,
@@ -279,6 +282,7 @@ mod tests {
                 rtt_prompt_min_ns: c.1,
                 rtt_sum_ns: c.2,
                 rtt_count: c.3,
+                last_ack_ns: c.4,
             })
     }
 

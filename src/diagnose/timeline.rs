@@ -33,6 +33,9 @@ pub struct Bin {
     pub idle_ns: u64,
     /// Bytes newly acknowledged.
     pub delivered: u64,
+    /// When the bin's last ACK of new data came (ns from the timeline's origin): a delivery
+    /// window's ACK interval runs from the last ACK before it to its own last (delivery.rs).
+    pub last_ack_ns: Option<i64>,
     /// New payload bytes sent.
     pub sent: u64,
     pub retransmissions: u32,
@@ -61,6 +64,7 @@ impl Bin {
         self.rwnd_ns += o.rwnd_ns;
         self.idle_ns += o.idle_ns;
         self.delivered += o.delivered;
+        self.last_ack_ns = self.last_ack_ns.max(o.last_ack_ns);
         self.sent += o.sent;
         self.retransmissions += o.retransmissions;
         self.max_flight = self.max_flight.max(o.max_flight);
@@ -207,6 +211,15 @@ impl<S: BinStore> Timeline<S> {
     pub fn bin(&mut self, t: Timestamp) -> &mut Bin {
         let i = self.index(t);
         self.bins.get_mut(i)
+    }
+
+    /// `bytes` newly acknowledged by an ACK at `t`: counted in its bin, whose last ACK it
+    /// may be.
+    pub fn ack(&mut self, t: Timestamp, bytes: u64) {
+        let at = (t - self.origin).nanos();
+        let b = self.bin(t);
+        b.delivered += bytes;
+        b.last_ack_ns = b.last_ack_ns.max(Some(at));
     }
 
     /// Accounts [from, to) in `state`, split over the bins it spans.

@@ -361,6 +361,7 @@ impl Connection {
                 flags.syn(),
                 rx_mss,
             );
+            rx.note_new_ack(ts, acked.acked);
             // Data never re-sent yet acknowledged only after the sender's retransmission
             // timer would have fired was acknowledged before, by an ACK the capture missed.
             let rto = self.rtt.rto_bound();

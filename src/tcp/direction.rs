@@ -75,6 +75,11 @@ pub struct Direction {
     pub first_data: Option<Timestamp>,
     pub last_data: Option<Timestamp>,
     pub last_new_data: Option<Timestamp>,
+    /// Bytes of this direction the peer's cumulative ACK moved over, and when the last two
+    /// ACKs that moved it were seen here, each with the total it had reached: what was
+    /// delivered, and by when (the goodput, `summarize::goodput`).
+    pub acked_bytes: u64,
+    pub new_acks: [Option<(Timestamp, u64)>; 2],
 
     pub sacks: Scoreboard,
     /// Data of this direction the capture point saw and the peer has not acknowledged.
@@ -94,6 +99,15 @@ pub struct Direction {
 }
 
 impl Direction {
+    /// An ACK seen at `at` moved the cumulative ACK over `acked` bytes.
+    pub fn note_new_ack(&mut self, at: Timestamp, acked: u32) {
+        if acked == 0 {
+            return;
+        }
+        self.acked_bytes += acked as u64;
+        self.new_acks = [self.new_acks[1], Some((at, self.acked_bytes))];
+    }
+
     /// Fixes the base of the relative numbers from the first number seen in this direction.
     pub fn note_number(&mut self, n: SeqNum, is_syn: bool) {
         if self.base.is_none() {

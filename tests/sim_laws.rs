@@ -687,6 +687,8 @@ fn a_policer_with_rto_waits_shows_no_standing_queue() {
     );
     let bad = failures(&d, None, true);
     assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+}
+
 /// At the sender's interface data enters the bottleneck's queue faster than the path
 /// delivers it: the goodput is what was acknowledged, never the rate data was sent
 /// (4.10 Mbit/s on this 4 Mbit/s link before). On a short path a delivery window of four

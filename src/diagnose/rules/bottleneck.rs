@@ -178,7 +178,12 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     };
     // This flow, not its neighbours, built the queue: its flight went past the BDP.
     let flight = x.max_flight as f64;
-    let target = BUFFER_PER_WINDOW * bdp;
+    // The window that keeps the link busy: the BDP, plus the segment being serialised
+    // (the base RTT is the handshake's, of small segments) and the one a delayed ACK waits
+    // for (RFC 5681 §4.2); a buffer of BUFFER_PER_WINDOW times that lets it reach it. On a
+    // link where a segment takes longer than the round trip the BDP alone is less than one
+    // segment, and a buffer sized on it would starve the link.
+    let target = BUFFER_PER_WINDOW * (bdp + 2.0 * x.mss as f64);
     if flight <= target || q < QUEUE_NOTICEABLE_S.max(QUEUE_NOTICEABLE_SHARE * x.base_rtt_s) {
         return out;
     }

@@ -603,3 +603,47 @@ fn the_truth_checks_apply_where_the_truth_is_certain() {
         }
     }
 }
+
+#[test]
+fn a_window_limited_flow_on_a_coarse_clock_is_receiver_window_limited() {
+    // The minimal case of the coarse-clock region: 100 Mbit/s, RTT 40 ms, queue 8, Linux
+    // -> Linux Reno, rcvbuf 16000, captured on a 1 ms (and a 10 ms) clock at either end:
+    // the window holds the sender ~97% of the time and the bottleneck idles. The near end's
+    // one delayed ACK is not the loop (the RTT stays 40 ms, not 80), and ACK spacing that
+    // only shows the window's pace is not the path's rate.
+    for (at_sender, clock) in [(true, ms(1)), (false, ms(1)), (true, ms(10))] {
+        let mut d = plain(
+            100,
+            40,
+            Flow {
+                cc: Cc::Reno,
+                rcvbuf: 16_000,
+                ..Flow::default()
+            },
+            2,
+        );
+        d.path.queue_pkts = 8;
+        let host = CaptureHost {
+            resolution: clock,
+            ..CaptureHost::default()
+        };
+        if at_sender {
+            d.path.sender_capture = host;
+        } else {
+            d.path.receiver_capture = host;
+        }
+        let out = sim::run(&d.path, &d.flows, Duration::from_secs(d.secs));
+        let v = if at_sender { Vantage::Sender } else { Vantage::Receiver };
+        let flows = analyse(out.pcap(v).unwrap());
+        let f = &flows[0];
+        assert_eq!(
+            f.verdict,
+            bdpscope::diagnose::Verdict::Limited(bdpscope::diagnose::Label::ReceiverWindow),
+            "{d:?} at {v:?}: {:?} {:?}",
+            f.capacity,
+            f.evidence
+        );
+        let min = f.rtt_ms.min.unwrap();
+        assert!((39.0..=42.0).contains(&min), "{d:?} at {v:?}: min RTT {min}");
+    }
+}

@@ -44,6 +44,13 @@ pub struct Facts {
     pub queue: Option<StandingQueue>,
     /// The capture's timestamp resolution, s.
     pub quantum_s: f64,
+    /// The receiver's window held the sender (the next segment did not fit) for at least
+    /// the receive-window rule's share of the steady transfer's busy time.
+    pub window_held: bool,
+    /// Queueing the prompt samples show over the steady transfer: the median over its bins
+    /// of (least prompt RTT - base), s. Prompt samples only: a delayed ACK or an answer
+    /// as late as its application is no queue.
+    pub prompt_queueing_s: Option<f64>,
     /// The flow's stalls (the diagnosis reads some: a reader that let the window close, a
     /// sender waiting on delayed ACKs).
     pub stalls: Vec<Stall>,

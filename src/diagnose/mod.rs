@@ -180,6 +180,20 @@ fn gather_facts(
         rounds.get(j).map_or(tl.bins.len(), |r| r.first)
     };
     let queue = queue::find(tl, startup, base_rtt, floor);
+    let steady = tl.bins.get(startup..).unwrap_or(&[]);
+    let (held_ns, sending_ns) = steady
+        .iter()
+        .fold((0u64, 0u64), |(h, s), b| (h + b.rwnd_ns, s + b.rwnd_ns + b.busy_ns));
+    let window_held = sending_ns > 0 && rules::receiver_window::applies(held_ns as f64 / sending_ns as f64);
+    let prompt_queueing_s = {
+        let mut q: Vec<i64> = steady
+            .iter()
+            .filter_map(|b| b.rtt_prompt_min_ns)
+            .map(|m| (m - base_rtt.nanos()).max(0))
+            .collect();
+        q.sort_unstable();
+        q.get(q.len() / 2).map(|&n| n as f64 / 1e9)
+    };
     let estimate = capacity::estimate(&capacity::Input {
         tl,
         dispersion: &dacc.dispersion,
@@ -227,6 +241,8 @@ fn gather_facts(
         flows_sharing: 1,
         queue,
         quantum_s: quantum.get().secs_f64(),
+        window_held,
+        prompt_queueing_s,
         stalls: summary.stalls.clone(),
         estimate,
         obeyed_rwnd: None,
@@ -268,15 +284,39 @@ fn classify_kept(k: &Kept, tl: &Timeline, shared: Option<&[f64]>) -> Classificat
 
 /// The capacity a flow's delivery is judged against. When the only evidence of the
 /// bottleneck's rate is the flow's own delivery, calling the flow "at capacity" would be
-/// circular: it needs a sign that the pipe was actually full — a queue (RTT above the
-/// base, or a standing queue in some interval) or losses. Without one the rate is a lower
-/// bound, reported but not judged by.
+/// circular: it needs a sign that the pipe was actually full — a queue (prompt RTTs above
+/// the base, or a standing queue in some interval) or losses. Without one the rate is a
+/// lower bound, reported but not judged by.
+///
+/// A sender the receiver's window held sends one window per round trip: it fills the path
+/// only with a window above the BDP, and then the excess waits in the bottleneck's queue
+/// (RFC 6349 §3.3.1: the BDP is the window that fills the path; RFC 7323 §1.1: rwnd/RTT
+/// bounds the rate). For such a flow only the queue tells a full pipe: its ACK and arrival
+/// spacing is the pace at which the window opened (rwnd per round, or its reader's pace),
+/// and a loss is a burst that overflowed a short queue. A spacing estimate no faster than
+/// what the flow delivered, from a clock too coarse to time one segment's gap at that
+/// rate, is that pace, not the path's: it is all such a clock shows.
 fn judged_capacity(f: &Facts) -> Option<f64> {
     let cap = f.capacity?;
-    if !cap.method.is_delivery() {
+    let achieved = f.estimate.delivered.unwrap_or(0.0).max(f.goodput);
+    let spacing_method = matches!(cap.method, Method::Dispersion | Method::ArrivalDispersion);
+    // The clock cannot time one segment's gap at that rate (a measured span is ten ticks):
+    // no packet pair inside a window's burst is resolved, only trains that span the idle
+    // rest of the round.
+    let unresolved_pairs = f.mss as f64 / cap.rate.max(1e-9) < crate::time::MIN_SPAN_QUANTA as f64 * f.quantum_s;
+    let window_paced = f.window_held
+        && spacing_method
+        && unresolved_pairs
+        && cap.rate * rules::bottleneck::AT_CAPACITY <= achieved;
+    if !cap.method.is_delivery() && !window_paced {
         return Some(cap.rate);
     }
-    let queue = f.queueing_s().unwrap_or(0.0);
+    let q = f.prompt_queueing_s.unwrap_or(0.0);
+    let queued = q >= QUEUE_SIGN_S.max(QUEUE_SIGN_SHARE * f.base_rtt_s) && q > 2.0 * f.quantum_s;
+    let standing = f.queue.as_ref().is_some_and(|q| q.standing > 0);
+    if f.window_held {
+        return (queued || standing).then_some(cap.rate);
+    }
     // Packet spacing that shows (nearly) the same rate is independent evidence too: a
     // paced sender (BBR) fills the pipe with hardly any queue and no loss.
     let acks = if f.stretch_acks.is_some() {
@@ -285,18 +325,20 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
         f.estimate.dispersed
     };
     let spacing = acks.unwrap_or(0.0).max(f.estimate.arrived.unwrap_or(0.0));
-    let standing = f.queue.as_ref().is_some_and(|q| q.standing > 0);
     let full = f.retransmitted_segments > 0
         || standing
-        || queue >= QUEUE_SIGN_S.max(QUEUE_SIGN_SHARE * f.base_rtt_s)
+        || queued
         || spacing >= rules::bottleneck::AT_CAPACITY * cap.rate;
     full.then_some(cap.rate)
 }
 
 /// Queueing delay that shows a full pipe: 5% of the base RTT, at least a millisecond
-/// (below that, timer and scheduling noise).
+/// (below that, timer and scheduling noise), and more than two ticks of the capture's
+/// clock: an RTT sample is the difference of two stamps each cut to a tick, so a sample
+/// and the base can differ by two ticks with no queue at all.
 const QUEUE_SIGN_SHARE: f64 = 0.05;
 const QUEUE_SIGN_S: f64 = 0.001;
+
 
 /// Writes the diagnosis fields of the summary.
 fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {

@@ -420,10 +420,16 @@ fn known(d: &Draw, line: &str) -> Option<&'static str> {
         // handshake's; a full data segment's is 15.5 ms, 12 ms of it its own
         // serialisation, and the bottleneck estimate is 2.90 Mbit/s.
         "truth:bdp" if serialisation_dominated(d) => Some("serialisation-dominated path"),
-        // Minimal case: 100 Mbit/s, RTT 40 ms, queue 8, Linux -> Linux Reno, rcvbuf
-        // 16000, sender capture on a 1 ms clock, 2 s: receiver-window-limited 97% of
-        // the time, the bottleneck busy 3%, called bottleneck-limited (also with a 10 ms
-        // sender clock, a 1 ms receiver clock, a 1 ms middle tap).
+        // The first minimal case (100 Mbit/s, RTT 40 ms, rcvbuf 16000, a 1 ms clock) holds
+        // now (a_window_limited_flow_on_a_coarse_clock_is_receiver_window_limited). Left:
+        // 100 Mbit/s, RTT 100 ms, queue 400, seed 16925344228486096860, sender capture on a
+        // 1 ms clock (snaplen 1514), Windows-unscaled -> old Reno, rcvbuf 16000, upload,
+        // start 191 ms, 3 s: rwnd-limited 96%, the bottleneck busy 1%, called
+        // bottleneck-limited from an ACK dispersion of 1.16 Mbit/s, the window's pace: one
+        // segment's gap at that rate (10.07 ms) is just over ten ticks, so the rule that
+        // sets such a spacing aside does not apply, though a window's burst at the link's
+        // rate (1.3 ms) is far under them. Two window-held flows sharing the path
+        // (shared-delivery capacity) are not covered by that rule at all.
         "truth:window-verdict" if coarse => Some("coarse clock at the vantage"),
         // Minimal case: 4 Mbit/s, RTT 40 ms, queue 8, Linux -> Linux CUBIC, rcvbuf
         // 16000, a reader of 1 Mbit/s (10 ms ticks), 1 s, stamps to the microsecond:

@@ -139,6 +139,10 @@ pub fn rtt(conn: &Connection) -> RttStats {
                 Vantage::Middle
             }
         }
+        // One loop measured as negligible (its samples all under the clock's resolution,
+        // see `Loop::least`) beside a measured one: the capture is at that end.
+        (Some(_), None) if s.measured() => Vantage::Server,
+        (None, Some(_)) if c.measured() => Vantage::Client,
         _ => Vantage::Unknown,
     };
     // The law of an RTT summary: min <= median <= p95 <= max. The minimum is the base RTT

@@ -275,6 +275,13 @@ impl DirAccumulator {
         }
     }
 
+    /// Whether new data at `ts` waited on the application: since the last new data an ACK
+    /// left the sender idle (everything acknowledged, the window open), or left it room it
+    /// did not use for longer than a loop could explain ([`UnusedRoom`]).
+    fn waited(&self, ts: Timestamp) -> bool {
+        self.pauses.iter().any(|&(_, s)| s == SenderState::Idle) || self.unused_room.since(ts).is_some()
+    }
+
     fn on_retransmission(&mut self, ts: Timestamp) {
         self.retransmitted = true;
         self.unused_room = UnusedRoom::default();
@@ -337,6 +344,9 @@ impl Accumulator {
         if !ev.flags.rst() {
             self.windows.on_advert(d, ev.win_bytes, ev.win_raw, ev.zero_window);
         }
+        // Whether this data waited on its sender's application: everything sent had been
+        // acknowledged with the window open (idle), or an ACK left room it did not use.
+        let waited = ev.send.new_bytes > 0 && self.dirs[d.index()].waited(ev.ts);
         if ev.send.new_bytes > 0 {
             let mss = conn.mss(d);
             self.dirs[d.index()].on_new_data(ev.ts, ev, mss, min_span);
@@ -395,9 +405,8 @@ impl Accumulator {
                 }
             }
         }
-        // Whether the receiver's own timing can have held this segment's samples: not data
-        // (the sender's ACK clock); not an ACK of two full segments or more (RFC 5681 §4.2:
-        // not delayed) that leaves the window open — an ACK advertising a nearly closed
+        // Whether the receiver's own timing can have held this segment's ACK: not an ACK of
+        // two full segments or more (RFC 5681 §4.2: not delayed) that leaves the window open — an ACK advertising a nearly closed
         // window comes when the receiving application reads (RFC 9293 §3.8.6.2.2, receiver
         // SWS avoidance), not when the data arrived.
         //
@@ -416,7 +425,14 @@ impl Accumulator {
             _ => false,
         };
         let held = filled && ev.acked.acked as u64 > 2 * mss;
-        let prompt = ev.len > 0 || (ev.acked.acked as u64 >= 2 * mss && open && !held);
+        let ack_prompt = ev.acked.acked as u64 >= 2 * mss && open && !held;
+        // A data/ACK sample is timed by the ACK, whether or not data rides on it: a receiver
+        // may hold an ACK up to 500 ms for data to carry it (RFC 1122 §4.2.3.2), and the data
+        // that carries it may be the application's answer, as late as the application was.
+        // A timestamp echo on new data times the loop through its sender: the ACK clock
+        // (prompt) unless the data waited on the application.
+        let ack_sample_prompt = ack_prompt;
+        let echo_prompt = if ev.len > 0 { ev.send.new_bytes > 0 && !waited } else { ack_prompt };
         if ev.flags.ack() && !ev.flags.rst() {
             self.right_edge[d.index()] = match (ev.ack, ev.win_bytes) {
                 (Some(a), Some(w)) => Some(a.wrapping_add(w.min(u32::MAX as u64) as u32)),
@@ -426,12 +442,12 @@ impl Accumulator {
         // Two plain tests: an array of both options, iterated, copied both on every segment.
         if let Some(s) = ev.ack_rtt {
             for acc in &mut self.dirs {
-                acc.on_rtt(ev.ts, s.end_to_end, prompt);
+                acc.on_rtt(ev.ts, s.end_to_end, ack_sample_prompt);
             }
         }
         if let Some(s) = ev.ts_rtt {
             for acc in &mut self.dirs {
-                acc.on_rtt(ev.ts, s.end_to_end, prompt);
+                acc.on_rtt(ev.ts, s.end_to_end, echo_prompt);
             }
         }
     }

@@ -8,7 +8,8 @@ use crate::summary::{Stall, StallKind};
 use crate::tcp::WindowScale;
 
 /// Queueing delay that shows a full pipe: 5% of the base RTT, at least a millisecond
-/// (below that, timer and scheduling noise).
+/// (below that, timer and scheduling noise), and more than two ticks of the capture's
+/// clock (see [`Facts::queue_shows`]).
 const QUEUE_SIGN_SHARE: f64 = 0.05;
 const QUEUE_SIGN_S: f64 = 0.001;
 
@@ -54,6 +55,13 @@ pub struct Facts {
     pub queue: Option<StandingQueue>,
     /// The capture's timestamp resolution, s.
     pub quantum_s: f64,
+    /// The receiver's window held the sender (the next segment did not fit) for at least
+    /// the receive-window rule's share of the steady transfer's busy time.
+    pub window_held: bool,
+    /// Queueing the prompt samples show over the steady transfer: the median over its bins
+    /// of (least prompt RTT - base), s. Prompt samples only: a delayed ACK or an answer
+    /// as late as its application is no queue.
+    pub prompt_queueing_s: Option<f64>,
     /// The flow's stalls (the diagnosis reads some: a reader that let the window close, a
     /// sender waiting on delayed ACKs).
     pub stalls: Vec<Stall>,
@@ -81,9 +89,14 @@ impl Facts {
         self.median_rtt_s.map(|m| (m - self.base_rtt_s).max(0.0))
     }
 
-    /// The RTT rose above the base enough to show a queue, a sign the pipe was full.
+    /// The RTT rose above the base enough to show a queue, a sign the pipe was full: the
+    /// steady bins' least prompt RTT (no delayed-ACK timer in it) above the base by the
+    /// queue sign, and by more than two ticks of the clock (an RTT sample is the difference
+    /// of two stamps each cut to a tick, so it and the base can differ by two ticks with no
+    /// queue at all).
     pub fn queue_shows(&self) -> bool {
-        self.queueing_s().unwrap_or(0.0) >= queue_sign_s(self.base_rtt_s)
+        let q = self.prompt_queueing_s.unwrap_or(0.0);
+        q >= queue_sign_s(self.base_rtt_s) && q > 2.0 * self.quantum_s
     }
 
     /// The largest window the sender kept to: as it read the windows.

@@ -42,6 +42,13 @@ pub fn why_not(conn: &Connection, bulk: Dir, base_rtt: Option<Span>, state_ns: O
                 crate::units::ms(min.secs_f64())
             ));
         }
+        if let Some(bound) = conn.rtt.unresolved_bound() {
+            return Some(format!(
+                "no RTT the timestamps resolve: most samples through each end were shorter than ten ticks of this capture's {} clock, so the round trip is under {} (a delay is measured from ten ticks up, an error of at most 10%)",
+                crate::units::ms(conn.rtt.quantum.get().secs_f64()),
+                crate::units::ms(bound.secs_f64())
+            ));
+        }
         return Some("no RTT sample (no handshake, no data/ACK pair, no timestamp echo)".to_string());
     };
     let busy = Span(busy as i64);

@@ -147,7 +147,13 @@ fn gather_facts(
         conn.rtt.through(Connection::sender_end(bulk)).least(),
         conn.rtt.through(Connection::sender_end(bulk.reverse())).least(),
     );
-    let past_bottleneck = matches!((via_sender, via_receiver), (Some(s), Some(r)) if r < s);
+    // A loop measured as negligible (under the clock's resolution) is the shorter one.
+    let receiver_measured = conn.rtt.through(Connection::sender_end(bulk.reverse())).measured();
+    let past_bottleneck = match (via_sender, via_receiver) {
+        (Some(s), Some(r)) => r < s,
+        (Some(_), None) => receiver_measured,
+        _ => false,
+    };
     let arrivals = past_bottleneck.then_some(&dacc.arrivals);
     let goodput = summary.goodput_bps / 8.0;
     // The flow went as fast as its receive window let it: its ACK spacing may be the
@@ -177,6 +183,20 @@ fn gather_facts(
         rounds.get(j).map_or(tl.bins.len(), |r| r.first)
     };
     let queue = queue::find(tl, startup, base_rtt, floor);
+    let steady = tl.bins.get(startup..).unwrap_or(&[]);
+    let (held_ns, sending_ns) = steady
+        .iter()
+        .fold((0u64, 0u64), |(h, s), b| (h + b.rwnd_ns, s + b.rwnd_ns + b.busy_ns));
+    let window_held = sending_ns > 0 && rules::receiver_window::applies(held_ns as f64 / sending_ns as f64);
+    let prompt_queueing_s = {
+        let mut q: Vec<i64> = steady
+            .iter()
+            .filter_map(|b| b.rtt_prompt_min_ns)
+            .map(|m| (m - base_rtt.nanos()).max(0))
+            .collect();
+        q.sort_unstable();
+        q.get(q.len() / 2).map(|&n| n as f64 / 1e9)
+    };
     let estimate = capacity::estimate(&capacity::Input {
         tl,
         dispersion: &dacc.dispersion,
@@ -229,6 +249,8 @@ fn gather_facts(
         flows_sharing: 1,
         queue,
         quantum_s: quantum.get().secs_f64(),
+        window_held,
+        prompt_queueing_s,
         stalls: summary.stalls.clone(),
         estimate,
         obeyed_rwnd: None,
@@ -271,13 +293,36 @@ fn classify_kept(k: &Kept, tl: &Timeline, shared: Option<&[f64]>) -> Classificat
 
 /// The capacity a flow's delivery is judged against. When the only evidence of the
 /// bottleneck's rate is the flow's own delivery, calling the flow "at capacity" would be
-/// circular: it needs a sign that the pipe was actually full — a queue (RTT above the
-/// base, or a standing queue in some interval) or losses. Without one the rate is a lower
-/// bound, reported but not judged by.
+/// circular: it needs a sign that the pipe was actually full — a queue (prompt RTTs above
+/// the base, or a standing queue in some interval) or losses. Without one the rate is a
+/// lower bound, reported but not judged by.
+///
+/// A sender the receiver's window held sends one window per round trip: it fills the path
+/// only with a window above the BDP, and then the excess waits in the bottleneck's queue
+/// (RFC 6349 §3.3.1: the BDP is the window that fills the path; RFC 7323 §1.1: rwnd/RTT
+/// bounds the rate). For such a flow only the queue tells a full pipe: its ACK and arrival
+/// spacing is the pace at which the window opened (rwnd per round, or its reader's pace),
+/// and a loss is a burst that overflowed a short queue. A spacing estimate no faster than
+/// what the flow delivered, from a clock too coarse to time one segment's gap at that
+/// rate, is that pace, not the path's: it is all such a clock shows.
 fn judged_capacity(f: &Facts) -> Option<f64> {
     let cap = f.capacity?;
-    if !cap.method.is_delivery() {
+    let achieved = f.estimate.delivered.unwrap_or(0.0).max(f.goodput);
+    let spacing_method = matches!(cap.method, Method::Dispersion | Method::ArrivalDispersion);
+    // The clock cannot time one segment's gap at that rate (a measured span is ten ticks):
+    // no packet pair inside a window's burst is resolved, only trains that span the idle
+    // rest of the round.
+    let unresolved_pairs = f.mss as f64 / cap.rate.max(1e-9) < crate::time::MIN_SPAN_QUANTA as f64 * f.quantum_s;
+    let window_paced = f.window_held
+        && spacing_method
+        && unresolved_pairs
+        && cap.rate * rules::bottleneck::AT_CAPACITY <= achieved;
+    if !cap.method.is_delivery() && !window_paced {
         return Some(cap.rate);
+    }
+    let standing = f.queue.as_ref().is_some_and(|q| q.standing > 0);
+    if f.window_held {
+        return (f.queue_shows() || standing).then_some(cap.rate);
     }
     // Packet spacing that shows (nearly) the same rate is independent evidence too: a
     // paced sender (BBR) fills the pipe with hardly any queue and no loss.
@@ -287,13 +332,13 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
         f.estimate.dispersed
     };
     let spacing = acks.unwrap_or(0.0).max(f.estimate.arrived.unwrap_or(0.0));
-    let standing = f.queue.as_ref().is_some_and(|q| q.standing > 0);
     let full = f.retransmitted_segments > 0
         || standing
         || f.queue_shows()
         || spacing >= rules::bottleneck::AT_CAPACITY * cap.rate;
     full.then_some(cap.rate)
 }
+
 
 
 /// Writes the diagnosis fields of the summary.

@@ -79,6 +79,15 @@ pub struct Loop {
     /// but each proves the loop shorter than ten quanta — a loop measured as negligible,
     /// not a loop unmeasured.
     pub unresolved: u64,
+    /// The least of those unresolved samples, and the least upper bound they put on the
+    /// loop: a sample of `raw` on a clock of quantum `q` proves the loop no longer than
+    /// `raw + q` (both stamps truncated to a tick). A loop proved that short is shorter
+    /// than every sample the clock did resolve, which are then not its minimum: on a
+    /// capture host's 1 ms clock the near end's prompt ACKs all read 0-1 ms, and one
+    /// delayed ACK (RFC 1122 §4.2.3.2: up to 500 ms; Linux's 40 ms) or one window update
+    /// whose data the sender held back would otherwise be taken for the loop.
+    pub unresolved_min: Option<Span>,
+    pub unresolved_below: Option<Span>,
     /// Bounds from window releases ([`RttTracker::add_loop`]): how many, their least, and
     /// whether they were discarded (the capture turned out to miss window updates).
     pub bounds: u64,
@@ -98,6 +107,8 @@ impl Default for Loop {
             recent: Recent::default(),
             by_source: [0; 3],
             unresolved: 0,
+            unresolved_min: None,
+            unresolved_below: None,
             bounds: 0,
             bound_min: None,
             bounds_discarded: false,
@@ -135,12 +146,44 @@ impl Loop {
         self.bound_min = Some(self.bound_min.map_or(rtt, |m| m.min(rtt)));
     }
 
-    /// The loop's minimum: its samples' and its bounds'.
+    /// The loop's minimum: its samples' and its bounds'; when samples the clock could not
+    /// resolve prove it shorter than all of those, the least of them as the clock read it
+    /// (None for a zero: a loop within one tick, measured as negligible, see
+    /// [`Self::measured`]).
     pub fn least(&self) -> Option<Span> {
-        match (self.min, self.bound_min) {
+        let resolved = match (self.min, self.bound_min) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
+        };
+        self.resolved(resolved)
+    }
+
+    /// The loop's windowed minimum (the base the other loop's samples are added to), None
+    /// when unresolved samples prove the loop shorter (see [`Self::least`]).
+    pub fn base(&self) -> Option<Span> {
+        self.resolved(self.windowed_min.get())
+    }
+
+    /// `m`, unless unresolved samples proved the loop no longer than it: then theirs. The
+    /// proof counts when at least half the loop's samples are unresolved (its median is
+    /// under the clock's resolution, the resolved ones the exceptions): a minimum is the
+    /// least of its samples, but on a real capture one sample can be misattributed (a
+    /// host's batched stamps, an echo of a TSval first seen late), and the median is the
+    /// statistic that such a minority cannot move.
+    fn resolved(&self, m: Option<Span>) -> Option<Span> {
+        let most = self.unresolved >= self.samples + self.bounds;
+        match (m, self.unresolved_below) {
+            (Some(m), Some(b)) if b <= m && most => self.unresolved_min.filter(|u| u.nanos() > 0),
+            (m, _) => m,
         }
+    }
+
+    /// Records a sample shorter than the clock resolves.
+    fn add_unresolved(&mut self, raw: Span, quantum: Span) {
+        self.unresolved += 1;
+        self.unresolved_min = Some(self.unresolved_min.map_or(raw, |m| m.min(raw)));
+        let below = raw + quantum;
+        self.unresolved_below = Some(self.unresolved_below.map_or(below, |b| b.min(below)));
     }
 
     /// The smallest of the last few samples: the loop as it is now, queueing included,
@@ -229,17 +272,14 @@ impl RttTracker {
             return None;
         }
         if raw.nanos() == 0 || raw < self.quantum.min_resolved_span() {
-            self.loops[through.index()].unresolved += 1;
+            self.loops[through.index()].add_unresolved(raw, self.quantum.get());
             return None;
         }
         let round = self.base_end_to_end();
         self.loops[through.index()].add(at, raw, source, round);
         // The other loop's windowed minimum, not its latest value: the near loop's samples
         // include delayed-ACK hold times that are not part of the path.
-        let other = self.loops[through.other().index()]
-            .windowed_min
-            .get()
-            .unwrap_or(Span::ZERO);
+        let other = self.loops[through.other().index()].base().unwrap_or(Span::ZERO);
         let e2e = raw + other;
         self.end_to_end.add(e2e);
         self.end_to_end_max = Some(self.end_to_end_max.map_or(e2e, |m| m.max(e2e)));
@@ -275,7 +315,7 @@ impl RttTracker {
             return false;
         }
         if raw.nanos() == 0 || raw < self.quantum.min_resolved_span() {
-            self.loops[through.index()].unresolved += 1;
+            self.loops[through.index()].add_unresolved(raw, self.quantum.get());
             return false;
         }
         self.loops[through.index()].add_bound(raw);
@@ -323,6 +363,17 @@ impl RttTracker {
         }
     }
 
+    /// Both loops measured and neither resolved (every sample, or most of each loop's, under
+    /// ten ticks of the clock: see [`Loop::least`]): the round trip is shorter than the
+    /// capture's timestamps can time. The bound it is under: the two loops' bounds summed.
+    pub fn unresolved_bound(&self) -> Option<Span> {
+        let (c, s) = (&self.loops[0], &self.loops[1]);
+        if c.least().is_some() || s.least().is_some() {
+            return None;
+        }
+        Some(c.unresolved_below? + s.unresolved_below?)
+    }
+
     /// The one loop measured when the other had no sample at all (a retransmitted SYN
     /// gives none, by Karn's rule; no timestamps and no data from that end give none
     /// after): its end and minimum, a lower bound on the end-to-end RTT and nothing more
@@ -338,7 +389,7 @@ impl RttTracker {
 
     /// Current base end-to-end RTT (windowed minima).
     pub fn base_end_to_end(&self) -> Option<Span> {
-        match (self.loops[0].windowed_min.get(), self.loops[1].windowed_min.get()) {
+        match (self.loops[0].base(), self.loops[1].base()) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),
         }
@@ -402,6 +453,60 @@ mod tests {
         assert!(r.add(Timestamp(0), End::Client, RttSource::DataAck, Span::from_micros(10)).is_some());
         assert_eq!(r.through(End::Client).min, Some(Span::from_micros(10)));
         assert_eq!(r.through(End::Client).unresolved, 1);
+    }
+
+    /// A tracker whose capture stamps to the millisecond.
+    fn millisecond_tracker() -> RttTracker {
+        let mut r = RttTracker::default();
+        for _ in 0..crate::time::QUANTUM_SETTLED_AFTER {
+            r.quantum.on(Timestamp(1_700_000_000_123_000_000));
+        }
+        r
+    }
+
+    #[test]
+    fn a_loop_mostly_under_the_clock_is_not_its_one_delayed_ack() {
+        // A receiver-side capture on a 1 ms clock: the receiver's prompt ACKs read 0-1 ms,
+        // one delayed ACK (Linux's 40 ms timer) reads 39 ms; the far loop is 40 ms.
+        let mut r = millisecond_tracker();
+        let t = Timestamp(0);
+        for raw in [0, 1, 0, 0] {
+            assert!(r.add(t, End::Client, RttSource::DataAck, Span::from_millis(raw)).is_none());
+        }
+        assert!(r.add(t, End::Client, RttSource::DataAck, Span::from_millis(39)).is_some());
+        assert!(r.add_loop(End::Client, Span::from_millis(45)));
+        assert_eq!(r.through(End::Client).least(), None, "the loop is within a tick");
+        assert!(r.through(End::Client).measured());
+        let s = r.add(t, End::Server, RttSource::TsEcho, Span::from_millis(40)).unwrap();
+        assert_eq!(s.end_to_end, Span::from_millis(40), "no delayed ACK added to the far loop");
+        assert_eq!(r.min_end_to_end(), Some(Span::from_millis(40)));
+        assert_eq!(r.unresolved_bound(), None);
+        // Read as 1 ms at best: that is the loop's figure.
+        let mut r = millisecond_tracker();
+        for raw in [1, 2, 1] {
+            r.add(t, End::Client, RttSource::DataAck, Span::from_millis(raw));
+        }
+        r.add(t, End::Client, RttSource::DataAck, Span::from_millis(39));
+        assert_eq!(r.through(End::Client).least(), Some(Span::from_millis(1)));
+    }
+
+    #[test]
+    fn a_few_unresolved_samples_do_not_overrule_a_measured_loop() {
+        // One zero among many 40 ms samples (a misattributed pair, batched stamps): the
+        // loop is the 40 ms its samples say.
+        let mut r = millisecond_tracker();
+        let t = Timestamp(0);
+        r.add(t, End::Server, RttSource::DataAck, Span::ZERO);
+        for _ in 0..5 {
+            r.add(t, End::Server, RttSource::DataAck, Span::from_millis(40));
+        }
+        assert_eq!(r.through(End::Server).least(), Some(Span::from_millis(40)));
+        // Both loops under the clock: no RTT, and the bound it is under.
+        let mut r = millisecond_tracker();
+        r.add(t, End::Server, RttSource::DataAck, Span::ZERO);
+        r.add(t, End::Client, RttSource::Handshake, Span::from_millis(3));
+        assert_eq!(r.min_end_to_end(), None);
+        assert_eq!(r.unresolved_bound(), Some(Span::from_millis(5)));
     }
 
     #[test]

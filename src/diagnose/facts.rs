@@ -93,10 +93,12 @@ impl Facts {
     /// steady bins' least prompt RTT (no delayed-ACK timer in it) above the base by the
     /// queue sign, and by more than two ticks of the clock (an RTT sample is the difference
     /// of two stamps each cut to a tick, so it and the base can differ by two ticks with no
-    /// queue at all).
+    /// queue at all); and the median RTT the summary prints, too, so that a sentence that
+    /// says the RTT rose shows it.
     pub fn queue_shows(&self) -> bool {
+        let sign = queue_sign_s(self.base_rtt_s);
         let q = self.prompt_queueing_s.unwrap_or(0.0);
-        q >= queue_sign_s(self.base_rtt_s) && q > 2.0 * self.quantum_s
+        q >= sign && q > 2.0 * self.quantum_s && self.queueing_s().unwrap_or(0.0) >= sign
     }
 
     /// The largest window the sender kept to: as it read the windows.

@@ -184,7 +184,13 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
             Some("net.ipv4.tcp_rmem max, or SO_RCVBUF"),
             format!(
                 "the window ({}) was full, yet it already exceeds the BDP by this capture's capacity estimate ({}), which is only a lower bound: the path is faster than measured; raise the receive buffer (net.ipv4.tcp_rmem max, or SO_RCVBUF) above {} and measure again",
-                bytes(w as f64),
+                // The window that was full is the flight it held; the receiver may have
+                // advertised more later (autotuning grows it), which the flow never used.
+                if x.max_flight > 0 && x.max_flight < w {
+                    format!("{}, up to {} advertised", bytes(x.max_flight as f64), bytes(w as f64))
+                } else {
+                    bytes(w as f64)
+                },
                 bytes(bdp),
                 bytes(advice::BUFFER_PER_WINDOW * w as f64)
             ),

@@ -200,32 +200,32 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     } else {
         0.0
     };
-    let busy_rate = match inp.shared_delivered {
-        // A flow sharing the path: the group's delivery while this flow had data, over
-        // that time. Dividing the group's delivery over the whole steady transfer by this
-        // flow's busy share counts what the others delivered while this one idled as if
-        // it had gone through in this flow's busy time, and reads above the capacity
-        // (RFC 6349 §3.3: a link's throughput is bounded by its bottleneck bandwidth; the
-        // group's deliveries share one link). Each bin's group delivery counts for the
-        // share of the bin this flow had data (its busy and receiver-window time).
-        Some(s) => {
-            let (mut d, mut had_ns) = (0.0, 0u64);
-            for (i, b) in tl.bins[steady_from..].iter().enumerate().filter(|(i, _)| kept(i)) {
-                let total = b.busy_ns + b.rwnd_ns + b.idle_ns;
-                let had = b.busy_ns + b.rwnd_ns;
-                if total > 0 && had > 0 {
-                    d += s.get(steady_from + i).copied().unwrap_or(0.0) * had as f64 / total as f64;
-                    had_ns += had;
-                }
-            }
-            if had_ns > 0 {
-                d / (had_ns as f64 / 1e9)
-            } else {
-                0.0
+    // The delivery while the sender had data, over that time: each bin's delivery (the
+    // group's, for a flow sharing the path) counts for the share of the bin this flow had
+    // data (its busy and receiver-window time). Dividing the whole steady delivery by the
+    // busy share instead counts what was delivered while the sender idled (the ACKs of a
+    // flight it did not follow up, or what the others delivered) as if it had gone through
+    // in its busy time, and reads above the capacity (RFC 6349 §3.3: a link's throughput is
+    // bounded by its bottleneck bandwidth).
+    let busy_rate = {
+        let (mut d, mut had_ns) = (0.0, 0u64);
+        for (i, b) in tl.bins[steady_from..].iter().enumerate().filter(|(i, _)| kept(i)) {
+            let total = b.busy_ns + b.rwnd_ns + b.idle_ns;
+            let had = b.busy_ns + b.rwnd_ns;
+            if total > 0 && had > 0 {
+                let delivered = match inp.shared_delivered {
+                    Some(s) => s.get(steady_from + i).copied().unwrap_or(0.0),
+                    None => b.delivered as f64,
+                };
+                d += delivered * had as f64 / total as f64;
+                had_ns += had;
             }
         }
-        None if busy_share > 0.0 => steady_rate / busy_share,
-        None => 0.0,
+        if had_ns > 0 && busy_share > 0.0 {
+            d / (had_ns as f64 / 1e9)
+        } else {
+            0.0
+        }
     };
     let utilisation = inp.capacity.map(|c| busy_rate / c);
 
@@ -388,5 +388,41 @@ mod tests {
         let u = c.utilisation.expect("capacity known");
         assert!((u - 1.0).abs() < 0.05 && u <= 1.0 + 1e-9, "utilisation {u}");
         assert!(c.busy_rate <= CAPACITY * (1.0 + 1e-9), "busy rate {}", c.busy_rate);
+    }
+
+    #[test]
+    fn a_lone_flows_busy_rate_leaves_out_what_was_delivered_while_it_idled() {
+        // The sender has data and fills the link half the time; in the other half it leaves
+        // its window's room unused (accounted idle) while the last flight's ACKs still
+        // deliver at half the link's rate. Its delivery while it had data is the capacity;
+        // the whole delivery over its busy share read 1.5x the capacity.
+        let tl = timeline(|i| {
+            if (i / 20) % 2 == 0 {
+                Bin {
+                    delivered: at(1.0),
+                    flight: 40_000,
+                    ..BUSY
+                }
+            } else {
+                Bin {
+                    busy: 0.0,
+                    idle: 1.0,
+                    delivered: at(0.5),
+                    ..BUSY
+                }
+            }
+        });
+        let c = classify(&Input {
+            tl: &tl,
+            capacity: Some(CAPACITY),
+            base_rtt: BASE_RTT,
+            mss: MSS,
+            shared_delivered: None,
+            queue: None,
+            rtt_rose: false,
+            excluded: &[],
+        });
+        assert!((c.idle_share - 0.5).abs() < 0.05, "idle share {}", c.idle_share);
+        assert!((c.busy_rate / CAPACITY - 1.0).abs() < 0.05, "busy rate {}", c.busy_rate);
     }
 }

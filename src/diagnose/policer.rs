@@ -13,10 +13,12 @@
 //! The test runs on the timeline's bins (a bin must be shorter than a round trip, or a
 //! bin mixes the drops and the refills it would tell apart): a bin with retransmissions
 //! is a loss, one with delivery and none a pass. A policer starting from an empty bucket at
-//! the first loss, filled at the delivery rate between the first and last loss, must
-//! hold about the same (empty) fill at every loss and not much less at a pass; the losses
-//! must span several round trips and enough bins to judge; the first must come early; and
-//! the RTT must not have risen before most of them. The constants are the detector's.
+//! the first loss, filled at the delivery rate within the loss rounds up to the least depth
+//! that passed everything, must hold about the same (empty) fill at every loss and not much
+//! less at a pass; the losses must span several round trips and enough bins to judge; the
+//! first must come early; and the RTT must not have risen before most of them. The
+//! constants are the detector's; where the rate and the depth differ from it, `find` says
+//! why.
 
 use super::timeline::Timeline;
 use crate::time::Span;

@@ -196,15 +196,13 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     ];
     if let Some(q) = queued {
         // The link was full while the queue stood: what it delivered then is its rate.
-        for (r, _, name) in spacing.into_iter().flatten() {
-            if r * AT_CAPACITY > q {
-                out.set_aside.push(format!(
-                    "{name} showed {}, but while a queue stood the path sustained {}: the spacing is the link's burst rate (a shaper's or policer's bucket, or a host that stamps packets in batches), not what the path carries",
-                    rate(r),
-                    rate(q)
-                ));
-            }
-        }
+        set_aside_above(&mut out.set_aside, &spacing, q, |name, r| {
+            format!(
+                "{name} showed {}, but while a queue stood the path sustained {}: the spacing is the link's burst rate (a shaper's or policer's bucket, or a host that stamps packets in batches), not what the path carries",
+                rate(r),
+                rate(q)
+            )
+        });
         out.capacity = Some(Capacity {
             rate: q.max(achieved),
             method: Method::QueueDeliveryRate,
@@ -214,15 +212,13 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     if let Some(p) = inp.policer {
         // A policer passes the line rate for a bucket's worth and drops the rest: the
         // spacing shows the line, the delivery while it dropped the rate it enforced.
-        for (r, _, name) in spacing.into_iter().flatten() {
-            if r * AT_CAPACITY > p.rate {
-                out.set_aside.push(format!(
-                    "{name} showed {}, but the flow lost packets whenever it ran ahead of {} (a token-bucket policer): the spacing is the line rate behind the bucket, not what the path carries",
-                    rate(r),
-                    rate(p.rate)
-                ));
-            }
-        }
+        set_aside_above(&mut out.set_aside, &spacing, p.rate, |name, r| {
+            format!(
+                "{name} showed {}, but the flow lost packets whenever it ran ahead of {} (a token-bucket policer): the spacing is the line rate behind the bucket, not what the path carries",
+                rate(r),
+                rate(p.rate)
+            )
+        });
         // The rate it sustains, not the bursts its bucket let through over a few RTTs
         // (the law allows those: depth / window above the rate).
         out.capacity = Some(Capacity {
@@ -258,6 +254,21 @@ impl Estimate {
                 changed
             }
             None => false,
+        }
+    }
+}
+
+/// Each spacing estimate well above `sustained` (beyond the at-capacity margin) set aside,
+/// with the sentence `why(name, rate)` gives.
+fn set_aside_above(
+    set_aside: &mut Vec<String>,
+    spacing: &[Option<(f64, Method, &str)>],
+    sustained: f64,
+    why: impl Fn(&str, f64) -> String,
+) {
+    for &(r, _, name) in spacing.iter().flatten() {
+        if r * AT_CAPACITY > sustained {
+            set_aside.push(why(name, r));
         }
     }
 }

@@ -350,7 +350,7 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::{classify, Input};
-    use crate::diagnose::rules::fixture::{at, timeline, Bin, BASE_RTT, BUSY, CAPACITY, MSS};
+    use crate::diagnose::rules::fixture::{at, run, timeline, Bin, BASE_RTT, BUSY, CAPACITY, MSS};
 
     #[test]
     fn a_shared_flows_busy_rate_is_the_groups_delivery_while_it_had_data() {
@@ -396,7 +396,7 @@ mod tests {
         // its window's room unused (accounted idle) while the last flight's ACKs still
         // deliver at half the link's rate. Its delivery while it had data is the capacity;
         // the whole delivery over its busy share read 1.5x the capacity.
-        let tl = timeline(|i| {
+        let c = run(|i| {
             if (i / 20) % 2 == 0 {
                 Bin {
                     delivered: at(1.0),
@@ -411,16 +411,6 @@ mod tests {
                     ..BUSY
                 }
             }
-        });
-        let c = classify(&Input {
-            tl: &tl,
-            capacity: Some(CAPACITY),
-            base_rtt: BASE_RTT,
-            mss: MSS,
-            shared_delivered: None,
-            queue: None,
-            rtt_rose: false,
-            excluded: &[],
         });
         assert!((c.idle_share - 0.5).abs() < 0.05, "idle share {}", c.idle_share);
         assert!((c.busy_rate / CAPACITY - 1.0).abs() < 0.05, "busy rate {}", c.busy_rate);

@@ -197,6 +197,7 @@ fn gather_facts(
         q.sort_unstable();
         q.get(q.len() / 2).map(|&n| n as f64 / 1e9)
     };
+    let median_rtt = summary.rtt_ms.median.map(|m| Span::from_secs_f64(m / 1000.0));
     let estimate = capacity::estimate(&capacity::Input {
         tl,
         dispersion: &dacc.dispersion,
@@ -207,12 +208,12 @@ fn gather_facts(
         window_rate,
         queue: queue.as_ref(),
         goodput,
-        median_rtt: summary.rtt_ms.median.map(|m| Span::from_secs_f64(m / 1000.0)),
+        median_rtt,
         two_way,
         // A queue that stood says the losses were its overflow, not a policer's drops.
         policer: match &queue {
             Some(q) if q.most_of_the_time() => None,
-            _ => policer::find(tl, summary.rtt_ms.median.map_or(base_rtt, |m| Span::from_secs_f64(m / 1000.0)), floor),
+            _ => policer::find(tl, median_rtt.unwrap_or(base_rtt), floor),
         },
     });
     // Receivers that acknowledge whole bursts at once (stretch ACKs, a reader that lets the

@@ -12,7 +12,8 @@
 //! - data-arrival dispersion, the same seen past the bottleneck.
 //!
 //! The laws the estimate keeps: it is never below its goodput, nor (without a standing
-//! queue) below the delivery the flow achieved over its rounds; its spacing samples never come from gaps the timestamps cannot resolve (they
+//! queue) below the delivery the flow achieved over its rounds — busy or not (app-limited
+//! windows raise it, never lower it), or during a loss episode; its spacing samples never come from gaps the timestamps cannot resolve (they
 //! span ten quanta, [`crate::time::Quantum`]); and when a standing queue shows the link was full
 //! ([`super::queue`]), the delivery while it stood *is* the rate the path sustains — a
 //! spacing estimate above it is the link's burst rate, set aside and said so.
@@ -268,8 +269,8 @@ impl Estimate {
     }
 
     /// Whether a delivery-rate capacity of `rate` is the busy windows' own figure (within
-    /// [`AT_CAPACITY`]), not a floor well above it (the app-limited windows' or the goodput): only the busy windows can
-    /// show a full pipe.
+    /// [`AT_CAPACITY`]), not a floor well above it (the app-limited windows', a loss
+    /// episode's or the goodput): only the busy windows can show a full pipe.
     pub fn measured_busy(&self, rate: f64) -> bool {
         // Within the estimate's own error of it, the floor is the same rate.
         self.delivered.is_some_and(|d| d >= rate * AT_CAPACITY)

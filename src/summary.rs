@@ -500,6 +500,11 @@ pub struct Stall {
     pub intervals_s: Vec<f64>,
     /// What moved the transfer again.
     pub resumed_by: Option<Resumed>,
+    /// A loss episode of at least a round trip: the delivery its ACKs reported during it
+    /// (bit/s, payload). A delivery the path carried, so the direction's capacity
+    /// estimate is never below it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivered_bps: Option<f64>,
     pub sentence: String,
 }
 
@@ -519,6 +524,10 @@ pub struct CapacitySummary {
     pub arrival_dispersion_bps: Option<f64>,
     /// Delivery while a standing queue showed the link full.
     pub queue_delivery_bps: Option<f64>,
+    /// Delivery over the same windows as `delivery_bps`, whatever the sender did (its
+    /// app-limited windows too): what the path carried, a floor of the estimate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_limited_delivery_bps: Option<f64>,
     /// A token-bucket policer the losses showed: its rate (bit/s, payload) and the depth of
     /// the least bucket that passed what the flow delivered (bytes). Over an interval T
     /// such a path carries up to depth + rate x T, so delivery over a few RTTs may exceed

@@ -52,6 +52,9 @@ pub struct DirAccumulator {
     /// ACKs that reported delivery, and the bytes they reported.
     pub delivery_acks: u64,
     pub delivered_bytes: u64,
+    /// The last ACK that reported delivery (or the send that ended a time with nothing
+    /// outstanding), and whether it left data outstanding.
+    last_delivery: Option<(Timestamp, bool)>,
     /// Dispersion of data arrivals (new data, back to back), and its current mode.
     pub arrivals: Dispersion,
     arrival_rate: Option<f64>,
@@ -155,6 +158,10 @@ impl UnusedRoom {
 impl DirAccumulator {
     fn on_new_data(&mut self, ts: Timestamp, ev: &SegmentEvent, mss: u32, min_span: Span) {
         self.first_data.get_or_insert(ts);
+        // Data sent with nothing outstanding: the wait for its ACK starts here.
+        if self.last_delivery.is_none_or(|(_, left)| !left) {
+            self.last_delivery = Some((ts, true));
+        }
         self.data_events += 1;
         let len = ev.send.new_bytes as u64;
         let tl = self.timeline.get_or_insert_with(|| LiveTimeline::new(ts));
@@ -229,19 +236,24 @@ impl DirAccumulator {
     /// `round` is the current base RTT: a gap between ACKs longer than a round trip is a
     /// pause (the pipe drained, the receiver's application or delayed-ACK timer paced it),
     /// not the spacing of a train, and gives no dispersion sample.
+    /// An ACK that reported `reported` bytes delivered, `delivered` of them in its own time
+    /// (none for one that ends a stall).
+    #[allow(clippy::too_many_arguments)]
     fn on_ack(
         &mut self,
         ts: Timestamp,
         delivered: u64,
+        reported: u64,
         pause: Option<SenderState>,
         sender_loop: Span,
         round: Option<Span>,
         min_span: Span,
     ) {
-        if delivered > 0 {
+        if reported > 0 {
             self.delivery_acks += 1;
-            self.delivered_bytes += delivered;
+            self.delivered_bytes += reported;
             if let Some(tl) = self.timeline.as_mut() {
+                // The instant still starts the next window's ACK interval.
                 tl.ack(ts, delivered);
             }
             // A gap longer than a round trip is a pause, not spacing: the train restarts.
@@ -250,7 +262,7 @@ impl DirAccumulator {
                     self.ack_train = None;
                 }
             }
-            if let Some((bytes, gap)) = train_sample(&mut self.ack_train, ts, delivered, min_span) {
+            if let Some((bytes, gap)) = train_sample(&mut self.ack_train, ts, reported, min_span) {
                 self.dispersion.add(bytes, gap);
             }
         }
@@ -378,10 +390,23 @@ impl Accumulator {
             };
             let acc = &mut self.dirs[data_dir.index()];
             let was_paused = !acc.pauses.is_empty();
+            // Delivery reported after a retransmission timer's worth of silence with data
+            // outstanding (an outage, a lost connection's last gasp) is what went through
+            // across that silence, which the stall reports: it is not delivered in the bin
+            // that holds its ACK, and no rate counts it there (16 MiB acknowledged at once
+            // after 2.6 s read 116 Gbit/s over the steady millisecond that held the ACK).
+            let across_stall = ev.acked.delivered > 0
+                && acc
+                    .last_delivery
+                    .is_some_and(|(t, left)| left && ev.ts - t >= conn.rtt.rto_bound());
+            if ev.acked.delivered > 0 {
+                acc.last_delivery = Some((ev.ts, !covers_all));
+            }
             if ev.acked.delivered > 0 || pause.is_some() || was_paused {
                 let lp = conn.sender_loop(data_dir);
                 let round = conn.rtt.base_end_to_end();
-                acc.on_ack(ev.ts, ev.acked.delivered as u64, pause, lp, round, min_span);
+                let delivered = if across_stall { 0 } else { ev.acked.delivered as u64 };
+                acc.on_ack(ev.ts, delivered, ev.acked.delivered as u64, pause, lp, round, min_span);
             }
             // Room the sender did not use (see `UnusedRoom`).
             let outstanding = match (dd.una, dd.nxt) {

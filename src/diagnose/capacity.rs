@@ -12,7 +12,8 @@
 //! - data-arrival dispersion, the same seen past the bottleneck.
 //!
 //! The laws the estimate keeps: it is never below its goodput, nor (without a standing
-//! queue) below the delivery the flow achieved over its rounds; its spacing samples never come from gaps the timestamps cannot resolve (they
+//! queue) below the delivery the flow achieved over its rounds — busy or not (app-limited
+//! windows raise it, never lower it), or during a loss episode; its spacing samples never come from gaps the timestamps cannot resolve (they
 //! span ten quanta, [`crate::time::Quantum`]); and when a standing queue shows the link was full
 //! ([`super::queue`]), the delivery while it stood *is* the rate the path sustains — a
 //! spacing estimate above it is the link's burst rate, set aside and said so.
@@ -87,6 +88,10 @@ pub struct Input<'a> {
     pub two_way: bool,
     /// A token-bucket policer its losses showed ([`super::policer`]).
     pub policer: Option<super::policer::Policer>,
+    /// The highest delivery (bytes/s) reported during one of the direction's loss episodes
+    /// of at least a round trip ([`crate::stall`]), timed to the packet where the timeline's
+    /// windows are as wide as two of its bins (on a long flow, seconds).
+    pub loss_delivery: Option<f64>,
 }
 
 /// Everything the estimate considered.
@@ -95,6 +100,13 @@ pub struct Estimate {
     pub capacity: Option<Capacity>,
     /// Delivery over several RTTs while busy (90th percentile), bytes/s.
     pub delivered: Option<f64>,
+    /// The same over every window whatever the sender did (app-limited samples,
+    /// [`delivery::app_limited_rate`]), bytes/s: it raises the estimate, never lowers it,
+    /// and proves no full pipe.
+    pub app_limited: Option<f64>,
+    /// The delivery during a loss episode ([`Input::loss_delivery`]), bytes/s: a floor as
+    /// `app_limited` is.
+    pub loss_delivery: Option<f64>,
     /// ACK dispersion (bytes/s), after the window-pace choice.
     pub dispersed: Option<f64>,
     /// Data-arrival dispersion (bytes/s).
@@ -103,10 +115,10 @@ pub struct Estimate {
     pub queued: Option<f64>,
     /// The policer its losses showed: rate (bytes/s) and bucket depth (bytes).
     pub policer: Option<super::policer::Policer>,
-    /// `delivered` and `queued` with each window measured over its length alone, kept for
-    /// when two-way traffic is found only across connections ([`Estimate::unclock`]);
-    /// `None` when they already are.
-    pub by_length: Option<(Option<f64>, Option<f64>)>,
+    /// `delivered`, `queued` and `app_limited` with each window measured over its length
+    /// alone, kept for when two-way traffic is found only across connections
+    /// ([`Estimate::unclock`]); `None` when they already are.
+    pub by_length: Option<(Option<f64>, Option<f64>, Option<f64>)>,
     /// Why an estimate was not taken.
     pub set_aside: Vec<String>,
 }
@@ -128,6 +140,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     // their spacing is (below): no ACK interval bounds a window then (delivery.rs).
     let interval = ack_interval(inp.two_way);
     let delivered = delivery::max_rate(inp.tl, window, interval);
+    let app_limited = delivery::app_limited_rate(inp.tl, window, interval);
     let queue_window = window;
     let dispersed = match (inp.dispersion.capacity(), inp.window_rate) {
         // The strongest spacing may be the window's own pace (it is never faster than the
@@ -148,6 +161,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         (
             delivery::max_rate(inp.tl, window, Interval::Length),
             standing.and_then(|q| delivery::rate_where(inp.tl, &q.bins, queue_window, Interval::Length)),
+            delivery::app_limited_rate(inp.tl, window, Interval::Length),
         )
     });
     let mut set_aside = Vec::new();
@@ -164,6 +178,8 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     let mut out = Estimate {
         capacity: None,
         delivered,
+        app_limited,
+        loss_delivery: inp.loss_delivery,
         dispersed,
         arrived,
         queued,
@@ -172,7 +188,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         set_aside,
     };
     // What the flow itself achieved: no estimate may be below it.
-    let achieved = delivered.unwrap_or(0.0).max(inp.goodput).max(queued.unwrap_or(0.0));
+    let achieved = out.achieved(inp.goodput).max(queued.unwrap_or(0.0));
     if let Some(bps) = inp.link_rate_bps {
         let eff = inp.mss as f64 / (inp.mss as f64 + WIRE_OVERHEAD);
         let given = bps / 8.0 * eff;
@@ -242,15 +258,34 @@ pub fn ack_interval(two_way: bool) -> Interval {
 }
 
 impl Estimate {
+    /// The most the flow was seen to deliver over its delivery windows, busy or not, or over
+    /// the connection (`goodput`): no capacity estimate may be below it (the path carried
+    /// it).
+    pub fn achieved(&self, goodput: f64) -> f64 {
+        [self.delivered, self.app_limited, self.loss_delivery]
+            .into_iter()
+            .flatten()
+            .fold(goodput, f64::max)
+    }
+
+    /// Whether a delivery-rate capacity of `rate` is the busy windows' own figure (within
+    /// [`AT_CAPACITY`]), not a floor well above it (the app-limited windows', a loss
+    /// episode's or the goodput): only the busy windows can show a full pipe.
+    pub fn measured_busy(&self, rate: f64) -> bool {
+        // Within the estimate's own error of it, the floor is the same rate.
+        self.delivered.is_some_and(|d| d >= rate * AT_CAPACITY)
+    }
+
     /// The delivery figures measured over the windows' lengths alone: the ACKs turned out
     /// to have queued behind another connection's data going the other way. Whether
     /// anything changed.
     pub fn unclock(&mut self) -> bool {
         match self.by_length.take() {
-            Some((delivered, queued)) => {
-                let changed = (delivered, queued) != (self.delivered, self.queued);
+            Some((delivered, queued, app_limited)) => {
+                let changed = (delivered, queued, app_limited) != (self.delivered, self.queued, self.app_limited);
                 self.delivered = delivered;
                 self.queued = queued;
+                self.app_limited = app_limited;
                 changed
             }
             None => false,
@@ -276,8 +311,11 @@ fn set_aside_above(
 /// The largest of the delivery and the spacing estimates; one below the delivery the flow
 /// `achieved` is wrong by the law, and the delivery stands instead.
 fn largest(e: &Estimate, achieved: f64) -> Option<Capacity> {
+    // The floors are delivery too: with no busy window and no spacing, what the path was
+    // seen to carry is the bound that can be given.
+    let floor = [e.app_limited, e.loss_delivery].into_iter().flatten().reduce(f64::max);
     let best = [
-        e.delivered.map(|r| (r, Method::DeliveryRate)),
+        e.delivered.or(floor).map(|r| (r, Method::DeliveryRate)),
         e.dispersed.map(|r| (r, Method::Dispersion)),
         e.arrived.map(|r| (r, Method::ArrivalDispersion)),
     ]
@@ -285,13 +323,17 @@ fn largest(e: &Estimate, achieved: f64) -> Option<Capacity> {
     .flatten()
     .max_by(|a, b| a.0.total_cmp(&b.0));
     best.map(|(r, method)| {
-        if r < achieved {
+        if r >= achieved {
+            Capacity { rate: r, method }
+        } else if r >= achieved * AT_CAPACITY {
+            // Within the estimate's own error of what was achieved: the same rate measured
+            // two ways, and the measurement still says how it was found.
+            Capacity { rate: achieved, method }
+        } else {
             Capacity {
                 rate: achieved,
                 method: Method::DeliveryRate,
             }
-        } else {
-            Capacity { rate: r, method }
         }
     })
 }
@@ -313,8 +355,16 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
             (Some(depth), Some(min)) if min > 0.0 => depth as f64 * 8.0 / (DELIVERY_ROUNDS as f64 * min / 1000.0),
             _ => 0.0,
         };
-        if let Some(d) = c.delivery_bps.filter(|&d| d > (b + burst) * tol && !c.given) {
-            out.push(format!("the capacity {b} bit/s is below the delivery the flow achieved ({d})"));
+        // What the path carried over a round trip or more, however measured.
+        let episodes = f
+            .stalls
+            .iter()
+            .filter(|s| s.kind == crate::summary::StallKind::LossEpisode && s.direction == Some(f.bulk_direction))
+            .map(|s| s.delivered_bps);
+        for d in [c.delivery_bps, c.app_limited_delivery_bps].into_iter().chain(episodes) {
+            if let Some(d) = d.filter(|&d| d > (b + burst) * tol && !c.given) {
+                out.push(format!("the capacity {b} bit/s is below the delivery the flow achieved ({d})"));
+            }
         }
         if Some(c.method) != f.bottleneck_method {
             out.push(format!("two methods: {} and {:?}", c.method, f.bottleneck_method));
@@ -337,7 +387,7 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
 /// afterwards): the largest remaining, never below what was achieved; a user's figure or a
 /// standing queue's delivery stays as it was.
 pub fn choose(e: &Estimate, goodput: f64, was: Option<Capacity>) -> Option<Capacity> {
-    let achieved = e.delivered.unwrap_or(0.0).max(goodput);
+    let achieved = e.achieved(goodput);
     match was {
         Some(c) if matches!(c.method, Method::LinkRate | Method::PolicedRate) => Some(c),
         // The queue's delivery may have been measured again ([`Estimate::unclock`]).
@@ -400,11 +450,76 @@ mod tests {
             median_rtt: None,
             two_way: false,
             policer: None,
+            loss_delivery: None,
         });
         let c = e.capacity.unwrap();
         assert_eq!(c.method, Method::QueueDeliveryRate);
         assert!((c.rate / 6.25e6 - 1.0).abs() < 0.02, "{}", c.rate);
         assert_eq!(e.set_aside.len(), 1, "{:?}", e.set_aside);
+    }
+
+    fn input<'a>(tl: &'a Timeline, d: &'a Dispersion, goodput: f64) -> Input<'a> {
+        Input {
+            tl,
+            dispersion: d,
+            arrivals: None,
+            base_rtt: Span::from_millis(20),
+            mss: 1448,
+            link_rate_bps: None,
+            window_rate: None,
+            queue: None,
+            goodput,
+            median_rtt: None,
+            two_way: false,
+            policer: None,
+            loss_delivery: None,
+        }
+    }
+
+    /// A sender idle 90% of the time whose bursts go through at 5 MB/s: its few busy
+    /// windows say little, and the estimate is at least what the bursts delivered — as a
+    /// lower bound (the busy windows' figure is not it).
+    #[test]
+    fn app_limited_delivery_raises_the_estimate_as_a_floor() {
+        use crate::diagnose::timeline::SenderState;
+        let t0 = Timestamp(1_000_000_000);
+        let mut tl = Timeline::new(t0);
+        for burst in 0..40i64 {
+            let at = t0 + Span::from_millis(200 * burst);
+            tl.account(at, at + Span::from_millis(20), SenderState::Busy);
+            tl.account(at + Span::from_millis(20), at + Span::from_millis(200), SenderState::Idle);
+            for i in 1..=100 {
+                tl.ack(at + Span::from_micros(1_000 * i), 5_000);
+            }
+        }
+        let d = Dispersion::default();
+        let e = estimate(&input(&tl, &d, 0.5e6));
+        let c = e.capacity.unwrap();
+        assert_eq!(c.method, Method::DeliveryRate);
+        let floor = e.app_limited.unwrap();
+        assert!(c.rate >= floor && floor > 1e6, "{c:?} {e:?}");
+        assert!(!e.measured_busy(c.rate), "{e:?}");
+        // A loss episode's delivery is a floor as well.
+        let e = estimate(&Input {
+            loss_delivery: Some(9e6),
+            ..input(&tl, &d, 0.5e6)
+        });
+        assert!(e.capacity.unwrap().rate >= 9e6);
+    }
+
+    /// A spacing estimate a hair below what the flow achieved is that rate measured another
+    /// way: the figure rises to the delivery and keeps saying how it was found.
+    #[test]
+    fn a_spacing_estimate_within_the_margin_of_the_delivery_keeps_its_method() {
+        let tl = busy_timeline(1_000); // 1 MB/s delivered
+        let d = dispersion_at(1.01e6);
+        let c = estimate(&input(&tl, &d, 1.05e6)).capacity.unwrap();
+        assert_eq!(c.method, Method::Dispersion);
+        assert!(c.rate >= 1.05e6, "{c:?}");
+        // Well above it, the delivery stands instead.
+        let c = estimate(&input(&tl, &d, 2e6)).capacity.unwrap();
+        assert_eq!(c.method, Method::DeliveryRate);
+        assert!(c.rate >= 2e6, "{c:?}");
     }
 
     #[test]
@@ -424,6 +539,7 @@ mod tests {
             median_rtt: None,
             two_way: false,
             policer: None,
+            loss_delivery: None,
         });
         assert!(e.capacity.unwrap().rate >= 10e6 * 0.99);
         // nor a user's figure
@@ -440,6 +556,7 @@ mod tests {
             median_rtt: None,
             two_way: false,
             policer: None,
+            loss_delivery: None,
         });
         assert!(e.capacity.unwrap().rate >= 10e6 * 0.99);
         assert_eq!(e.set_aside.len(), 1);

@@ -53,17 +53,33 @@ pub enum Interval {
 /// it delivered says nothing about the path (and an idle or finished transfer nothing at
 /// all).
 pub fn max_rate(tl: &Timeline, min_window: Span, interval: Interval) -> Option<f64> {
+    rate_over(tl, min_window, interval, true)
+}
+
+/// The same over every window, whatever the sender was doing: the app-limited samples of
+/// tcp_rate.c (`is_app_limited`). Such a sample says nothing when it is low (the sender,
+/// not the path, held it down) but is still delivery the path carried: BBR takes one into
+/// its bandwidth estimate whenever it is above the estimate
+/// (draft-cardwell-iccrg-bbr-congestion-control §4.5.2.2, `BBRUpdateMaxBw`: "if
+/// rs.delivery_rate >= BBR.max_bw || !rs.is_app_limited"). A sender that idles between
+/// bursts has few busy windows, and the busy windows' figure alone can fall far below what
+/// its bursts went through at.
+pub fn app_limited_rate(tl: &Timeline, min_window: Span, interval: Interval) -> Option<f64> {
+    rate_over(tl, min_window, interval, false)
+}
+
+fn rate_over(tl: &Timeline, min_window: Span, interval: Interval, busy_only: bool) -> Option<f64> {
     let w = tl.width.nanos().max(1);
     let k = ((min_window.nanos() + w - 1) / w).max(1) as usize;
     let busy: Vec<f64> = tl.bins.iter().map(|b| b.busy_ns as f64).collect();
     let state: Vec<f64> = tl.bins.iter().map(|b| b.state_ns() as f64).collect();
     let delivered: Vec<f64> = tl.bins.iter().map(|b| b.delivered as f64).collect();
-    let busy_enough = window_sums(&busy, k)
+    let counts = window_sums(&busy, k)
         .zip(window_sums(&state, k))
-        .map(|(b, s)| s > 0.0 && b >= MOSTLY_BUSY * s);
+        .map(|(b, s)| !busy_only || (s > 0.0 && b >= MOSTLY_BUSY * s));
     let rates: Vec<f64> = window_sums(&delivered, k)
         .zip(ack_intervals(tl, k, interval))
-        .zip(busy_enough)
+        .zip(counts)
         .filter_map(|((d, secs), ok)| Some(d / secs?).filter(|_| ok))
         .collect();
     percentile(rates)
@@ -94,9 +110,13 @@ pub fn rate_where(tl: &Timeline, inside: &[bool], min_window: Span, interval: In
 /// the ACK before the pause would count the pause, and a window of the length alone
 /// counts the restart's first ACK as if its data took no time (at 1 Mbit/s a 1460-byte
 /// segment takes 12 ms; a window of four 2 ms base RTTs holding its ACK reads 1.46
-/// Mbit/s). Such a window has no measured interval (`None`) and is not counted. (The
-/// flow's first ACKs, with no ACK before them, are measured over the window's length:
-/// nothing before them was delivered.)
+/// Mbit/s). Such a window has no measured interval (`None`) and is not counted. The
+/// flow's first ACKs, with no ACK before them, are measured from its first data (the
+/// timeline's origin): tcp_rate.c starts the delivery clock at the first transmission
+/// (`tcp_rate_skb_sent` sets `first_tx_mstamp` and `delivered_mstamp` with nothing in
+/// flight). Over the window's length alone, a first ACK that came long after its data
+/// counts as if delivered in the window: 16 MiB acknowledged at once 2.6 s after it was
+/// sent read 8.4 Gbit/s.
 fn ack_intervals(tl: &Timeline, k: usize, interval: Interval) -> impl Iterator<Item = Option<f64>> + '_ {
     let w = tl.width.nanos().max(1);
     let len = k as i64 * w;
@@ -124,6 +144,7 @@ fn ack_intervals(tl: &Timeline, k: usize, interval: Interval) -> impl Iterator<I
             // restarted with a send the interval cannot place (see above).
             (Some((_, at)), Some(_)) if idle[i] > idle[at] => return None,
             (Some((from, _)), Some((to, _))) => to - from,
+            (None, Some((to, _))) => to,
             _ => 0,
         };
         Some(len.max(ack) as f64 / 1e9)
@@ -163,6 +184,29 @@ pub fn rate_percentile(delivered: &[f64], width: Span, min_window: Span) -> Opti
     let k = ((min_window.nanos() + w - 1) / w).max(1) as usize;
     let secs = (k as i64 * w) as f64 / 1e9;
     percentile(window_sums(delivered, k).map(|d| d / secs).collect())
+}
+
+/// The same over the windows whose accounted time was mostly busy (`busy` and `state`:
+/// nanoseconds per bin, summed over the flows sharing the path), as [`max_rate`] for one.
+pub fn busy_rate_percentile(
+    delivered: &[f64],
+    busy: &[f64],
+    state: &[f64],
+    width: Span,
+    min_window: Span,
+) -> Option<f64> {
+    let w = width.nanos().max(1);
+    let k = ((min_window.nanos() + w - 1) / w).max(1) as usize;
+    let secs = (k as i64 * w) as f64 / 1e9;
+    let counts = window_sums(busy, k)
+        .zip(window_sums(state, k))
+        .map(|(b, s)| s > 0.0 && b >= MOSTLY_BUSY * s);
+    percentile(
+        window_sums(delivered, k)
+            .zip(counts)
+            .filter_map(|(d, ok)| ok.then_some(d / secs))
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -253,6 +297,36 @@ mod tests {
             tl.ack(at + Span::from_micros(500), 1_000);
         }
         assert_eq!(max_rate(&tl, Span::from_millis(20), Interval::AckClocked), None);
+    }
+
+    /// A sender that bursts 20 kB every 100 ms (over 8 ms) and idles between: no window is
+    /// mostly busy, yet each burst went through at 2.5 MB/s. The app-limited windows keep
+    /// that delivery.
+    #[test]
+    fn app_limited_windows_keep_what_idle_senders_delivered() {
+        let mut tl = Timeline::new(Timestamp(0));
+        for burst in 0..20i64 {
+            let t0 = Timestamp(0) + Span::from_millis(100 * burst);
+            tl.account(t0, t0 + Span::from_millis(8), SenderState::Busy);
+            tl.account(t0 + Span::from_millis(8), t0 + Span::from_millis(100), SenderState::Idle);
+            for i in 1..=8 {
+                tl.ack(t0 + Span::from_millis(i), 2_500);
+            }
+        }
+        let window = Span::from_millis(20);
+        assert_eq!(max_rate(&tl, window, Interval::Length), None);
+        let r = app_limited_rate(&tl, window, Interval::Length).unwrap();
+        // A 20 ms window holds at most one 20 kB burst: 1 MB/s, half the burst's own pace.
+        assert!((r - 1_000_000.0).abs() < 1.0, "{r}");
+        // The group's busy windows, on a grid of 10 ms cells: the busy cells' neighbours
+        // are idle, so no two-cell window is mostly busy.
+        let delivered = vec![20_000.0, 0.0, 0.0, 20_000.0];
+        let busy = vec![8e6, 0.0, 0.0, 8e6];
+        let state = vec![10e6; 4];
+        let w = Span::from_millis(10);
+        assert_eq!(busy_rate_percentile(&delivered, &busy, &state, w, Span::from_millis(20)), None);
+        let r = busy_rate_percentile(&delivered, &busy, &state, w, w).unwrap();
+        assert!((r - 2_000_000.0).abs() < 1.0, "{r}"); // 20 kB over a 10 ms cell
     }
 
     /// With the ACKs queued behind data going the other way, a window is its length.

@@ -44,8 +44,15 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             _ => String::new(),
         };
         let e = &x.estimate;
+        let sets_figure = |a: f64| a * 1.005 >= cap.rate && e.delivered.is_none_or(|d| a > d * 1.005);
         let others: Vec<String> = [
             ("delivery over 4 RTTs while busy (90th percentile)", e.delivered),
+            // The floors, shown where one set the figure (above the busy windows' own).
+            (
+                "delivery over 4 RTTs whatever the sender did (90th percentile)",
+                e.app_limited.filter(|&a| sets_figure(a)),
+            ),
+            ("delivery during a loss episode", e.loss_delivery.filter(|&a| sets_figure(a))),
             ("delivery while the queue stood", e.queued),
             ("delivery while losing to the policer", e.policer.map(|p| p.rate)),
             ("ACK dispersion", e.dispersed),
@@ -149,7 +156,7 @@ pub fn notes(f: &Findings<'_>) -> Vec<String> {
             Some(n) => format!(
                 "the receiver acknowledged {n:.0} segments per ACK, so ACK spacing shows nothing of the bottleneck from this capture point (a capture at the receiver would)"
             ),
-            None => "no ACK or data spacing showed a faster link".to_string(),
+            None => "no ACK or data spacing showed a faster link (a capture at the receiver may; or give the rate with --link-rate)".to_string(),
         };
         out.push(format!(
             "the bottleneck rate (and the BDP) is a lower bound: this flow never filled the path, and {why}"

@@ -210,6 +210,13 @@ fn gather_facts(
         goodput,
         median_rtt,
         two_way,
+        loss_delivery: summary
+            .stalls
+            .iter()
+            .filter(|s| s.kind == crate::summary::StallKind::LossEpisode && s.direction == Some(bulk))
+            .filter_map(|s| s.delivered_bps)
+            .map(|r| r / 8.0)
+            .reduce(f64::max),
         // A queue that stood says the losses were its overflow, not a policer's drops.
         policer: match &queue {
             Some(q) if q.most_of_the_time() => None,
@@ -308,7 +315,7 @@ fn classify_kept(k: &Kept, tl: &Timeline, shared: Option<&[f64]>) -> Classificat
 /// rate, is that pace, not the path's: it is all such a clock shows.
 fn judged_capacity(f: &Facts) -> Option<f64> {
     let cap = f.capacity?;
-    let achieved = f.estimate.delivered.unwrap_or(0.0).max(f.goodput);
+    let achieved = f.estimate.achieved(f.goodput);
     let spacing_method = matches!(cap.method, Method::Dispersion | Method::ArrivalDispersion);
     // The clock cannot time one segment's gap at that rate (a measured span is ten ticks):
     // no packet pair inside a window's burst is resolved, only trains that span the idle
@@ -324,6 +331,13 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     let standing = f.queue.as_ref().is_some_and(|q| q.standing > 0);
     if f.window_held {
         return (f.queue_shows() || standing).then_some(cap.rate);
+    }
+    // A floor above the busy windows' delivery (what the flow's app-limited windows or its
+    // whole connection carried) shows what the path passed, not that it was full: a lower
+    // bound, whatever was lost (a burst after an idle spell overflows a queue the path's
+    // rate never filled).
+    if !f.estimate.measured_busy(cap.rate) {
+        return None;
     }
     // Packet spacing that shows (nearly) the same rate is independent evidence too: a
     // paced sender (BBR) fills the pipe with hardly any queue and no loss.
@@ -356,6 +370,7 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
         ack_dispersion_bps: f.estimate.dispersed.map(|r| r * 8.0),
         arrival_dispersion_bps: f.estimate.arrived.map(|r| r * 8.0),
         queue_delivery_bps: f.estimate.queued.map(|r| r * 8.0),
+        app_limited_delivery_bps: f.estimate.app_limited.map(|r| r * 8.0),
         policed_bps: f.estimate.policer.map(|p| p.rate * 8.0),
         policer_bucket_bytes: f.estimate.policer.map(|p| p.depth.round() as u64),
         timestamp_resolution_s: f.quantum_s,
@@ -500,24 +515,32 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
     let width = finest.max((span + MAX_GRID as i64 - 1) / MAX_GRID as i64).max(1);
     let n = (span / width + 1) as usize;
     let mut grid = vec![0.0f64; n];
+    // The members' busy and accounted time on the same grid: which windows the group was
+    // busy in.
+    let mut busy = vec![0.0f64; n];
+    let mut state = vec![0.0f64; n];
     for k in &members {
         let mut i = 0;
         k.tl.bins.for_each(|b| {
-            spread(
-                &mut grid,
-                start,
-                width,
-                k.tl.start_of(i),
-                k.tl.width.nanos(),
-                b.delivered as f64,
-            );
+            let (at, len) = (k.tl.start_of(i), k.tl.width.nanos());
+            spread(&mut grid, start, width, at, len, b.delivered as f64);
+            spread(&mut busy, start, width, at, len, b.busy_ns as f64);
+            spread(&mut state, start, width, at, len, b.state_ns() as f64);
             i += 1;
         });
     }
-    // Capacity of the shared path: the best summed delivery over the longest base RTT.
+    // Capacity of the shared path: the best summed delivery over the longest base RTT —
+    // the high end of the windows the group was busy in, as for one flow (delivery.rs), or
+    // of every window when that is higher (app-limited delivery raises the estimate, never
+    // lowers it). Over every window alone, a group that worked for a few seconds and then
+    // kept its connections open for a minute has the busy seconds' windows under the top
+    // tenth of the windows that carried anything: the figure fell below the delivery its
+    // members saw while busy.
     let rtt = members.iter().map(|k| k.base_rtt).max().unwrap();
     let window = capacity::delivery_window(rtt, Span(width)).nanos();
-    let shared_rate = delivery::rate_percentile(&grid, Span(width), Span(window)).unwrap_or(0.0);
+    let every = delivery::rate_percentile(&grid, Span(width), Span(window));
+    let busy_windows = delivery::busy_rate_percentile(&grid, &busy, &state, Span(width), Span(window));
+    let shared_rate = every.unwrap_or(0.0).max(busy_windows.unwrap_or(0.0));
     let count = group.len();
     for &i in group {
         let f = &mut flows[i];

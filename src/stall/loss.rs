@@ -101,6 +101,7 @@ impl Losses {
                 let all = rate(self.acked as f64 / (conn.last_ts - f).secs_f64());
                 match round {
                     Some(r) if during >= r && during > 0.0 => {
+                        s.delivered_bps = Some(in_it * 8.0 / during);
                         format!("; {} delivered during it ({}), against {all} over the connection", bytes(in_it), rate(in_it / during))
                     }
                     Some(_) => format!("; {} delivered during it (less than a round trip: no rate), {all} over the connection", bytes(in_it)),

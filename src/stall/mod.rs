@@ -117,6 +117,7 @@ fn stall(kind: StallKind, direction: Option<Dir>, start: Timestamp, end: Timesta
         events: 0,
         intervals_s: Vec::new(),
         resumed_by: None,
+        delivered_bps: None,
         sentence: String::new(),
     }
 }

@@ -245,6 +245,9 @@ fn a_loss_episode_counts_what_was_delivered_in_it_not_the_hole_fills_jump() {
     let l = only(&out, StallKind::LossEpisode);
     assert_eq!(l.len(), 1, "{out:?}");
     assert!(l[0].sentence.contains("1.43 KiB delivered during it (584 kbit/s)"), "{}", l[0].sentence);
+    // The same rate as a figure: the direction's capacity estimate is floored by it.
+    let r = l[0].delivered_bps.expect("a rated episode");
+    assert!((r - 1460.0 * 8.0 / 0.020).abs() < 1.0, "{r}");
 }
 
 #[test]

@@ -326,6 +326,15 @@ fn the_sender_law_catches_a_sender_verdict_beside_a_full_pipe() {
     let brief = old.replace("36%", "1%");
     let v = bdpscope::laws::check(&as_printed(0.5048, 0.4952, 0.0, &brief));
     assert!(!v.iter().any(|v| v.law == "sender-not-full"), "{v:?}");
+    // A full-pipe sentence that says its time is in the bottleneck's share is held to that
+    // share, and the sender's time is its own (a simulated draw: sender 44%, cwnd 40%, the
+    // pipe full 5% of the time, all of it in the bottleneck's 5%); one whose share cannot
+    // hold it is caught.
+    let counted = old.replace("36%", "5%").replace("the pipe was full", "the pipe was full (in the bottleneck's share)");
+    let v = bdpscope::laws::check(&as_printed(0.44, 0.05, 0.40, &counted));
+    assert!(!v.iter().any(|v| v.law == "sender-not-full"), "{v:?}");
+    let v = bdpscope::laws::check(&as_printed(0.44, 0.02, 0.43, &counted));
+    assert!(v.iter().any(|v| v.law == "sender-not-full" && v.detail.contains("said to be in the bottleneck's share")), "{v:?}");
     // A full pipe needs the RTT printed beside it to have risen to hold the excess.
     let mut broken = f.clone();
     broken.rtt_ms.median = broken.rtt_ms.min;

@@ -155,7 +155,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             let mut against: Vec<String> = super::sender::against_window(x, level).into_iter().collect();
             against.push(format!("above the BDP ({})", bytes(bdp)));
             out.push(format!(
-                "flight flat at ~{} for {} of the time with no loss, {}, the RTT rising to hold the excess (median {} vs base {}): the pipe was full",
+                "flight flat at ~{} for {} of the time with no loss, {}, the RTT rising to hold the excess (median {} vs base {}): the pipe was full ({COUNTED})",
                 bytes(level),
                 pct(c.full_pipe_share),
                 against.join(" and "),
@@ -166,6 +166,10 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     }
     out
 }
+
+/// What the full-pipe sentence says of its time: `FullPipe` claims it for the bottleneck
+/// (before the sender's plateau can), and the sender's law checks the shares against it.
+pub const COUNTED: &str = "in the bottleneck's share";
 
 pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     let (x, c) = (f.facts, f.class);

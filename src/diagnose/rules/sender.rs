@@ -156,8 +156,9 @@ pub fn against_window(x: &super::super::facts::Facts, level: f64) -> Option<Stri
 /// The law of the sender's verdict (on the summary): time the evidence says the pipe was
 /// full is not the sender's. A flat flight that filled the pipe belongs to the bottleneck,
 /// so a sender-limited verdict must stand on the sender's own time: with every share of time
-/// a "the pipe was full" sentence names taken out of the sender's share (the summary cannot
-/// tell whose share it was counted in, so the check assumes the worst), the verdict still
+/// a "the pipe was full" sentence names taken out of the sender's share — unless the
+/// sentence says it is in the bottleneck's share ([`super::bottleneck::COUNTED`]), which
+/// must then hold it (what it cannot hold is taken out of the sender's) — the verdict still
 /// follows — the sender idled at least [`MIN_IDLE_SHARE`], or its remaining share is at least
 /// [`MIN_SHARE`] or the largest. tcp-ethereal-trace-1 with the standing-queue change alone
 /// broke it: sender 40% of which 36% was "flight flat at ~8.00 KiB ... above the BDP (924
@@ -166,20 +167,25 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
     use crate::units::parse;
     let mut out = Vec::new();
     let Some(l) = &f.limits else { return out };
-    if f.verdict != Label::Sender {
-        return out;
-    }
     // A share printed as "... for 16% of the time" or "... 4% of the time".
     let share = |e: &str, from: &str| -> Option<f64> {
         let rest = &e[e.find(from)? + from.len()..];
         parse(&rest[..rest.find(" of the time")?])
     };
-    let full: f64 = f
-        .evidence
-        .iter()
-        .filter(|e| e.starts_with("flight flat at ~") && e.contains("the pipe was full"))
-        .filter_map(|e| share(e, " for "))
-        .sum();
+    let full_pipe = |e: &&String| e.starts_with("flight flat at ~") && e.contains("the pipe was full");
+    // A sentence that says its time is in the bottleneck's share is checked against that
+    // share; one that does not say whose it is is taken out of the sender's.
+    let counted = format!("the pipe was full ({})", super::bottleneck::COUNTED);
+    let (mut claimed, mut unknown) = (0.0, 0.0);
+    for e in f.evidence.iter().filter(full_pipe) {
+        let s = share(e, " for ").unwrap_or(0.0);
+        if e.contains(&counted) {
+            claimed += s;
+        } else {
+            unknown += s;
+        }
+    }
+    let full = claimed + unknown;
     if full == 0.0 {
         return out;
     }
@@ -191,8 +197,31 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
         .unwrap_or(0.0);
     // Shares print to whole percents.
     let tol = 0.005;
-    let own = l.sender - full;
-    let largest_other = l.receiver_window.max(l.cwnd).max(l.bottleneck);
+    if claimed > l.bottleneck + tol {
+        out.push(format!(
+            "{:.0}% of the time the pipe was full, said to be in the bottleneck's share, which is {:.0}%",
+            claimed * 100.0,
+            l.bottleneck * 100.0
+        ));
+    }
+    if f.verdict != Label::Sender {
+        return out;
+    }
+    let own = l.sender - unknown - (claimed - l.bottleneck).max(0.0);
+    // Below capacity the bottleneck competes for the verdict with the time the pipe was
+    // shown full alone (`classify`: the path did not hold the flow back as a whole), as the
+    // steady-delivery sentence prints it (a judged estimate, the flow alone on its path).
+    let below_capacity = f.evidence.iter().any(|e| {
+        e.starts_with("steady delivery ")
+            && !e.contains(" flows together ")
+            && !e.contains("a lower bound")
+            && e.find("% of the bottleneck estimate").is_some_and(|end| {
+                let from = e[..end].rfind("= ").map_or(end, |i| i + 2);
+                parse(&e[from..end]).is_some_and(|p| p / 100.0 < super::bottleneck::AT_CAPACITY)
+            })
+    });
+    let bottleneck = if below_capacity { claimed + unknown } else { l.bottleneck };
+    let largest_other = l.receiver_window.max(l.cwnd).max(bottleneck);
     let decides = idle + tol >= MIN_IDLE_SHARE || own + tol >= MIN_SHARE || own + tol >= largest_other;
     if !decides {
         out.push(format!(

@@ -585,6 +585,8 @@ fn census() {
     let strategy = any_draw();
     let mut tally: BTreeMap<(String, &'static str), usize> = BTreeMap::new();
     let mut laws = Vec::new();
+    // SIM_CENSUS_SHOW=truth:link-rate prints each draw failing that check, and its lines.
+    let show = std::env::var("SIM_CENSUS_SHOW").ok();
     for _ in 0..cfg.cases {
         let d = strategy.new_tree(&mut runner).expect("a draw").current();
         let mut seen = std::collections::BTreeSet::new();
@@ -593,6 +595,9 @@ fn census() {
             let region = known(&d, &line).unwrap_or("outside the named regions");
             if tag.starts_with("law:") {
                 laws.push(format!("{d:?}\n  {line}"));
+            }
+            if show.as_deref() == Some(tag.as_str()) {
+                eprintln!("{d:?}\n  {line}");
             }
             seen.insert((tag, region));
         }

@@ -110,13 +110,15 @@ pub fn rate_where(tl: &Timeline, inside: &[bool], min_window: Span, interval: In
 /// the ACK before the pause would count the pause, and a window of the length alone
 /// counts the restart's first ACK as if its data took no time (at 1 Mbit/s a 1460-byte
 /// segment takes 12 ms; a window of four 2 ms base RTTs holding its ACK reads 1.46
-/// Mbit/s). Such a window has no measured interval (`None`) and is not counted. The
-/// flow's first ACKs, with no ACK before them, are measured from its first data (the
-/// timeline's origin): tcp_rate.c starts the delivery clock at the first transmission
-/// (`tcp_rate_skb_sent` sets `first_tx_mstamp` and `delivered_mstamp` with nothing in
-/// flight). Over the window's length alone, a first ACK that came long after its data
-/// counts as if delivered in the window: 16 MiB acknowledged at once 2.6 s after it was
-/// sent read 8.4 Gbit/s.
+/// Mbit/s). Such a window has no measured interval (`None`) and is not counted. Nor is a
+/// window holding the flow's first ACKs, with no ACK before it: tcp_rate.c starts that
+/// delivery's clock at the first transmission (`tcp_rate_skb_sent` sets `first_tx_mstamp`
+/// and `delivered_mstamp` with nothing in flight), which no capture point sees for what it
+/// is — beside the receiver the first data arrives only after its own serialisation (a
+/// 1400-byte segment on a 1 Mbit/s link takes 11.2 ms; its ACK in a window of 8 ms read 1.4
+/// Mbit/s), and over the window's length a first ACK that came long after its data counts
+/// as if delivered in the window (16 MiB acknowledged at once 2.6 s after it was sent read
+/// 8.4 Gbit/s).
 fn ack_intervals(tl: &Timeline, k: usize, interval: Interval) -> impl Iterator<Item = Option<f64>> + '_ {
     let w = tl.width.nanos().max(1);
     let len = k as i64 * w;
@@ -144,7 +146,7 @@ fn ack_intervals(tl: &Timeline, k: usize, interval: Interval) -> impl Iterator<I
             // restarted with a send the interval cannot place (see above).
             (Some((_, at)), Some(_)) if idle[i] > idle[at] => return None,
             (Some((from, _)), Some((to, _))) => to - from,
-            (None, Some((to, _))) => to,
+            (None, Some(_)) => return None,
             _ => 0,
         };
         Some(len.max(ack) as f64 / 1e9)

@@ -198,6 +198,28 @@ fn busy_share_disagrees(e: &str) -> Option<String> {
     (!holds).then(|| format!("the share {shown} is not {r} / {cap} = {want}: {e}"))
 }
 
+/// The delivery sentence's steady delivery (the flow's, and its group's) against the
+/// estimate beside it: each is what the path carried over the whole steady transfer, so
+/// neither is above the bottleneck estimate (RFC 6349 §3.3) — unless the user gave the
+/// figure ("link-rate, given"), which the flow may beat. (The rate while the sender had
+/// data is not held to it: it shares each bin's delivery out by the time the sender had data
+/// in the bin, and where ACKs come further apart than a bin — a coarse clock, a link slower
+/// than a segment per bin — the shares follow the ACKs: 217 kbit/s on a 200 kbit/s shaper
+/// in a simulated draw. Over every capture of ../shared and fixtures/ it is within the
+/// estimate.)
+fn steady_above_estimate(e: &str) -> Option<String> {
+    use crate::units::parse;
+    if e.contains("link-rate, given") {
+        return None;
+    }
+    let cap = parse(after(e, "bottleneck estimate ")?)?;
+    let mut rates = vec![parse(after(e, "steady delivery ")?)?];
+    rates.extend(after(e, " flows together ").and_then(parse));
+    // Each figure printed to three digits: half a unit of the third on either side.
+    let worst = rates.into_iter().fold(0.0, f64::max);
+    (worst > cap * 1.01).then(|| format!("a steady delivery of {worst} bit/s above the bottleneck estimate {cap}: {e}"))
+}
+
 /// The law that every evidence sentence agrees with the numbers beside it: the figures a
 /// sentence states are the summary's (within the rounding of three digits), and a
 /// comparison it states ("below the BDP") holds for the figures it names.
@@ -229,6 +251,9 @@ pub fn evidence_law(f: &crate::summary::FlowSummary) -> Vec<String> {
         if e.starts_with("steady delivery ") {
             check(e, "bottleneck estimate ", f.bottleneck_bps);
             if let Some(v) = busy_share_disagrees(e) {
+                out.push(v);
+            }
+            if let Some(v) = steady_above_estimate(e) {
                 out.push(v);
             }
         }
@@ -301,5 +326,18 @@ mod tests {
         assert_eq!(bad("steady delivery 5.15 Mbit/s (5.90 Mbit/s while the sender had data) = 5% of the bottleneck estimate 107 Mbit/s (x)"), None);
         // Without the busy rate the sentence names no second rate to check.
         assert_eq!(bad("steady delivery 33.0 Mbit/s = 98% of the bottleneck estimate 38.5 Mbit/s (x)"), None);
+    }
+
+    #[test]
+    fn no_steady_delivery_is_above_the_estimate() {
+        use super::steady_above_estimate as bad;
+        // tls-subjectaltname flow 32 before the steady floor.
+        assert!(bad("steady delivery 4.10 Mbit/s = 103% of the bottleneck estimate 3.99 Mbit/s (delivery-rate, a lower bound)").is_some());
+        assert_eq!(bad("steady delivery 4.10 Mbit/s = 100% of the bottleneck estimate 4.10 Mbit/s (delivery-rate, a lower bound)"), None);
+        // The group's rate counts too; the busy rate does not.
+        assert!(bad("steady delivery 4.91 Mbit/s (2 flows together 40.0 Mbit/s) = 104% of the bottleneck estimate 38.5 Mbit/s (shared-delivery-rate)").is_some());
+        assert_eq!(bad("steady delivery 1.34 Mbit/s (24.0 Mbit/s while the sender had data) = 79% of the bottleneck estimate 30.4 Mbit/s (delivery-rate)"), None);
+        // A user's figure the flow beat is the user's to explain.
+        assert_eq!(bad("steady delivery 40.0 Mbit/s = 104% of the bottleneck estimate 38.5 Mbit/s (link-rate, given)"), None);
     }
 }

@@ -155,21 +155,18 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             let mut against: Vec<String> = super::sender::against_window(x, level).into_iter().collect();
             against.push(format!("above the BDP ({})", bytes(bdp)));
             out.push(format!(
-                "flight flat at ~{} for {} of the time with no loss, {}, the RTT rising to hold the excess (median {} vs base {}): the pipe was full ({COUNTED})",
+                "flight flat at ~{} for {} of the time with no loss, {}, the RTT rising to hold the excess (median {} vs base {}): the pipe was full ({})",
                 bytes(level),
                 pct(c.full_pipe_share),
                 against.join(" and "),
                 ms(x.median_rtt_s.unwrap_or(x.base_rtt_s)),
-                ms(x.base_rtt_s)
+                ms(x.base_rtt_s),
+                super::FULL_PIPE_COUNTED
             ));
         }
     }
     out
 }
-
-/// What the full-pipe sentence says of its time: `FullPipe` claims it for the bottleneck
-/// (before the sender's plateau can), and the sender's law checks the shares against it.
-pub const COUNTED: &str = "in the bottleneck's share";
 
 pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     let (x, c) = (f.facts, f.class);

@@ -67,6 +67,11 @@ pub const CLAIMS: &[&dyn Claim] = &[
     &cwnd::Remainder,
 ];
 
+/// What the full-pipe sentence (bottleneck.rs) says of its time: `FullPipe` claims it for
+/// the bottleneck before the sender's plateau can, and the sender's law (sender.rs) checks
+/// the shares against it.
+pub const FULL_PIPE_COUNTED: &str = "in the bottleneck's share";
+
 /// The account the verdict is judged from.
 pub struct Account {
     /// Shares of the steady transfer by label (`Label::index()`).

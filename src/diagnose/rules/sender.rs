@@ -157,7 +157,7 @@ pub fn against_window(x: &super::super::facts::Facts, level: f64) -> Option<Stri
 /// full is not the sender's. A flat flight that filled the pipe belongs to the bottleneck,
 /// so a sender-limited verdict must stand on the sender's own time: with every share of time
 /// a "the pipe was full" sentence names taken out of the sender's share — unless the
-/// sentence says it is in the bottleneck's share ([`super::bottleneck::COUNTED`]), which
+/// sentence says it is in the bottleneck's share ([`super::FULL_PIPE_COUNTED`]), which
 /// must then hold it (what it cannot hold is taken out of the sender's) — the verdict still
 /// follows — the sender idled at least [`MIN_IDLE_SHARE`], or its remaining share is at least
 /// [`MIN_SHARE`] or the largest. tcp-ethereal-trace-1 with the standing-queue change alone
@@ -175,7 +175,7 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
     let full_pipe = |e: &&String| e.starts_with("flight flat at ~") && e.contains("the pipe was full");
     // A sentence that says its time is in the bottleneck's share is checked against that
     // share; one that does not say whose it is is taken out of the sender's.
-    let counted = format!("the pipe was full ({})", super::bottleneck::COUNTED);
+    let counted = format!("the pipe was full ({})", super::FULL_PIPE_COUNTED);
     let (mut claimed, mut unknown) = (0.0, 0.0);
     for e in f.evidence.iter().filter(full_pipe) {
         let s = share(e, " for ").unwrap_or(0.0);
@@ -217,7 +217,7 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
             && !e.contains("a lower bound")
             && e.find("% of the bottleneck estimate").is_some_and(|end| {
                 let from = e[..end].rfind("= ").map_or(end, |i| i + 2);
-                parse(&e[from..end]).is_some_and(|p| p / 100.0 < super::bottleneck::AT_CAPACITY)
+                parse(&e[from..end]).is_some_and(|p| p / 100.0 < crate::diagnose::capacity::AT_CAPACITY)
             })
     });
     let bottleneck = if below_capacity { claimed + unknown } else { l.bottleneck };

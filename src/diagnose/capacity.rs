@@ -38,6 +38,24 @@ pub struct Capacity {
     pub method: Method,
 }
 
+impl Capacity {
+    /// The figure, never below `floor` (what the flow was seen to deliver): raised within
+    /// the estimate's own error ([`AT_CAPACITY`]) it is the same rate measured two ways and
+    /// still says how it was found; raised further, the delivery stands instead.
+    pub fn raised_to(self, floor: f64) -> Capacity {
+        if self.rate >= floor {
+            self
+        } else if self.rate >= floor * AT_CAPACITY {
+            Capacity { rate: floor, ..self }
+        } else {
+            Capacity {
+                rate: floor,
+                method: Method::DeliveryRate,
+            }
+        }
+    }
+}
+
 /// How the bottleneck rate was found: the summary's vocabulary.
 pub use crate::summary::CapacityMethod as Method;
 
@@ -322,20 +340,7 @@ fn largest(e: &Estimate, achieved: f64) -> Option<Capacity> {
     .into_iter()
     .flatten()
     .max_by(|a, b| a.0.total_cmp(&b.0));
-    best.map(|(r, method)| {
-        if r >= achieved {
-            Capacity { rate: r, method }
-        } else if r >= achieved * AT_CAPACITY {
-            // Within the estimate's own error of what was achieved: the same rate measured
-            // two ways, and the measurement still says how it was found.
-            Capacity { rate: achieved, method }
-        } else {
-            Capacity {
-                rate: achieved,
-                method: Method::DeliveryRate,
-            }
-        }
-    })
+    best.map(|(rate, method)| Capacity { rate, method }.raised_to(achieved))
 }
 
 /// The laws of the capacity figure (on the summary): never below the goodput, nor below the
@@ -423,41 +428,8 @@ mod tests {
         d
     }
 
-    #[test]
-    fn a_standing_queue_makes_the_delivery_the_rate_and_sets_a_burst_rate_aside() {
-        // A 50 Mbit/s token bucket releasing bursts at 5.8 Gbit/s: 6.25 MB/s delivered.
-        let tl = busy_timeline(6_250);
-        let d = dispersion_at(725e6);
-        let q = StandingQueue {
-            share: 1.0,
-            judged: 1.0,
-            delay_s: 0.02,
-            target_s: 0.001,
-            bins: vec![true; tl.bins.len()],
-            intervals: 40,
-            standing: 40,
-        };
-        let e = estimate(&Input {
-            tl: &tl,
-            dispersion: &d,
-            arrivals: None,
-            base_rtt: Span::from_millis(20),
-            mss: 1448,
-            link_rate_bps: None,
-            window_rate: None,
-            queue: Some(&q),
-            goodput: 6.0e6,
-            median_rtt: None,
-            two_way: false,
-            policer: None,
-            loss_delivery: None,
-        });
-        let c = e.capacity.unwrap();
-        assert_eq!(c.method, Method::QueueDeliveryRate);
-        assert!((c.rate / 6.25e6 - 1.0).abs() < 0.02, "{}", c.rate);
-        assert_eq!(e.set_aside.len(), 1, "{:?}", e.set_aside);
-    }
-
+    /// The input of a flow on a 20 ms path, MSS 1448, with nothing but its timeline,
+    /// spacing and goodput.
     fn input<'a>(tl: &'a Timeline, d: &'a Dispersion, goodput: f64) -> Input<'a> {
         Input {
             tl,
@@ -474,6 +446,30 @@ mod tests {
             policer: None,
             loss_delivery: None,
         }
+    }
+
+    #[test]
+    fn a_standing_queue_makes_the_delivery_the_rate_and_sets_a_burst_rate_aside() {
+        // A 50 Mbit/s token bucket releasing bursts at 5.8 Gbit/s: 6.25 MB/s delivered.
+        let tl = busy_timeline(6_250);
+        let d = dispersion_at(725e6);
+        let q = StandingQueue {
+            share: 1.0,
+            judged: 1.0,
+            delay_s: 0.02,
+            target_s: 0.001,
+            bins: vec![true; tl.bins.len()],
+            intervals: 40,
+            standing: 40,
+        };
+        let e = estimate(&Input {
+            queue: Some(&q),
+            ..input(&tl, &d, 6.0e6)
+        });
+        let c = e.capacity.unwrap();
+        assert_eq!(c.method, Method::QueueDeliveryRate);
+        assert!((c.rate / 6.25e6 - 1.0).abs() < 0.02, "{}", c.rate);
+        assert_eq!(e.set_aside.len(), 1, "{:?}", e.set_aside);
     }
 
     /// A sender idle 90% of the time whose bursts go through at 5 MB/s: its few busy
@@ -526,37 +522,12 @@ mod tests {
     fn no_estimate_is_below_what_was_delivered() {
         let tl = busy_timeline(10_000); // 10 MB/s delivered
         let d = dispersion_at(2e6); // spacing says 2 MB/s
-        let e = estimate(&Input {
-            tl: &tl,
-            dispersion: &d,
-            arrivals: None,
-            base_rtt: Span::from_millis(20),
-            mss: 1448,
-            link_rate_bps: None,
-            window_rate: None,
-            queue: None,
-            goodput: 9.5e6,
-            median_rtt: None,
-            two_way: false,
-            policer: None,
-            loss_delivery: None,
-        });
+        let e = estimate(&input(&tl, &d, 9.5e6));
         assert!(e.capacity.unwrap().rate >= 10e6 * 0.99);
         // nor a user's figure
         let e = estimate(&Input {
-            tl: &tl,
-            dispersion: &d,
-            arrivals: None,
-            base_rtt: Span::from_millis(20),
-            mss: 1448,
             link_rate_bps: Some(40e6),
-            window_rate: None,
-            queue: None,
-            goodput: 9.5e6,
-            median_rtt: None,
-            two_way: false,
-            policer: None,
-            loss_delivery: None,
+            ..input(&tl, &d, 9.5e6)
         });
         assert!(e.capacity.unwrap().rate >= 10e6 * 0.99);
         assert_eq!(e.set_aside.len(), 1);

@@ -74,9 +74,7 @@ fn rate_over(tl: &Timeline, min_window: Span, interval: Interval, busy_only: boo
     let busy: Vec<f64> = tl.bins.iter().map(|b| b.busy_ns as f64).collect();
     let state: Vec<f64> = tl.bins.iter().map(|b| b.state_ns() as f64).collect();
     let delivered: Vec<f64> = tl.bins.iter().map(|b| b.delivered as f64).collect();
-    let counts = window_sums(&busy, k)
-        .zip(window_sums(&state, k))
-        .map(|(b, s)| !busy_only || (s > 0.0 && b >= MOSTLY_BUSY * s));
+    let counts = mostly_busy(&busy, &state, k).map(|ok| !busy_only || ok);
     let rates: Vec<f64> = window_sums(&delivered, k)
         .zip(ack_intervals(tl, k, interval))
         .zip(counts)
@@ -156,6 +154,14 @@ fn ack_intervals(tl: &Timeline, k: usize, interval: Interval) -> impl Iterator<I
 /// Share of a window the sender must have been busy for its delivery to count.
 const MOSTLY_BUSY: f64 = 0.5;
 
+/// Per window of `k` bins, whether the sender was busy for most of its accounted time
+/// (`busy` and `state`: nanoseconds per bin).
+fn mostly_busy<'a>(busy: &'a [f64], state: &'a [f64], k: usize) -> impl Iterator<Item = bool> + 'a {
+    window_sums(busy, k)
+        .zip(window_sums(state, k))
+        .map(|(b, s)| s > 0.0 && b >= MOSTLY_BUSY * s)
+}
+
 /// Sums of every run of `k` consecutive values.
 fn window_sums(v: &[f64], k: usize) -> impl Iterator<Item = f64> + '_ {
     let first: f64 = v.iter().take(k).sum();
@@ -200,12 +206,9 @@ pub fn busy_rate_percentile(
     let w = width.nanos().max(1);
     let k = ((min_window.nanos() + w - 1) / w).max(1) as usize;
     let secs = (k as i64 * w) as f64 / 1e9;
-    let counts = window_sums(busy, k)
-        .zip(window_sums(state, k))
-        .map(|(b, s)| s > 0.0 && b >= MOSTLY_BUSY * s);
     percentile(
         window_sums(delivered, k)
-            .zip(counts)
+            .zip(mostly_busy(busy, state, k))
             .filter_map(|(d, ok)| ok.then_some(d / secs))
             .collect(),
     )

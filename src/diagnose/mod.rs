@@ -296,13 +296,7 @@ fn classify_floored(k: &mut Kept, tl: &Timeline, shared: Option<&[f64]>) -> Clas
     let steady = class.steady_rate.max(class.shared_steady_rate.unwrap_or(0.0));
     match k.facts.capacity {
         Some(c) if c.method != Method::LinkRate && steady > c.rate => {
-            // Within the estimate's own error the measurement still says how it was found.
-            let method = if c.rate >= steady * capacity::AT_CAPACITY {
-                c.method
-            } else {
-                Method::DeliveryRate
-            };
-            k.facts.capacity = Some(Capacity { rate: steady, method });
+            k.facts.capacity = Some(c.raised_to(steady));
             k.facts.bdp = Some(steady * k.base_rtt.secs_f64());
             k.facts.lower_bound = judged_capacity(&k.facts).is_none();
             classify_kept(k, tl, shared)

@@ -120,6 +120,9 @@ pub struct EndEvidence {
     /// Of these, segments whose TSecr echoed a TSval of the peer for the first time:
     /// this end uses timestamps.
     pub ts_echoes: u64,
+    /// Of these, segments that carried the timestamps option with an ACK at all: an end
+    /// that did not negotiate timestamps sends none (RFC 7323 §3.2).
+    pub ts_segments: u64,
     /// Segments sent while the peer's data had SACKed bytes on the scoreboard: this end
     /// sends SACK blocks.
     pub sacking: u64,
@@ -171,6 +174,9 @@ impl Evidence {
         e.segments += 1;
         if ev.echoed_peer_tsval {
             e.ts_echoes += 1;
+        }
+        if ev.echo.is_some() {
+            e.ts_segments += 1;
         }
         if let (true, Some(ack), Some(_)) = (ev.flags.ack(), ev.ack, e.syn_window) {
             if e.n_adverts < FIRST_ADVERTS {

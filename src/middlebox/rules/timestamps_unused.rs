@@ -10,9 +10,14 @@
 //! counts echoes of a TSval seen for the first time (`tcp::rtt`'s timestamp sampler); a
 //! client that negotiated timestamps echoes the SYN/ACK's TSval in its very first ACK.
 //!
-//! Thresholds: at least 8 client segments after the handshake, none echoing. Likely: a
-//! client that sent timestamps with a zero or stale TSecr forever would look the same (no
-//! such stack is known).
+//! Thresholds: at least 8 client segments after the handshake, none echoing and none
+//! carrying the option at all. A client that sends the option proves it negotiated
+//! timestamps, whatever its TSecr holds: echoes that never match a TSval the server sent
+//! are timestamps rewritten on the way (a firewall that modulates them, as pf's `modulate
+//! state` and `scrub` do) or a stack's own offsets, not a stripped option (teto's
+//! client_1_tcp_only: every client segment carries timestamps whose TSecr never matched).
+//! Likely, not certain: the client's option could also be removed between it and the
+//! capture point, which is stripping all the same.
 
 use super::{handshake, has};
 use crate::flow::Dir;
@@ -27,7 +32,7 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         return;
     }
     let client = ev.end(Dir::C2S);
-    if client.segments < MIN_SEGMENTS || client.ts_echoes > 0 {
+    if client.segments < MIN_SEGMENTS || client.ts_echoes > 0 || client.ts_segments > 0 {
         return;
     }
     out.push(Found {
@@ -36,7 +41,7 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         segment: HsSegment::SynAck,
         confidence: Confidence::Likely,
         evidence: format!(
-            "both handshake segments carry timestamps, but the client never echoed the server's timestamps in {} segments: it \
+            "both handshake segments carry timestamps, but none of the client's {} segments after them carries the option: it \
              did not negotiate them (RFC 7323 §3.2), so the SYN/ACK's option was removed between the capture point and the client",
             client.segments
         ),
@@ -61,6 +66,24 @@ mod tests {
         }
         let out = f.findings();
         assert!(has(&out, "timestamps-stripped", "syn-ack"), "{out:?}");
+    }
+
+    #[test]
+    fn a_client_whose_echoes_never_match_did_negotiate() {
+        // Every client segment carries timestamps, TSecr never one the server sent: the
+        // option reached the client (rewritten echoes are not a stripped option).
+        let mut f = Flow::new();
+        f.syn(Opts::LINUX, 65535)
+            .at_ms(0.1)
+            .syn_ack(Opts::LINUX, 65160)
+            .at_ms(60.0);
+        for i in 0..10u32 {
+            f.c2s(1 + i * 100, 1, 100, 502, Some((101 + i, 7)));
+            f.at_ms(60.0 + i as f64 + 0.5);
+            f.s2c(1, 101 + i * 100, 0, 509, Some((501 + i, 9)));
+        }
+        let out = f.findings();
+        assert!(!has(&out, "timestamps-stripped", "syn-ack"), "{out:?}");
     }
 
     #[test]

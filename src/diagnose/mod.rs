@@ -82,10 +82,19 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, capture_name: &str, link_
     let quantum = acc.quantum;
     let dacc = &mut acc.dirs[bulk.index()];
     dacc.close(conn.last_ts);
-    if !conn.handshake.seen() {
-        summary
+    // One handshake segment alone tells its own end's options, and the scale state (RFC
+    // 7323 §2.2: a SYN/ACK carries the option only in answer to a SYN that did).
+    match (conn.handshake.syn.is_some(), conn.handshake.syn_ack.is_some()) {
+        (true, true) => {}
+        (true, false) => summary.notes.push(
+            "only the client's SYN is in the capture: the server's window scale and MSS are not known from it".into(),
+        ),
+        (false, true) => summary.notes.push(
+            "only the server's SYN/ACK is in the capture: the client's window scale and MSS are not known from it".into(),
+        ),
+        (false, false) => summary
             .notes
-            .push("the handshake is not in the capture: window scale and MSS are not known from it".into());
+            .push("the handshake is not in the capture: window scale and MSS are not known from it".into()),
     }
     // Gate.
     let base_rtt = conn.rtt.min_end_to_end();

@@ -447,6 +447,20 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>, anchor: &str) -> Marku
                 }
                 p { "window scaling " (hs.window_scaling.as_str())
                     @if hs.syn_retransmissions > 0 { "; " (hs.syn_retransmissions) " SYN retransmission(s)" } }
+            } @else if hs.client_sack_permitted.is_some() || hs.server_sack_permitted.is_some() {
+                table.data.narrow {
+                    thead { tr { th {} th { "window scale" } th { "MSS" } th { "SACK permitted" } th { "timestamps" } } }
+                    tbody {
+                        @if hs.client_sack_permitted.is_some() {
+                            tr { th { "client (SYN)" } td { (opt(hs.client_wscale)) } td { (opt(hs.client_mss)) }
+                                 td { (yes_no(hs.client_sack_permitted)) } td { (yes_no(hs.client_timestamps)) } }
+                        } @else {
+                            tr { th { "server (SYN/ACK)" } td { (opt(hs.server_wscale)) } td { (opt(hs.server_mss)) }
+                                 td { (yes_no(hs.server_sack_permitted)) } td { (yes_no(hs.server_timestamps)) } }
+                        }
+                    }
+                }
+                p { "only one handshake segment is in the capture; window scaling " (hs.window_scaling.as_str()) }
             } @else if let Some(i) = &hs.inferred {
                 p { "not in the capture; window scale inferred client " (opt(i.client_wscale)) " / server "
                     (opt(i.server_wscale)) " (" (i.confidence.as_str()) "): " (i.evidence) }

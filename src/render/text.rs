@@ -171,6 +171,34 @@ fn connections<W: Write>(out: &mut W, c: &CaptureSummary) -> std::io::Result<()>
     Ok(())
 }
 
+/// One of the two handshake segments is in the capture (the capture began between them,
+/// or lost one): what that segment offered, and whether scaling is in force — a SYN/ACK
+/// with the option answers a SYN that had it (RFC 7323 §2.2), one SYN without it turns
+/// scaling off for both ends. A SYN's or SYN/ACK's SACK and timestamps answers are
+/// `Some` exactly when that segment was seen.
+fn half_handshake(h: &bdpscope::summary::HandshakeSummary) -> Option<String> {
+    let (which, other, ws, mss, sack, ts) = match (h.client_sack_permitted.is_some(), h.server_sack_permitted.is_some()) {
+        (true, false) => ("the SYN", "the server's", h.client_wscale, h.client_mss, h.client_sack_permitted, h.client_timestamps),
+        (false, true) => (
+            "the SYN/ACK",
+            "the client's",
+            h.server_wscale,
+            h.server_mss,
+            h.server_sack_permitted,
+            h.server_timestamps,
+        ),
+        _ => return None,
+    };
+    Some(format!(
+        "only {which} is in the capture: wscale {}, mss {}, sack {}, timestamps {}; {other} options unknown (scaling {})",
+        opt(ws),
+        opt(mss),
+        yes_no(sack),
+        yes_no(ts),
+        h.window_scaling
+    ))
+}
+
 fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
     let arrow = match f.bulk_direction {
         Dir::C2S => "->",
@@ -195,6 +223,8 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
             yes_no(h.client_timestamps),
             yes_no(h.server_timestamps)
         )
+    } else if let Some(half) = half_handshake(h) {
+        half
     } else if let Some(i) = &h.inferred {
         format!(
             "not in the capture; window scale inferred {}/{} ({})",

@@ -398,3 +398,27 @@ fn quantities_read_the_same_in_every_view() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A capture that begins between the SYN and the SYN/ACK holds half a handshake: the
+/// SYN/ACK's options and the scale state are known (RFC 7323 §2.2), the client's are not,
+/// and the text says which (it said "not in the capture (window scale unknown)").
+#[test]
+fn half_a_handshake_is_said_as_such() {
+    let mut pcap = gunzip(&fixture(RWND));
+    // Drop the first record, the client's SYN (pcap: 24-byte file header, 16-byte record
+    // headers with the captured length at offset 8, little-endian as written by tcpdump).
+    let len = u32::from_le_bytes(pcap[24 + 8..24 + 12].try_into().unwrap()) as usize;
+    pcap.drain(24..24 + 16 + len);
+    let tmp = TempDir::new("half-handshake");
+    let path = tmp.file("synack-first.pcap", &pcap);
+    let o = run(&["analyze", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let line = out.lines().find(|l| l.trim_start().starts_with("handshake")).unwrap();
+    assert!(
+        line.contains("only the SYN/ACK is in the capture: wscale 10, mss 1460")
+            && line.contains("the client's options unknown (scaling on)"),
+        "{line}"
+    );
+    assert!(out.contains("only the server's SYN/ACK is in the capture"), "{out}");
+}

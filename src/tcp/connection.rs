@@ -366,14 +366,18 @@ impl Connection {
             // timer would have fired was acknowledged before, by an ACK the capture missed.
             let rto = self.rtt.rto_bound();
             let first_ack = |raw: Span| !acks_missing && raw <= rto;
+            // An ACK of two full segments or more went out as the data came (RFC 5681 §4.2:
+            // a receiver ACKs at least every second full segment at once); one of less may
+            // have waited for the delayed-ACK timer or the application's answer.
+            let prompt = acked.acked as u64 >= 2 * rx_mss as u64;
             if let Some(raw) = rx.data_ack_rtt.on_ack(seg.ack, ts) {
                 if first_ack(raw) {
-                    ack_rtt = self.rtt.add(ts, from, RttSource::DataAck, raw);
+                    ack_rtt = self.rtt.add_sample(ts, from, RttSource::DataAck, raw, prompt);
                 }
             } else if let Some((_, end)) = seg.options.sack.iter().next() {
                 if let Some(raw) = rx.data_ack_rtt.on_sack(end, ts) {
                     if first_ack(raw) {
-                        ack_rtt = self.rtt.add(ts, from, RttSource::DataAck, raw);
+                        ack_rtt = self.rtt.add_sample(ts, from, RttSource::DataAck, raw, prompt);
                     }
                 }
             }
@@ -431,8 +435,17 @@ impl Connection {
                     echoed_peer_tsval = true;
                     // Later than a retransmission timer: the first answer was not captured
                     // (or a retransmission, not this segment, was answered).
+                    // Prompt: an ACK of two full segments or more, whether or not data rides
+                    // on it (an ACK of less may have waited for the timer, or for the
+                    // application's answer to carry it: RFC 1122 §4.2.3.2); else new data the
+                    // echoed segment released (the sampler keeps only such data echoes).
+                    let prompt = if acked.acked > 0 {
+                        acked.acked as u64 >= 2 * rx_mss as u64
+                    } else {
+                        send.new_bytes > 0
+                    };
                     if let Some(raw) = sample.filter(|&raw| !acks_missing && raw <= self.rtt.rto_bound()) {
-                        ts_rtt = self.rtt.add(ts, from, RttSource::TsEcho, raw);
+                        ts_rtt = self.rtt.add_sample(ts, from, RttSource::TsEcho, raw, prompt);
                     }
                 }
             }

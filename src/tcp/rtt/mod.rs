@@ -74,6 +74,9 @@ pub struct Loop {
     pub segment_min: WindowedMin,
     /// Recent samples (time, value), for the minimum over the last couple of base RTTs.
     recent: Recent,
+    /// The same, of the prompt samples only (see [`RttTracker::add_sample`]): what the
+    /// other loop's samples take this loop to be now ([`RttTracker::other_now`]).
+    prompt_recent: Recent,
     pub by_source: [u64; 3],
     /// Samples shorter than the timestamps resolve (see [`RttTracker::add`]): not delays,
     /// but each proves the loop shorter than ten quanta — a loop measured as negligible,
@@ -105,6 +108,7 @@ impl Default for Loop {
             windowed_min: WindowedMin::new(BASE_RTT_WINDOW),
             segment_min: WindowedMin::new(BASE_RTT_WINDOW),
             recent: Recent::default(),
+            prompt_recent: Recent::default(),
             by_source: [0; 3],
             unresolved: 0,
             unresolved_min: None,
@@ -119,7 +123,7 @@ impl Default for Loop {
 impl Loop {
     /// Adds a sample; `round` is the current end-to-end base RTT (how far back "recent"
     /// reaches).
-    fn add(&mut self, at: Timestamp, rtt: Span, source: RttSource, round: Option<Span>) {
+    fn add(&mut self, at: Timestamp, rtt: Span, source: RttSource, round: Option<Span>, prompt: bool) {
         self.samples += 1;
         self.by_source[source as usize] += 1;
         self.min = Some(self.min.map_or(rtt, |m| m.min(rtt)));
@@ -133,6 +137,9 @@ impl Loop {
             self.segment_min.update(at, rtt);
             let horizon = Span(round.unwrap_or(rtt).nanos().saturating_mul(RECENT_ROUNDS));
             self.recent.push(at, rtt, horizon);
+            if prompt {
+                self.prompt_recent.push(at, rtt, horizon);
+            }
         }
     }
 
@@ -193,6 +200,12 @@ impl Loop {
         self.recent.min()
     }
 
+    /// The least prompt sample within two rounds of `round` before `now` (the ring forgets
+    /// old samples only when a new one comes): the loop now, queue included.
+    pub fn prompt_min_at(&self, now: Timestamp, round: Span) -> Option<Span> {
+        self.prompt_recent.min_since(now, Span(round.nanos().saturating_mul(RECENT_ROUNDS)))
+    }
+
     /// Whether anything measured this loop: a delay, or a sample too short to resolve.
     pub fn measured(&self) -> bool {
         self.samples > 0 || self.bounds > 0 || self.unresolved > 0
@@ -229,6 +242,11 @@ impl Recent {
 
     fn min(&self) -> Option<Span> {
         (0..self.len).map(|i| self.at(i).1).min()
+    }
+
+    /// The least of the samples no older than `horizon` before `now`.
+    fn min_since(&self, now: Timestamp, horizon: Span) -> Option<Span> {
+        (0..self.len).map(|i| self.at(i)).filter(|&(t, _)| now - t <= horizon).map(|(_, r)| r).min()
     }
 }
 
@@ -268,6 +286,18 @@ impl RttTracker {
     /// end's microseconds at a microsecond capture, or a host that stamps in batches; a
     /// zero RTT would make a zero BDP.
     pub fn add(&mut self, at: Timestamp, through: End, source: RttSource, raw: Span) -> Option<RttSample> {
+        self.add_sample(at, through, source, raw, true)
+    }
+
+    /// [`Self::add`], saying whether the sample is prompt: its answer went out as soon as
+    /// the segment it answers arrived, so it times the path as it was, queue included, and
+    /// no wait of the end's own. The capture cannot always tell; the caller says when it
+    /// can (an ACK of two full segments or more, which no delayed-ACK timer held: RFC 5681
+    /// §4.2, RFC 1122 §4.2.3.2; data an ACK released). Only prompt samples stand for a
+    /// loop in the other loop's end-to-end samples ([`Self::other_now`]): a request's
+    /// answer after the server's think time, or an ACK that waited for its timer, would
+    /// otherwise be added to every sample of the other loop until the next one.
+    pub fn add_sample(&mut self, at: Timestamp, through: End, source: RttSource, raw: Span, prompt: bool) -> Option<RttSample> {
         if raw.nanos() < 0 {
             return None;
         }
@@ -276,10 +306,8 @@ impl RttTracker {
             return None;
         }
         let round = self.base_end_to_end();
-        self.loops[through.index()].add(at, raw, source, round);
-        // The other loop's windowed minimum, not its latest value: the near loop's samples
-        // include delayed-ACK hold times that are not part of the path.
-        let other = self.loops[through.other().index()].base().unwrap_or(Span::ZERO);
+        self.loops[through.index()].add(at, raw, source, round, prompt);
+        let other = self.other_now(at, through);
         let e2e = raw + other;
         self.end_to_end.add(e2e);
         self.end_to_end_max = Some(self.end_to_end_max.map_or(e2e, |m| m.max(e2e)));
@@ -301,6 +329,35 @@ impl RttTracker {
             raw,
             end_to_end: e2e,
         })
+    }
+
+    /// The other loop's part of an end-to-end sample of the loop through `through`: the loop
+    /// as its prompt samples show it now when it is the far one (the longer base), else
+    /// its windowed minimum.
+    ///
+    /// A bottleneck's queue lies on one side of the capture point, so only one loop crosses
+    /// it: at an end host the far loop, whose samples carry the queue while the near loop's
+    /// (the host's own turnaround: its ACK delay, or its sender's reply to an ACK) never do.
+    /// Adding the far loop's *minimum* to each near-loop sample made every such sample read
+    /// the empty path: at the receiver of a download behind a 40 ms standing queue the
+    /// near loop's ACKs, one per two segments, put the median at 51.1 ms against 90.9 ms
+    /// for the same connection at the sender (cross_cbr of the P1 corpus). The far loop's
+    /// least prompt sample of the last two base RTTs ([`Loop::prompt_min_at`]) is the loop
+    /// now, queue included, without an end's wait; with none (a request/response exchange,
+    /// whose answers wait on the application; a silence longer than the horizon) its
+    /// minimum stands, so no end-to-end sample spans a stall or a wait. The near loop's part of a far-loop sample stays
+    /// its minimum: its samples include hold times of the end's own (a delayed ACK, RFC
+    /// 1122 §4.2.3.2, up to 500 ms; an application's reply) that are not part of the path.
+    fn other_now(&self, at: Timestamp, through: End) -> Span {
+        let this = self.loops[through.index()].base().unwrap_or(Span::ZERO);
+        let o = &self.loops[through.other().index()];
+        let base = o.base().unwrap_or(Span::ZERO);
+        if base > this {
+            let round = self.base_end_to_end().unwrap_or(base);
+            o.prompt_min_at(at, round).map_or(base, |r| r.max(base))
+        } else {
+            base
+        }
     }
 
     /// Adds a raw sample that bounds a loop without timing the flow's data — an ACK to the
@@ -521,6 +578,33 @@ mod tests {
         assert_eq!(s.end_to_end, Span::from_millis(60));
         assert!(r.add(t, End::Server, RttSource::TsEcho, Span::ZERO).is_none(), "a zero is below resolution");
         assert_eq!(r.min_end_to_end(), Some(Span::from_millis(50)));
+    }
+
+    /// At the receiver of a download the far loop (through the server) carries the queue and
+    /// the near loop (the receiver's own ACK turnaround) does not: a near-loop sample implies
+    /// the far loop as it is now, not as it was when the path was empty. A far-loop sample
+    /// adds the near loop's minimum, never one of its held ACKs.
+    #[test]
+    fn a_near_loop_sample_carries_the_far_loops_queue() {
+        let ms = Span::from_millis;
+        let mut r = tracker();
+        let t = |m: i64| Timestamp(m * 1_000_000);
+        r.add(t(0), End::Server, RttSource::Handshake, ms(50));
+        r.add(t(0), End::Client, RttSource::Handshake, Span::from_micros(100));
+        // A queue of 40 ms builds: echoes through the server read 90 ms.
+        r.add(t(100), End::Server, RttSource::TsEcho, ms(90));
+        r.add(t(101), End::Client, RttSource::DataAck, ms(40)); // a delayed ACK
+        let s = r.add(t(102), End::Client, RttSource::DataAck, Span::from_micros(100)).unwrap();
+        assert_eq!(s.end_to_end, ms(90) + Span::from_micros(100), "the near sample reads the path now");
+        let s = r.add(t(103), End::Server, RttSource::TsEcho, ms(91)).unwrap();
+        assert_eq!(s.end_to_end, ms(91) + Span::from_micros(100), "the far sample adds the near loop's minimum");
+        // After a silence longer than two rounds no far sample is recent: its minimum stands.
+        let s = r.add(t(5_000), End::Client, RttSource::DataAck, Span::from_micros(100)).unwrap();
+        assert_eq!(s.end_to_end, ms(50) + Span::from_micros(100), "no sample spans the silence");
+        // An answer that waited on the server's application is no measure of the loop now.
+        r.add_sample(t(6_000), End::Server, RttSource::TsEcho, ms(400), false);
+        let s = r.add(t(6_001), End::Client, RttSource::DataAck, Span::from_micros(100)).unwrap();
+        assert_eq!(s.end_to_end, ms(50) + Span::from_micros(100), "a held answer stands for nothing");
     }
 
     #[test]

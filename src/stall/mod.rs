@@ -182,6 +182,21 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
         if s.end < s.start || s.duration_s < 0.0 || s.sentence.is_empty() {
             out.push(format!("a malformed stall: {s:?}"));
         }
+        // A delivery during an episode is of the direction's own bytes: never more than it
+        // carried in all (within a segment, for the ACK that ends the span).
+        if let (Some(bps), Some(d)) = (s.delivered_bps, s.direction) {
+            let carried = match d {
+                Dir::C2S => f.bytes.c2s,
+                Dir::S2C => f.bytes.s2c,
+            } as f64;
+            let during = bps / 8.0 * (s.end - s.start);
+            if during > carried * 1.01 + 65_535.0 {
+                out.push(format!(
+                    "a {} stall delivered {during:.0} B of a direction that carried {carried} B",
+                    s.kind.as_str()
+                ));
+            }
+        }
         // Merged episodes report their time closed in all, never more than their span.
         if s.duration_s > (s.end - s.start) + 1e-6 && s.kind != StallKind::DelayedAck {
             out.push(format!("a {} stall of {} s over a span of {} s", s.kind.as_str(), s.duration_s, s.end - s.start));

@@ -349,8 +349,17 @@ impl Direction {
             delivered -= used as i64;
         }
         if out.duplicate && sack.is_empty() {
-            self.dupack_credit += mss as u64;
-            delivered += mss as i64;
+            // A duplicate ACK without SACK reports one more segment received above the hole
+            // (RFC 5681 §3.2), but never more than were outstanding less the hole itself:
+            // Linux bounds the count the same way (tcp_limit_reno_sacked: sacked_out at most
+            // packets_out - 1) and takes the excess for reordering. A capture that holds ACKs
+            // twice, or reordered, otherwise credits a full MSS for each (710 kB "delivered"
+            // by a FIX session that carried 9 kB, nDPI fix2).
+            let outstanding = self.nxt.map_or(0, |n| n.bytes_after(una) as u64);
+            let room = outstanding.saturating_sub(mss as u64).saturating_sub(self.dupack_credit);
+            let credit = (mss as u64).min(room);
+            self.dupack_credit += credit;
+            delivered += credit as i64;
         }
         out.delivered = delivered.clamp(0, u32::MAX as i64) as u32;
         self.last_ack_seen = Some((ack, raw));
@@ -547,6 +556,26 @@ mod tests {
         }
         let o = d.on_ack(SeqNum(4001), Some(65535), 65535, &NOSACK, false, false, 1000);
         assert_eq!(o.delivered, 1000);
+    }
+
+    /// More duplicate ACKs than segments outstanding above the hole (a capture holding ACKs
+    /// twice, or reordered) credit no more than those segments: the delivery over the whole
+    /// exchange is the bytes sent (tcp_limit_reno_sacked).
+    #[test]
+    fn duplicate_acks_never_credit_more_than_was_outstanding() {
+        let mut d = Direction::default();
+        d.on_send(&seg(0, 0, TcpFlags::SYN), Timestamp(0));
+        for i in 0..4 {
+            d.on_send(&seg(1 + i * 100, 100, ACK), Timestamp(0));
+        }
+        let mut delivered = d.on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000).delivered as u64;
+        for _ in 0..20 {
+            let o = d.on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000);
+            assert!(o.duplicate);
+            delivered += o.delivered as u64;
+        }
+        delivered += d.on_ack(SeqNum(401), Some(65535), 65535, &NOSACK, false, false, 1000).delivered as u64;
+        assert!(delivered <= 400, "{delivered} B delivered of 400 sent");
     }
 
     #[test]

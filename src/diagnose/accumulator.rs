@@ -156,7 +156,8 @@ impl UnusedRoom {
 }
 
 impl DirAccumulator {
-    fn on_new_data(&mut self, ts: Timestamp, ev: &SegmentEvent, mss: u32, min_span: Span) {
+    /// `next`: the size of the sender's next segment, for whether it fits the window.
+    fn on_new_data(&mut self, ts: Timestamp, ev: &SegmentEvent, next: u64, min_span: Span) {
         self.first_data.get_or_insert(ts);
         // Data sent with nothing outstanding: the wait for its ACK starts here.
         if self.last_delivery.is_none_or(|(_, left)| !left) {
@@ -200,11 +201,11 @@ impl DirAccumulator {
             Some(v) => (v.flight, v.window),
             None => (ev.naive_flight.unwrap_or(0), None),
         };
-        // The next full segment does not fit in the window the sender had (Linux
+        // The next segment does not fit in the window the sender had (Linux
         // tcp_snd_wnd_test), or the window was closed.
         let full = ev
             .sender_view
-            .and_then(|v| v.tick_window.map(|w| w == 0 || v.tick_flight + mss as u64 > w))
+            .and_then(|v| v.tick_window.map(|w| w == 0 || v.tick_flight + next > w))
             .unwrap_or(false);
         if full {
             self.window_full_segments += 1;
@@ -360,8 +361,17 @@ impl Accumulator {
         // acknowledged with the window open (idle), or an ACK left room it did not use.
         let waited = ev.send.new_bytes > 0 && self.dirs[d.index()].waited(ev.ts);
         if ev.send.new_bytes > 0 {
-            let mss = conn.mss(d);
-            self.dirs[d.index()].on_new_data(ev.ts, ev, mss, min_span);
+            // The sender's next segment, for the window test: Linux's tcp_snd_wnd_test
+            // tests the next segment capped at the MSS, so as large as the sender's
+            // segments have been, up to the MSS (a sender of one-byte messages never waits
+            // for room for a full one), and up to half the largest window the receiver
+            // offered (RFC 1122 §4.2.3.4: a sender also sends when that fraction of the
+            // maximum window fits; loopback's 65 495-byte MSS never fits a 64 KiB window).
+            let largest = self.windows.max[d.index()].unwrap_or(u64::MAX);
+            let next = (conn.mss(d) as u64)
+                .min(conn.dir(d).max_segment.max(1) as u64)
+                .min((largest / 2).max(1));
+            self.dirs[d.index()].on_new_data(ev.ts, ev, next, min_span);
         }
         if ev.send.retransmission {
             self.dirs[d.index()].on_retransmission(ev.ts);
@@ -382,7 +392,11 @@ impl Accumulator {
             // room for a full segment (zero, or shrunk by a reader that fell behind), else by
             // having nothing to send. With data outstanding the segments' own test (below,
             // from the sender's view) tells the window's part.
-            let shut = window.map_or(ev.win_raw == 0, |w| w < data_mss);
+            // RFC 1122 §4.2.3.4: the sender sends once a full segment fits, or half the
+            // largest window the receiver has offered (with everything acknowledged, a
+            // window below one MSS that is still that large is no pause of the window's).
+            let largest = self.windows.max[data_dir.index()].unwrap_or(u64::MAX);
+            let shut = window.map_or(ev.win_raw == 0, |w| w < data_mss.min((largest / 2).max(1)));
             let pause = match (covers_all && dd.unique_bytes > 0 && !ev.flags.syn(), shut) {
                 (true, true) => Some(SenderState::ReceiverWindow),
                 (true, false) => Some(SenderState::Idle),
@@ -475,5 +489,55 @@ impl Accumulator {
                 acc.on_rtt(ev.ts, s.end_to_end, echo_prompt);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::decode;
+    use crate::flow::Endpoint;
+    use crate::testkit::TcpPacket;
+
+    const C: &str = "127.0.0.1:40000";
+    const S: &str = "127.0.0.1:7000";
+
+    fn ep(s: &str) -> Endpoint {
+        let a: std::net::SocketAddr = s.parse().unwrap();
+        Endpoint {
+            addr: a.ip(),
+            port: a.port(),
+        }
+    }
+
+    /// An echo over loopback: MSS 65 495, windows of 64 KiB (raw 502 << 7), one-byte
+    /// messages each echoed. The sender never waits for the window: its next segment is one
+    /// byte, and a window of 64 KiB holds half the largest window ever offered (RFC 1122
+    /// §4.2.3.4) even though no 65 495-byte segment fits it. Before, every one of its
+    /// segments was "the next full segment does not fit": receiver-window-limited 100%.
+    #[test]
+    fn a_window_below_one_mss_does_not_hold_a_sender_of_small_segments() {
+        let mut conn = Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0));
+        let mut acc = Accumulator::default();
+        let mut send = |ms: f64, dir: Dir, p: TcpPacket| {
+            let (link, bytes) = p.build();
+            let seg = decode(link, &bytes).unwrap();
+            let ev = conn.track(&seg, dir, 0, Timestamp(7) + Span::from_nanos((ms * 1e6) as i64));
+            acc.on_segment(&conn, &ev);
+        };
+        send(0.0, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(65495).mss(65495).wscale(7));
+        send(0.05, Dir::S2C, TcpPacket::new(S, C).syn().seq(0).ack(1).window(65483).mss(65495).wscale(7));
+        send(0.1, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(512));
+        for i in 0..40u32 {
+            let t = 1.0 + 10.0 * i as f64;
+            send(t, Dir::C2S, TcpPacket::new(C, S).seq(1 + i).ack(1 + i).window(512).payload_len(1));
+            send(t + 0.05, Dir::S2C, TcpPacket::new(S, C).seq(1 + i).ack(2 + i).window(502).payload_len(1));
+            send(t + 0.08, Dir::C2S, TcpPacket::new(C, S).seq(2 + i).ack(2 + i).window(512));
+        }
+        let dacc = &mut acc.dirs[Dir::C2S.index()];
+        let (busy, rwnd, idle) = dacc.timeline.as_ref().unwrap().full().totals();
+        assert_eq!(rwnd, 0, "busy {busy} ns, rwnd {rwnd} ns, idle {idle} ns");
+        assert_eq!(dacc.window_full_segments, 0);
+        assert!(idle > busy, "busy {busy} ns, idle {idle} ns: an echo waits on its peer");
     }
 }

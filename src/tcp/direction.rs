@@ -217,6 +217,13 @@ impl Direction {
                 out.zero_window_probe = true;
                 self.zero_window_probes += 1;
             }
+            // Data beyond a gap the capture point did not see (lost before it, or missed by
+            // the capture): the sequence space between was sent all the same (RFC 9293 §3.4:
+            // each byte has its number), so the connection carried it. Counted now: its fill,
+            // when it comes, lies below the highest sequence and is a retransmission here.
+            // At a receiver-side capture every byte lost upstream arrives once, as the fill.
+            let gap = if start.is_after(nxt) { start.bytes_after(nxt) as u64 } else { 0 };
+            self.unique_bytes += gap;
             self.nxt = Some(end);
             if new_payload > 0 {
                 out.new_bytes = new_payload;
@@ -576,6 +583,21 @@ mod tests {
         }
         delivered += d.on_ack(SeqNum(401), Some(65535), 65535, &NOSACK, false, false, 1000).delivered as u64;
         assert!(delivered <= 400, "{delivered} B delivered of 400 sent");
+    }
+
+    /// A receiver-side capture never sees a segment lost upstream, only its retransmission,
+    /// below the highest sequence: the bytes between count as carried when the capture
+    /// jumps over them, so both ends of a connection give the same byte count.
+    #[test]
+    fn bytes_the_capture_jumped_over_were_carried() {
+        let mut d = Direction::default();
+        d.on_send(&seg(0, 0, TcpFlags::SYN), Timestamp(0));
+        d.on_send(&seg(1, 1000, ACK), Timestamp(0));
+        d.on_send(&seg(2001, 1000, ACK), Timestamp(0)); // 1001..2001 lost upstream
+        let fill = d.on_send(&seg(1001, 1000, ACK), Timestamp(0));
+        assert!(fill.retransmission);
+        assert_eq!(d.unique_bytes, 3000);
+        assert_eq!(d.retransmitted_bytes, 1000);
     }
 
     #[test]

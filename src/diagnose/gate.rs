@@ -7,8 +7,11 @@ use crate::tcp::rtt::End;
 use crate::tcp::Connection;
 use crate::time::Span;
 
-/// Minimum bulk payload to judge a flow: twenty full segments. Fewer is a request and a
-/// response: no window, queue or capacity shows in it.
+/// Minimum bulk payload to judge a flow: twenty data segments. Fewer is a request and a
+/// response: no window, queue or capacity shows in it. Their size is no part of it: a
+/// sender of small segments over twenty of them and four round trips shows how it spent
+/// its time as well as one of full segments (waiting on its application, on Nagle's rule
+/// meeting a delayed ACK, on the window), though no capacity shows in what it sent.
 pub const MIN_SEGMENTS: u64 = 20;
 /// Minimum transfer length to judge a flow, in base RTTs: slow start alone takes a few.
 pub const MIN_ROUNDS: f64 = 4.0;
@@ -16,16 +19,15 @@ pub const MIN_ROUNDS: f64 = 4.0;
 /// Why a flow cannot be judged, as the note says it.
 pub fn why_not(conn: &Connection, bulk: Dir, base_rtt: Option<Span>, state_ns: Option<u64>) -> Option<String> {
     let d = conn.dir(bulk);
-    let mss = conn.mss(bulk).max(1) as u64;
     // What a judgement needs, in the order it needs it: payload, then enough of it, then
     // an RTT to measure it against (a flow without payload is undetermined for that
     // reason first, whatever its RTT samples).
     let Some(busy) = state_ns else {
         return Some("no payload in either direction".to_string());
     };
-    if d.data_segments < MIN_SEGMENTS || d.unique_bytes < MIN_SEGMENTS * mss {
+    if d.data_segments < MIN_SEGMENTS {
         return Some(format!(
-            "too little data to judge: {} data segments, {} bytes (fewer than {MIN_SEGMENTS} full segments)",
+            "too little data to judge: {} data segments in the capture, {} bytes of sequence space sent (fewer than {MIN_SEGMENTS} segments)",
             d.data_segments, d.unique_bytes
         ));
     }

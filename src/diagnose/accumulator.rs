@@ -10,6 +10,7 @@
 use super::dispersion::Dispersion;
 use super::packed::LiveTimeline;
 use super::timeline::SenderState;
+use super::train::Train;
 use crate::flow::Dir;
 use crate::summarize::WindowStats;
 use crate::tcp::{Connection, SegmentEvent};
@@ -38,11 +39,10 @@ pub struct DirAccumulator {
     retransmitted: bool,
     /// The flight after the last new data segment.
     last_flight: u64,
-    /// The ACK train's reference: when the last dispersion sample ended, and the bytes
-    /// delivered since (a sample spans at least the quantum's minimum: shorter gaps are
-    /// merged, so timestamp resolution and a host that stamps packets in batches do not
+    /// The ACK train (samples span whole batches and at least the quantum's minimum: see
+    /// [`Train`], so timestamp resolution and a host that stamps packets in batches do not
     /// become rates).
-    ack_train: Option<(Timestamp, u64)>,
+    ack_train: Option<Train>,
     pub dispersion: Dispersion,
     pub first_data: Option<Timestamp>,
     /// Time by which everything sent had been acknowledged, as the sender saw it.
@@ -58,8 +58,8 @@ pub struct DirAccumulator {
     /// Dispersion of data arrivals (new data, back to back), and its current mode.
     pub arrivals: Dispersion,
     arrival_rate: Option<f64>,
-    /// The arrival train's reference, as `ack_train`.
-    arrival_train: Option<(Timestamp, u64)>,
+    /// The arrival train, as `ack_train`.
+    arrival_train: Option<Train>,
     /// Start of a burst whose gaps wait for the state of its last segment.
     burst_from: Option<Timestamp>,
 }
@@ -68,23 +68,6 @@ pub struct DirAccumulator {
 const RATE_REFRESH: u64 = 256;
 /// A gap up to this many serialization times at the arrival rate is back-to-back.
 const BURST_SPACING: f64 = 1.5;
-
-/// Adds `bytes` arriving at `ts` to a train and returns a dispersion sample (bytes, gap)
-/// once the train spans at least `min_span` since its reference.
-fn train_sample(train: &mut Option<(Timestamp, u64)>, ts: Timestamp, bytes: u64, min_span: Span) -> Option<(u64, Span)> {
-    let Some((from, pending)) = train.as_mut() else {
-        *train = Some((ts, 0));
-        return None;
-    };
-    *pending += bytes;
-    let gap = ts - *from;
-    if gap < min_span {
-        return None;
-    }
-    let sample = (*pending, gap);
-    *train = Some((ts, 0));
-    Some(sample)
-}
 
 /// Changes of state kept between two data segments (each change of a window that opens
 /// and shuts, or an idle sender's window moving, adds one; beyond this many the last ones
@@ -171,10 +154,13 @@ impl DirAccumulator {
             // After a segment that left the sender waiting (for the window, for its
             // application) the gap is the wait, not spacing: the train starts again here.
             if state != SenderState::Busy || self.arrival_train.is_none() {
-                self.arrival_train = Some((t0, 0));
+                self.arrival_train = Some(Train::start(t0));
             }
-            if let Some((bytes, span)) = train_sample(&mut self.arrival_train, ts, len, min_span) {
-                self.arrivals.add(bytes, span);
+            if let Some(train) = self.arrival_train.as_mut() {
+                self.arrivals.on_packet(len, train.batched(ts));
+                if let Some((bytes, span)) = train.add(ts, len, min_span) {
+                    self.arrivals.add(bytes, span);
+                }
             }
             if self.data_events % RATE_REFRESH == 0 {
                 self.arrival_rate = self.arrivals.capacity();
@@ -257,14 +243,27 @@ impl DirAccumulator {
                 // The instant still starts the next window's ACK interval.
                 tl.ack(ts, delivered);
             }
-            // A gap longer than a round trip is a pause, not spacing: the train restarts.
-            if let (Some((from, _)), Some(r)) = (self.ack_train, round) {
-                if ts - from > r {
+            // A gap longer than a round trip is a pause, not spacing: the train ends before
+            // it (its last batch complete) and restarts.
+            if let (Some(train), Some(r)) = (self.ack_train.as_mut(), round) {
+                if ts - train.last() > r {
+                    if let Some((bytes, gap)) = train.close(min_span) {
+                        self.dispersion.add(bytes, gap);
+                    }
                     self.ack_train = None;
                 }
             }
-            if let Some((bytes, gap)) = train_sample(&mut self.ack_train, ts, reported, min_span) {
-                self.dispersion.add(bytes, gap);
+            match self.ack_train.as_mut() {
+                Some(train) => {
+                    self.dispersion.on_packet(reported, train.batched(ts));
+                    if let Some((bytes, gap)) = train.add(ts, reported, min_span) {
+                        self.dispersion.add(bytes, gap);
+                    }
+                }
+                None => {
+                    self.dispersion.on_packet(reported, false);
+                    self.ack_train = Some(Train::start(ts));
+                }
             }
         }
         let at = ts + sender_loop;

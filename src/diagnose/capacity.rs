@@ -99,6 +99,12 @@ pub struct Input<'a> {
     /// The median RTT: with a standing queue a round trip is that long, and delivery is
     /// measured over rounds as they were.
     pub median_rtt: Option<Span>,
+    /// The prompt RTT rose above the base by the queue sign over the steady transfer
+    /// ([`super::facts::queue_shows`]): the flow's flight sat in a queue.
+    pub rtt_rose: bool,
+    /// The receiver's window held the sender (its ACK spacing is the window's pace,
+    /// judged by the window rules).
+    pub window_held: bool,
     /// The other direction carried a bulk transfer at the same time: this direction's ACKs
     /// queued behind its data and arrive compressed (Zhang, Shenker & Clark, "Observations
     /// on the dynamics of a congestion control algorithm: the effects of two-way traffic",
@@ -260,6 +266,40 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
             method: Method::PolicedRate,
         });
         return out;
+    }
+    if let Some(d) = out.delivered.filter(|_| inp.rtt_rose && !inp.window_held) {
+        // Trains that came mostly in batches were sampled across them (super::train), but
+        // the batches' own cadence can be bunched too (a host's polls, ACKs bunched on the
+        // way back): such spacing stands only if the flow's own queue agrees with it. A
+        // flight that sat in a queue at RTT r drained at flight / r, the flow's delivery
+        // while busy (Little's law); a spacing estimate well above it is one at which the
+        // flight could not have raised the RTT, and the estimate falls back to the
+        // delivery. (Traffic the capture does not show raises the RTT too; then the
+        // delivery is what the path left this flow, as with a standing queue above.)
+        let batched = [
+            dispersed.filter(|_| inp.dispersion.mostly_batched()),
+            arrived.filter(|_| inp.arrivals.is_some_and(|a| a.mostly_batched())),
+        ];
+        let names = ["ACK dispersion", "data-arrival dispersion"];
+        let candidates: Vec<Option<(f64, Method, &str)>> = batched
+            .iter()
+            .zip(names)
+            .map(|(r, name)| r.map(|r| (r, Method::Dispersion, name)))
+            .collect();
+        set_aside_above(&mut out.set_aside, &candidates, d, |name, r| {
+            format!(
+                "{name} showed {}, but most of its packets came in batches (less than 10 µs apart: the spacing a host gives) and the RTT rose as the flight queued; a flight that sat in a queue drained at the flow's delivery, {} (Little's law): at the spacing's rate the flight could not have raised the RTT, so the spacing is not the path's",
+                rate(r),
+                rate(d)
+            )
+        });
+        let above = |r: &Option<f64>| r.is_some_and(|r| r * AT_CAPACITY > d);
+        if above(&batched[0]) {
+            out.dispersed = None;
+        }
+        if above(&batched[1]) {
+            out.arrived = None;
+        }
     }
     out.capacity = largest(&out, achieved);
     out
@@ -442,6 +482,8 @@ mod tests {
             queue: None,
             goodput,
             median_rtt: None,
+            rtt_rose: false,
+            window_held: false,
             two_way: false,
             policer: None,
             loss_delivery: None,
@@ -516,6 +558,64 @@ mod tests {
         let c = estimate(&input(&tl, &d, 2e6)).capacity.unwrap();
         assert_eq!(c.method, Method::DeliveryRate);
         assert!(c.rate >= 2e6, "{c:?}");
+    }
+
+    /// ACKs handed over in batches (a host's), 10 MB/s delivered while the RTT rose: the
+    /// batches' spacing (here 30 Gbit/s) is set aside and said so, and the delivery stands.
+    /// The same spacing from ACKs the clock separates, or with no RTT rise, or from a flow
+    /// its receiver's window held, stands (the rule does not reach them).
+    #[test]
+    fn batched_spacing_above_a_queued_flights_delivery_is_set_aside() {
+        let tl = busy_timeline(10_000); // 10 MB/s delivered
+        let batched = {
+            let mut d = dispersion_at(3.75e9);
+            d.on_packet(1_000_000, true);
+            d
+        };
+        let e = estimate(&Input {
+            rtt_rose: true,
+            ..input(&tl, &batched, 9.5e6)
+        });
+        let c = e.capacity.unwrap();
+        assert_eq!(c.method, Method::DeliveryRate, "{e:?}");
+        assert!((c.rate / 10e6 - 1.0).abs() < 0.02, "{c:?}");
+        assert_eq!(e.dispersed, None);
+        assert_eq!(e.set_aside.len(), 1, "{:?}", e.set_aside);
+        assert!(e.set_aside[0].contains("batches"), "{:?}", e.set_aside);
+        // Spacing the clock separated: not a batch's.
+        let spread = {
+            let mut d = dispersion_at(3.75e9);
+            d.on_packet(1_000_000, false);
+            d
+        };
+        let e = estimate(&Input {
+            rtt_rose: true,
+            ..input(&tl, &spread, 9.5e6)
+        });
+        assert_eq!(e.capacity.unwrap().method, Method::Dispersion);
+        for inp in [
+            input(&tl, &batched, 9.5e6),
+            Input {
+                rtt_rose: true,
+                window_held: true,
+                ..input(&tl, &batched, 9.5e6)
+            },
+        ] {
+            let e = estimate(&inp);
+            assert_eq!(e.capacity.unwrap().method, Method::Dispersion, "{e:?}");
+            assert!(e.set_aside.is_empty());
+        }
+        // Within the margin of the delivery, batched spacing is the same rate.
+        let near = {
+            let mut d = dispersion_at(10.5e6);
+            d.on_packet(1_000_000, true);
+            d
+        };
+        let e = estimate(&Input {
+            rtt_rose: true,
+            ..input(&tl, &near, 9.5e6)
+        });
+        assert!(e.set_aside.is_empty() && e.dispersed.is_some(), "{e:?}");
     }
 
     #[test]

@@ -35,6 +35,10 @@ pub struct Dispersion {
     /// search need not scan the rest.
     lo: usize,
     hi: usize,
+    /// Bytes the train brought, and those that came in a batch (less than
+    /// [`super::train::BATCH_GAP`] after the packet before).
+    bytes: u64,
+    batched: u64,
 }
 
 impl Dispersion {
@@ -76,6 +80,20 @@ impl Dispersion {
 
     pub fn samples(&self) -> u32 {
         self.samples
+    }
+
+    /// A packet of the train brought `bytes`, in a batch or not.
+    pub fn on_packet(&mut self, bytes: u64, batched: bool) {
+        self.bytes += bytes;
+        if batched {
+            self.batched += bytes;
+        }
+    }
+
+    /// More than half the train's bytes came in batches: the mode is carried by spacing a
+    /// host gave, sampled across its batches.
+    pub fn mostly_batched(&self) -> bool {
+        self.batched * 2 > self.bytes
     }
 
     /// All `BINS` weights, zero outside the span held.

@@ -18,6 +18,14 @@ pub fn queue_sign_s(base_s: f64) -> f64 {
     QUEUE_SIGN_S.max(QUEUE_SIGN_SHARE * base_s)
 }
 
+/// [`Facts::queue_shows`] from its figures (s): the base RTT, the prompt samples' queueing,
+/// the median RTT's, and the clock's quantum.
+pub fn queue_shows(base_s: f64, prompt_queueing_s: Option<f64>, queueing_s: Option<f64>, quantum_s: f64) -> bool {
+    let sign = queue_sign_s(base_s);
+    let q = prompt_queueing_s.unwrap_or(0.0);
+    q >= sign && q > 2.0 * quantum_s && queueing_s.unwrap_or(0.0) >= sign
+}
+
 #[derive(Clone, Debug)]
 pub struct Facts {
     pub capacity: Option<Capacity>,
@@ -96,9 +104,7 @@ impl Facts {
     /// queue at all); and the median RTT the summary prints, too, so that a sentence that
     /// says the RTT rose shows it.
     pub fn queue_shows(&self) -> bool {
-        let sign = queue_sign_s(self.base_rtt_s);
-        let q = self.prompt_queueing_s.unwrap_or(0.0);
-        q >= sign && q > 2.0 * self.quantum_s && self.queueing_s().unwrap_or(0.0) >= sign
+        queue_shows(self.base_rtt_s, self.prompt_queueing_s, self.queueing_s(), self.quantum_s)
     }
 
     /// The largest window the sender kept to: as it read the windows.

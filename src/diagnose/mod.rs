@@ -22,6 +22,7 @@ mod packed;
 mod policer;
 mod startup;
 mod timeline;
+mod train;
 
 pub use accumulator::{Accumulator, DirAccumulator};
 pub use advice::{flow_law as advice_flow_law, law as advice_law};
@@ -207,6 +208,12 @@ fn gather_facts(
         q.get(q.len() / 2).map(|&n| n as f64 / 1e9)
     };
     let median_rtt = summary.rtt_ms.median.map(|m| Span::from_secs_f64(m / 1000.0));
+    let rtt_rose = facts::queue_shows(
+        base_rtt.secs_f64(),
+        prompt_queueing_s,
+        median_rtt.map(|m| (m - base_rtt).secs_f64().max(0.0)),
+        quantum.get().secs_f64(),
+    );
     let estimate = capacity::estimate(&capacity::Input {
         tl,
         dispersion: &dacc.dispersion,
@@ -218,6 +225,8 @@ fn gather_facts(
         queue: queue.as_ref(),
         goodput,
         median_rtt,
+        rtt_rose,
+        window_held,
         two_way,
         loss_delivery: summary
             .stalls

@@ -185,8 +185,19 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         .map(|(_, b)| b.delivered as f64)
         .sum();
     let steady_rate = if steady_s > 0.0 { own / steady_s } else { 0.0 };
+    // The group's delivery over the same bins as the flow's own: the bins an outage of
+    // this flow took out of its steady time are out of the group's too (summed over all of
+    // them and divided by the steady time left, a 1 s outage of one upload beside another
+    // that kept delivering read 5.74 Gbit/s on a 100 Mbit/s path).
     let shared_steady_rate = inp.shared_delivered.map(|s| {
-        let d: f64 = s[steady_from.min(s.len())..].iter().sum();
+        let d: f64 = s
+            .get(steady_from..)
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| kept(i))
+            .map(|(_, &x)| x)
+            .sum();
         if steady_s > 0.0 {
             d / steady_s
         } else {

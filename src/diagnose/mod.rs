@@ -15,6 +15,7 @@ mod dispersion;
 mod explain;
 mod facts;
 mod gate;
+mod idle;
 mod queue;
 mod rounds;
 pub mod rules;
@@ -104,7 +105,9 @@ pub fn finish(conn: &Connection, mut acc: Accumulator, capture_name: &str, link_
         b + r + i
     });
     if let Some(reason) = gate::why_not(conn, bulk, base_rtt, state_ns) {
-        summary.notes.push(format!("undetermined: {reason}"));
+        if !idle::judge(&mut summary, &reason) {
+            summary.notes.push(format!("undetermined: {reason}"));
+        }
         return Finished { summary, kept: None };
     }
     let base_rtt = base_rtt.expect("the gate checked it");

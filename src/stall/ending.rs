@@ -10,6 +10,9 @@ use crate::tcp::{Connection, SegmentEvent};
 use crate::time::Timestamp;
 use crate::units::{bytes, secs};
 
+/// The least idle time before a keep-alive timer fires (Linux's TCP_KEEPIDLE floor).
+const KEEPALIVE_IDLE_MIN: crate::time::Span = crate::time::Span::from_millis(1_000);
+
 #[derive(Clone, Debug, Default)]
 pub struct Ending {
     /// The first RST: when, who sent it, what was outstanding each way, and whether both
@@ -86,20 +89,44 @@ impl Ending {
             };
             out.push(s);
         }
+        // Keep-alives are sent only by an end idle for its keep-alive time with nothing of
+        // its own outstanding (RFC 1122 §4.2.3.6; Linux's tcp_keepalive_time): from the last
+        // data on, nothing but keep-alives proves the connection idle, whatever it carried
+        // before (a greeting, a request and its answer), when all of that was acknowledged.
         let no_data = conn.dirs.iter().all(|d| d.unique_bytes == 0);
+        let last_data = conn.dirs.iter().filter_map(|d| d.last_data).max();
+        let all_acked = conn.dirs.iter().all(|d| d.flight().is_none_or(|f| f == 0));
         for d in [Dir::C2S, Dir::S2C] {
             let k = &self.keep_alives[d.index()];
-            if !no_data || k.count == 0 {
+            if k.count == 0 {
+                continue;
+            }
+            // The keep-alive timer runs for at least a second of idleness (Linux's
+            // TCP_KEEPIDLE is whole seconds, at least 1; RFC 1122 §4.2.3.6's default is two
+            // hours): "one below SND.NXT" sooner after data is no keep-alive of an idle end.
+            let idle_after_data = all_acked && last_data.is_some_and(|t| k.times[0] - t >= KEEPALIVE_IDLE_MIN);
+            if !no_data && !idle_after_data {
                 continue;
             }
             let (first, last) = (k.times[0], k.last.unwrap_or(k.times[0]));
             let mut s = stall(StallKind::KeepAliveOnly, Some(d), first, last);
             s.events = k.count;
             s.intervals_s = intervals(&k.times);
-            s.recovered = true;
+            // Answered keep-alives: the peer and the path were there (the connection alive).
             let answered = conn.packets[d.reverse().index()] > 0;
+            s.recovered = answered;
+            let before = if no_data {
+                "the connection carried no data in the capture, only".to_string()
+            } else {
+                let carried: u64 = conn.dirs.iter().map(|x| x.unique_bytes).sum();
+                format!(
+                    "after its last data at +{} ({} in all, acknowledged) the connection carried only",
+                    rel(last_data.expect("data was carried")),
+                    bytes(carried as f64)
+                )
+            };
             s.sentence = format!(
-                "the connection carried no data in the capture, only {} keep-alive(s) from the {}{}{}: an idle connection kept open",
+                "{before} {} keep-alive(s) from the {}{}{}: an idle connection kept open",
                 k.count,
                 sender_name(d),
                 if s.intervals_s.is_empty() {

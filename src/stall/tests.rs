@@ -175,6 +175,28 @@ fn keep_alives_alone_are_reported() {
     assert_eq!(k[0].events, 3);
 }
 
+/// A greeting, acknowledged, then nothing but keep-alives: an idle connection all the
+/// same (the lab's keepalive_only kind); with the greeting unacknowledged, no finding.
+#[test]
+fn keep_alives_after_acknowledged_data_are_reported() {
+    let run = |first: f64| {
+        let mut f = Flow::new();
+        f.data(10.0, 1, 120);
+        f.ack(11.0, 121, 65535);
+        for t in [first, first + 1000.0, first + 2000.0] {
+            f.send(t, Dir::C2S, TcpPacket::new(C, S).seq(0).ack(121).window(65535));
+            f.send(t + 1.0, Dir::S2C, TcpPacket::new(S, C).seq(121).ack(1).window(65535));
+        }
+        f.finish()
+    };
+    let out = run(1100.0);
+    let k = only(&out, StallKind::KeepAliveOnly);
+    assert_eq!(k.len(), 1, "{out:?}");
+    assert!(k[0].sentence.contains("after its last data at +10.0 ms (120 B in all, acknowledged)"), "{}", k[0].sentence);
+    // "One below SND.NXT" 100 ms after the data is no keep-alive timer's (at least 1 s).
+    assert!(only(&run(110.0), StallKind::KeepAliveOnly).is_empty());
+}
+
 #[test]
 fn short_segments_waiting_for_delayed_acks_are_found() {
     // Request/response: each response ends with a short segment that the client ACKs only

@@ -56,6 +56,10 @@ impl Capacity {
     }
 }
 
+/// The words of a spacing estimate set aside for a standing queue's delivery (see
+/// [`Estimate::without_queue`]).
+const QUEUE_SUSTAINED: &str = "while a queue stood the path sustained";
+
 /// How the bottleneck rate was found: the summary's vocabulary.
 pub use crate::summary::CapacityMethod as Method;
 
@@ -238,7 +242,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         // The link was full while the queue stood: what it delivered then is its rate.
         set_aside_above(&mut out.set_aside, &spacing, q, |name, r| {
             format!(
-                "{name} showed {}, but while a queue stood the path sustained {}: the spacing is the link's burst rate (a shaper's or policer's bucket, or a host that stamps packets in batches), not what the path carries",
+                "{name} showed {}, but {QUEUE_SUSTAINED} {}: the spacing is the link's burst rate (a shaper's or policer's bucket, or a host that stamps packets in batches), not what the path carries",
                 rate(r),
                 rate(q)
             )
@@ -332,6 +336,17 @@ impl Estimate {
     pub fn measured_busy(&self, rate: f64) -> bool {
         // Within the estimate's own error of it, the floor is the same rate.
         self.delivered.is_some_and(|d| d >= rate * AT_CAPACITY)
+    }
+
+    /// The estimate as if no standing queue had been seen: its delivery gone, and the
+    /// spacing estimates it set aside back in the running. For a flow whose round trip
+    /// crossed another transfer's queue, which says nothing of this direction's link.
+    pub fn without_queue(&mut self) {
+        self.queued = None;
+        if let Some(b) = self.by_length.as_mut() {
+            b.1 = None;
+        }
+        self.set_aside.retain(|s| !s.contains(QUEUE_SUSTAINED));
     }
 
     /// The delivery figures measured over the windows' lengths alone: the ACKs turned out

@@ -140,6 +140,12 @@ pub fn notes(f: &Findings<'_>) -> Vec<String> {
             x.flows_sharing - 1
         ));
     }
+    if let Some(rise) = x.queue_other_way {
+        out.push(format!(
+            "the RTT rose {} above its base while a transfer between the same hosts ran the other way: this flow's ACKs wait behind that data, so the rise may be the other direction's queue (two-way traffic, Zhang, Shenker & Clark 1991); it is not taken for a queue at this direction's bottleneck",
+            crate::units::ms(rise)
+        ));
+    }
     if x.capacity.is_none() {
         let why = match x.stretch_acks {
             Some(n) => {

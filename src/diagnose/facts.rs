@@ -73,6 +73,10 @@ pub struct Facts {
     /// The flow's stalls (the diagnosis reads some: a reader that let the window close, a
     /// sender waiting on delayed ACKs).
     pub stalls: Vec<Stall>,
+    /// The RTT rose (by this much, s) while a transfer between the same hosts ran the other
+    /// way: the rise may be that direction's queue, so it was not taken for this
+    /// direction's ([`Facts::queue_other_way`]).
+    pub queue_other_way: Option<f64>,
 }
 
 impl Facts {
@@ -117,6 +121,32 @@ impl Facts {
         self.sender_rwnd()
             .filter(|_| self.base_rtt_s > 0.0)
             .map(|w| w as f64 / self.base_rtt_s)
+    }
+
+    /// Data ran the other way between the same hosts at the same time: this flow's ACKs
+    /// (and, at its receiver, everything it sends) wait behind that data in the other
+    /// direction's queue, so its round trip rises with that queue as well as its own
+    /// (Zhang, Shenker & Clark, SIGCOMM 1991: two-way traffic). A queue in its RTT then does
+    /// not say that this direction's bottleneck was full: the standing queue, its delivery
+    /// and the rise of the prompt RTT are set aside, and the verdict and the capacity rest
+    /// on the flow's delivery, its losses and its packet spacing. The rise is kept for the
+    /// note that says so.
+    pub fn queue_other_way(&mut self) {
+        let rise = self
+            .queue
+            .as_ref()
+            .filter(|q| q.standing > 0)
+            .map(|q| q.delay_s)
+            .or(self.prompt_queueing_s)
+            .filter(|&d| d >= queue_sign_s(self.base_rtt_s));
+        self.queue = None;
+        self.prompt_queueing_s = None;
+        self.estimate.without_queue();
+        if self.capacity.is_some_and(|c| c.method == Method::QueueDeliveryRate) {
+            self.capacity = super::capacity::choose(&self.estimate, self.goodput, None);
+            self.bdp = self.capacity.map(|c| c.rate * self.base_rtt_s);
+        }
+        self.queue_other_way = rise.or(self.queue_other_way);
     }
 
     /// A standing queue most of the steady transfer.

@@ -284,7 +284,11 @@ fn gather_facts(
         estimate,
         obeyed_rwnd: None,
         obeyed_scale: WindowScale::Unknown,
+        queue_other_way: None,
     };
+    if two_way {
+        f.queue_other_way();
+    }
     f.lower_bound = judged_capacity(&f).is_none() && f.capacity.is_some();
     f
 }
@@ -532,7 +536,10 @@ fn two_way_traffic(flows: &mut [Finished]) {
         }
         // Nor their instants: delivery windows are measured over their lengths alone.
         let unclocked = k.facts.estimate.unclock();
-        if dispersed.is_some() || unclocked {
+        // Nor their round trip: it crossed the other transfer's queue.
+        let queued = k.facts.queue.is_some() || k.facts.prompt_queueing_s.is_some();
+        k.facts.queue_other_way();
+        if dispersed.is_some() || unclocked || queued {
             k.facts.capacity = capacity::choose(&k.facts.estimate, k.facts.goodput, k.facts.capacity);
             k.facts.bdp = k.facts.capacity.map(|c| c.rate * k.base_rtt.secs_f64());
             k.facts.lower_bound = judged_capacity(&k.facts).is_none() && k.facts.capacity.is_some();

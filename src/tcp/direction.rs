@@ -389,11 +389,13 @@ mod tests {
         Segment {
             src: a,
             dst: a,
+            ecn: Default::default(),
             src_port: 1,
             dst_port: 2,
             seq: SeqNum(seq),
             ack: SeqNum(0),
             flags: TcpFlags(flags),
+            ae: false,
             window: 100,
             payload_len: len,
             options: TcpOptions::default(),

@@ -21,6 +21,7 @@
 
 mod delayed_ack;
 mod ending;
+mod episode;
 mod loss;
 mod outage;
 mod zero_window;
@@ -40,6 +41,9 @@ pub const MAX_INTERVALS: usize = 8;
 pub struct StallTracker {
     zero: [zero_window::ZeroWindow; 2],
     outage: [outage::Outage; 2],
+    /// Per data direction, its delivery as the ACKs report it (what loss episodes rate
+    /// themselves by).
+    delivery: [episode::Delivery; 2],
     loss: [loss::Losses; 2],
     delayed_ack: [delayed_ack::DelayedAck; 2],
     silence: outage::Silence,
@@ -65,12 +69,17 @@ impl StallTracker {
             self.push(s);
         }
         let zero_open = |z: &zero_window::ZeroWindow| z.is_open();
+        // The segment's ACK is for the other direction's data: its delivery.
+        let acked_dir = ev.dir.reverse();
+        let acked_new = self.delivery[acked_dir.index()].on_ack(ev);
         for d in [Dir::C2S, Dir::S2C] {
             let closed = zero_open(&self.zero[d.index()]);
             if let Some(s) = self.outage[d.index()].on_segment(conn, ev, d, closed) {
                 self.push(s);
             }
-            if let Some(s) = self.loss[d.index()].on_segment(conn, ev, d) {
+            let acked = d == acked_dir && acked_new;
+            let delivery = &self.delivery[d.index()];
+            if let Some(s) = self.loss[d.index()].on_segment(conn, ev, d, delivery, acked) {
                 self.push(s);
             }
             self.delayed_ack[d.index()].on_segment(conn, ev, d);
@@ -96,7 +105,7 @@ impl StallTracker {
         for d in [Dir::C2S, Dir::S2C] {
             out.extend(self.zero[d.index()].finish(d, end));
             out.extend(self.outage[d.index()].finish(conn, d, end, self.zero[d.index()].is_open()));
-            out.extend(self.loss[d.index()].finish(conn, d));
+            out.extend(self.loss[d.index()].finish(conn, d, &self.delivery[d.index()]));
             out.extend(self.delayed_ack[d.index()].finish(conn, d));
         }
         out.extend(self.ending.finish(conn));

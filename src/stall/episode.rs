@@ -1,7 +1,7 @@
-//! An episode of congestion signals (`loss`: retransmissions): a run of signals of one
-//! data direction that ends once the sender has gone a retransmission timer (RFC 6298's
-//! RTO, at least one second) with its data acknowledged and no new signal, and what the
-//! direction delivered meanwhile.
+//! What loss episodes and ECN episodes share: a run of congestion signals of one data
+//! direction that ends once the sender has gone a retransmission timer (RFC 6298's RTO, at
+//! least one second) with its data acknowledged and no new signal, and what the direction
+//! delivered meanwhile.
 
 use super::threshold;
 use crate::summary::Stall;

@@ -2,6 +2,7 @@
 //! sent (highest sequence, retransmissions), what the peer acknowledged and the window
 //! it granted. Everything is "as observed at the capture point".
 
+use super::ecn::EcnCounts;
 use super::ranges::RangeSet;
 use super::rtt::{DataAckSampler, ReleaseSampler, TsEchoSampler};
 use super::scoreboard::Scoreboard;
@@ -80,6 +81,8 @@ pub struct Direction {
     /// delivered, and by when (the goodput, `summarize::goodput`).
     pub acked_bytes: u64,
     pub new_acks: [Option<(Timestamp, u64)>; 2],
+    /// ECN: this direction's codepoints and CWR, and its receiver's ECE echoes.
+    pub ecn: EcnCounts,
 
     pub sacks: Scoreboard,
     /// Data of this direction the capture point saw and the peer has not acknowledged.

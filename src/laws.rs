@@ -53,6 +53,10 @@ pub const LAWS: &[Law] = &[
         name: "stalls",
         check: crate::stall::law,
     },
+    Law {
+        name: "ecn",
+        check: crate::diagnose::ecn_law,
+    },
 ];
 
 /// A broken law, on one flow.

@@ -43,6 +43,9 @@ pub fn handshake(conn: &Connection) -> HandshakeSummary {
         syn_retransmissions: h.syn.map_or(0, |s| s.count.saturating_sub(1))
             + h.syn_ack.map_or(0, |s| s.count.saturating_sub(1)),
         inferred: inferred(conn),
+        client_ecn: h.client_ecn(),
+        server_ecn: h.server_ecn(),
+        ecn: h.ecn(),
     }
 }
 
@@ -197,6 +200,7 @@ pub fn direction(
     zero_windows: u64,
 ) -> DirectionSummary {
     let x = conn.dir(d);
+    let e = &x.ecn;
     DirectionSummary {
         packets: conn.packets[d.index()],
         data_segments: x.data_segments,
@@ -213,6 +217,18 @@ pub fn direction(
         min_rwnd_bytes: min_rwnd,
         first_data_ts: x.first_data.map(|t| t.secs_f64()),
         last_data_ts: x.last_data.map(|t| t.secs_f64()),
+        ect0_segments: e.ect0,
+        ect1_segments: e.ect1,
+        ce_segments: e.ce.count,
+        first_ce_frame: e.ce.first.map(|m| m.frame),
+        first_ce_ts: e.ce.first.map(|m| m.ts.secs_f64()),
+        last_ce_ts: e.ce.last.map(|m| m.ts.secs_f64()),
+        ece_acks: e.ece.count,
+        first_ece_ts: e.ece.first.map(|m| m.ts.secs_f64()),
+        last_ece_ts: e.ece.last.map(|m| m.ts.secs_f64()),
+        cwr_segments: e.cwr.count,
+        first_cwr_ts: e.cwr.first.map(|m| m.ts.secs_f64()),
+        last_cwr_ts: e.cwr.last.map(|m| m.ts.secs_f64()),
     }
 }
 

@@ -140,6 +140,35 @@ vocabulary! {
 }
 
 vocabulary! {
+    /// What one end's SYN (client) or SYN/ACK (server) said of ECN (`tcp::ecn`).
+    pub enum EcnOffer {
+        /// Neither asked nor agreed.
+        No = "no",
+        /// RFC 3168 ECN: a SYN with ECE and CWR, a SYN/ACK with ECE alone (§6.1.1).
+        Rfc3168 = "rfc3168",
+        /// Accurate ECN: a SYN with AE, CWR and ECE, or a SYN/ACK in its codes (RFC 9768
+        /// §3.1).
+        AccEcn = "accecn",
+    }
+}
+
+vocabulary! {
+    /// ECN as the handshake set it up (`tcp::ecn::negotiate`).
+    #[derive(Default)]
+    pub enum EcnMode {
+        /// RFC 3168: CE marks are echoed with ECE until the sender's CWR.
+        Rfc3168 = "rfc3168",
+        /// Accurate ECN (RFC 9768): CE marks are counted back in the ACE field, which
+        /// bdpscope does not decode.
+        AccEcn = "accecn",
+        Off = "off",
+        /// The handshake is not in the capture, or only the SYN of an end that asked.
+        #[default]
+        Unknown = "unknown",
+    }
+}
+
+vocabulary! {
     /// Where the capture was taken, judged from the two RTT loops.
     #[derive(Default)]
     pub enum Vantage {
@@ -395,6 +424,14 @@ pub struct HandshakeSummary {
     pub syn_retransmissions: u32,
     /// When the handshake is missing: the shifts inferred from behaviour.
     pub inferred: Option<InferredScales>,
+    /// What each SYN said of ECN (None: that SYN is not in the capture), and what the
+    /// handshake set up (RFC 3168 §6.1.1, RFC 9768 §3.1).
+    #[serde(default)]
+    pub client_ecn: Option<EcnOffer>,
+    #[serde(default)]
+    pub server_ecn: Option<EcnOffer>,
+    #[serde(default)]
+    pub ecn: EcnMode,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -472,12 +509,22 @@ vocabulary! {
         Lost = "lost",
         /// A run of retransmissions (see `stall::loss`).
         LossEpisode = "loss-episode",
+        /// A run of ECN congestion marks and window reductions (see `stall::ecn`).
+        EcnEpisode = "ecn-episode",
         /// Short segments waiting for delayed ACKs, repeatedly (see `stall::delayed_ack`).
         DelayedAck = "delayed-ack",
         /// A reset ended (or refused) the connection.
         Reset = "reset",
         /// The connection carried only keep-alives.
         KeepAliveOnly = "keep-alive-only",
+    }
+}
+
+impl StallKind {
+    /// A run of congestion signals (losses, or ECN marks) the path carried data through:
+    /// its delivery is a rate the path sustained.
+    pub fn is_congestion_episode(self) -> bool {
+        matches!(self, StallKind::LossEpisode | StallKind::EcnEpisode)
     }
 }
 
@@ -494,14 +541,15 @@ pub struct Stall {
     pub duration_s: f64,
     /// Whether the transfer moved again afterwards.
     pub recovered: bool,
-    /// Probes, retransmissions or keep-alives during it.
+    /// Probes, retransmissions or keep-alives during it (an ECN episode: its CE marks, ECE
+    /// echoes and CWR together).
     pub events: u32,
     /// Intervals between those events (the first few): a back-off doubles them.
     pub intervals_s: Vec<f64>,
     /// What moved the transfer again.
     pub resumed_by: Option<Resumed>,
-    /// A loss episode of at least a round trip: the delivery its ACKs reported during it
-    /// (bit/s, payload). A delivery the path carried, so the direction's capacity
+    /// A loss or ECN episode of at least a round trip: the delivery its ACKs reported
+    /// during it (bit/s, payload). A delivery the path carried, so the direction's capacity
     /// estimate is never below it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivered_bps: Option<f64>,
@@ -581,6 +629,9 @@ vocabulary! {
         CutQueue = "cut-queue",
         /// Nagle meeting delayed ACKs.
         DisableNagle = "disable-nagle",
+        /// ECN marks: the path's bottleneck was congested (its queue marked instead of
+        /// dropping) and congestion control cut the window; no buffer at the ends helps.
+        CongestedPath = "congested-path",
     }
 }
 
@@ -621,6 +672,37 @@ pub struct DirectionSummary {
     pub min_rwnd_bytes: Option<u64>,
     pub first_data_ts: Option<f64>,
     pub last_data_ts: Option<f64>,
+    /// ECN (RFC 3168), as the capture point saw it: segments of this direction sent
+    /// ECN-capable and unmarked (ECT(0), ECT(1)), and marked Congestion Experienced by a
+    /// queue before the capture point — the first CE's frame and time, the last's time.
+    #[serde(default)]
+    pub ect0_segments: u64,
+    #[serde(default)]
+    pub ect1_segments: u64,
+    #[serde(default)]
+    pub ce_segments: u64,
+    #[serde(default)]
+    pub first_ce_frame: Option<u64>,
+    #[serde(default)]
+    pub first_ce_ts: Option<f64>,
+    #[serde(default)]
+    pub last_ce_ts: Option<f64>,
+    /// ACKs of this direction's data carrying ECE (its receiver echoing CE marks, RFC 3168
+    /// §6.1.3; SYN/ACK excepted), and segments of this direction carrying CWR (its
+    /// sender's congestion-window reductions, §6.1.2; SYN excepted), each with the first's
+    /// and the last's time. Under AccECN both flags are bits of a counter, not these signals.
+    #[serde(default)]
+    pub ece_acks: u64,
+    #[serde(default)]
+    pub first_ece_ts: Option<f64>,
+    #[serde(default)]
+    pub last_ece_ts: Option<f64>,
+    #[serde(default)]
+    pub cwr_segments: u64,
+    #[serde(default)]
+    pub first_cwr_ts: Option<f64>,
+    #[serde(default)]
+    pub last_cwr_ts: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -108,6 +108,15 @@ pub fn pct(x: f64) -> String {
     }
 }
 
+/// A count with its noun, singular for one: "1 ACK", "46 times".
+pub fn count(n: u64, singular: &str, plural: &str) -> String {
+    if n == 1 {
+        format!("1 {singular}")
+    } else {
+        format!("{n} {plural}")
+    }
+}
+
 /// How many times `x` is of something (a flight 12x the BDP), for ratios that outgrow
 /// percents.
 pub fn times(x: f64) -> String {

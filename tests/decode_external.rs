@@ -25,7 +25,10 @@ use std::process::Command;
 /// The fields compared with tshark, as tshark prints them.
 #[derive(Debug, Default, PartialEq, Eq, Clone)]
 struct Fields {
-    header: [u64; 7], // srcport, dstport, seq, ack, len, window, flags
+    header: [u64; 7], // srcport, dstport, seq, ack, len, window, flags (AE as 0x100)
+    /// The IP ECN codepoint (RFC 3168 §5); None for a tunnelled packet, whose first IP
+    /// header tshark shows is the outer one (ours is the inner after RFC 6040).
+    ecn: Option<u64>,
     mss: Option<u64>,
     wscale: Option<u64>,
     tsval: Option<u64>,
@@ -43,8 +46,9 @@ impl Fields {
                 s.ack.0 as u64,
                 s.payload_len as u64,
                 s.window as u64,
-                s.flags.0 as u64,
+                s.flags.0 as u64 | (s.ae as u64) << 8,
             ],
+            ecn: Some(s.ecn as u64),
             mss: o.mss.map(u64::from),
             // tshark shows the shift as sent
             wscale: o.wscale_raw_over_14.or(o.wscale).map(u64::from),
@@ -54,7 +58,7 @@ impl Fields {
     }
 }
 
-const TSHARK_FIELDS: [&str; 13] = [
+const TSHARK_FIELDS: [&str; 17] = [
     "frame.number",
     "tcp.srcport",
     "tcp.dstport",
@@ -68,6 +72,10 @@ const TSHARK_FIELDS: [&str; 13] = [
     "tcp.options.timestamp.tsval",
     "tcp.options.timestamp.tsecr",
     "icmp.type",
+    "ip.dsfield.ecn",
+    "ipv6.tclass.ecn",
+    "ip.proto",
+    "ipv6.nxt",
 ];
 
 fn num(s: &str) -> Option<u64> {
@@ -107,8 +115,15 @@ fn tshark(path: &Path) -> Option<BTreeMap<u64, (Fields, bool)>> {
         for (i, h) in header.iter_mut().enumerate() {
             *h = num(c[1 + i]).unwrap_or(u64::MAX);
         }
+        // One IP header, not a tunnel (protocol 4 or 41): its ECN field is the segment's.
+        let tunnel = [c[15], c[16]].iter().any(|p| matches!(num(p), Some(4 | 41)));
+        let ecn = match (num(c[13]), num(c[14])) {
+            (Some(e), None) | (None, Some(e)) if !tunnel => Some(e),
+            _ => None,
+        };
         let f = Fields {
             header,
+            ecn,
             mss: num(c[8]),
             wscale: num(c[9]),
             tsval: num(c[10]),
@@ -192,6 +207,10 @@ fn decode_file(path: &Path) -> FileReport {
     for (frame, (t, icmp)) in &theirs {
         match ours.get(frame) {
             Some(Ok(o)) => {
+                let o = &Fields {
+                    ecn: t.ecn.and(o.ecn),
+                    ..o.clone()
+                };
                 if o.header != t.header {
                     r.header_mismatches
                         .push(format!("frame {frame}: ours {:?} tshark {:?}", o.header, t.header));

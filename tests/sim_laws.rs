@@ -1,7 +1,8 @@
 //! The laws (src/laws.rs) over the simulator's random draws: paths, stacks and capture
 //! hosts the corpora lack, drawn by proptest. Each draw is a path (1-300 Mbit/s, RTT
 //! 0.3-250 ms, queue 8-400 packets, random loss, IPv4 or IPv6; maybe a tbf shaper or a
-//! policer, an outage, cross traffic, a tap in the middle), one or two flows (each end
+//! policer, an outage, cross traffic, a tap in the middle, an AQM marking ECN-capable
+//! packets CE, which the flows then negotiate), one or two flows (each end
 //! Linux, Windows, Windows without scaling or with an 8 KiB send buffer, an old stack
 //! with or without SACK, or BSD; CUBIC or Reno; bulk or on/off; a fast or a slow reader;
 //! download or upload; MSS 536-1460) and capture hosts (1 µs, 1 ms or 10 ms clocks,
@@ -121,6 +122,9 @@ impl std::fmt::Debug for Draw {
         if let Some(c) = p.cross {
             write!(w, " | cross {} bit/s", c.rate_bps)?;
         }
+        if let Some(k) = p.ecn_mark_pkts {
+            write!(w, " | ECN marks from {k} packets")?;
+        }
         for f in &self.flows {
             write!(
                 w,
@@ -198,6 +202,9 @@ fn any_path() -> impl Strategy<Value = Path> {
                     rate_bps: (rate as f64 * share) as u64,
                     frame_bytes: 1514,
                 }),
+                // A third of the paths mark ECN-capable packets from a quarter of the queue
+                // on (from the seed: the draws of the strategies above stay as they were).
+                ecn_mark_pkts: (seed % 3 == 0).then_some((queue / 4).max(2)),
                 ..Path::new(rate, us(rtt_us))
             }
         },
@@ -243,6 +250,8 @@ fn any_draw() -> impl Strategy<Value = Draw> {
             .into_iter()
             .map(|f| Flow {
                 mss: if path.ipv6 { f.mss.min(1440) } else { f.mss },
+                // ECN where the path marks: its flows negotiate it.
+                ecn: path.ecn_mark_pkts.is_some(),
                 ..f
             })
             .collect();

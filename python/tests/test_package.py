@@ -181,7 +181,7 @@ def test_packets_is_the_command_lines_csv(cli, capture):
                 assert g == (w == "1"), (col, i)
             elif col in floats:
                 assert f"{g:.3f}" == w, (col, i, g, w)
-            elif col in ("dir", "flags"):
+            elif col in ("dir", "flags", "ecn"):
                 assert g == w, (col, i)
             else:
                 assert g == int(w), (col, i, g, w)
@@ -284,5 +284,5 @@ def test_threads_analyse_captures_in_parallel():
 
 
 def test_version_and_schema_version():
-    assert bdpscope.FLOWS_SCHEMA_VERSION == 2
+    assert bdpscope.FLOWS_SCHEMA_VERSION == 3
     assert bdpscope.__version__

@@ -7,7 +7,7 @@
 //! cannot hold, or a listed summary. Replaying the log gives the tracker exactly the state
 //! it would have had: the same segments, in the same order, with the same times.
 
-use crate::decode::{SackBlocks, Segment, TcpFlags, TcpOptions, Timestamps};
+use crate::decode::{Ecn, SackBlocks, Segment, TcpFlags, TcpOptions, Timestamps};
 use crate::flow::{Dir, Endpoint, FlowKey, Life};
 use crate::seq::SeqNum;
 use crate::time::{Span, Timestamp};
@@ -23,6 +23,8 @@ const HAS_MSS: u8 = 1 << 3;
 const HAS_WSCALE: u8 = 1 << 4;
 const HAS_OVER_14: u8 = 1 << 5;
 const HAS_TIMESTAMPS: u8 = 1 << 6;
+/// The AE flag (RFC 9768: Accurate ECN's SYN sets it).
+const AE: u8 = 1 << 7;
 
 /// One segment without payload, relative to the connection's first: enough to rebuild
 /// the `Segment` the decoder gave, bit for bit. 40 bytes.
@@ -40,6 +42,8 @@ pub(crate) struct Logged {
     wscale: u8,
     over_14: u8,
     bits: u8,
+    /// The IP header's ECN codepoint (in the padding: still 40 bytes).
+    ecn: Ecn,
 }
 
 impl Logged {
@@ -64,6 +68,7 @@ impl Logged {
         set(o.wscale.is_some(), HAS_WSCALE);
         set(o.wscale_raw_over_14.is_some(), HAS_OVER_14);
         set(o.timestamps.is_some(), HAS_TIMESTAMPS);
+        set(seg.ae, AE);
         let t = o.timestamps.unwrap_or(Timestamps { val: 0, ecr: 0 });
         Some(Logged {
             ts: (ts - life.first_ts).nanos(),
@@ -78,6 +83,7 @@ impl Logged {
             wscale: o.wscale.unwrap_or(0),
             over_14: o.wscale_raw_over_14.unwrap_or(0),
             bits,
+            ecn: seg.ecn,
         })
     }
 
@@ -93,11 +99,13 @@ impl Logged {
         let seg = Segment {
             src: src.addr,
             dst: dst.addr,
+            ecn: self.ecn,
             src_port: src.port,
             dst_port: dst.port,
             seq: SeqNum(self.seq),
             ack: SeqNum(self.ack),
             flags: TcpFlags(self.flags),
+            ae: self.has(AE),
             window: self.window,
             payload_len: 0,
             options: TcpOptions {
@@ -192,6 +200,13 @@ mod tests {
             TcpPacket::new(s, c6).syn().ack(101).seq(9).mss(1460).wscale(15).ts(77, 5),
             TcpPacket::new(c6, s).rst().seq(101),
             TcpPacket::new(c, "10.0.0.2:80").fin().ack(3).seq(4).window(0),
+            // An AccECN SYN (AE, CWR, ECE; RFC 9768 §3.1.1) sent ECT(0), as ECN++ would.
+            TcpPacket::new(c6, s)
+                .flags(TcpFlags::SYN | TcpFlags::ECE | TcpFlags::CWR)
+                .ae()
+                .ecn(Ecn::Ect0)
+                .seq(7),
+            TcpPacket::new(c, "10.0.0.2:80").ack(3).seq(4).ecn(Ecn::Ce),
         ];
         for p in packets {
             let (_, bytes) = p.ethernet().build();

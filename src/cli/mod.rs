@@ -36,7 +36,7 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// Every TCP segment as a CSV row (frame, time, flow, dir, seq, ack, len, flags,
     /// win_raw, win_bytes, flight_bytes, rtt_ms, retransmission, pipe_bytes, ts_rtt_ms,
-    /// dup_ack, zero_window, window_full, naive_flight_bytes).
+    /// dup_ack, zero_window, window_full, naive_flight_bytes, ecn).
     Packets(PacketsArgs),
     /// Plots per flow (SVG and PNG): flight vs BDP, RTT, goodput, time-sequence.
     Plot(plot::PlotArgs),

@@ -4,6 +4,7 @@
 //! its TCP header (lengths come from the IP header, never from the captured length), and
 //! options cut off by the snaplen are *unknown*, not *absent*.
 
+mod ecn;
 mod ip;
 mod link;
 mod skip;
@@ -13,6 +14,7 @@ mod wire;
 #[cfg(test)]
 mod tests;
 
+pub use ecn::Ecn;
 pub use skip::{Layer, Skip};
 pub use tcp::{SackBlocks, Seen, TcpFlags, TcpOptions, Timestamps};
 
@@ -25,11 +27,17 @@ use std::net::IpAddr;
 pub struct Segment {
     pub src: IpAddr,
     pub dst: IpAddr,
+    /// The IP header's ECN codepoint (RFC 3168 §5); inside a tunnel, the inner header's
+    /// after decapsulation (RFC 6040 §4.2: an outer CE reaches the transport).
+    pub ecn: Ecn,
     pub src_port: u16,
     pub dst_port: u16,
     pub seq: SeqNum,
     pub ack: SeqNum,
     pub flags: TcpFlags,
+    /// The AE flag (RFC 9768 §3.1; bit 8 of the flags, once the ECN nonce's NS, RFC 3540,
+    /// historic): with CWR and ECE it asks for Accurate ECN in a SYN.
+    pub ae: bool,
     /// The 16-bit window field as sent (not scaled).
     pub window: u16,
     /// TCP payload length from the IP header's length fields, whatever the snaplen kept.

@@ -161,8 +161,8 @@ const MAX_WSCALE: u8 = 14;
 /// Decodes the TCP header of a segment found by [`super::ip::tcp_in_ip`].
 ///
 /// RFC 9293 §3.1 offsets: 0 source port, 2 destination port, 4 sequence number,
-/// 8 acknowledgment number, 12 data offset (high nibble), 13 flags, 14 window; options
-/// from 20 up to data offset * 4.
+/// 8 acknowledgment number, 12 data offset (high nibble) and AE (its low bit, RFC 9768
+/// §3.1), 13 flags, 14 window; options from 20 up to data offset * 4.
 #[inline]
 pub(crate) fn segment(ip: TcpInIp<'_>) -> Result<Segment, Skip> {
     let Some(h) = ip.tcp.first_chunk::<20>() else {
@@ -181,11 +181,13 @@ pub(crate) fn segment(ip: TcpInIp<'_>) -> Result<Segment, Skip> {
     Ok(Segment {
         src: ip.src,
         dst: ip.dst,
+        ecn: ip.ecn,
         src_port: be16(h[0], h[1]),
         dst_port: be16(h[2], h[3]),
         seq: SeqNum(be32(h[4], h[5], h[6], h[7])),
         ack: SeqNum(be32(h[8], h[9], h[10], h[11])),
         flags: TcpFlags(h[13]),
+        ae: h[12] & 0x01 != 0,
         window: be16(h[14], h[15]),
         payload_len: ip.len.saturating_sub(header_len as u32),
         options,
@@ -297,6 +299,7 @@ mod tests {
         segment(TcpInIp {
             src: A,
             dst: B,
+            ecn: crate::decode::Ecn::NotEct,
             tcp,
             len,
         })

@@ -154,6 +154,51 @@ fn ip_in_ip_tunnels_give_the_inner_endpoints() {
     assert_data_segment(&ok(&data(v4()).ip_in_ip("2001:db8::1", "2001:db8::2")), false);
 }
 
+#[test]
+fn the_ecn_codepoint_comes_from_the_tos_byte_and_the_traffic_class() {
+    for ecn in Ecn::ALL.iter().copied() {
+        for p in [v4(), v6()] {
+            let s = ok(&data(p).ecn(ecn));
+            assert_eq!(s.ecn, ecn);
+            assert!(!s.ae);
+        }
+    }
+    // A DSCP beside it (EF, 46) changes nothing: the codepoint is the low two bits.
+    let (link, mut bytes) = data(v4()).ecn(Ecn::Ce).build();
+    bytes[14 + 1] |= 46 << 2;
+    assert_eq!(decode(link, &bytes).unwrap().ecn, Ecn::Ce);
+    let (link, mut bytes) = data(v6()).ecn(Ecn::Ect1).build();
+    bytes[14] |= 0x0b; // Traffic Class high nibble (DSCP 44 << 2 = 0xb0)
+    assert_eq!(decode(link, &bytes).unwrap().ecn, Ecn::Ect1);
+}
+
+#[test]
+fn a_tunnel_passes_its_outer_ce_to_the_inner_packet_as_rfc_6040_decapsulates() {
+    let tunnel = |p: TcpPacket, outer: &str| {
+        let (a, b) = if outer == "v4" { ("192.0.2.1", "192.0.2.2") } else { ("2001:db8::1", "2001:db8::2") };
+        p.ip_in_ip(a, b)
+    };
+    for (p, outer) in [(v4(), "v4"), (v6(), "v4"), (v4(), "v6"), (v6(), "v6")] {
+        let got = |inner: Ecn, out: Ecn| ok(&tunnel(data(p.clone()), outer).ecn(inner).outer_ecn(out)).ecn;
+        // A router in the tunnel marked it: the transport gets CE.
+        assert_eq!(got(Ecn::Ect0, Ecn::Ce), Ecn::Ce);
+        // An unmarked outer header leaves the inner codepoint.
+        assert_eq!(got(Ecn::Ect0, Ecn::Ect0), Ecn::Ect0);
+        assert_eq!(got(Ecn::Ce, Ecn::NotEct), Ecn::Ce);
+        // A transport that is not ECN-capable gets no mark it cannot read.
+        assert_eq!(got(Ecn::NotEct, Ecn::Ce), Ecn::NotEct);
+    }
+}
+
+#[test]
+fn the_ae_flag_is_the_low_bit_of_the_data_offset_byte() {
+    let s = ok(&v4().syn().ae().flags(TcpFlags::SYN | TcpFlags::ECE | TcpFlags::CWR).ae().mss(1460));
+    assert!(s.ae);
+    assert_eq!(s.flags, TcpFlags(TcpFlags::SYN | TcpFlags::ECE | TcpFlags::CWR));
+    assert_eq!(s.options.mss, Some(1460), "the data offset is still read");
+    assert!(!ok(&v4().syn()).ae);
+}
+
 // ---- lengths ----------------------------------------------------------------------------
 
 #[test]
@@ -513,7 +558,7 @@ proptest! {
         sport in any::<u16>(), dport in 1u16.., seq in any::<u32>(), ack in any::<u32>(),
         flags in any::<u8>(), window in any::<u16>(), opts in any_options(),
         payload_len in 0usize..3000, six in any::<bool>(), tags in 0u8..3,
-        cut in proptest::option::of(0usize..200),
+        cut in proptest::option::of(0usize..200), ecn in 0u8..4, ae in any::<bool>(),
     ) {
         let (s, d) = if six {
             (format!("[2001:db8::{sport:x}]:{sport}"), format!("[2001:db8::1:{dport:x}]:{dport}"))
@@ -521,7 +566,8 @@ proptest! {
             (format!("192.0.2.{}:{sport}", sport % 256), format!("198.51.100.{}:{dport}", dport % 256))
         };
         let mut p = TcpPacket::new(&s, &d).seq(seq).ack(ack).flags(flags).window(window)
-            .raw_options(&opts).payload_len(payload_len);
+            .raw_options(&opts).payload_len(payload_len).ecn(Ecn::from_bits(ecn));
+        if ae { p = p.ae(); }
         for t in 0..tags { p = p.vlan(t as u16 + 1); }
         if let Some(c) = cut { p = p.snaplen(c); }
         let (link, bytes) = p.build();
@@ -538,6 +584,14 @@ proptest! {
                 prop_assert_eq!(s.window, t.window_size());
                 prop_assert_eq!(s.flags.0 & TcpFlags::SYN != 0, t.syn());
                 prop_assert_eq!(s.flags.0 & TcpFlags::ACK != 0, t.ack());
+                prop_assert_eq!(s.ae, t.ns());
+                let theirs_ecn = match lax.as_ref().ok().and_then(|l| l.net.as_ref()) {
+                    Some(etherparse::LaxNetSlice::Ipv4(ip)) => Some(ip.header().ecn().value()),
+                    Some(etherparse::LaxNetSlice::Ipv6(ip)) => Some(ip.header().ecn().value()),
+                    _ => None,
+                };
+                prop_assert_eq!(Some(s.ecn as u8), theirs_ecn);
+                prop_assert_eq!(s.ecn, Ecn::from_bits(ecn));
                 prop_assert_eq!(s.payload_len as usize, payload_len);
                 prop_assert!(s.options.complete);
                 let area = t.options();

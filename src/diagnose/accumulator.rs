@@ -11,8 +11,10 @@ use super::dispersion::Dispersion;
 use super::packed::LiveTimeline;
 use super::timeline::SenderState;
 use super::train::Train;
+use crate::decode::{Ecn, TcpFlags};
 use crate::flow::Dir;
 use crate::summarize::WindowStats;
+use crate::tcp::ecn::flags_signal;
 use crate::tcp::{Connection, SegmentEvent};
 use crate::time::{Quantum, Span, Timestamp};
 
@@ -302,6 +304,13 @@ impl DirAccumulator {
         }
     }
 
+    /// ECN congestion signals of this direction at `ts` (see `Bin::ecn_marks`).
+    fn on_ecn(&mut self, ts: Timestamp, marks: u32) {
+        if let Some(tl) = self.timeline.as_mut() {
+            tl.bin(ts).ecn_marks += marks;
+        }
+    }
+
     fn on_rtt(&mut self, ts: Timestamp, e2e: Span, prompt: bool) {
         if let Some(tl) = self.timeline.as_mut() {
             let b = tl.bin(ts);
@@ -374,6 +383,12 @@ impl Accumulator {
         }
         if ev.send.retransmission {
             self.dirs[d.index()].on_retransmission(ev.ts);
+        }
+        // ECN: a CE mark, or the sender's CWR (RFC 3168's, not AccECN's counter bit).
+        if ev.ecn == Ecn::Ce || (ev.flags.has(TcpFlags::CWR) && !ev.flags.syn()) {
+            let cwr = ev.flags.has(TcpFlags::CWR) && !ev.flags.syn() && flags_signal(conn.handshake.ecn());
+            let marks = (ev.ecn == Ecn::Ce) as u32 + cwr as u32;
+            self.dirs[d.index()].on_ecn(ev.ts, marks);
         }
         if ev.flags.ack() {
             // This segment acknowledges the other direction's data (and may reopen its window).

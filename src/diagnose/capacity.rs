@@ -116,8 +116,8 @@ pub struct Input<'a> {
     pub two_way: bool,
     /// A token-bucket policer its losses showed ([`super::policer`]).
     pub policer: Option<super::policer::Policer>,
-    /// The highest delivery (bytes/s) reported during one of the direction's loss episodes
-    /// of at least a round trip ([`crate::stall`]), timed to the packet where the timeline's
+    /// The highest delivery (bytes/s) reported during one of the direction's loss or ECN
+    /// episodes of at least a round trip ([`crate::stall`]), timed to the packet where the timeline's
     /// windows are as wide as two of its bins (on a long flow, seconds).
     pub loss_delivery: Option<f64>,
 }
@@ -419,7 +419,7 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
         let episodes = f
             .stalls
             .iter()
-            .filter(|s| s.kind == crate::summary::StallKind::LossEpisode && s.direction == Some(f.bulk_direction))
+            .filter(|s| s.kind.is_congestion_episode() && s.direction == Some(f.bulk_direction))
             .map(|s| s.delivered_bps);
         for d in [c.delivery_bps, c.app_limited_delivery_bps].into_iter().chain(episodes) {
             if let Some(d) = d.filter(|&d| d > (b + burst) * tol && !c.given) {

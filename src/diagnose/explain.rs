@@ -52,7 +52,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
                 "delivery over 4 RTTs whatever the sender did (90th percentile)",
                 e.app_limited.filter(|&a| sets_figure(a)),
             ),
-            ("delivery during a loss episode", e.loss_delivery.filter(|&a| sets_figure(a))),
+            (episode_name(x, e.loss_delivery), e.loss_delivery.filter(|&a| sets_figure(a))),
             ("delivery while the queue stood", e.queued),
             ("delivery while losing to the policer", e.policer.map(|p| p.rate)),
             ("ACK dispersion", e.dispersed),
@@ -111,10 +111,25 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     out
 }
 
+/// What the episode whose delivery is `rate` (bytes/s) was: a loss or an ECN episode.
+fn episode_name(x: &super::facts::Facts, rate: Option<f64>) -> &'static str {
+    let ecn = x
+        .stalls
+        .iter()
+        .find(|s| s.kind.is_congestion_episode() && s.delivered_bps.map(|b| b / 8.0) == rate)
+        .is_some_and(|s| s.kind == StallKind::EcnEpisode);
+    if ecn {
+        "delivery during an ECN episode"
+    } else {
+        "delivery during a loss episode"
+    }
+}
+
 /// The verdict rule's advice, then what a stall calls for whatever the verdict.
 pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     let x = f.facts;
     let mut out = rules::advice(f);
+    out.extend(super::ecn::advice(f, &out));
     // Waits removed can shorten the transfer by their time at most: advice needs that to
     // be worth at least the advice law's 1.05x (139 ms of waits in a 170 s IRC session
     // asked for TCP_NODELAY for a 0.08% gain).

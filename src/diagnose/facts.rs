@@ -4,8 +4,11 @@
 use super::capacity::{Capacity, Estimate, Method};
 use super::classification::Classification;
 use super::queue::StandingQueue;
-use crate::summary::{Stall, StallKind};
-use crate::tcp::WindowScale;
+use crate::flow::Dir;
+use crate::summary::{EcnMode, Stall, StallKind};
+use crate::tcp::ecn::{flags_signal, Events};
+use crate::tcp::{Connection, WindowScale};
+use crate::time::Timestamp;
 
 /// Queueing delay that shows a full pipe: 5% of the base RTT, at least a millisecond
 /// (below that, timer and scheduling noise), and more than two ticks of the capture's
@@ -77,6 +80,8 @@ pub struct Facts {
     /// way: the rise may be that direction's queue, so it was not taken for this
     /// direction's ([`Facts::queue_other_way`]).
     pub queue_other_way: Option<f64>,
+    /// ECN of the bulk direction: CE marks, echoes, window reductions.
+    pub ecn: EcnFacts,
 }
 
 impl Facts {
@@ -184,6 +189,54 @@ impl Facts {
     /// Whether the figure is the user's.
     pub fn given(&self) -> bool {
         self.capacity.is_some_and(|c| c.method == Method::LinkRate)
+    }
+}
+
+/// ECN of the bulk direction, for the writers.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EcnFacts {
+    pub mode: EcnMode,
+    /// Segments of the direction (the share's denominator).
+    pub segments: u64,
+    pub ce: Events,
+    pub ece: Events,
+    pub cwr: Events,
+    /// The connection's first segment: times are said from it.
+    pub origin: Option<Timestamp>,
+}
+
+impl EcnFacts {
+    pub fn of(conn: &Connection, d: Dir) -> EcnFacts {
+        let e = &conn.dir(d).ecn;
+        EcnFacts {
+            mode: conn.handshake.ecn(),
+            segments: conn.packets[d.index()],
+            ce: e.ce,
+            ece: e.ece,
+            cwr: e.cwr,
+            origin: Some(conn.first_ts),
+        }
+    }
+
+    /// ECE and CWR are RFC 3168's signals here (not AccECN's counter, nor noise on a
+    /// connection that turned ECN off).
+    pub fn flags_signal(&self) -> bool {
+        flags_signal(self.mode)
+    }
+
+    /// A queue on the path marked this direction's segments: CE seen here, or echoed by
+    /// its receiver.
+    pub fn congestion(&self) -> bool {
+        self.ce.count > 0 || (self.flags_signal() && self.ece.count > 0)
+    }
+
+    /// The window reductions the sender signalled.
+    pub fn reductions(&self) -> u64 {
+        if self.flags_signal() {
+            self.cwr.count
+        } else {
+            0
+        }
     }
 }
 

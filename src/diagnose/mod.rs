@@ -12,6 +12,7 @@ mod classification;
 mod classify;
 mod delivery;
 mod dispersion;
+mod ecn;
 mod explain;
 mod facts;
 mod gate;
@@ -29,6 +30,7 @@ pub use accumulator::{Accumulator, DirAccumulator};
 pub use advice::{flow_law as advice_flow_law, law as advice_law};
 pub use capacity::{law as capacity_law, Capacity, Method};
 pub use classify::law as limits_law;
+pub use ecn::law as ecn_law;
 pub use explain::evidence_law;
 pub use classification::Classification;
 /// The limit labels and the verdict: the summary's vocabulary.
@@ -234,7 +236,7 @@ fn gather_facts(
         loss_delivery: summary
             .stalls
             .iter()
-            .filter(|s| s.kind == crate::summary::StallKind::LossEpisode && s.direction == Some(bulk))
+            .filter(|s| s.kind.is_congestion_episode() && s.direction == Some(bulk))
             .filter_map(|s| s.delivered_bps)
             .map(|r| r / 8.0)
             .reduce(f64::max),
@@ -285,6 +287,7 @@ fn gather_facts(
         obeyed_rwnd: None,
         obeyed_scale: WindowScale::Unknown,
         queue_other_way: None,
+        ecn: facts::EcnFacts::of(conn, bulk),
     };
     if two_way {
         f.queue_other_way();
@@ -347,8 +350,9 @@ fn classify_kept(k: &Kept, tl: &Timeline, shared: Option<&[f64]>) -> Classificat
 /// The capacity a flow's delivery is judged against. When the only evidence of the
 /// bottleneck's rate is the flow's own delivery, calling the flow "at capacity" would be
 /// circular: it needs a sign that the pipe was actually full — a queue (prompt RTTs above
-/// the base, or a standing queue in some interval) or losses. Without one the rate is a
-/// lower bound, reported but not judged by.
+/// the base, or a standing queue in some interval), losses, or ECN marks (a queue above its
+/// marking threshold marked the flow's segments CE where it would have dropped them: RFC
+/// 3168 §5). Without one the rate is a lower bound, reported but not judged by.
 ///
 /// A sender the receiver's window held sends one window per round trip: it fills the path
 /// only with a window above the BDP, and then the excess waits in the bottleneck's queue
@@ -393,6 +397,7 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     };
     let spacing = acks.unwrap_or(0.0).max(f.estimate.arrived.unwrap_or(0.0));
     let full = f.retransmitted_segments > 0
+        || f.ecn.congestion()
         || standing
         || f.queue_shows()
         || spacing >= rules::bottleneck::AT_CAPACITY * cap.rate;
@@ -649,4 +654,90 @@ fn gather(grid: &[f64], start: Timestamp, width: i64, t: Timestamp, len: i64) ->
         x = edge;
     }
     total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::facts::{EcnFacts, Facts};
+    use super::*;
+    use crate::summary::EcnMode;
+    use crate::tcp::ecn::{Events, Mark};
+
+    /// A flow whose only estimate of the bottleneck is its own busy delivery (1 MB/s),
+    /// with no queue, no loss and no spacing to back it.
+    fn own_delivery() -> Facts {
+        let rate = 1_000_000.0;
+        Facts {
+            capacity: Some(Capacity {
+                rate,
+                method: Method::DeliveryRate,
+            }),
+            estimate: capacity::Estimate {
+                delivered: Some(rate),
+                ..Default::default()
+            },
+            lower_bound: false,
+            base_rtt_s: 0.04,
+            median_rtt_s: Some(0.04),
+            p95_rtt_s: Some(0.04),
+            bdp: Some(rate * 0.04),
+            max_rwnd: Some(1 << 20),
+            obeyed_rwnd: None,
+            obeyed_scale: WindowScale::Unknown,
+            max_flight: 40_000,
+            goodput: 0.9 * rate,
+            mss: 1448,
+            data_segments: 5000,
+            window_full_segments: 0,
+            retransmitted_segments: 0,
+            zero_windows: 0,
+            receiver_scale: WindowScale::Shift(7),
+            stretch_acks: None,
+            sack_permitted: Some(true),
+            flows_sharing: 1,
+            queue: None,
+            quantum_s: 1e-6,
+            window_held: false,
+            prompt_queueing_s: Some(0.0),
+            stalls: Vec::new(),
+            ecn: EcnFacts {
+                mode: EcnMode::Rfc3168,
+                segments: 5000,
+                ..Default::default()
+            },
+        }
+    }
+
+    #[test]
+    fn ecn_marks_show_a_full_pipe_as_losses_do() {
+        let f = own_delivery();
+        // The flow's own delivery alone is circular: a lower bound.
+        assert_eq!(judged_capacity(&f), None);
+        // A queue that marked the flow's segments CE stood above its threshold: the pipe
+        // was full (RFC 3168 §5), as a retransmission says.
+        let mark = Some(Mark {
+            frame: 9,
+            ts: Timestamp(1),
+        });
+        let marked = Events {
+            count: 3,
+            first: mark,
+            last: mark,
+        };
+        let mut ce = own_delivery();
+        ce.ecn.ce = marked;
+        assert_eq!(judged_capacity(&ce), Some(1_000_000.0));
+        // Before the marking queue only the echoes show it.
+        let mut echoed = own_delivery();
+        echoed.ecn.ece = marked;
+        assert_eq!(judged_capacity(&echoed), Some(1_000_000.0));
+        // Under AccECN ECE is a counter bit, and with ECN off no echo: neither shows it.
+        for mode in [EcnMode::AccEcn, EcnMode::Off] {
+            echoed.ecn.mode = mode;
+            assert_eq!(judged_capacity(&echoed), None, "{mode}");
+        }
+        let mut lost = own_delivery();
+        lost.retransmitted_segments = 3;
+        assert_eq!(judged_capacity(&lost), Some(1_000_000.0));
+    }
 }

@@ -99,6 +99,7 @@ fn pack(b: &Bin, out: &mut Vec<u8>) {
         rtt_sum_ns,
         rtt_count,
         last_ack_ns,
+        ecn_marks,
     } = *b;
     let fields = [
         nonzero(busy_ns),
@@ -115,6 +116,7 @@ fn pack(b: &Bin, out: &mut Vec<u8>) {
         nonzero(zigzag(rtt_sum_ns)),
         nonzero(rtt_count as u64),
         last_ack_ns.map(zigzag),
+        nonzero(ecn_marks as u64),
     ];
     let mask = fields
         .iter()
@@ -145,6 +147,7 @@ fn unpack(bytes: &[u8], at: &mut usize) -> Bin {
         rtt_sum_ns: field(11).map_or(0, unzigzag),
         rtt_count: field(12).unwrap_or(0) as u32,
         last_ack_ns: field(13).map(unzigzag),
+        ecn_marks: field(14).unwrap_or(0) as u32,
     }
 }
 
@@ -266,7 +269,7 @@ mod tests {
         (
             (n(), n(), n(), n(), n(), any::<u32>()),
             (n(), n(), proptest::option::of(n())),
-            (proptest::option::of(i()), proptest::option::of(i()), i(), any::<u32>(), proptest::option::of(i())),
+            (proptest::option::of(i()), proptest::option::of(i()), i(), any::<u32>(), proptest::option::of(i()), any::<u32>()),
         )
             .prop_map(|(a, b, c)| Bin {
                 busy_ns: a.0,
@@ -283,6 +286,7 @@ mod tests {
                 rtt_sum_ns: c.2,
                 rtt_count: c.3,
                 last_ack_ns: c.4,
+                ecn_marks: c.5,
             })
     }
 
@@ -303,7 +307,7 @@ mod tests {
         /// Any sequence of writes, anywhere in time, gives the same bins packed or not.
         #[test]
         fn a_packed_timeline_is_the_full_one(ops in proptest::collection::vec(
-            (-2_000_000_000i64..40_000_000_000, 0i64..3_000_000_000, 0u8..5, any::<u32>()), 1..300)) {
+            (-2_000_000_000i64..40_000_000_000, 0i64..3_000_000_000, 0u8..6, any::<u32>()), 1..300)) {
             let t0 = Timestamp(1_000_000_000);
             let mut full: Timeline = Timeline::new(t0);
             let mut packed: LiveTimeline = Timeline::new(t0);
@@ -327,7 +331,8 @@ mod tests {
                                 b.rtt_sum_ns += v as i64;
                                 b.rtt_count += 1;
                             }
-                            _ => b.retransmissions += 1,
+                            4 => b.retransmissions += 1,
+                            _ => b.ecn_marks += 1,
                         };
                         write(full.bin(from));
                         write(packed.bin(from));

@@ -11,10 +11,21 @@ pub struct Round {
     pub last: usize,
     pub max_flight: u64,
     pub retransmissions: u32,
+    /// ECN congestion signals (CE marks, CWR): see `Bin::ecn_marks`.
+    pub ecn_marks: u32,
     pub busy_ns: u64,
     pub rwnd_ns: u64,
     pub idle_ns: u64,
     pub delivered: u64,
+}
+
+impl Round {
+    /// Whether congestion control had a signal to cut its window in this round: a loss
+    /// (a retransmission) or an ECN mark, which an ECN-capable queue sets where it would
+    /// have dropped (RFC 3168 §5) and to which the sender answers as to a loss (§6.1.2).
+    pub fn congestion(&self) -> bool {
+        self.retransmissions > 0 || self.ecn_marks > 0
+    }
 }
 
 /// Bins per round: the base RTT in bins, at least one.
@@ -40,6 +51,7 @@ pub fn rounds(tl: &Timeline, base_rtt: Span) -> Vec<Round> {
             for b in &tl.bins[first..last] {
                 r.max_flight = r.max_flight.max(b.max_flight);
                 r.retransmissions += b.retransmissions;
+                r.ecn_marks += b.ecn_marks;
                 r.busy_ns += b.busy_ns;
                 r.rwnd_ns += b.rwnd_ns;
                 r.idle_ns += b.idle_ns;

@@ -14,7 +14,8 @@ const SLOW_START_GROWTH: f64 = 1.4;
 pub fn end_round(rounds: &[Round]) -> usize {
     let mut prev: Option<u64> = None;
     for (j, r) in rounds.iter().enumerate() {
-        if r.retransmissions > 0 || r.rwnd_ns > 0 {
+        // A loss or an ECN mark ends slow start (RFC 5681 §3.1, RFC 3168 §6.1.2).
+        if r.congestion() || r.rwnd_ns > 0 {
             return j;
         }
         if let Some(p) = prev {
@@ -50,6 +51,13 @@ mod tests {
     #[test]
     fn ends_at_the_first_loss() {
         let rs = [r(10, 0), r(20, 0), r(40, 1), r(20, 0)];
+        assert_eq!(end_round(&rs), 2);
+    }
+
+    #[test]
+    fn ends_at_the_first_ecn_mark() {
+        let mut rs = [r(10, 0), r(20, 0), r(40, 0), r(80, 0)];
+        rs[2].ecn_marks = 1;
         assert_eq!(end_round(&rs), 2);
     }
 }

@@ -39,6 +39,10 @@ pub struct Bin {
     /// New payload bytes sent.
     pub sent: u64,
     pub retransmissions: u32,
+    /// ECN congestion signals: segments marked CE as they passed the capture point, and the
+    /// sender's CWR (a window reduction, RFC 3168 §6.1.2). Where congestion control cut the
+    /// window, as a retransmission shows a loss did.
+    pub ecn_marks: u32,
     /// Largest flight the sender had (reconstructed sender view), and the window then.
     pub max_flight: u64,
     pub max_window: u64,
@@ -67,6 +71,7 @@ impl Bin {
         self.last_ack_ns = self.last_ack_ns.max(o.last_ack_ns);
         self.sent += o.sent;
         self.retransmissions += o.retransmissions;
+        self.ecn_marks += o.ecn_marks;
         self.max_flight = self.max_flight.max(o.max_flight);
         self.max_window = self.max_window.max(o.max_window);
         self.min_window = match (self.min_window, o.min_window) {

@@ -431,21 +431,24 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>, anchor: &str) -> Marku
                     } }
                 }
                 div { dt { "retransmissions" } dd { (f.retransmitted_segments) " segments" } }
+                @if let Some(ecn) = super::ecn_counts(f) {
+                    div { dt { "ECN" } dd { (ecn) } }
+                }
             }
             (list("Evidence", &f.evidence))
             (list("Advice", &f.advice))
             h3 { "Handshake" }
             @if hs.seen {
                 table.data.narrow {
-                    thead { tr { th {} th { "window scale" } th { "MSS" } th { "SACK permitted" } th { "timestamps" } } }
+                    thead { tr { th {} th { "window scale" } th { "MSS" } th { "SACK permitted" } th { "timestamps" } th { "ECN" } } }
                     tbody {
                         tr { th { "client (SYN)" } td { (opt(hs.client_wscale)) } td { (opt(hs.client_mss)) }
-                             td { (yes_no(hs.client_sack_permitted)) } td { (yes_no(hs.client_timestamps)) } }
+                             td { (yes_no(hs.client_sack_permitted)) } td { (yes_no(hs.client_timestamps)) } td { (opt(hs.client_ecn)) } }
                         tr { th { "server (SYN/ACK)" } td { (opt(hs.server_wscale)) } td { (opt(hs.server_mss)) }
-                             td { (yes_no(hs.server_sack_permitted)) } td { (yes_no(hs.server_timestamps)) } }
+                             td { (yes_no(hs.server_sack_permitted)) } td { (yes_no(hs.server_timestamps)) } td { (opt(hs.server_ecn)) } }
                     }
                 }
-                p { "window scaling " (hs.window_scaling.as_str())
+                p { "window scaling " (hs.window_scaling.as_str()) ", ECN " (hs.ecn.as_str())
                     @if hs.syn_retransmissions > 0 { "; " (hs.syn_retransmissions) " SYN retransmission(s)" } }
             } @else if hs.client_sack_permitted.is_some() || hs.server_sack_permitted.is_some() {
                 table.data.narrow {

@@ -9,8 +9,9 @@ pub mod page;
 pub mod table;
 pub mod text;
 
-use bdpscope::summary::FlowSummary;
-use bdpscope::units::bytes;
+use bdpscope::endpoint::Dir;
+use bdpscope::summary::{DirectionSummary, EcnMode, FlowSummary};
+use bdpscope::units::{bytes, secs};
 
 /// A flow's largest flight as every view says it: the sender's when it had clearly more
 /// in flight than the capture point saw (a capture next to the receiver sees little in
@@ -23,3 +24,53 @@ pub fn max_flight(f: &FlowSummary) -> String {
         _ => bytes(f.max_flight_bytes as f64),
     }
 }
+
+/// A flow's ECN as the capture point saw it, per direction that showed any ("c2s: 1 ECT(0);
+/// s2c: 116 ECT(0), 52 CE from frame 48 (+6.82 s) to +94.0 s, ..."), or None.
+pub fn ecn_counts(f: &FlowSummary) -> Option<String> {
+    let parts: Vec<String> = [Dir::C2S, Dir::S2C]
+        .into_iter()
+        .filter_map(|d| direction_ecn(f.dir(d), f.start_ts, f.handshake.ecn).map(|c| format!("{d}: {c}")))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// One direction's ECN as the capture point saw it (times from the flow's start), or None
+/// when it showed none: "116 ECT(0), 52 CE from frame 48 (+6.82 s) to +94.0 s, 131 ACKs
+/// with ECE, 46 CWR from +6.82 s to +85.1 s". Under AccECN, ECE and CWR are bits of the
+/// ACE counter (RFC 9768 §3.2.2), which is not decoded: they are not counted as signals.
+fn direction_ecn(d: &DirectionSummary, start: f64, mode: EcnMode) -> Option<String> {
+    let at = |t: f64| format!("+{}", secs((t - start).max(0.0)));
+    let mut parts = Vec::new();
+    for (n, word) in [(d.ect0_segments, "ECT(0)"), (d.ect1_segments, "ECT(1)")] {
+        if n > 0 {
+            parts.push(format!("{n} {word}"));
+        }
+    }
+    if d.ce_segments > 0 {
+        let first = match (d.first_ce_frame, d.first_ce_ts) {
+            (Some(n), Some(t)) => format!(" from frame {n} ({})", at(t)),
+            _ => String::new(),
+        };
+        let last = d.last_ce_ts.map_or(String::new(), |t| format!(" to {}", at(t)));
+        parts.push(format!("{} CE{first}{last}", d.ce_segments));
+    }
+    if mode == EcnMode::AccEcn {
+        if d.ece_acks + d.cwr_segments > 0 {
+            parts.push("ECE/CWR are AccECN's ACE counter (not decoded)".into());
+        }
+    } else {
+        if d.ece_acks > 0 {
+            parts.push(format!("{} ACKs with ECE", d.ece_acks));
+        }
+        if d.cwr_segments > 0 {
+            let span = match (d.first_cwr_ts, d.last_cwr_ts) {
+                (Some(a), Some(b)) => format!(" from {} to {}", at(a), at(b)),
+                _ => String::new(),
+            };
+            parts.push(format!("{} CWR{span}", d.cwr_segments));
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+

@@ -5,7 +5,7 @@ use bdpscope::observe::Observer;
 use bdpscope::tcp::SegmentEvent;
 use std::io::Write;
 
-pub const HEADER: &str = "frame,time,flow,dir,seq,ack,len,flags,win_raw,win_bytes,flight_bytes,rtt_ms,retransmission,pipe_bytes,ts_rtt_ms,dup_ack,zero_window,window_full,naive_flight_bytes";
+pub const HEADER: &str = "frame,time,flow,dir,seq,ack,len,flags,win_raw,win_bytes,flight_bytes,rtt_ms,retransmission,pipe_bytes,ts_rtt_ms,dup_ack,zero_window,window_full,naive_flight_bytes,ecn";
 
 pub struct PacketWriter<W: Write> {
     out: W,
@@ -72,15 +72,14 @@ impl<W: Write> PacketWriter<W> {
         l.field(e.acked.duplicate as u64);
         l.field(e.zero_window as u64);
         l.field(e.send.window_full as u64);
-        if let Some(f) = e.naive_flight {
-            l.u64(f); // the last column: no comma
-        }
+        l.opt(e.naive_flight);
+        l.bytes(e.ecn.as_str().as_bytes()); // the last column: no comma
         l.byte(b'\n');
         self.out.write_all(l.text())
     }
 }
 
-/// Room for the longest row: 19 fields of at most 21 characters (a u64 has 20 digits, the
+/// Room for the longest row: 20 fields of at most 21 characters (a u64 has 20 digits, the
 /// milliseconds of an i64 of nanoseconds with three decimals 18 and a sign), commas and
 /// the newline come to under 440 bytes.
 const LINE_BYTES: usize = 512;

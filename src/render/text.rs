@@ -212,7 +212,7 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
     let h = &f.handshake;
     let hs = if h.seen {
         format!(
-            "wscale {}/{} (scaling {}), mss {}/{}, sack {}/{}, timestamps {}/{}",
+            "wscale {}/{} (scaling {}), mss {}/{}, sack {}/{}, timestamps {}/{}, ecn {}/{} ({})",
             opt(h.client_wscale),
             opt(h.server_wscale),
             h.window_scaling,
@@ -221,7 +221,10 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
             yes_no(h.client_sack_permitted),
             yes_no(h.server_sack_permitted),
             yes_no(h.client_timestamps),
-            yes_no(h.server_timestamps)
+            yes_no(h.server_timestamps),
+            opt(h.client_ecn),
+            opt(h.server_ecn),
+            h.ecn
         )
     } else if let Some(half) = half_handshake(h) {
         half
@@ -280,6 +283,9 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
             r.samples,
             r.vantage
         )?;
+    }
+    if let Some(ecn) = super::ecn_counts(f) {
+        writeln!(out, "  {:<12}{ecn}", "ecn")?;
     }
     let flight = super::max_flight(f);
     writeln!(

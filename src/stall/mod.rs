@@ -13,6 +13,8 @@
 //!   and again (Nagle meeting delayed ACKs);
 //! - [`loss`]: loss episodes: when a direction retransmitted, and what it delivered
 //!   meanwhile;
+//! - [`ecn`]: ECN episodes: when a queue marked a direction's segments CE and its sender
+//!   cut its window for it (as a loss episode, [`episode`] being what the two share);
 //! - [`ending`]: how the connection ended: reset, refused, or a connection that only carried
 //!   keep-alives (RFC 9293 §3.8.4).
 //!
@@ -20,11 +22,14 @@
 //! stalls per flow (the longest kept; the rest counted).
 
 mod delayed_ack;
+mod ecn;
 mod ending;
+mod episode;
 mod loss;
 mod outage;
 mod zero_window;
 
+use crate::decode::{Ecn, TcpFlags};
 use crate::flow::Dir;
 use crate::summary::{Stall, StallKind};
 use crate::tcp::{Connection, SegmentEvent};
@@ -40,7 +45,11 @@ pub const MAX_INTERVALS: usize = 8;
 pub struct StallTracker {
     zero: [zero_window::ZeroWindow; 2],
     outage: [outage::Outage; 2],
+    /// Per data direction, its delivery as the ACKs report it (what loss and ECN episodes
+    /// rate themselves by).
+    delivery: [episode::Delivery; 2],
     loss: [loss::Losses; 2],
+    ecn: [ecn::Marks; 2],
     delayed_ack: [delayed_ack::DelayedAck; 2],
     silence: outage::Silence,
     ending: ending::Ending,
@@ -65,17 +74,42 @@ impl StallTracker {
             self.push(s);
         }
         let zero_open = |z: &zero_window::ZeroWindow| z.is_open();
+        // The segment's ACK is for the other direction's data: its delivery.
+        let acked_dir = ev.dir.reverse();
+        let acked_new = self.delivery[acked_dir.index()].on_ack(ev);
         for d in [Dir::C2S, Dir::S2C] {
             let closed = zero_open(&self.zero[d.index()]);
             if let Some(s) = self.outage[d.index()].on_segment(conn, ev, d, closed) {
                 self.push(s);
             }
-            if let Some(s) = self.loss[d.index()].on_segment(conn, ev, d) {
+            let acked = d == acked_dir && acked_new;
+            let delivery = &self.delivery[d.index()];
+            // One at a time: an array of the two would copy both stalls on every segment.
+            if let Some(s) = self.loss[d.index()].on_segment(conn, ev, d, delivery, acked) {
                 self.push(s);
             }
             self.delayed_ack[d.index()].on_segment(conn, ev, d);
         }
+        // ECN signals are rare: the ECN episodes see a segment that carries one, or any
+        // while an episode is open; one test for the rest.
+        let ecn_signal = ev.ecn == Ecn::Ce || ev.flags.has(TcpFlags::ECE | TcpFlags::CWR);
+        if ecn_signal || self.ecn.iter().any(ecn::Marks::is_open) {
+            self.on_ecn(conn, ev, ecn_signal, acked_dir, acked_new);
+        }
         self.ending.on_segment(conn, ev);
+    }
+
+    /// The ECN episodes of both directions (`acked_new`: the segment acknowledged new data
+    /// of `acked_dir`).
+    #[inline(never)]
+    fn on_ecn(&mut self, conn: &Connection, ev: &SegmentEvent, signal: bool, acked_dir: Dir, acked_new: bool) {
+        for d in [Dir::C2S, Dir::S2C] {
+            let acked = d == acked_dir && acked_new;
+            let (marks, delivery) = (&mut self.ecn[d.index()], &self.delivery[d.index()]);
+            if let Some(s) = marks.on_segment(conn, ev, d, delivery, acked, signal) {
+                self.push(s);
+            }
+        }
     }
 
     fn push(&mut self, s: Stall) {
@@ -96,7 +130,8 @@ impl StallTracker {
         for d in [Dir::C2S, Dir::S2C] {
             out.extend(self.zero[d.index()].finish(d, end));
             out.extend(self.outage[d.index()].finish(conn, d, end, self.zero[d.index()].is_open()));
-            out.extend(self.loss[d.index()].finish(conn, d));
+            out.extend(self.loss[d.index()].finish(conn, d, &self.delivery[d.index()]));
+            out.extend(self.ecn[d.index()].finish(conn, d, &self.delivery[d.index()]));
             out.extend(self.delayed_ack[d.index()].finish(conn, d));
         }
         out.extend(self.ending.finish(conn));
@@ -178,6 +213,7 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
             out.push(format!("{} zero-window advertisements for {name} data and no zero-window stall", d.zero_window_advertisements));
         }
     }
+    out.extend(ecn::law(f));
     for s in &f.stalls {
         if s.end < s.start || s.duration_s < 0.0 || s.sentence.is_empty() {
             out.push(format!("a malformed stall: {s:?}"));

@@ -281,3 +281,66 @@ fn a_loss_episode_shorter_than_a_round_trip_gets_no_rate() {
     assert_eq!(l.len(), 1, "{out:?}");
     assert!(l[0].sentence.contains("less than a round trip: no rate"), "{}", l[0].sentence);
 }
+
+/// A transfer over ECN (`accecn`: the SYNs ask for AccECN instead of RFC 3168): the server's
+/// segments `marked` (by index) arrive CE, the client echoes ECE on its ACKs from each mark
+/// until the server's next CWR, which the server sets on the data after an echo; the
+/// connection then goes quiet for two seconds and an ACK ends any episode.
+fn ecn_transfer(marked: &[u32], accecn: bool) -> Vec<Stall> {
+    use crate::decode::{Ecn, TcpFlags};
+    let (ece, cwr) = (TcpFlags::ECE, TcpFlags::CWR);
+    let mut f = Flow {
+        conn: Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
+        stalls: StallTracker::default(),
+    };
+    let syn = TcpPacket::new(C, S).flags(TcpFlags::SYN | ece | cwr).seq(0).window(65535).mss(1460);
+    f.send(0.0, Dir::C2S, if accecn { syn.ae() } else { syn });
+    let answer = if accecn { cwr } else { ece };
+    f.send(1.0, Dir::S2C, TcpPacket::new(S, C).flags(TcpFlags::SYN | TcpFlags::ACK | answer).ack(1).seq(0).window(65535).mss(1460));
+    f.send(1.1, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(65535));
+    let (mut echo, mut reduce) = (false, false);
+    for i in 0..40u32 {
+        let t = 10.0 + 10.0 * i as f64;
+        let codepoint = if marked.contains(&i) { Ecn::Ce } else { Ecn::Ect0 };
+        let flags = TcpFlags::ACK | if reduce { cwr } else { 0 };
+        if reduce {
+            echo = false;
+        }
+        reduce = false;
+        let seq = 1 + 1000 * i;
+        f.send(t, Dir::S2C, TcpPacket::new(S, C).seq(seq).ack(1).flags(flags).payload_len(1000).ecn(codepoint));
+        echo |= codepoint == Ecn::Ce;
+        f.send(t + 1.0, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(seq + 1000).flags(TcpFlags::ACK | if echo { ece } else { 0 }));
+        reduce = echo;
+    }
+    f.send(2500.0, Dir::S2C, TcpPacket::new(S, C).seq(40_001).ack(1).payload_len(1000).ecn(Ecn::Ect0));
+    f.send(2501.0, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(41_001));
+    f.finish()
+}
+
+#[test]
+fn ecn_marks_make_an_episode_as_retransmissions_do() {
+    let out = ecn_transfer(&[3, 10, 20], false);
+    let e = only(&out, StallKind::EcnEpisode);
+    assert_eq!(e.len(), 1, "{out:?}");
+    // Each mark is echoed on one ACK (the CWR follows on the next data) and answered once.
+    assert!(
+        e[0].sentence.starts_with("a queue marked 3 server segments CE, the client echoed ECE on 3 ACKs, the server reduced its congestion window 3 times (CWR) from +40.0 ms to +220 ms (180 ms)"),
+        "{}",
+        e[0].sentence
+    );
+    assert_eq!(e[0].events, 9);
+    assert_eq!(e[0].resumed_by, Some(crate::summary::Resumed::Acknowledgment));
+    assert!(only(&out, StallKind::LossEpisode).is_empty());
+}
+
+#[test]
+fn one_mark_is_ordinary_and_accecn_counts_only_the_marks() {
+    // One mark, one reduction: ordinary, as one fast retransmit is.
+    assert!(only(&ecn_transfer(&[3], false), StallKind::EcnEpisode).is_empty());
+    // Under AccECN, ECE and CWR are the ACE counter's bits, not echoes and reductions.
+    let out = ecn_transfer(&[3, 10], true);
+    let e = only(&out, StallKind::EcnEpisode);
+    assert_eq!(e.len(), 1, "{out:?}");
+    assert!(e[0].sentence.starts_with("a queue marked 2 server segments CE from +"), "{}", e[0].sentence);
+}

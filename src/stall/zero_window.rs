@@ -47,6 +47,7 @@ impl ZeroWindow {
 
     /// A segment of the receiver (going the other way) advertised a window for this data;
     /// returns an episode that ended before this one began.
+    #[inline]
     pub fn on_advert(&mut self, conn: &Connection, ev: &SegmentEvent) -> Option<Stall> {
         self.origin.get_or_insert(ev.ts);
         if !ev.flags.ack() {

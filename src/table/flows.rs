@@ -241,6 +241,12 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
     );
     direction(&mut t, flows, "c2s", |f| &f.c2s);
     direction(&mut t, flows, "s2c", |f| &f.s2c);
+    // Schema 3: ECN, appended (the columns before keep their places).
+    t.col("client_ecn", hs().map(|h| h.client_ecn.map(|e| e.as_str())));
+    t.col("server_ecn", hs().map(|h| h.server_ecn.map(|e| e.as_str())));
+    t.col("ecn", hs().map(|h| Some(h.ecn.as_str())));
+    direction_ecn(&mut t, flows, "c2s", |f| &f.c2s);
+    direction_ecn(&mut t, flows, "s2c", |f| &f.s2c);
     let height = flows.len();
     DataFrame::new(height, t.cols)
 }
@@ -274,6 +280,24 @@ fn direction(t: &mut Columns, flows: &[FlowSummary], dir: &str, of: fn(&FlowSumm
     t.time(name("last_data_ts"), d().map(|d| d.last_data_ts));
 }
 
+/// The per-direction ECN counters of the JSON's `c2s` / `s2c` (schema 3).
+fn direction_ecn(t: &mut Columns, flows: &[FlowSummary], dir: &str, of: fn(&FlowSummary) -> &DirectionSummary) {
+    let name = |field: &str| -> &'static str { direction_column(dir, field) };
+    let d = || flows.iter().map(of);
+    t.col(name("ect0_segments"), d().map(|d| Some(d.ect0_segments)));
+    t.col(name("ect1_segments"), d().map(|d| Some(d.ect1_segments)));
+    t.col(name("ce_segments"), d().map(|d| Some(d.ce_segments)));
+    t.col(name("first_ce_frame"), d().map(|d| d.first_ce_frame));
+    t.time(name("first_ce_ts"), d().map(|d| d.first_ce_ts));
+    t.time(name("last_ce_ts"), d().map(|d| d.last_ce_ts));
+    t.col(name("ece_acks"), d().map(|d| Some(d.ece_acks)));
+    t.time(name("first_ece_ts"), d().map(|d| d.first_ece_ts));
+    t.time(name("last_ece_ts"), d().map(|d| d.last_ece_ts));
+    t.col(name("cwr_segments"), d().map(|d| Some(d.cwr_segments)));
+    t.time(name("first_cwr_ts"), d().map(|d| d.first_cwr_ts));
+    t.time(name("last_cwr_ts"), d().map(|d| d.last_cwr_ts));
+}
+
 /// `{dir}_{field}` for the two directions, as static names.
 fn direction_column(dir: &str, field: &str) -> &'static str {
     macro_rules! names {
@@ -299,7 +323,19 @@ fn direction_column(dir: &str, field: &str) -> &'static str {
         "max_rwnd_bytes",
         "min_rwnd_bytes",
         "first_data_ts",
-        "last_data_ts"
+        "last_data_ts",
+        "ect0_segments",
+        "ect1_segments",
+        "ce_segments",
+        "first_ce_frame",
+        "first_ce_ts",
+        "last_ce_ts",
+        "ece_acks",
+        "first_ece_ts",
+        "last_ece_ts",
+        "cwr_segments",
+        "first_cwr_ts",
+        "last_cwr_ts"
     )
 }
 

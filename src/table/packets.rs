@@ -12,7 +12,7 @@ use polars::prelude::*;
 pub const CHUNK: usize = 1 << 16;
 
 /// The columns, in the order of the `packets` CSV (`render/packets.rs`' header).
-pub const COLUMNS: [&str; 19] = [
+pub const COLUMNS: [&str; 20] = [
     "frame",
     "time",
     "flow",
@@ -32,6 +32,7 @@ pub const COLUMNS: [&str; 19] = [
     "zero_window",
     "window_full",
     "naive_flight_bytes",
+    "ecn",
 ];
 
 /// One chunk's columns as they fill.
@@ -56,6 +57,7 @@ struct Chunk {
     zero_window: Vec<bool>,
     window_full: Vec<bool>,
     naive_flight: Vec<Option<u64>>,
+    ecn: Vec<&'static str>,
 }
 
 /// tcpdump's letters, as `TcpFlags`' Debug (and the CSV) writes them.
@@ -88,11 +90,12 @@ impl Chunk {
         self.zero_window.push(e.zero_window);
         self.window_full.push(e.send.window_full);
         self.naive_flight.push(e.naive_flight);
+        self.ecn.push(e.ecn.as_str());
     }
 
     fn frame(self) -> PolarsResult<DataFrame> {
         let height = self.len();
-        let [frame, time, flow, dir, seq, ack, len, flags, win_raw, win_bytes, flight_bytes, rtt_ms, retransmission, pipe_bytes, ts_rtt_ms, dup_ack, zero_window, window_full, naive_flight_bytes] =
+        let [frame, time, flow, dir, seq, ack, len, flags, win_raw, win_bytes, flight_bytes, rtt_ms, retransmission, pipe_bytes, ts_rtt_ms, dup_ack, zero_window, window_full, naive_flight_bytes, ecn] =
             COLUMNS.map(PlSmallStr::from_static);
         // Flags: 256 possible texts, made once each.
         let texts: Vec<String> = (0..=255u8).map(flags_text).collect();
@@ -125,6 +128,7 @@ impl Chunk {
             Column::new(zero_window, self.zero_window),
             Column::new(window_full, self.window_full),
             Column::new(naive_flight_bytes, self.naive_flight),
+            Column::new(ecn, self.ecn),
         ];
         DataFrame::new(height, columns)
     }

@@ -3,12 +3,13 @@
 
 use super::direction::Direction;
 use super::event::{SackRanges, SegmentEvent};
+use super::ecn::SetupFlags;
 use super::handshake::{Handshake, SynOptions};
 use super::rtt::{Echo, End, RttSource, RttTracker};
 use super::scale_infer::{Confidence, ScaleInference};
 use super::sender_view::SenderViewTracker;
 use super::window::WindowScale;
-use crate::decode::Segment;
+use crate::decode::{Ecn, Segment, TcpFlags};
 use crate::endpoint::{Dir, Endpoint};
 use crate::time::{Span, Timestamp};
 use std::cell::Cell;
@@ -288,12 +289,12 @@ impl Connection {
         // Handshake (RFC 9293 §3.5).
         if flags.syn() && !flags.ack() && dir == Dir::C2S {
             self.handshake
-                .on_syn(SynOptions::from_segment(ts, seg.seq, &seg.options));
+                .on_syn(SynOptions::from_segment(ts, seg.seq, &seg.options).with_ecn(SetupFlags::of(seg)));
             self.on_handshake_change();
         } else if flags.syn() && flags.ack() && dir == Dir::S2C {
             let first = self.handshake.syn_ack.is_none();
             self.handshake
-                .on_syn_ack(SynOptions::from_segment(ts, seg.seq, &seg.options));
+                .on_syn_ack(SynOptions::from_segment(ts, seg.seq, &seg.options).with_ecn(SetupFlags::of(seg)));
             self.on_handshake_change();
             // Karn for SYNs: no sample when either SYN was retransmitted.
             if let (true, Some(syn)) = (first, self.handshake.syn) {
@@ -310,6 +311,11 @@ impl Connection {
                         .add(ts, End::Client, RttSource::Handshake, (ts - sa.ts).max_zero());
                 }
             }
+        }
+
+        // ECN: most segments carry none (one test, then nothing).
+        if seg.ecn != Ecn::NotEct || flags.has(TcpFlags::ECE | TcpFlags::CWR) {
+            self.on_ecn(seg, dir, frame, ts);
         }
 
         // The segment as data of its own direction, then as an ACK and a window for the
@@ -501,6 +507,7 @@ impl Connection {
             },
             len: seg.payload_len,
             flags,
+            ecn: seg.ecn,
             win_raw: seg.window,
             win_bytes,
             flight: None,
@@ -516,6 +523,22 @@ impl Connection {
             echo: seg.options.timestamps.map(|t| t.ecr).filter(|_| flags.ack()),
             sender_view,
             sack,
+        }
+    }
+
+    /// A segment going `dir` that carries an ECN codepoint, ECE or CWR. The handshake's
+    /// flags are its negotiation, not signals (RFC 3168 §6.1.1): they are not counted.
+    #[inline(never)]
+    fn on_ecn(&mut self, seg: &Segment, dir: Dir, frame: u64, ts: Timestamp) {
+        self.dirs[dir.index()].ecn.on_codepoint(seg.ecn, frame, ts);
+        if seg.flags.syn() {
+            return;
+        }
+        if seg.flags.ack() && seg.flags.has(TcpFlags::ECE) {
+            self.dirs[dir.reverse().index()].ecn.on_echo(frame, ts);
+        }
+        if seg.flags.has(TcpFlags::CWR) {
+            self.dirs[dir.index()].ecn.on_cwr(frame, ts);
         }
     }
 
@@ -565,6 +588,55 @@ mod tests {
             }
         };
         Connection::new(0, ep("10.0.0.1:40000"), ep("10.0.0.2:80"), by_syn, 1, Timestamp(0))
+    }
+
+    #[test]
+    fn ecn_is_negotiated_in_the_handshake_and_counted_per_direction() {
+        use crate::decode::{Ecn, TcpFlags};
+        use crate::summary::{EcnMode, EcnOffer};
+        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80");
+        let (ece, cwr) = (TcpFlags::ECE, TcpFlags::CWR);
+        let mut k = conn(true);
+        // RFC 3168 §6.1.1: an ECN-setup SYN (ECE, CWR) and SYN/ACK (ECE alone).
+        track(&mut k, TcpPacket::new(c, s).flags(TcpFlags::SYN | ece | cwr).seq(100), Dir::C2S, 0);
+        assert_eq!((k.handshake.client_ecn(), k.handshake.ecn()), (Some(EcnOffer::Rfc3168), EcnMode::Unknown));
+        track(&mut k, TcpPacket::new(s, c).flags(TcpFlags::SYN | TcpFlags::ACK | ece).ack(101).seq(500), Dir::S2C, 10);
+        assert_eq!((k.handshake.server_ecn(), k.handshake.ecn()), (Some(EcnOffer::Rfc3168), EcnMode::Rfc3168));
+        track(&mut k, TcpPacket::new(c, s).seq(101).ack(501), Dir::C2S, 11);
+        // Server data sent ECT(0); a queue marks two segments CE (frames 5 and 6); the
+        // client echoes ECE until the server's CWR, which rides on its next new data.
+        let data = |seq: u32| TcpPacket::new(s, c).seq(seq).ack(101).payload_len(1000);
+        let ack = |a: u32| TcpPacket::new(c, s).seq(101).ack(a);
+        let at = |k: &mut Connection, p: TcpPacket, dir: Dir, frame: u64, ms: i64| {
+            k.track(&seg(p), dir, frame, Timestamp(0) + Span::from_millis(ms));
+        };
+        at(&mut k, data(501).ecn(Ecn::Ect0), Dir::S2C, 4, 20);
+        at(&mut k, data(1501).ecn(Ecn::Ce), Dir::S2C, 5, 21);
+        at(&mut k, data(2501).ecn(Ecn::Ce), Dir::S2C, 6, 22);
+        at(&mut k, ack(1501), Dir::C2S, 7, 30);
+        at(&mut k, ack(2501).flags(TcpFlags::ACK | ece), Dir::C2S, 8, 31);
+        at(&mut k, ack(3501).flags(TcpFlags::ACK | ece), Dir::C2S, 9, 32);
+        at(&mut k, data(3501).ecn(Ecn::Ect0).flags(TcpFlags::ACK | cwr), Dir::S2C, 10, 40);
+        at(&mut k, ack(4501), Dir::C2S, 11, 50);
+        let e = &k.dir(Dir::S2C).ecn;
+        assert_eq!((e.ect0, e.ect1, e.ce.count, e.ece.count, e.cwr.count), (2, 0, 2, 2, 1));
+        assert_eq!(e.ce.first.map(|m| m.frame), Some(5));
+        assert_eq!(e.ce.last.map(|m| m.ts), Some(Timestamp(0) + Span::from_millis(22)));
+        assert_eq!(e.ece.first.map(|m| m.frame), Some(8));
+        assert_eq!(e.cwr.first.map(|m| m.frame), Some(10));
+        // The handshake's flags are the negotiation, not signals; the client sent nothing
+        // ECN-capable.
+        assert!(!k.dir(Dir::C2S).ecn.any());
+        // An ECN-setup SYN answered without ECE: off.
+        let mut off = conn(true);
+        track(&mut off, TcpPacket::new(c, s).flags(TcpFlags::SYN | ece | cwr).seq(100), Dir::C2S, 0);
+        track(&mut off, TcpPacket::new(s, c).syn().ack(101).seq(500), Dir::S2C, 10);
+        assert_eq!((off.handshake.server_ecn(), off.handshake.ecn()), (Some(EcnOffer::No), EcnMode::Off));
+        // AccECN (RFC 9768): AE, CWR and ECE on the SYN; (AE, CWR, ECE) = 010 answers it.
+        let mut acc = conn(true);
+        track(&mut acc, TcpPacket::new(c, s).flags(TcpFlags::SYN | ece | cwr).ae().seq(100), Dir::C2S, 0);
+        track(&mut acc, TcpPacket::new(s, c).flags(TcpFlags::SYN | TcpFlags::ACK | cwr).ack(101).seq(500), Dir::S2C, 10);
+        assert_eq!((acc.handshake.client_ecn(), acc.handshake.ecn()), (Some(EcnOffer::AccEcn), EcnMode::AccEcn));
     }
 
     #[test]

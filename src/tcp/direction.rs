@@ -2,6 +2,7 @@
 //! sent (highest sequence, retransmissions), what the peer acknowledged and the window
 //! it granted. Everything is "as observed at the capture point".
 
+use super::ecn::EcnCounts;
 use super::ranges::RangeSet;
 use super::rtt::{DataAckSampler, ReleaseSampler, TsEchoSampler};
 use super::scoreboard::Scoreboard;
@@ -80,6 +81,8 @@ pub struct Direction {
     /// delivered, and by when (the goodput, `summarize::goodput`).
     pub acked_bytes: u64,
     pub new_acks: [Option<(Timestamp, u64)>; 2],
+    /// ECN: this direction's codepoints and CWR, and its receiver's ECE echoes.
+    pub ecn: EcnCounts,
 
     pub sacks: Scoreboard,
     /// Data of this direction the capture point saw and the peer has not acknowledged.
@@ -405,11 +408,13 @@ mod tests {
         Segment {
             src: a,
             dst: a,
+            ecn: Default::default(),
             src_port: 1,
             dst_port: 2,
             seq: SeqNum(seq),
             ack: SeqNum(0),
             flags: TcpFlags(flags),
+            ae: false,
             window: 100,
             payload_len: len,
             options: TcpOptions::default(),

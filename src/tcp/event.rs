@@ -3,7 +3,7 @@
 
 use super::direction::{AckOutcome, SendOutcome};
 use super::rtt::RttSample;
-use crate::decode::TcpFlags;
+use crate::decode::{Ecn, TcpFlags};
 use crate::endpoint::Dir;
 use crate::time::Timestamp;
 
@@ -57,6 +57,8 @@ pub struct SegmentEvent {
     pub ack: Option<u32>,
     pub len: u32,
     pub flags: TcpFlags,
+    /// The IP header's ECN codepoint as it passed the capture point.
+    pub ecn: Ecn,
     pub win_raw: u16,
     /// Scaled window in bytes, None while the scale is unknown.
     pub win_bytes: Option<u64>,

@@ -2,8 +2,10 @@
 //! (server), and what they negotiate. A capture that starts mid-connection has no
 //! handshake; that is a valid state (Zeek's "partial"), not an error.
 
+use super::ecn::{self, SetupFlags};
 use super::window::WindowScale;
 use crate::decode::{Seen, TcpOptions};
+use crate::summary::{EcnMode, EcnOffer};
 use crate::seq::SeqNum;
 use crate::time::Timestamp;
 
@@ -20,6 +22,8 @@ pub struct SynOptions {
     pub timestamps: Seen<()>,
     /// Number of SYN (or SYN/ACK) segments seen from this end; > 1 means retransmitted.
     pub count: u32,
+    /// Its ECN flags (AE, CWR, ECE).
+    pub ecn: SetupFlags,
 }
 
 impl SynOptions {
@@ -37,7 +41,13 @@ impl SynOptions {
                 Seen::Unknown => Seen::Unknown,
             },
             count: 1,
+            ecn: SetupFlags::default(),
         }
+    }
+
+    /// The same, with the segment's ECN flags.
+    pub fn with_ecn(self, ecn: SetupFlags) -> Self {
+        SynOptions { ecn, ..self }
     }
 }
 
@@ -96,6 +106,21 @@ impl Handshake {
             },
             (None, None) => WindowScale::Unknown,
         }
+    }
+
+    /// What the client's SYN said of ECN (None without it in the capture).
+    pub fn client_ecn(&self) -> Option<EcnOffer> {
+        self.syn.map(|s| s.ecn.syn_offer())
+    }
+
+    /// What the server's SYN/ACK answered.
+    pub fn server_ecn(&self) -> Option<EcnOffer> {
+        self.syn_ack.map(|s| s.ecn.syn_ack_answer())
+    }
+
+    /// ECN as the handshake set it up.
+    pub fn ecn(&self) -> EcnMode {
+        ecn::negotiate(self.syn.map(|s| s.ecn), self.syn_ack.map(|s| s.ecn))
     }
 
     /// Whether window scaling is in force: Some(true/false), None when unknown.

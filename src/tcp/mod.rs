@@ -3,6 +3,7 @@
 
 mod connection;
 mod direction;
+pub mod ecn;
 mod event;
 mod handshake;
 mod ranges;
@@ -14,6 +15,7 @@ mod window;
 
 pub use connection::{ConnState, Connection};
 pub use direction::{AckOutcome, Direction, SendOutcome};
+pub use ecn::EcnCounts;
 pub use event::{SackRanges, SegmentEvent, SenderView};
 pub use handshake::{Handshake, SynOptions};
 pub use ranges::RangeSet;

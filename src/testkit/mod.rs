@@ -50,7 +50,7 @@
 pub mod sim;
 
 use crate::capture::LinkType;
-use crate::decode::TcpFlags;
+use crate::decode::{Ecn, TcpFlags};
 use std::net::{IpAddr, SocketAddr};
 
 /// Builder of one TCP segment as a captured record. See the [module docs](self).
@@ -61,6 +61,8 @@ pub struct TcpPacket {
     seq: u32,
     ack: u32,
     flags: u8,
+    /// The AE flag (RFC 9768), the low bit of byte 12.
+    ae: bool,
     window: u16,
     options: Vec<u8>,
     data_offset: Option<u8>,
@@ -81,6 +83,9 @@ enum Payload {
 #[derive(Clone, Debug)]
 struct IpShape {
     ttl: u8,
+    /// ECN codepoint of the (inner) IP header and of a tunnel's outer header.
+    ecn: Ecn,
+    outer_ecn: Ecn,
     ipv4_options: Vec<u8>,
     ipv4_total_len: Option<u16>,
     /// Flags + fragment offset field; DF set by default, as Linux sends TCP.
@@ -136,6 +141,7 @@ impl TcpPacket {
             seq: 0,
             ack: 0,
             flags: 0,
+            ae: false,
             window: 65535,
             options: Vec::new(),
             data_offset: None,
@@ -144,6 +150,8 @@ impl TcpPacket {
             snaplen: None,
             ip: IpShape {
                 ttl: 64,
+                ecn: Ecn::NotEct,
+                outer_ecn: Ecn::NotEct,
                 ipv4_options: Vec::new(),
                 ipv4_total_len: None,
                 ipv4_frag: 0x4000,
@@ -201,6 +209,12 @@ impl TcpPacket {
     /// Adds PSH.
     pub fn psh(mut self) -> Self {
         self.flags |= TcpFlags::PSH;
+        self
+    }
+
+    /// Adds AE (RFC 9768 §3.1: the bit before CWR, once the ECN nonce's NS).
+    pub fn ae(mut self) -> Self {
+        self.ae = true;
         self
     }
 
@@ -299,6 +313,19 @@ impl TcpPacket {
 
     pub fn ttl(mut self, ttl: u8) -> Self {
         self.ip.ttl = ttl;
+        self
+    }
+
+    /// The ECN codepoint of the IP header (the TOS byte's or Traffic Class's low bits); of
+    /// the inner header when tunnelled.
+    pub fn ecn(mut self, ecn: Ecn) -> Self {
+        self.ip.ecn = ecn;
+        self
+    }
+
+    /// The ECN codepoint of a tunnel's outer header ([`ip_in_ip`](Self::ip_in_ip)).
+    pub fn outer_ecn(mut self, ecn: Ecn) -> Self {
+        self.ip.outer_ecn = ecn;
         self
     }
 
@@ -518,7 +545,7 @@ impl TcpPacket {
         tcp.extend_from_slice(&self.seq.to_be_bytes());
         tcp.extend_from_slice(&self.ack.to_be_bytes());
         let words = self.data_offset.unwrap_or((20 + opts.len() as u8) / 4);
-        tcp.push(words << 4);
+        tcp.push(words << 4 | self.ae as u8);
         tcp.push(self.flags);
         tcp.extend_from_slice(&self.window.to_be_bytes());
         tcp.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
@@ -580,7 +607,8 @@ impl TcpPacket {
                 let total =
                     if inner { self.ip.ipv4_total_len } else { None }.unwrap_or((header_len + payload.len()) as u16);
                 let frag = if inner { self.ip.ipv4_frag } else { 0x4000 };
-                let mut h = vec![0x40 | (header_len / 4) as u8, 0];
+                let ecn = if inner { self.ip.ecn } else { self.ip.outer_ecn };
+                let mut h = vec![0x40 | (header_len / 4) as u8, ecn as u8];
                 h.extend_from_slice(&total.to_be_bytes());
                 h.extend_from_slice(&[0x12, 0x34]);
                 h.extend_from_slice(&frag.to_be_bytes());
@@ -604,7 +632,9 @@ impl TcpPacket {
                 let first = exts.first().map_or(proto, |e| e.0);
                 let plen = if inner { self.ip.ipv6_payload_len } else { None }
                     .unwrap_or((ext_bytes.len() + payload.len()) as u16);
-                let mut h = vec![0x60, 0, 0, 0];
+                // Traffic Class = the ECN bits alone: version 6, then TC across the nibbles.
+                let ecn = if inner { self.ip.ecn } else { self.ip.outer_ecn } as u8;
+                let mut h = vec![0x60, ecn << 4, 0, 0];
                 h.extend_from_slice(&plen.to_be_bytes());
                 h.extend_from_slice(&[first, self.ip.ttl]);
                 h.extend_from_slice(&s.octets());

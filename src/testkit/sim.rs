@@ -109,6 +109,12 @@ pub struct Path {
     pub outages: Vec<Outage>,
     /// Other traffic through the bottleneck queue in the data direction.
     pub cross: Option<CrossTraffic>,
+    /// An AQM at the data direction's bottleneck queue that marks instead of dropping: an
+    /// ECN-capable packet (ECT) that arrives when the queue holds at least this many
+    /// packets is marked Congestion Experienced (RFC 3168 §5; a step threshold, as DCTCP's
+    /// K, RFC 8257 §3.1, or RED with min_th = max_th). Packets that are not ECN-capable
+    /// see only the drop-tail limit, and so do ECT ones once the queue is full.
+    pub ecn_mark_pkts: Option<usize>,
 }
 
 /// A token bucket of `rate_bps` holding `burst_bytes` (at least one full frame), in
@@ -169,6 +175,7 @@ impl Path {
             shaper: None,
             outages: Vec::new(),
             cross: None,
+            ecn_mark_pkts: None,
         }
     }
 
@@ -294,6 +301,13 @@ pub struct Flow {
     pub upload: bool,
     /// The label this flow was built to show, copied into its truth.
     pub intended: Option<Label>,
+    /// Both ends speak RFC 3168 ECN: the client's SYN carries ECE and CWR, the server's
+    /// SYN/ACK ECE (§6.1.1); the data sender sends its new data ECT(0) (retransmissions
+    /// and pure ACKs Not-ECT, §6.1.5), answers ECE by reducing its window once per window
+    /// of data and sets CWR on its next new data (§6.1.2; Linux `tcp_enter_cwr`, PRR down
+    /// to ssthresh); the receiver echoes ECE on every ACK from a CE mark until a CWR
+    /// arrives, ACKing the first mark at once (§6.1.3; Linux `__tcp_ecn_check_ce`).
+    pub ecn: bool,
 }
 
 impl Default for Flow {
@@ -313,6 +327,7 @@ impl Default for Flow {
             start: Duration::ZERO,
             upload: false,
             intended: None,
+            ecn: false,
         }
     }
 }
@@ -422,6 +437,12 @@ pub struct FlowTruth {
     pub outage_drops: u64,
     pub rto_count: u32,
     pub fast_recoveries: u32,
+    /// ECN: data segments the queue marked CE, the receiver's ACKs with ECE, the sender's
+    /// window reductions for ECE, and its segments with CWR.
+    pub ce_marks: u64,
+    pub ece_acks: u64,
+    pub ecn_reductions: u32,
+    pub cwr_segments: u64,
     pub zero_window_acks: u64,
     pub max_cwnd_segments: u32,
     pub max_flight_bytes: u64,

@@ -8,7 +8,10 @@
 //! ## Why
 //! Random loss (a lossy link, a policer) or a slow-growing congestion controller keeps the
 //! window below the BDP; the fix is on the path (find the loss) or in the congestion
-//! control (BBR does not treat random loss as congestion).
+//! control (BBR does not treat random loss as congestion). ECN marks cut the window as
+//! losses do (RFC 3168 §6.1.2), without a retransmission: a congested bottleneck's queue
+//! marked the flow (`diagnose::ecn`), and only more capacity or less competing traffic
+//! helps.
 //!
 //! ## Example
 //! 50 Mbit/s, 80 ms, 1% random loss, CUBIC: 13 retransmissions in 4 s, flight saw-tooths
@@ -49,6 +52,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             pct(x.retransmission_share())
         ));
     }
+    out.extend(super::super::ecn::evidence(x));
     out
 }
 

@@ -256,11 +256,18 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
             ));
         }
     } else {
+        // With ECN marks the path was congested while the flow sent (the congested-path
+        // advice follows): the idle time, not the network alone, is what limited it most.
+        let why = if x.ecn.congestion() {
+            "that, more than the congested path, is what limited it"
+        } else {
+            "the network is not what limits it"
+        };
         out.push(plain(
             AdviceKind::ApplicationPaced,
             None,
             format!(
-                "the application sent in bursts and left the connection idle {} of the time: the network is not what limits it",
+                "the application sent in bursts and left the connection idle {} of the time: {why}",
                 pct(c.idle_share)
             ),
             x,
@@ -270,22 +277,23 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
 }
 
 /// Marks the rounds that lie in a flat stretch: `PLATEAU_ROUNDS` consecutive busy rounds
-/// without retransmission or window limitation whose flight grows by less than
-/// `FLAT_GROWTH_MSS` per round (least-squares slope), and that cannot be congestion
-/// control recovering from a loss (the stretch's median flight is not below
-/// `ABOVE_LOSS_LEVEL` times the level before the most recent loss).
+/// without a congestion signal (a retransmission or an ECN mark: `Round::congestion`) or
+/// window limitation whose flight grows by less than `FLAT_GROWTH_MSS` per round
+/// (least-squares slope), and that cannot be congestion control recovering from a loss or
+/// a mark (the stretch's median flight is not below `ABOVE_LOSS_LEVEL` times the level
+/// before the most recent one).
 pub fn plateau_rounds(rounds: &[Round], mss: u32, from: usize) -> Vec<bool> {
     let mut flat = vec![false; rounds.len()];
     let n = PLATEAU_ROUNDS;
     if rounds.len() < from + n {
         return flat;
     }
-    let usable = |r: &Round| r.retransmissions == 0 && r.rwnd_ns == 0 && r.max_flight > 0 && r.busy_ns > r.idle_ns;
+    let usable = |r: &Round| !r.congestion() && r.rwnd_ns == 0 && r.max_flight > 0 && r.busy_ns > r.idle_ns;
     // Flight level before the most recent loss, per round.
     let mut loss_level: Vec<Option<u64>> = Vec::with_capacity(rounds.len());
     let mut level = None;
     for (j, r) in rounds.iter().enumerate() {
-        if r.retransmissions > 0 {
+        if r.congestion() {
             let before = rounds[..j]
                 .iter()
                 .rev()
@@ -390,6 +398,20 @@ mod tests {
     fn a_loss_breaks_the_plateau() {
         let mut rs: Vec<Round> = (0..12).map(|_| r(110_000)).collect();
         rs[5].retransmissions = 1;
+        assert!(plateau_rounds(&rs, 1448, 0).iter().all(|&f| !f));
+    }
+
+    #[test]
+    fn an_ecn_mark_breaks_the_plateau_as_a_loss_does() {
+        // The window cut by a CE mark (RFC 3168 §6.1.2) and held there is congestion
+        // control's, not the sender's buffer: the flat stretch around the mark, and one
+        // below the level before it, are no plateau.
+        let mut rs: Vec<Round> = (0..12).map(|_| r(110_000)).collect();
+        rs[5].ecn_marks = 1;
+        assert!(plateau_rounds(&rs, 1448, 0).iter().all(|&f| !f));
+        let mut rs: Vec<Round> = vec![r(150_000), r(150_000)];
+        rs[1].ecn_marks = 3;
+        rs.extend((0..12).map(|_| r(110_000)));
         assert!(plateau_rounds(&rs, 1448, 0).iter().all(|&f| !f));
     }
 }

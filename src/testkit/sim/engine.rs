@@ -8,7 +8,7 @@ use super::rng::Rng;
 use super::sender::{Sender, State, Xmit};
 use super::wire::{self, Opt, Seg, SynOpts};
 use super::{App, Flow, FlowTruth, LimitTimes, Path, SimOutput, Stack};
-use crate::decode::TcpFlags;
+use crate::decode::{Ecn, TcpFlags};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::net::{IpAddr, SocketAddr};
@@ -166,6 +166,11 @@ struct FlowSim {
     outage_drops: u64,
     mss_payload: u32,
     closed: bool,
+    /// ECN: the receiver echoes ECE until a CWR arrives (`TCP_ECN_DEMAND_CWR`); marks and
+    /// echoes counted for the truth.
+    r_demand_cwr: bool,
+    ce_marks: u64,
+    ece_acks: u64,
 }
 
 impl FlowSim {
@@ -304,6 +309,9 @@ impl Sim {
                     outage_drops: 0,
                     mss_payload: 0,
                     closed: false,
+                    r_demand_cwr: false,
+                    ce_marks: 0,
+                    ece_acks: 0,
                 }
             })
             .collect();
@@ -513,9 +521,19 @@ impl Sim {
     /// A packet reaches the bottleneck queue of `link` now; it is lost when the queue
     /// is full, or when the link beyond it is down as it is sent. The tap sees it on
     /// its way.
-    fn link_enter(&mut self, link: usize, pkt: Pkt) {
+    fn link_enter(&mut self, link: usize, mut pkt: Pkt) {
         let now = self.now;
         let data = link == SENDER && pkt.seg.len > 0;
+        // The AQM marks an ECN-capable packet CE where it would drop (`Path::ecn_mark_pkts`),
+        // as long as the queue has room for it at all.
+        if let Some(k) = self.path.ecn_mark_pkts.filter(|_| link == SENDER && pkt.seg.ecn.is_ect()) {
+            let backlog = self.links[link].backlog(now);
+            if backlog >= k && backlog < self.path.queue_pkts.max(1) {
+                pkt.seg.ecn = Ecn::Ce;
+                wire::mark_ce(&mut pkt.bytes, self.path.ipv6);
+                self.flows[pkt.seg.flow].ce_marks += 1;
+            }
+        }
         match self.links[link].enter(now, pkt.wire) {
             None => {
                 if data {
@@ -678,13 +696,15 @@ impl Sim {
             forward: c == SENDER,
             seq: e.isn,
             ack: 0,
-            flags: TcpFlags::SYN,
+            // RFC 3168 §6.1.1: an ECN-setup SYN.
+            flags: TcpFlags::SYN | if self.flows[f].cfg.ecn { TcpFlags::ECE | TcpFlags::CWR } else { 0 },
             win: e.syn_wnd as u16,
             len: 0,
             ts: None,
             sack: Vec::new(),
             syn: Some(self.syn_opts(f, c, false)),
             probe: false,
+            ecn: Ecn::NotEct,
         };
         self.emit(c, seg);
         self.handshake_timer(f, Which::Syn, sent);
@@ -702,13 +722,15 @@ impl Sim {
             forward: host == SENDER,
             seq: e.isn,
             ack: fl.end[1 - host].isn.wrapping_add(1),
-            flags: TcpFlags::SYN | TcpFlags::ACK,
+            // RFC 3168 §6.1.1: an ECN-setup SYN-ACK (ECE, not CWR).
+            flags: TcpFlags::SYN | TcpFlags::ACK | if fl.cfg.ecn { TcpFlags::ECE } else { 0 },
             win: e.syn_wnd as u16,
             len: 0,
             ts: None,
             sack: Vec::new(),
             syn: Some(self.syn_opts(f, host, true)),
             probe: false,
+            ecn: Ecn::NotEct,
         };
         self.emit(host, reply);
         self.handshake_timer(f, Which::SynAck, sent);
@@ -808,6 +830,9 @@ impl Sim {
                 bulk,
                 &stack,
             ));
+            if let Some(s) = fl.snd.as_mut() {
+                s.ecn = fl.cfg.ecn;
+            }
             if let App::OnOff { .. } = fl.cfg.app {
                 self.push(now, Kind::AppBurst(f));
             }
@@ -881,7 +906,8 @@ impl Sim {
             Vec::new()
         };
         let win = (seg.win as u64) << e.snd_wscale;
-        let res = snd.on_ack(self.now, ack_off, win, &sacks);
+        let ece = seg.flags & TcpFlags::ECE != 0;
+        let res = snd.on_ack(self.now, ack_off, win, &sacks, ece);
         let fin = seg.flags & TcpFlags::FIN != 0;
         if fin && !fl.s_got_fin {
             fl.s_got_fin = true;
@@ -930,6 +956,9 @@ impl Sim {
             if x.fin {
                 flags |= TcpFlags::FIN;
             }
+            if x.cwr {
+                flags |= TcpFlags::CWR;
+            }
             let seq = if x.probe {
                 e.isn.wrapping_add(x.start as u32)
             } else {
@@ -947,6 +976,7 @@ impl Sim {
                 sack: Vec::new(),
                 syn: None,
                 probe: x.probe,
+                ecn: if x.ect { Ecn::Ect0 } else { Ecn::NotEct },
             };
             self.emit(SENDER, seg);
         }
@@ -977,6 +1007,7 @@ impl Sim {
             sack: Vec::new(),
             syn: None,
             probe: false,
+            ecn: Ecn::NotEct,
         };
         self.emit(SENDER, seg);
     }
@@ -1064,7 +1095,17 @@ impl Sim {
         };
         let fin = seg.flags & TcpFlags::FIN != 0;
         let tsval = if ts_on { seg.ts.map(|t| t.0) } else { None };
-        let decision = rcv.on_segment(now, start, seg.len, fin, tsval, seg.probe);
+        let mut decision = rcv.on_segment(now, start, seg.len, fin, tsval, seg.probe);
+        // ECN (Linux `tcp_ecn_accept_cwr`, then `__tcp_ecn_check_ce`): a CWR ends the echo,
+        // a CE mark starts it, and the first mark is acknowledged at once.
+        if fl.cfg.ecn {
+            if seg.flags & TcpFlags::CWR != 0 && seg.len > 0 {
+                fl.r_demand_cwr = false;
+            }
+            if seg.ecn == Ecn::Ce && !std::mem::replace(&mut fl.r_demand_cwr, true) {
+                decision = AckNow::Now;
+            }
+        }
         match decision {
             AckNow::Now => self.receiver_ack(f, false),
             AckNow::Delay => {
@@ -1100,6 +1141,10 @@ impl Sim {
         if fin {
             flags |= TcpFlags::FIN;
         }
+        if fl.r_demand_cwr {
+            flags |= TcpFlags::ECE;
+            fl.ece_acks += 1;
+        }
         let seg = Seg {
             flow: f,
             forward: false,
@@ -1115,6 +1160,7 @@ impl Sim {
                 .collect(),
             syn: None,
             probe: false,
+            ecn: Ecn::NotEct,
         };
         self.emit(RECEIVER, seg);
     }
@@ -1336,6 +1382,10 @@ impl Sim {
             outage_drops: fl.outage_drops,
             rto_count: snd.map_or(0, |s| s.rto_count),
             fast_recoveries: snd.map_or(0, |s| s.fast_recoveries),
+            ce_marks: fl.ce_marks,
+            ece_acks: fl.ece_acks,
+            ecn_reductions: snd.map_or(0, |s| s.ecn_reductions),
+            cwr_segments: snd.map_or(0, |s| s.cwr_sent),
             zero_window_acks: fl.rcv.as_ref().map_or(0, |r| r.zero_windows),
             max_cwnd_segments: snd.map_or(0, |s| s.max_cwnd),
             max_flight_bytes: snd.map_or(0, |s| s.max_flight),

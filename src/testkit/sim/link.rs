@@ -35,6 +35,15 @@ impl Link {
         ((wire as u128 * 8 * NS + rate as u128 / 2) / rate.max(1) as u128) as i64
     }
 
+    /// Packets in the queue at `t` (the one being serialised counts), as a packet arriving
+    /// then finds it.
+    pub fn backlog(&mut self, t: i64) -> usize {
+        while self.departures.front().is_some_and(|&d| d <= t) {
+            self.departures.pop_front();
+        }
+        self.departures.len()
+    }
+
     /// A packet of `wire` bytes reaches the queue at `t`: None when the queue is full,
     /// else (start of its serialisation, its departure, its arrival at the far end).
     pub fn enter(&mut self, t: i64, wire: u32) -> Option<(i64, i64, i64)> {

@@ -40,6 +40,8 @@ impl TxSeg {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum CaState {
     Open,
+    /// Reducing the window for an ECN echo (Linux `TCP_CA_CWR`).
+    Cwr,
     Recovery,
     Loss,
 }
@@ -54,6 +56,10 @@ pub(super) struct Xmit {
     pub retrans: bool,
     /// Zero-window probe: no data, sequence number snd_una - 1.
     pub probe: bool,
+    /// New data of an ECN sender: sent ECT(0) (RFC 3168 §6.1.5: not retransmissions).
+    pub ect: bool,
+    /// The first new data after a window reduction for ECE carries CWR (§6.1.2).
+    pub cwr: bool,
 }
 
 /// What held the sender back at a moment (the truth's chronograph).
@@ -279,6 +285,9 @@ pub(super) struct Sender {
     /// End of the last short segment sent (Minshall's Nagle).
     snd_sml: u64,
     pub persist_backoff: u32,
+    /// RFC 3168 ECN was negotiated; a window reduction waits to be signalled with CWR.
+    pub ecn: bool,
+    cwr_pending: bool,
     // statistics
     pub segments_sent: u64,
     pub retransmitted: u64,
@@ -288,6 +297,8 @@ pub(super) struct Sender {
     pub max_flight: u64,
     pub max_rwnd: u64,
     pub violations: u64,
+    pub ecn_reductions: u32,
+    pub cwr_sent: u64,
 }
 
 impl Sender {
@@ -340,6 +351,8 @@ impl Sender {
             last_send: 0,
             snd_sml: 0,
             persist_backoff: 0,
+            ecn: false,
+            cwr_pending: false,
             segments_sent: 0,
             retransmitted: 0,
             rto_count: 0,
@@ -348,6 +361,8 @@ impl Sender {
             max_flight: 0,
             max_rwnd: rwnd,
             violations: 0,
+            ecn_reductions: 0,
+            cwr_sent: 0,
         }
     }
 
@@ -581,14 +596,33 @@ impl Sender {
         self.mark_lost(0) as u32
     }
 
-    fn enter_recovery(&mut self) {
+    /// Linux `tcp_init_cwnd_reduction`: PRR from the current window down to ssthresh.
+    fn init_cwnd_reduction(&mut self) {
         self.high_seq = self.nxt;
         self.prior_cwnd = self.cwnd;
         self.ssthresh = self.cc_ssthresh();
         self.prr_delivered = 0;
         self.prr_out = 0;
+    }
+
+    fn enter_recovery(&mut self) {
+        // Already reducing for an ECN echo, the reduction goes on (`tcp_enter_recovery`).
+        if self.ca == CaState::Cwr {
+            self.high_seq = self.nxt;
+        } else {
+            self.init_cwnd_reduction();
+        }
         self.ca = CaState::Recovery;
         self.fast_recoveries += 1;
+    }
+
+    /// An ACK with ECE while no reduction is under way (Linux `tcp_enter_cwr`, at most once
+    /// per window of data: the state holds until data sent after it is acknowledged).
+    fn enter_cwr(&mut self) {
+        self.init_cwnd_reduction();
+        self.ca = CaState::Cwr;
+        self.cwr_pending = true;
+        self.ecn_reductions += 1;
     }
 
     /// Proportional rate reduction (RFC 6937, Linux `tcp_cwnd_reduction`).
@@ -614,8 +648,8 @@ impl Sender {
     }
 
     /// Processes an ACK: `ack` is the data offset acknowledged (a FIN counts one), `win`
-    /// the window in bytes, `sacks` SACK blocks as data offsets.
-    pub fn on_ack(&mut self, now: i64, ack: u64, win: u64, sacks: &[(u64, u64)]) -> AckResult {
+    /// the window in bytes, `sacks` SACK blocks as data offsets, `ece` its ECN echo.
+    pub fn on_ack(&mut self, now: i64, ack: u64, win: u64, sacks: &[(u64, u64)], ece: bool) -> AckResult {
         let mut res = AckResult::default();
         let top = self.q.back().map_or(self.nxt, |s| s.end());
         if ack < self.una || ack > top {
@@ -704,9 +738,14 @@ impl Sender {
         if una_advanced {
             self.backoff = 0;
         }
-        // Leaving recovery.
-        if self.ca != CaState::Open && self.una >= self.high_seq {
-            if self.ca == CaState::Recovery && self.ssthresh < INFINITE_SSTHRESH {
+        // Leaving recovery (a window reduction for ECN once data sent after it is
+        // acknowledged, beyond `high_seq`: Linux `tcp_fastretrans_alert`).
+        let reduced = match self.ca {
+            CaState::Cwr => self.una > self.high_seq,
+            _ => self.una >= self.high_seq,
+        };
+        if self.ca != CaState::Open && reduced {
+            if (self.ca == CaState::Recovery && self.ssthresh < INFINITE_SSTHRESH) || self.ca == CaState::Cwr {
                 self.cwnd = self.ssthresh;
             }
             self.ca = CaState::Open;
@@ -730,7 +769,7 @@ impl Sender {
                 }
             }
             if una_advanced {
-                if self.ca == CaState::Open {
+                if matches!(self.ca, CaState::Open | CaState::Cwr) {
                     self.dupacks = 0;
                     self.sacked_out = 0;
                 } else {
@@ -742,15 +781,20 @@ impl Sender {
                     }
                 }
             }
-            if self.ca == CaState::Open && self.dupacks >= DUPTHRESH {
+            if matches!(self.ca, CaState::Open | CaState::Cwr) && self.dupacks >= DUPTHRESH {
                 newly_lost += self.mark_head_lost();
             }
         }
-        if self.ca == CaState::Open && self.lost_out > 0 {
+        if matches!(self.ca, CaState::Open | CaState::Cwr) && self.lost_out > 0 {
             self.enter_recovery();
         }
+        // ECN: an echo reduces the window as a loss would (RFC 3168 §6.1.2), once per
+        // window of data, and not on top of a recovery.
+        if ece && self.ecn && self.ca == CaState::Open {
+            self.enter_cwr();
+        }
         let newly = (prior_packets + self.sacked_out).saturating_sub(self.packets_out + prior_sacked);
-        if self.ca == CaState::Recovery {
+        if matches!(self.ca, CaState::Recovery | CaState::Cwr) {
             self.prr(newly, una_advanced, newly_lost);
         } else if una_advanced {
             self.cong_avoid(now, newly.max(acked_segs));
@@ -822,6 +866,8 @@ impl Sender {
                 psh: false,
                 retrans: false,
                 probe: true,
+                ect: false,
+                cwr: false,
             });
         }
         self.persist_backoff += 1;
@@ -861,7 +907,7 @@ impl Sender {
         }
         self.packets_out += 1;
         self.nxt += len as u64;
-        if self.ca == CaState::Recovery {
+        if matches!(self.ca, CaState::Recovery | CaState::Cwr) {
             self.prr_out += 1;
         }
         if len > 0 {
@@ -869,6 +915,10 @@ impl Sender {
         }
         self.last_send = now;
         self.max_flight = self.max_flight.max(self.flight_bytes());
+        // Linux `tcp_ecn_send`: new data goes ECT, and the first after a reduction CWR.
+        let ect = self.ecn && len > 0;
+        let cwr = ect && std::mem::take(&mut self.cwr_pending);
+        self.cwr_sent += cwr as u64;
         out.push(Xmit {
             start,
             len,
@@ -876,6 +926,8 @@ impl Sender {
             psh: len > 0 && start + len as u64 == self.written,
             retrans: false,
             probe: false,
+            ect,
+            cwr,
         });
     }
 
@@ -936,11 +988,13 @@ impl Sender {
                         psh: false,
                         retrans: true,
                         probe: false,
+                        ect: false,
+                        cwr: false,
                     };
                     self.retrans_list.push(s.start);
                     self.retrans_out += 1;
                     self.lost_pending -= 1;
-                    if self.ca == CaState::Recovery {
+                    if matches!(self.ca, CaState::Recovery | CaState::Cwr) {
                         self.prr_out += 1;
                     }
                     if x.len > 0 {

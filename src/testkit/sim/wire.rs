@@ -2,7 +2,7 @@
 //! rewrite, and turning a segment into a capture record with [`TcpPacket`].
 
 use super::Middlebox;
-use crate::decode::TcpFlags;
+use crate::decode::{Ecn, TcpFlags};
 use crate::testkit::TcpPacket;
 use std::collections::HashMap;
 
@@ -97,6 +97,8 @@ pub(super) struct Seg {
     pub syn: Option<SynOpts>,
     /// Not on the wire: a zero-window probe (seq = snd_una - 1).
     pub probe: bool,
+    /// The IP header's ECN codepoint.
+    pub ecn: Ecn,
 }
 
 impl Seg {
@@ -148,7 +150,7 @@ pub(super) fn tcp_len(ts: bool, sack_blocks: usize) -> u32 {
 /// its TCP checksum then covers only the kept bytes, which nothing can verify in a cut
 /// record anyway.
 pub(super) fn build(seg: &Seg, src: &str, dst: &str, ipv6: bool, snaplen: u32) -> (Vec<u8>, u32) {
-    let mut p = TcpPacket::new(src, dst).seq(seg.seq).flags(seg.flags).window(seg.win);
+    let mut p = TcpPacket::new(src, dst).seq(seg.seq).flags(seg.flags).window(seg.win).ecn(seg.ecn);
     if seg.flags & TcpFlags::ACK != 0 {
         p = p.ack(seg.ack);
     }
@@ -186,6 +188,27 @@ pub(super) fn build(seg: &Seg, src: &str, dst: &str, ipv6: bool, snaplen: u32) -
     (bytes, wire)
 }
 
+/// Marks a built record Congestion Experienced (RFC 3168 §5) as a router's queue does:
+/// the ECN bits of the IP header set to 11, an IPv4 header's checksum updated for the
+/// changed word (RFC 1624 eqn. 3; IPv6 has none).
+pub(super) fn mark_ce(bytes: &mut [u8], ipv6: bool) {
+    const IP: usize = 14;
+    if ipv6 {
+        // Traffic Class spans bytes 0-1: its low two bits are bits 5-4 of byte 1.
+        bytes[IP + 1] |= 0x30;
+        return;
+    }
+    let old = u16::from_be_bytes([bytes[IP], bytes[IP + 1]]);
+    bytes[IP + 1] |= 0b11;
+    let new = u16::from_be_bytes([bytes[IP], bytes[IP + 1]]);
+    let hc = u16::from_be_bytes([bytes[IP + 10], bytes[IP + 11]]);
+    let mut sum = (!hc) as u32 + (!old) as u32 + new as u32;
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    bytes[IP + 10..IP + 12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+}
+
 /// Builds records, reusing one [`TcpPacket`]-built record per flow, direction, flags and
 /// length as a template for the segments that differ from it only in sequence and
 /// acknowledgment numbers, window and timestamps: those fields are patched and the TCP
@@ -196,8 +219,8 @@ pub(super) struct Builder {
     cache: HashMap<Shape, (Vec<u8>, u32)>,
 }
 
-/// Flow, direction, flags, payload length, timestamps present.
-type Shape = (usize, bool, u8, u32, bool);
+/// Flow, direction, flags, payload length, timestamps present, ECN codepoint.
+type Shape = (usize, bool, u8, u32, bool, Ecn);
 
 /// Offsets of the patched fields from the start of the TCP header.
 const SEQ: usize = 4;
@@ -214,7 +237,7 @@ impl Builder {
         }
         let tcp = link_ip_len(ipv6) as usize;
         let hdr = tcp_len(seg.ts.is_some(), 0) as usize;
-        let key = (seg.flow, seg.forward, seg.flags, seg.len, seg.ts.is_some());
+        let key = (seg.flow, seg.forward, seg.flags, seg.len, seg.ts.is_some(), seg.ecn);
         if let Some((tpl, wire)) = self.cache.get(&key) {
             if tpl.len() >= tcp + hdr {
                 let mut b = tpl.clone();
@@ -244,5 +267,30 @@ impl Builder {
         let built = build(seg, src, dst, ipv6, snaplen);
         self.cache.insert(key, built.clone());
         built
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mark_ce;
+    use crate::decode::{decode, Ecn};
+    use crate::testkit::TcpPacket;
+
+    #[test]
+    fn a_mark_sets_ce_and_keeps_the_ipv4_checksum_valid() {
+        for (src, dst, v6) in [("10.0.0.2:5001", "10.0.0.1:40000", false), ("[fd00::2]:5001", "[fd00::1]:40000", true)] {
+            let (link, mut bytes) = TcpPacket::new(src, dst).payload_len(100).ecn(Ecn::Ect0).build();
+            mark_ce(&mut bytes, v6);
+            assert_eq!(decode(link, &bytes).unwrap().ecn, Ecn::Ce);
+            if !v6 {
+                // The header's one's-complement sum, checksum included, is all ones.
+                let h = &bytes[14..34];
+                let mut sum: u32 = h.chunks(2).map(|w| u16::from_be_bytes([w[0], w[1]]) as u32).sum();
+                while sum > 0xffff {
+                    sum = (sum & 0xffff) + (sum >> 16);
+                }
+                assert_eq!(sum, 0xffff);
+            }
+        }
     }
 }

@@ -199,3 +199,24 @@ fn emerge_sync_silences_are_outages() {
     assert!(f.max_rwnd_bytes.is_none(), "raw windows of unknown scale: {:?}", f.max_rwnd_bytes);
     assert!(stalls(f, StallKind::Outage).len() >= 3, "{:?}", f.stalls);
 }
+
+/// §9 ([doc]): "A sample TCP/HTTP of a file transfer using ECN ... Frame 48 experienced
+/// Congestion Encountered"; tshark: 52 CE-marked data packets, 132 ACKs with ECE (the
+/// SYN/ACK's among them), no loss: the congestion signal is ECN only.
+#[test]
+fn ecn_marks_from_frame_48() {
+    let Some((flows, text)) = analyze("realjimmy__sample-captures__tcp-ecn-sample.pcap") else { return };
+    let f = &flows[0];
+    assert_eq!(f.retransmitted_segments, 0);
+    assert!(text.contains("52 CE from frame 48"), "{text}");
+    assert!(text.contains("131 ACKs with ECE"), "{text}");
+    assert!(!stalls(f, StallKind::EcnEpisode).is_empty(), "{:?}", f.stalls);
+}
+
+/// §28: three duplicate ACKs from the client, then the server's fast retransmission.
+#[test]
+fn three_duplicate_acks_then_a_fast_retransmission() {
+    let Some((flows, _)) = analyze("chrissanders__packets__tcp_dupack.pcapng") else { return };
+    let f = &flows[0];
+    assert_eq!((f.s2c.duplicate_acks, f.s2c.retransmitted_segments), (3, 1));
+}

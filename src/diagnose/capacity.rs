@@ -242,7 +242,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         // The link was full while the queue stood: what it delivered then is its rate.
         set_aside_above(&mut out.set_aside, &spacing, q, |name, r| {
             format!(
-                "{name} showed {}, but {QUEUE_SUSTAINED} {}: the spacing is the link's burst rate (a shaper's or policer's bucket, or a host that stamps packets in batches), not what the path carries",
+                "{name} showed {}, but {QUEUE_SUSTAINED} {} for this flow: the spacing is a rate the link reaches in bursts (a shaper's or policer's bucket, a host that stamps packets in batches) or shares with traffic this capture does not show, not what the path carried for it",
                 rate(r),
                 rate(q)
             )

@@ -5,16 +5,18 @@
 //! on the same file (bench/run.sh) says how much of the wall time is reading.
 //!
 //! ```text
-//! cargo bench --bench floor -- CAPTURE [RUNS] [read|decode]
+//! cargo bench --bench floor -- CAPTURE [RUNS] [read|decode|print]
 //! ```
 //!
 //! Best of RUNS (default 5) per stage, page cache warm (the first pass warms it). Naming a
 //! stage runs only its RUNS passes and no warm-up, so that an instruction count
 //! (`valgrind --tool=callgrind target/release/deps/floor-* CAPTURE 1 read`) covers exactly
-//! one pass; the decoder's share is the difference between the two stages.
+//! one pass; the decoder's share is the difference between the two stages. `print` decodes
+//! as `analyze`'s reading thread does, with each record's fingerprint (`decode_printed`,
+//! for capture duplicates): its share is the difference with `decode`.
 
 use bdpscope::capture::CaptureReader;
-use bdpscope::decode::decode;
+use bdpscope::decode::{decode, decode_printed, Print};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -67,11 +69,27 @@ fn main() {
         black_box(tcp);
         n
     };
+    let read_and_print = || {
+        let mut r = open(path);
+        let (mut n, mut tcp) = (0u64, 0u64);
+        let mut print = Print::default();
+        while let Some(f) = r.next_frame().unwrap_or(None) {
+            n += 1;
+            if let Ok(seg) = decode_printed(f.link, f.data, &mut print) {
+                tcp += 1;
+                black_box(&seg);
+                black_box(&print);
+            }
+        }
+        black_box(tcp);
+        n
+    };
     let results = match stage {
         Some("read") => vec![("read records", best(runs, read_only))],
         Some("decode") => vec![("read + decode", best(runs, read_and_decode))],
+        Some("print") => vec![("read + print", best(runs, read_and_print))],
         Some(other) => {
-            eprintln!("unknown stage {other:?}: read or decode");
+            eprintln!("unknown stage {other:?}: read, decode or print");
             return;
         }
         None => {
@@ -79,6 +97,7 @@ fn main() {
             vec![
                 ("read records", best(runs, read_only)),
                 ("read + decode", best(runs, read_and_decode)),
+                ("read + print", best(runs, read_and_print)),
             ]
         }
     };

@@ -57,6 +57,10 @@ pub const LAWS: &[Law] = &[
         name: "ecn",
         check: crate::diagnose::ecn_law,
     },
+    Law {
+        name: "capture-duplicates",
+        check: crate::summarize::copies_law,
+    },
 ];
 
 /// A broken law, on one flow.

@@ -229,7 +229,50 @@ pub fn direction(
         cwr_segments: e.cwr.count,
         first_cwr_ts: e.cwr.first.map(|m| m.ts.secs_f64()),
         last_cwr_ts: e.cwr.last.map(|m| m.ts.secs_f64()),
+        capture_duplicates: 0,
     }
+}
+
+/// The words of the copies' note a reader (and [`copies_law`]) finds it by.
+const COPIES_NOTE: &str = "capture duplicate";
+
+/// The law of the copies' note: a flow says it had capture duplicates exactly when it
+/// counts some, with the counts it has (a reader of the note never finds other figures).
+pub fn copies_law(f: &FlowSummary) -> Vec<String> {
+    let (c, v) = (f.c2s.capture_duplicates, f.s2c.capture_duplicates);
+    let notes: Vec<&String> = f.notes.iter().filter(|n| n.contains(COPIES_NOTE)).collect();
+    let want = format!("{} record", c + v);
+    let counts = format!("(c2s {c}, s2c {v})");
+    match (c + v, notes.as_slice()) {
+        (0, []) => Vec::new(),
+        (0, _) => vec![format!("a note of capture duplicates without any: {notes:?}")],
+        (_, [n]) if n.starts_with(&want) && n.contains(&counts) => Vec::new(),
+        _ => vec![format!("{} capture duplicates {counts}, notes {notes:?}", c + v)],
+    }
+}
+
+/// The capture duplicates the front set aside from this flow (per direction, indexed as
+/// `Dir`), and the note that says what they are: a reader of the capture in Wireshark sees
+/// every one of them as a retransmission or a duplicate ACK.
+pub fn capture_duplicates(summary: &mut FlowSummary, copies: [u64; 2]) {
+    summary.c2s.capture_duplicates = copies[Dir::C2S.index()];
+    summary.s2c.capture_duplicates = copies[Dir::S2C.index()];
+    let n = copies[0] + copies[1];
+    if n == 0 {
+        return;
+    }
+    let window = crate::flow::duplicate::WINDOW.nanos() / 1_000_000;
+    summary.notes.push(format!(
+        "{n} record{s} of this flow {are} {COPIES_NOTE}{s} (c2s {c}, s2c {v}): a datagram the \
+         capture recorded again within {window} ms, identical from the IP header on (identification, \
+         TTL and checksums included), where no TCP sends one again; a mirror port, a capture on \
+         `any` or a bridge records packets twice. They were set aside before the analysis, as \
+         `editcap -d` does: no figure of this flow counts them",
+        s = if n == 1 { "" } else { "s" },
+        are = if n == 1 { "is a" } else { "are" },
+        c = copies[Dir::C2S.index()],
+        v = copies[Dir::S2C.index()],
+    ));
 }
 
 /// The bulk direction's goodput (bit/s): what the path delivered, which is never more than

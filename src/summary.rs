@@ -310,6 +310,10 @@ pub struct CaptureSummary {
     pub floods: Vec<FloodFinding>,
     /// How connections were held and ended: the memory estimate, the budget, expiry.
     pub connections: ConnectionCounts,
+    /// Records set aside as capture duplicates: the same IP datagram recorded again
+    /// (`flow::duplicate`); counted in `packets` and `tcp_segments`, in no flow.
+    #[serde(default)]
+    pub capture_duplicates: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -703,6 +707,10 @@ pub struct DirectionSummary {
     pub first_cwr_ts: Option<f64>,
     #[serde(default)]
     pub last_cwr_ts: Option<f64>,
+    /// Records of this direction set aside as capture duplicates (`flow::duplicate`):
+    /// not in `packets` nor in any other figure.
+    #[serde(default)]
+    pub capture_duplicates: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

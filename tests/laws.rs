@@ -290,6 +290,14 @@ fn the_check_catches_a_broken_law() {
     let e = broken.evidence.iter_mut().find(|e| e.starts_with("BDP ")).unwrap();
     *e = e.replacen("BDP ", "BDP 9", 1);
     assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "evidence"), "{:?}", broken.evidence);
+    // Capture duplicates counted without their note, or a note with other counts.
+    let mut broken = f.clone();
+    broken.s2c.capture_duplicates = 3;
+    assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "capture-duplicates"));
+    broken.notes.insert(0, "2 records of this flow are capture duplicates (c2s 0, s2c 2): ...".into());
+    assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "capture-duplicates"));
+    broken.notes[0] = "3 records of this flow are capture duplicates (c2s 0, s2c 3): ...".into();
+    assert!(!bdpscope::laws::check(&broken).iter().any(|v| v.law == "capture-duplicates"));
     // And the text scan sees a zero printed for a non-zero value.
     assert!(zero_with_decimals("rtt  min 0.0 ms, median 0.1").is_some());
     assert!(zero_with_decimals("rtt  min 17.0 µs, 100 ms, 0 B, 10.05").is_none());

@@ -20,11 +20,11 @@
 
 use super::attempt::{self, Attempt, Log, Logged, MAX_LOGGED};
 use super::router::{Balancer, Move};
-use crate::decode::{Segment, TcpFlags};
+use crate::decode::{Print, Segment, TcpFlags};
 use crate::diagnose;
 use crate::flood::{Offload, Watcher};
 use crate::flow::life::{self, End, State};
-use crate::flow::{Dir, Endpoint, FlowKey, Found, FxHashMap, Life, Slots, Timeouts, SWEEP_EVERY};
+use crate::flow::{Dir, Duplicates, Endpoint, FlowKey, Found, FxHashMap, Life, Slots, Timeouts, SWEEP_EVERY};
 use crate::time::Timestamp;
 use std::collections::{BTreeSet, VecDeque};
 use std::net::IpAddr;
@@ -81,8 +81,8 @@ fn timeline_bytes(span: crate::time::Span) -> u64 {
 /// every connection tracked from its first segment: `packets` and `analyze` cut the same
 /// connections, so their ids agree. Within ~10% of the RSS on the many-flow mix.
 pub(crate) fn cost(entry: &Live) -> u64 {
-    let base = Slots::<Live>::bytes_per_entry() as u64;
     let l = &entry.life;
+    let base = Slots::<Live>::bytes_per_entry() as u64 + if l.copies_held() { COPY_COUNT_BYTES } else { 0 };
     match entry.first_payload {
         None => {
             let logged = (l.quiet_segments as u64).min(MAX_LOGGED as u64).saturating_sub(1);
@@ -95,13 +95,24 @@ pub(crate) fn cost(entry: &Live) -> u64 {
     }
 }
 
+/// What an attempt's count of capture duplicates costs while the front holds it apart
+/// (`Front::logged_copies`: an entry of a map of ids, at hashbrown's 7/8 load). A
+/// tracked connection's count is in its `Stage`, in room its log variant takes anyway.
+const COPY_COUNT_BYTES: u64 = (8 + 16 + 1) * 8 / 7;
+
 /// Where a connection's state is.
 pub(crate) enum Stage {
     /// Held here as an attempt log.
     Log(Log),
     /// A tracker in worker `worker`, slot `slot` of its shard; `recent` counts segments
-    /// since the last sweep (for the balancer).
-    Tracked { worker: u16, slot: u32, recent: u32 },
+    /// since the last sweep (for the balancer); `copies` the capture duplicates set aside,
+    /// per direction.
+    Tracked {
+        worker: u16,
+        slot: u32,
+        recent: u32,
+        copies: [u64; 2],
+    },
 }
 
 pub(crate) struct Live {
@@ -145,10 +156,19 @@ pub(crate) enum Cmd {
     /// Start a tracker in `slot`.
     Open { slot: u32, op: Op },
     /// Finish the connection in `slot`: summarised as the `fseq`-th listed flow, or
-    /// dropped when `fseq` is None (an attempt the flood finding summarises).
-    Finish { slot: u32, fseq: Option<u64> },
+    /// dropped when `fseq` is None (an attempt the flood finding summarises). `copies`:
+    /// its capture duplicates set aside, per direction.
+    Finish {
+        slot: u32,
+        fseq: Option<u64>,
+        copies: [u64; 2],
+    },
     /// Build an attempt's tracker from its log and summarise it as the `fseq`-th flow.
-    Replay { fseq: u64, attempt: Box<Attempt> },
+    Replay {
+        fseq: u64,
+        attempt: Box<Attempt>,
+        copies: [u64; 2],
+    },
     /// Hand the connection in `slot` over to worker `to`, into its slot `to_slot`.
     Move { slot: u32, to: usize, to_slot: u32 },
 }
@@ -254,6 +274,12 @@ pub(crate) struct Front {
     /// Ending connections by the batch: their index entries go at the end of it.
     purging: bool,
     pub(crate) ends: EndCounts,
+    /// The recent records of recent connections, to tell a capture duplicate
+    /// (`flow::duplicate`); the duplicates set aside, and per attempt held as a log
+    /// (a tracked connection counts its own in its `Stage`).
+    copies: Duplicates,
+    pub(crate) set_aside: u64,
+    logged_copies: FxHashMap<u64, [u64; 2]>,
 }
 
 impl Front {
@@ -280,6 +306,9 @@ impl Front {
             watch_apart: false,
             purging: false,
             ends: EndCounts::default(),
+            copies: Duplicates::default(),
+            set_aside: 0,
+            logged_copies: FxHashMap::default(),
         }
     }
 
@@ -321,17 +350,32 @@ impl Front {
         e.charged = now;
     }
 
-    /// One segment, in capture order.
+    /// One segment (its fingerprint `print`), in capture order.
     #[inline]
-    pub(crate) fn on_segment<D: Decisions>(&mut self, seg: &Segment, frame: u64, ts: Timestamp, out: &mut D) {
-        self.now = self.now.max(ts);
+    pub(crate) fn on_segment<D: Decisions>(
+        &mut self,
+        seg: &Segment,
+        print: &Print,
+        frame: u64,
+        ts: Timestamp,
+        out: &mut D,
+    ) {
         let (src, dst) = Endpoint::pair_of(seg);
         // `created`: None for a live connection's segment, Some(logged) for a new one's
         // (true when `create` has already logged it).
         let (slot, created) = match self.table.find(&src, &dst) {
             Found::Live(slot) => {
                 let (key, e) = self.table.entry_mut(slot);
-                let from_client = (key.lo.port == src.port && key.lo.addr == src.addr) == e.life.client_is_lo;
+                let from_lo = key.lo.port == src.port && key.lo.addr == src.addr;
+                // A capture duplicate is set aside before anything counts it: not even
+                // the time moves (the analysis is the de-duplicated capture's).
+                if self.copies.is_copy(e.life.id, from_lo, seg, print, ts) {
+                    self.set_aside(slot, from_lo);
+                    return;
+                }
+                self.now = self.now.max(ts);
+                let (key, e) = self.table.entry_mut(slot);
+                let from_client = from_lo == e.life.client_is_lo;
                 // Most segments: a connection with a tracker going on (one test of the
                 // flags, one of the time).
                 let plain = seg.flags.0 & (TcpFlags::SYN | TcpFlags::RST | TcpFlags::FIN) == 0;
@@ -360,12 +404,15 @@ impl Front {
                 if life::starts_new(&e.life, seg, from_client, ts, &self.config.timeouts) {
                     let key = *key;
                     self.end(slot, End::Replaced, out);
-                    self.create(key, seg, src, dst, frame, ts)
+                    self.create(key, seg, print, src, dst, frame, ts)
                 } else {
                     (slot, None)
                 }
             }
-            Found::Vacant(key) => self.create(key, seg, src, dst, frame, ts),
+            Found::Vacant(key) => {
+                self.now = self.now.max(ts);
+                self.create(key, seg, print, src, dst, frame, ts)
+            }
         };
         if created != Some(true) {
             self.segment(slot, created.is_some(), seg, src, frame, ts, out);
@@ -378,6 +425,34 @@ impl Front {
             }
         }
         self.sweep_if_due(out);
+    }
+
+    /// Counts a capture duplicate of the connection in `slot` (`flow::duplicate`), sent
+    /// by its key's lower end or not: nothing else happens to it.
+    #[inline(never)]
+    fn set_aside(&mut self, slot: u32, from_lo: bool) {
+        let e = self.table.get_mut(slot);
+        self.set_aside += 1;
+        let d = if from_lo == e.life.client_is_lo { Dir::C2S } else { Dir::S2C };
+        match &mut e.stage {
+            Stage::Tracked { copies, .. } => copies[d.index()] += 1,
+            Stage::Log(_) => {
+                self.logged_copies.entry(e.life.id).or_default()[d.index()] += 1;
+                if !e.life.copies_held() {
+                    e.life.hold_copies(true);
+                    Self::recharge(&mut self.bytes, &mut self.attempt_bytes, e);
+                }
+            }
+        }
+    }
+
+    /// An attempt's capture duplicates, no longer held apart.
+    fn take_logged_copies(&mut self, life: &mut Life) -> [u64; 2] {
+        if !life.copies_held() {
+            return [0; 2];
+        }
+        life.hold_copies(false);
+        self.logged_copies.remove(&life.id).unwrap_or_default()
     }
 
     #[inline]
@@ -446,10 +521,10 @@ impl Front {
                 match entry {
                     Some(l) => {
                         log.push(l);
-                        let held = log.heap_bytes();
+                        let held = log.heap_bytes() + if e.life.copies_held() { COPY_COUNT_BYTES } else { 0 };
                         debug_assert!(
                             e.life.any_data() || cost(e) == Slots::<Live>::bytes_per_entry() as u64 + held,
-                            "the budget counts a log as what it holds"
+                            "the budget counts a log as what it holds (and its copies' count)"
                         );
                         Self::recharge(&mut self.bytes, &mut self.attempt_bytes, e);
                     }
@@ -469,10 +544,12 @@ impl Front {
     /// A new connection from its first segment; its slot, and whether the segment is
     /// accounted for already (an attempt's first segment, logged: see
     /// [`Front::log_first`]) or still goes to [`Front::segment`].
+    #[allow(clippy::too_many_arguments)]
     fn create(
         &mut self,
         key: FlowKey,
         seg: &Segment,
+        print: &Print,
         src: Endpoint,
         dst: Endpoint,
         frame: u64,
@@ -481,6 +558,7 @@ impl Front {
         let (client, _, by_syn) = life::roles(seg, src, dst);
         let id = self.next_id;
         self.next_id += 1;
+        self.copies.start(id, key.lo == src, seg, print, ts);
         let life = Life::new(id, client == key.lo, by_syn, frame, ts);
         let stage = if self.config.defer {
             self.logged += 1;
@@ -491,6 +569,7 @@ impl Front {
                 worker: w as u16,
                 slot: self.take_slot(w),
                 recent: 0,
+                copies: [0; 2],
             }
         };
         let mut e = Live {
@@ -539,13 +618,17 @@ impl Front {
         let w = self.balancer.place();
         let s = self.take_slot(w);
         let key = self.table.key(slot);
+        let mut life = self.table.get(slot).life.clone();
+        let copies = self.take_logged_copies(&mut life);
         let e = self.table.get_mut(slot);
+        e.life = life;
         let Stage::Log(log) = std::mem::replace(
             &mut e.stage,
             Stage::Tracked {
                 worker: w as u16,
                 slot: s,
                 recent: 1,
+                copies,
             },
         ) else {
             unreachable!("promoted from a log")
@@ -589,11 +672,12 @@ impl Front {
 
     /// Ends the connection in `slot`.
     fn end<D: Decisions>(&mut self, slot: u32, why: End, out: &mut D) {
-        let (key, e) = if self.purging {
+        let (key, mut e) = if self.purging {
             self.table.take(slot)
         } else {
             self.table.remove(slot)
         };
+        let logged_copies = self.take_logged_copies(&mut e.life);
         self.bytes -= e.charged;
         if !e.life.any_data() {
             self.attempt_bytes -= e.charged;
@@ -656,6 +740,7 @@ impl Front {
                     Cmd::Replay {
                         fseq,
                         attempt: Box::new(Attempt { key, life: e.life, log }),
+                        copies: logged_copies,
                     },
                 );
             }
@@ -663,11 +748,11 @@ impl Front {
                 self.logged -= 1;
                 self.ends.folded += 1;
             }
-            (Stage::Tracked { worker, slot, .. }, fseq) => {
+            (Stage::Tracked { worker, slot, copies, .. }, fseq) => {
                 let w = worker as usize;
                 self.balancer.on_end(w);
                 self.free_slots[w].push(slot);
-                out.cmd(w, Cmd::Finish { slot, fseq });
+                out.cmd(w, Cmd::Finish { slot, fseq, copies });
             }
         }
         match fseq {
@@ -863,9 +948,9 @@ mod tests {
         })
     }
 
-    fn seg(p: TcpPacket) -> Segment {
+    fn seg(p: TcpPacket) -> (Segment, Print) {
         let (_, bytes) = p.ethernet().build();
-        crate::decode::decode(LinkType::ETHERNET, &bytes).unwrap()
+        crate::testkit::printed(LinkType::ETHERNET, &bytes).unwrap()
     }
 
     #[test]
@@ -878,16 +963,16 @@ mod tests {
                     .syn()
                     .seq(i),
             );
-            f.on_segment(&s, i as u64 + 1, Timestamp(i as i64), &mut Nowhere);
+            f.on_segment(&s.0, &s.1, i as u64 + 1, Timestamp(i as i64), &mut Nowhere);
         }
         let per = f.bytes / 1000;
         assert!(per <= 256, "{per} bytes per one-SYN attempt");
         assert_eq!(f.attempt_bytes, f.bytes);
         // Each further control segment adds a 40-byte log entry.
         let s = seg(TcpPacket::new("10.0.0.1:80", "10.1.0.0:1024").syn().ack(1).seq(9));
-        f.on_segment(&s, 1001, Timestamp(1_000), &mut Nowhere);
+        f.on_segment(&s.0, &s.1, 1001, Timestamp(1_000), &mut Nowhere);
         let s = seg(TcpPacket::new("10.1.0.0:1024", "10.0.0.1:80").rst().seq(1));
-        f.on_segment(&s, 1002, Timestamp(1_001), &mut Nowhere);
+        f.on_segment(&s.0, &s.1, 1002, Timestamp(1_001), &mut Nowhere);
         assert_eq!(f.bytes, per * 1000 + 80);
     }
 
@@ -903,7 +988,7 @@ mod tests {
                     .syn()
                     .seq(i),
             );
-            f.on_segment(&s, i as u64 + 1, Timestamp(i as i64 * 1_000), &mut Nowhere);
+            f.on_segment(&s.0, &s.1, i as u64 + 1, Timestamp(i as i64 * 1_000), &mut Nowhere);
         }
         assert!(f.attempt_bytes <= 100 * per, "{}", f.attempt_bytes);
         assert!(f.ends.evicted_without_data > 880, "{:?}", f.ends);

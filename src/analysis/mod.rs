@@ -82,16 +82,17 @@ struct Counters {
 }
 
 impl Counters {
-    /// Counts a record and decodes it; the segment when it is TCP.
+    /// Counts a record and decodes it; the segment when it is TCP, and its fingerprint
+    /// into `print`.
     #[inline]
-    fn decode(&mut self, frame: &Frame<'_>) -> Option<decode::Segment> {
+    fn decode(&mut self, frame: &Frame<'_>, print: &mut decode::Print) -> Option<decode::Segment> {
         self.packets += 1;
         self.first_ts = Some(self.first_ts.map_or(frame.ts, |t| t.min(frame.ts)));
         self.last_ts = Some(self.last_ts.map_or(frame.ts, |t| t.max(frame.ts)));
         if !self.link_types.contains(&frame.link) {
             self.link_types.push(frame.link);
         }
-        match decode::decode(frame.link, frame.data) {
+        match decode::decode_printed(frame.link, frame.data, print) {
             Ok(seg) => {
                 self.tcp_segments += 1;
                 Some(seg)
@@ -125,6 +126,7 @@ impl Counters {
             skipped,
             link_types: self.link_types.iter().map(|l| l.to_string()).collect(),
             warnings: self.warnings,
+            capture_duplicates: front.set_aside,
             attempts: front.watcher.counts(front.ends.folded),
             syn_rate: front.watcher.rate(),
             floods: front.watcher.findings(),
@@ -218,20 +220,21 @@ impl<O: Observer> Analysis<O> {
 
     #[inline]
     pub fn on_frame(&mut self, frame: &Frame<'_>) {
-        if let Some(seg) = self.counters.decode(frame) {
+        let mut print = decode::Print::default();
+        if let Some(seg) = self.counters.decode(frame, &mut print) {
             let mut local = Local {
                 shard: &mut self.shard,
                 output: &mut self.output,
                 observer: &mut self.observer,
             };
             match &mut self.selection {
-                None => self.front.on_segment(&seg, frame.number, frame.ts, &mut local),
+                None => self.front.on_segment(&seg, &print, frame.number, frame.ts, &mut local),
                 Some(state) => {
                     let mut d = Selected {
                         inner: &mut local,
                         state,
                     };
-                    self.front.on_segment(&seg, frame.number, frame.ts, &mut d)
+                    self.front.on_segment(&seg, &print, frame.number, frame.ts, &mut d)
                 }
             }
         }

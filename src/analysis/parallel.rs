@@ -195,14 +195,16 @@ fn run(
             results: &done_rx,
             output: &mut output,
         };
+        let mut print = crate::decode::Print::default();
         let Ok(damage) = reader.read_all(PROGRESS_EVERY, |step| {
             match step {
                 Step::Frame(frame) => {
-                    if let Some(seg) = counters.decode(frame) {
+                    if let Some(seg) = counters.decode(frame, &mut print) {
                         match &mut selection {
-                            None => front.on_segment(&seg, frame.number, frame.ts, &mut d),
+                            None => front.on_segment(&seg, &print, frame.number, frame.ts, &mut d),
                             Some(state) => front.on_segment(
                                 &seg,
+                                &print,
                                 frame.number,
                                 frame.ts,
                                 &mut Selected { inner: &mut d, state },

@@ -79,7 +79,7 @@ impl<D: Decisions> Decisions for Selected<'_, D> {
                 s.mark(w, *slot, !keep);
                 keep
             }
-            Cmd::Finish { slot, fseq } => {
+            Cmd::Finish { slot, fseq, .. } => {
                 let keep = !s.left_out(w, *slot);
                 if !keep {
                     s.mark(w, *slot, false);
@@ -87,7 +87,7 @@ impl<D: Decisions> Decisions for Selected<'_, D> {
                 }
                 keep
             }
-            Cmd::Replay { fseq, attempt } => {
+            Cmd::Replay { fseq, attempt, .. } => {
                 let keep = s.accepts(&attempt.key.lo, &attempt.key.hi);
                 if !keep {
                     s.skipping = Some(*fseq);

@@ -104,15 +104,15 @@ impl Shard {
                     observer.on_segment(&event);
                 }
             }
-            Cmd::Finish { slot, fseq } => {
+            Cmd::Finish { slot, fseq, copies } => {
                 let e = self.take(slot);
                 if let Some(fseq) = fseq {
-                    done(fseq, self.finish_entry(e, observer));
+                    done(fseq, self.finish_entry(e, copies, observer));
                 }
             }
-            Cmd::Replay { fseq, attempt } => {
+            Cmd::Replay { fseq, attempt, copies } => {
                 let e = Entry::replayed(&attempt);
-                done(fseq, self.finish_entry(e, observer));
+                done(fseq, self.finish_entry(e, copies, observer));
             }
             Cmd::Move { slot, to, to_slot } => {
                 let e = self.take(slot);
@@ -126,9 +126,16 @@ impl Shard {
         self.put(slot, e);
     }
 
-    fn finish_entry<O: Observer>(&self, e: Box<Entry>, observer: &mut O) -> diagnose::Finished {
+    /// Summarises a connection; `copies`: its capture duplicates set aside, per direction.
+    fn finish_entry<O: Observer>(&self, e: Box<Entry>, copies: [u64; 2], observer: &mut O) -> diagnose::Finished {
         let e = *e;
-        let done = diagnose::finish(&e.conn, e.acc, &self.config.capture_name, self.config.link_rate_bps);
+        let done = diagnose::finish(
+            &e.conn,
+            e.acc,
+            copies,
+            &self.config.capture_name,
+            self.config.link_rate_bps,
+        );
         observer.on_flow_end(&done.summary);
         done
     }

@@ -47,7 +47,8 @@
 //! `mtime` (seconds since the epoch), `packets`, `tcp_segments`, `non_tcp_records`,
 //! `flows`, `first_ts`, `last_ts`, `link_types`, `warnings` (joined with ` | `), `error`,
 //! `skipped_reason`, `chain` (the `capture` value its flows carry: the path itself, or the
-//! stitched chain's name).
+//! stitched chain's name), `floods`, `attempts`, `failed_attempts`, `evicted_connections`,
+//! `capture_duplicates` (records set aside as the same IP datagram recorded again).
 //!
 //! # Parallelism and memory
 //!

@@ -302,6 +302,9 @@ mod tests {
             ecn: crate::decode::Ecn::NotEct,
             tcp,
             len,
+            fixed: [0; 2],
+            extra: &[],
+            id_names: false,
         })
     }
 

@@ -617,3 +617,96 @@ proptest! {
 fn array4(b: &[u8; 16]) -> [u8; 4] {
     [b[0], b[1], b[2], b[3]]
 }
+
+// ---- fingerprints (capture duplicates) --------------------------------------------------
+
+#[track_caller]
+fn printed(p: &TcpPacket) -> (Segment, Print) {
+    let (link, bytes) = p.build();
+    crate::testkit::printed(link, &bytes).unwrap_or_else(|e| panic!("expected a segment, got {e}"))
+}
+
+#[test]
+fn a_print_is_the_same_through_every_link_layer() {
+    type Wrap = fn(TcpPacket) -> TcpPacket;
+    let links: [Wrap; 9] = [
+        |p| p.ethernet(),
+        |p| p.vlan(100),
+        |p| p.qinq(10, 20),
+        |p| p.pppoe(7),
+        |p| p.mpls(16),
+        |p| p.sll(),
+        |p| p.sll2(),
+        |p| p.raw_ip(),
+        |p| p.null_loopback(false),
+    ];
+    for six in [false, true] {
+        let base = data(if six { v6() } else { v4() }).ip_id(77);
+        let prints: Vec<(Segment, Print)> = links.iter().map(|w| printed(&w(base.clone()))).collect();
+        assert!(prints.windows(2).all(|w| w[0] == w[1]), "v6 {six}: {prints:?}");
+        assert_eq!(prints[0].0, ok(&base), "decode and decode_printed agree");
+    }
+}
+
+#[test]
+fn a_print_names_the_datagram_by_its_ipv4_id_only_when_the_id_is_numbered() {
+    let names = |p: TcpPacket| printed(&p).1.id_names;
+    // RFC 6864 §4.1: an atomic datagram's ID 0 names nothing; any other ID does.
+    assert!(!names(data(v4())));
+    assert!(names(data(v4()).ip_id(1)));
+    // §4.2: a datagram that may be fragmented (DF clear) has a unique ID, 0 included.
+    assert!(names(data(v4()).ipv4_fragment(0, false)));
+    assert!(!names(data(v6())));
+    // A tunnel: the inner header's ID counts.
+    assert!(names(data(v4()).ip_id(5).ip_in_ip("192.0.2.1", "192.0.2.2")));
+}
+
+#[test]
+fn a_print_covers_the_datagram_not_the_link_padding_nor_the_snaplen() {
+    let short = v4().seq(7).ack(9);
+    // Ethernet pads a 54-byte frame to 60: the padding is no part of the datagram.
+    let (_, mut bytes) = short.clone().ethernet().build();
+    assert_eq!(bytes.len(), 60);
+    let before = crate::testkit::printed(LinkType::ETHERNET, &bytes).unwrap();
+    *bytes.last_mut().unwrap() ^= 0xff;
+    assert_eq!(crate::testkit::printed(LinkType::ETHERNET, &bytes).unwrap(), before);
+    assert_ne!(printed(&data(v4()).payload_len(99)).1, printed(&data(v4())).1);
+    // The payload is not hashed, but the TCP checksum over it is.
+    assert_ne!(
+        printed(&data(v4()).payload(&[1; 100])).1,
+        printed(&data(v4()).payload(&[2; 100])).1,
+    );
+    // A snaplen that kept less of the same datagram changes nothing.
+    assert_eq!(printed(&data(v4()).snaplen(80)), printed(&data(v4())));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    /// Any byte of the IP or TCP header that differs (identification, TTL, a checksum, an
+    /// option) makes another print, or other ends (the addresses and ports are the
+    /// connection's, which prints are compared within); a byte of the link layer does not.
+    #[test]
+    fn every_header_byte_is_in_the_print(
+        six in any::<bool>(), at in any::<prop::sample::Index>(), xor in 1u8..=255, id in any::<u16>(),
+    ) {
+        let p = data(if six { v6() } else { v4() }).ip_id(id).sack(&[(100, 200)]).vlan(3);
+        let (link, bytes) = p.build();
+        let (seg, print) = crate::testkit::printed(link, &bytes).unwrap();
+        let link_len = 18;
+        let ip_len = if six { 40 } else { 20 };
+        let headers = ip_len + 20 + 12 + 12;
+        let i = at.index(link_len + headers);
+        let mut changed = bytes.clone();
+        changed[i] ^= xor;
+        match crate::testkit::printed(link, &changed) {
+            Ok((s, q)) if i < link_len => prop_assert_eq!((s, q), (seg, print)),
+            Ok((s, q)) => prop_assert_ne!(
+                (s.src, s.dst, s.src_port, s.dst_port, q.hash),
+                (seg.src, seg.dst, seg.src_port, seg.dst_port, print.hash),
+                "byte {} of the headers", i - link_len
+            ),
+            Err(_) => {} // no longer a TCP segment of this link
+        }
+    }
+}

@@ -76,8 +76,15 @@ struct Kept {
     hosts: (IpAddr, IpAddr, Dir),
 }
 
-pub fn finish(conn: &Connection, mut acc: Accumulator, capture_name: &str, link_rate_bps: Option<f64>) -> Finished {
+pub fn finish(
+    conn: &Connection,
+    mut acc: Accumulator,
+    copies: [u64; 2],
+    capture_name: &str,
+    link_rate_bps: Option<f64>,
+) -> Finished {
     let mut summary = summarize::base(conn, capture_name, &acc.windows);
+    summarize::capture_duplicates(&mut summary, copies);
     summary.stalls = acc.stalls.finish(conn);
     let (findings, hints) = crate::middlebox::findings(conn, &acc.middlebox);
     summary.middlebox = findings;
@@ -700,6 +707,7 @@ mod tests {
             window_held: false,
             prompt_queueing_s: Some(0.0),
             stalls: Vec::new(),
+            queue_other_way: None,
             ecn: EcnFacts {
                 mode: EcnMode::Rfc3168,
                 segments: 5000,

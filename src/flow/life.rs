@@ -130,6 +130,8 @@ const SERVER_SPOKE: u16 = 1 << 7;
 const SERVER_RST: u16 = 1 << 8;
 /// The client acknowledged after the SYN/ACK (the third segment of the handshake).
 const COMPLETED: u16 = 1 << 9;
+/// The front holds a count of its capture duplicates apart (what it costs the budget).
+const COPIES_HELD: u16 = 1 << 10;
 
 /// The facts about one live connection that decide its end. 64 bytes.
 #[derive(Clone, Debug)]
@@ -172,6 +174,20 @@ impl Life {
 
     pub fn by_syn(&self) -> bool {
         self.has(BY_SYN)
+    }
+
+    /// Whether a count of its capture duplicates is held apart (`analysis::front`: an
+    /// attempt's, until it ends or gets its tracker): the budget counts its bytes.
+    pub fn copies_held(&self) -> bool {
+        self.has(COPIES_HELD)
+    }
+
+    pub fn hold_copies(&mut self, held: bool) {
+        if held {
+            self.bits |= COPIES_HELD;
+        } else {
+            self.bits &= !COPIES_HELD;
+        }
     }
 
     /// Payload seen in `d` (`Direction::data_segments > 0`).

@@ -136,9 +136,6 @@ pub struct EndEvidence {
     /// Largest flight of this end's data (as the sender saw it) and the raw window then.
     pub max_flight: u64,
     pub raw_at_max_flight: u16,
-    /// The previous segment of this end (time in ns, ACK, raw window, length), to tell a
-    /// record the capture holds twice from a real duplicate ACK.
-    last: Option<(i64, Option<u32>, u16, u32)>,
 }
 
 impl EndEvidence {
@@ -190,14 +187,9 @@ impl Evidence {
         if sacking {
             e.sacking += 1;
         }
-        // A record identical to the previous one within 50 µs is the capture seeing one
-        // packet twice (two interfaces, a mirror port), not the receiver sending again.
-        let key = (ev.ack, ev.win_raw, ev.len);
-        let twice = e
-            .last
-            .is_some_and(|(t, a, w, l)| (a, w, l) == key && (ev.ts.0 - t).abs() < 50_000);
-        e.last = Some((ev.ts.0, ev.ack, ev.win_raw, ev.len));
-        if ev.acked.duplicate && !twice {
+        // A record the capture holds twice (two interfaces, a mirror port) never gets
+        // here: the front sets capture duplicates aside (`flow::duplicate`).
+        if ev.acked.duplicate {
             e.dup_acks += 1;
             if !sacking {
                 e.dup_acks_without_sack += 1;

@@ -186,13 +186,16 @@ fn captures(p: &Page<'_>) -> Markup {
                             td.num { (span) }
                             td { (c.link_types.join(", ")) }
                             td {
-                                @if c.skipped.is_empty() && c.warnings.is_empty() { "–" }
+                                @let copies = c.capture_duplicates > 0;
+                                @if c.skipped.is_empty() && c.warnings.is_empty() && !copies { "–" }
+                                // TCP records no flow counts, as the text header says them.
+                                @if copies { (c.capture_duplicates) " capture duplicates set aside" }
                                 @for (i, s) in c.skipped.iter().take(4).enumerate() {
-                                    @if i > 0 { br; }
+                                    @if i > 0 || copies { br; }
                                     (s.records) " × " (s.reason)
                                 }
                                 @for (i, w) in c.warnings.iter().enumerate() {
-                                    @if i > 0 || !c.skipped.is_empty() { br; }
+                                    @if i > 0 || !c.skipped.is_empty() || copies { br; }
                                     span.warn { (w) }
                                 }
                             }

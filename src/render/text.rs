@@ -79,9 +79,16 @@ pub fn write<W: Write>(out: &mut W, captures: &[CaptureSummary], flows: &Collect
         let kept = flows.selection.as_ref().map_or(String::new(), |sel| {
             format!(", {} selected by {sel}", flows.selected.get(&c.path).copied().unwrap_or(0))
         });
+        // Capture duplicates are said where the counts are: they are records of the file
+        // that no flow counts.
+        let copies = match c.capture_duplicates {
+            0 => String::new(),
+            1 => ", 1 capture duplicate set aside".to_string(),
+            n => format!(", {n} capture duplicates set aside"),
+        };
         writeln!(
             out,
-            "{}: {}{}, {} packets, {} TCP segments, {} flow{}{kept}",
+            "{}: {}{}, {} packets, {} TCP segments{copies}, {} flow{}{kept}",
             c.path,
             c.format,
             if c.compression == Compression::None {

@@ -306,7 +306,6 @@ fn ecn_transfer(marked: &[u32], accecn: bool) -> Vec<Stall> {
         if reduce {
             echo = false;
         }
-        reduce = false;
         let seq = 1 + 1000 * i;
         f.send(t, Dir::S2C, TcpPacket::new(S, C).seq(seq).ack(1).flags(flags).payload_len(1000).ecn(codepoint));
         echo |= codepoint == Ecn::Ce;

@@ -54,6 +54,9 @@ pub struct CaptureRow {
     pub attempts: Option<u64>,
     pub failed_attempts: Option<u64>,
     pub evicted_connections: Option<u64>,
+    /// Records set aside as capture duplicates (the same IP datagram recorded again).
+    #[serde(default)]
+    pub capture_duplicates: Option<u64>,
 }
 
 impl CaptureRow {
@@ -84,6 +87,7 @@ impl CaptureRow {
             Some(summary.attempts.unanswered + summary.attempts.refused + summary.attempts.half_open);
         self.evicted_connections =
             Some(summary.connections.evicted_without_data + summary.connections.evicted_with_data);
+        self.capture_duplicates = Some(summary.capture_duplicates);
     }
 }
 
@@ -93,7 +97,7 @@ pub fn join(v: &[String]) -> Option<String> {
 }
 
 /// The columns of `captures.*`, in order.
-pub const CAPTURE_COLUMNS: [&str; 21] = [
+pub const CAPTURE_COLUMNS: [&str; 22] = [
     "path",
     "status",
     "format",
@@ -115,13 +119,14 @@ pub const CAPTURE_COLUMNS: [&str; 21] = [
     "attempts",
     "failed_attempts",
     "evicted_connections",
+    "capture_duplicates",
 ];
 
 pub fn captures_frame(rows: &[&CaptureRow]) -> PolarsResult<DataFrame> {
     let s = |f: fn(&CaptureRow) -> Option<String>| rows.iter().map(|r| f(r)).collect::<Vec<_>>();
     let u = |f: fn(&CaptureRow) -> Option<u64>| rows.iter().map(|r| f(r)).collect::<Vec<_>>();
     let x = |f: fn(&CaptureRow) -> Option<f64>| rows.iter().map(|r| f(r)).collect::<Vec<_>>();
-    let [path, status, format, compression, size_bytes, mtime, packets, tcp_segments, non_tcp_records, flows, first_ts, last_ts, link_types, warnings, error, skipped_reason, chain, floods, attempts, failed_attempts, evicted_connections] =
+    let [path, status, format, compression, size_bytes, mtime, packets, tcp_segments, non_tcp_records, flows, first_ts, last_ts, link_types, warnings, error, skipped_reason, chain, floods, attempts, failed_attempts, evicted_connections, capture_duplicates] =
         CAPTURE_COLUMNS.map(PlSmallStr::from_static);
     let columns = vec![
         Column::new(path, s(|r| Some(r.path.clone()))),
@@ -145,6 +150,7 @@ pub fn captures_frame(rows: &[&CaptureRow]) -> PolarsResult<DataFrame> {
         Column::new(attempts, u(|r| r.attempts)),
         Column::new(failed_attempts, u(|r| r.failed_attempts)),
         Column::new(evicted_connections, u(|r| r.evicted_connections)),
+        Column::new(capture_duplicates, u(|r| r.capture_duplicates)),
     ];
     DataFrame::new(rows.len(), columns)
 }

@@ -247,6 +247,9 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
     t.col("ecn", hs().map(|h| Some(h.ecn.as_str())));
     direction_ecn(&mut t, flows, "c2s", |f| &f.c2s);
     direction_ecn(&mut t, flows, "s2c", |f| &f.s2c);
+    // Added after the direction blocks (columns are appended, never moved).
+    t.col("c2s_capture_duplicates", it().map(|f| Some(f.c2s.capture_duplicates)));
+    t.col("s2c_capture_duplicates", it().map(|f| Some(f.s2c.capture_duplicates)));
     let height = flows.len();
     DataFrame::new(height, t.cols)
 }

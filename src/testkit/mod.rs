@@ -50,7 +50,7 @@
 pub mod sim;
 
 use crate::capture::LinkType;
-use crate::decode::{Ecn, TcpFlags};
+use crate::decode::{decode_printed, Ecn, Print, Segment, Skip, TcpFlags};
 use std::net::{IpAddr, SocketAddr};
 
 /// Builder of one TCP segment as a captured record. See the [module docs](self).
@@ -86,6 +86,9 @@ struct IpShape {
     /// ECN codepoint of the (inner) IP header and of a tunnel's outer header.
     ecn: Ecn,
     outer_ecn: Ecn,
+    /// The IPv4 identification: 0 by default (a source that does not number its atomic
+    /// datagrams, as Linux's RSTs and FreeBSD's every one: RFC 6864 §4.1).
+    ip_id: u16,
     ipv4_options: Vec<u8>,
     ipv4_total_len: Option<u16>,
     /// Flags + fragment offset field; DF set by default, as Linux sends TCP.
@@ -120,10 +123,16 @@ const DST_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 0x02];
 /// Ethernet frames shorter than this (without FCS) are padded by the sender.
 const ETHERNET_MIN_FRAME: usize = 60;
 
+/// The segment and the fingerprint the analysis reads from a record (tests compare both).
+pub fn printed(link: LinkType, bytes: &[u8]) -> Result<(Segment, Print), Skip> {
+    let mut print = Print::default();
+    decode_printed(link, bytes, &mut print).map(|seg| (seg, print))
+}
+
 impl TcpPacket {
     /// A segment from `src` to `dst`, each `"10.0.0.1:40000"` or `"[fd00::1]:40000"`.
     /// Defaults: seq 0, ack 0, no flags, window 65535, no options, no payload, TTL 64,
-    /// IPv4 DF set, plain Ethernet II.
+    /// IPv4 DF set and identification 0, plain Ethernet II.
     pub fn new(src: &str, dst: &str) -> Self {
         let parse = |s: &str| -> SocketAddr {
             s.parse()
@@ -152,6 +161,7 @@ impl TcpPacket {
                 ttl: 64,
                 ecn: Ecn::NotEct,
                 outer_ecn: Ecn::NotEct,
+                ip_id: 0,
                 ipv4_options: Vec::new(),
                 ipv4_total_len: None,
                 ipv4_frag: 0x4000,
@@ -326,6 +336,12 @@ impl TcpPacket {
     /// The ECN codepoint of a tunnel's outer header ([`ip_in_ip`](Self::ip_in_ip)).
     pub fn outer_ecn(mut self, ecn: Ecn) -> Self {
         self.ip.outer_ecn = ecn;
+        self
+    }
+
+    /// The IPv4 identification (of the inner header in a tunnel; ignored for IPv6).
+    pub fn ip_id(mut self, id: u16) -> Self {
+        self.ip.ip_id = id;
         self
     }
 
@@ -610,7 +626,7 @@ impl TcpPacket {
                 let ecn = if inner { self.ip.ecn } else { self.ip.outer_ecn };
                 let mut h = vec![0x40 | (header_len / 4) as u8, ecn as u8];
                 h.extend_from_slice(&total.to_be_bytes());
-                h.extend_from_slice(&[0x12, 0x34]);
+                h.extend_from_slice(&if inner { self.ip.ip_id } else { 0 }.to_be_bytes());
                 h.extend_from_slice(&frag.to_be_bytes());
                 h.extend_from_slice(&[self.ip.ttl, proto, 0, 0]);
                 h.extend_from_slice(&s.octets());

@@ -76,21 +76,4 @@ mod tests {
         assert!(has(&lossy(false).findings(), "sack-stripped", "syn-ack"));
         assert!(lossy(true).findings().is_empty());
     }
-
-    #[test]
-    fn records_captured_twice_are_not_duplicate_acks() {
-        let mut f = Flow::new();
-        f.syn(Opts::LINUX.no_ts(), 65535)
-            .at_ms(0.1)
-            .syn_ack(Opts::LINUX.no_ts(), 65160)
-            .at_ms(60.0);
-        f.c2s(1, 1, 0, 512, None)
-            .at_ms(61.0)
-            .s2c(1, 1, 1448, 509, None)
-            .s2c(1, 1, 1448, 509, None);
-        for _ in 0..4 {
-            f.c2s(1, 1449, 0, 512, None);
-        }
-        assert!(f.findings().is_empty(), "{:?}", f.findings());
-    }
 }

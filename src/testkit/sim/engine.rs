@@ -130,6 +130,10 @@ struct End {
     rcv_wscale: u8,
     peer_mss: u16,
     peer_syn_ts: u32,
+    /// The IPv4 identification of its next datagram: Linux numbers a connected socket's
+    /// datagrams with a counter of its own (`inet_id`, `ip_select_ident_segs`), so that
+    /// no two of them (a retransmission included) share one.
+    ip_id: u16,
 }
 
 struct FlowSim {
@@ -269,12 +273,17 @@ impl Sim {
                 let addr = [0, 1].map(|h| SocketAddr::new(hosts[h], port(h)).to_string());
                 let spaces = [SENDER_HOST_SPACE, f.rcvbuf as u64];
                 let stack = [f.sender_stack, f.receiver_stack];
-                let end = [0, 1].map(|h| End {
-                    isn: id_rng.next_u32(),
-                    ts_off: id_rng.next_u32(),
-                    shift: stack[h].offered_shift(spaces[h]).unwrap_or(0),
-                    space: spaces[h],
-                    ..End::default()
+                let end = [0, 1].map(|h| {
+                    let isn = id_rng.next_u32();
+                    End {
+                        isn,
+                        ts_off: id_rng.next_u32(),
+                        shift: stack[h].offered_shift(spaces[h]).unwrap_or(0),
+                        space: spaces[h],
+                        // Any start (from the ISN: no draw, the other draws stay as they were).
+                        ip_id: (isn >> 16) as u16,
+                        ..End::default()
+                    }
                 });
                 // A 1500-byte MTU: MSS at most 1460 (1440 over IPv6).
                 let mut cfg = f.clone();
@@ -437,12 +446,14 @@ impl Sim {
         let f = seg.flow;
         let (src, dst) = (&self.flows[f].addr[host], &self.flows[f].addr[1 - host]);
         let (ipv6, snap) = (self.path.ipv6, self.build_snaplen);
-        let (bytes, wire) = self.builder.build(&seg, src, dst, ipv6, snap);
+        let id = self.flows[f].end[host].ip_id;
+        let (bytes, wire) = self.builder.build(&seg, src, dst, ipv6, snap, id);
         let mut far = None;
         if seg.syn.is_some() && wire::rewrite(&mut seg, &self.flows[f].cfg.middlebox) {
             let (src, dst) = (&self.flows[f].addr[host], &self.flows[f].addr[1 - host]);
-            far = Some(wire::build(&seg, src, dst, ipv6, snap));
+            far = Some(wire::build(&seg, src, dst, ipv6, snap, id));
         }
+        self.flows[f].end[host].ip_id = id.wrapping_add(1);
         self.record(host, t, &bytes, wire);
         let pkt = match far {
             Some((b, w)) => Pkt {

@@ -615,6 +615,7 @@ fn whole_packets_carry_valid_checksums() {
         for pcap in [&out.sender_side_pcap, &out.receiver_side_pcap] {
             let mut r = CaptureReader::from_reader(std::io::Cursor::new(pcap.to_vec())).unwrap();
             let mut n = 0;
+            let mut ids = std::collections::HashSet::new();
             while let Some(f) = r.next_frame().unwrap() {
                 assert_eq!(f.data.len() as u32, f.wire_len);
                 let s = etherparse::SlicedPacket::from_ethernet(f.data).unwrap();
@@ -625,6 +626,8 @@ fn whole_packets_carry_valid_checksums() {
                     etherparse::NetSlice::Ipv4(ip) => {
                         let h = ip.header();
                         assert_eq!(h.to_header().calc_header_checksum(), h.header_checksum());
+                        // Each end numbers its datagrams (retransmissions too), as Linux.
+                        assert!(ids.insert((h.source(), h.identification())), "frame {}", f.number);
                         tcp.calc_checksum_ipv4(h.source(), h.destination()).unwrap()
                     }
                     etherparse::NetSlice::Ipv6(ip) => {

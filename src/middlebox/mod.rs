@@ -79,16 +79,14 @@ pub(crate) fn segment_name(d: Dir) -> &'static str {
 
 /// What the handshake and the behaviour of one flow say about middleboxes on its path.
 ///
-/// Returns the findings and the hints: a *possible* finding other than broken window
-/// scaling is a hint, written to the flow's notes, not a finding — the same handshake is
-/// what some stacks send on their own (Windows servers omit timestamps, VPNs and PPPoE
-/// lower the MSS), so on its own it is no evidence of a middlebox. Window-scale stripping
-/// and mismatch stay findings even when only possible: their cost (a 64 KiB window, or a
-/// sender obeying a window the receiver never meant) is what users look for.
+/// Returns the findings, at every confidence, and the hints (a rule's `hint`: written to
+/// the flow's notes only). A *possible* finding stays a finding, with its confidence, in
+/// every view: the interface's `middlebox[].confidence` names "possible" so that a script
+/// can tell it from proof, and the text and JSON views say the same thing. Its evidence
+/// names the innocent reading the same handshake has (Windows servers omit timestamps,
+/// VPNs and PPPoE lower the MSS).
 pub fn findings(conn: &Connection, evidence: &Evidence) -> (Vec<MiddleboxFinding>, Vec<String>) {
-    let (hints, findings): (Vec<Found>, Vec<Found>) = run_rules(conn, evidence).into_iter().partition(|f| {
-        f.hint || f.confidence == Confidence::Possible && !matches!(f.kind, Kind::WscaleStripped | Kind::WscaleMismatch)
-    });
+    let (hints, findings): (Vec<Found>, Vec<Found>) = run_rules(conn, evidence).into_iter().partition(|f| f.hint);
     let hints = merge(hints)
         .into_iter()
         .map(|h| {
@@ -175,5 +173,18 @@ mod tests {
     #[test]
     fn confidence_is_ordered() {
         assert!(Confidence::Possible < Confidence::Likely && Confidence::Likely < Confidence::Certain);
+    }
+
+    /// A possible finding other than window scaling is a finding of the JSON and text
+    /// views alike (with its confidence), not a note only the text shows.
+    #[test]
+    fn a_possible_finding_is_reported_as_a_finding() {
+        use super::testutil::{Flow, Opts};
+        let mut f = Flow::new();
+        f.syn(Opts::LINUX, 65535).at_ms(1.0).syn_ack(Opts::LINUX.no_ts(), 65160);
+        let (found, hints) = findings(&f.conn, &f.ev);
+        assert!(hints.is_empty(), "{hints:?}");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].kind, found[0].confidence), (Kind::TimestampsStripped, Confidence::Possible));
     }
 }

@@ -280,28 +280,49 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         // flight could not have raised the RTT, and the estimate falls back to the
         // delivery. (Traffic the capture does not show raises the RTT too; then the
         // delivery is what the path left this flow, as with a standing queue above.)
+        //
+        // Two readings refute a spacing estimate: most of its packets came in batches, or
+        // the other spacing estimate agrees with the delivery (a receiver's ACKs mirror the
+        // data's arrivals: the two see the same packets, and where one of them matches what
+        // the flight drained at, the other one's faster spacing was made after the
+        // bottleneck — a link or host that holds packets and releases them at once). With
+        // traffic the capture does not show, both spacings read the link and stand.
+        let spacing = [dispersed, arrived];
         let batched = [
-            dispersed.filter(|_| inp.dispersion.mostly_batched()),
-            arrived.filter(|_| inp.arrivals.is_some_and(|a| a.mostly_batched())),
+            inp.dispersion.mostly_batched(),
+            inp.arrivals.is_some_and(|a| a.mostly_batched()),
         ];
         let names = ["ACK dispersion", "data-arrival dispersion"];
-        let candidates: Vec<Option<(f64, Method, &str)>> = batched
-            .iter()
-            .zip(names)
-            .map(|(r, name)| r.map(|r| (r, Method::Dispersion, name)))
-            .collect();
-        set_aside_above(&mut out.set_aside, &candidates, d, |name, r| {
-            format!(
-                "{name} showed {}, but most of its packets came in batches (less than 10 µs apart: the spacing a host gives) and the RTT rose as the flight queued; a flight that sat in a queue drained at the flow's delivery, {} (Little's law): at the spacing's rate the flight could not have raised the RTT, so the spacing is not the path's",
+        let above = |r: Option<f64>| r.is_some_and(|r| r * AT_CAPACITY > d);
+        let mut refuted = [false; 2];
+        for i in 0..2 {
+            let other = spacing[1 - i];
+            let corroborated = other.is_some() && !above(other);
+            if !above(spacing[i]) || !(batched[i] || corroborated) {
+                continue;
+            }
+            refuted[i] = true;
+            let r = spacing[i].unwrap_or_default();
+            let why = if batched[i] {
+                "most of its packets came in batches (less than 10 µs apart: the spacing a host gives)".to_string()
+            } else {
+                format!(
+                    "{} showed {}, as the delivery does,",
+                    names[1 - i],
+                    rate(other.unwrap_or_default())
+                )
+            };
+            out.set_aside.push(format!(
+                "{} showed {}, but {why} and the RTT rose as the flight queued; a flight that sat in a queue drained at the flow's delivery, {} (Little's law): at the spacing's rate the flight could not have raised the RTT, so the spacing is not the path's",
+                names[i],
                 rate(r),
                 rate(d)
-            )
-        });
-        let above = |r: &Option<f64>| r.is_some_and(|r| r * AT_CAPACITY > d);
-        if above(&batched[0]) {
+            ));
+        }
+        if refuted[0] {
             out.dispersed = None;
         }
-        if above(&batched[1]) {
+        if refuted[1] {
             out.arrived = None;
         }
     }
@@ -646,5 +667,47 @@ mod tests {
         });
         assert!(e.capacity.unwrap().rate >= 10e6 * 0.99);
         assert_eq!(e.set_aside.len(), 1);
+    }
+
+    /// At a receiver whose data a link held and released at once (2.12 Gbit/s arrival
+    /// spacing on a 100 Mbit/s LAN in the P1 corpus's lan_fast) while the RTT rose: the
+    /// ACKs' spacing agrees with the delivery, so the faster data-arrival spacing was made
+    /// after the bottleneck and is set aside, batched or not. Where both spacings agree
+    /// (the link's rate, shared with traffic the capture does not show), both stand.
+    #[test]
+    fn a_spacing_the_other_one_and_the_delivery_refute_is_set_aside() {
+        let tl = busy_timeline(12_500); // 100 Mbit/s delivered
+        let acks = dispersion_at(12.3e6);
+        let fast = {
+            let mut d = dispersion_at(265e6);
+            d.on_packet(1_000_000, false);
+            d
+        };
+        let e = estimate(&Input {
+            rtt_rose: true,
+            arrivals: Some(&fast),
+            ..input(&tl, &acks, 11e6)
+        });
+        assert_eq!(e.arrived, None, "{e:?}");
+        assert!(e.dispersed.is_some(), "{e:?}");
+        let c = e.capacity.unwrap();
+        assert!(c.rate < 13e6, "{c:?}");
+        assert_eq!(e.set_aside.len(), 1, "{:?}", e.set_aside);
+        assert!(e.set_aside[0].contains("ACK dispersion showed"), "{:?}", e.set_aside);
+        // Without the RTT's rise, nothing says the flight queued: the spacing stands.
+        let e = estimate(&Input {
+            arrivals: Some(&fast),
+            ..input(&tl, &acks, 11e6)
+        });
+        assert_eq!(e.capacity.unwrap().method, Method::ArrivalDispersion, "{e:?}");
+        // Both spacings read the same faster link: neither corroborates the delivery.
+        let link = dispersion_at(25e6);
+        let e = estimate(&Input {
+            rtt_rose: true,
+            arrivals: Some(&link),
+            ..input(&tl, &dispersion_at(25.5e6), 11e6)
+        });
+        assert!(e.set_aside.is_empty(), "{:?}", e.set_aside);
+        assert!(e.capacity.unwrap().rate > 24e6, "{e:?}");
     }
 }

@@ -14,8 +14,13 @@ const SLOW_START_GROWTH: f64 = 1.4;
 pub fn end_round(rounds: &[Round]) -> usize {
     let mut prev: Option<u64> = None;
     for (j, r) in rounds.iter().enumerate() {
-        // A loss or an ECN mark ends slow start (RFC 5681 §3.1, RFC 3168 §6.1.2).
-        if r.congestion() || r.rwnd_ns > 0 {
+        // A loss or an ECN mark ends slow start (RFC 5681 §3.1, RFC 3168 §6.1.2). The
+        // receiver's window ends it only when it stops the growth (below): a receiver that
+        // autotunes its buffer grows its window to twice what the application read in the
+        // last round (Linux's tcp_rcv_space_adjust, dynamic right-sizing: Fisk & Feng,
+        // 2001), slow start's own pace, so a flight that touches the window while both
+        // double is still starting up (a 400 ms path at initcwnd 1 ramps for ~4 s).
+        if r.congestion() {
             return j;
         }
         if let Some(p) = prev {
@@ -52,6 +57,14 @@ mod tests {
     fn ends_at_the_first_loss() {
         let rs = [r(10, 0), r(20, 0), r(40, 1), r(20, 0)];
         assert_eq!(end_round(&rs), 2);
+    }
+
+    #[test]
+    fn a_window_that_grows_with_the_flight_does_not_end_it() {
+        let mut rs = [r(10, 0), r(20, 0), r(40, 0), r(80, 0), r(82, 0)];
+        rs[1].rwnd_ns = 1_000;
+        rs[2].rwnd_ns = 1_000;
+        assert_eq!(end_round(&rs), 4);
     }
 
     #[test]

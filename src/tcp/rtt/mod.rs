@@ -206,6 +206,11 @@ impl Loop {
         self.prompt_recent.min_since(now, Span(round.nanos().saturating_mul(RECENT_ROUNDS)))
     }
 
+    /// The latest prompt sample's value: how long this loop's round takes now.
+    pub fn prompt_latest(&self) -> Option<Span> {
+        self.prompt_recent.latest()
+    }
+
     /// Whether anything measured this loop: a delay, or a sample too short to resolve.
     pub fn measured(&self) -> bool {
         self.samples > 0 || self.bounds > 0 || self.unresolved > 0
@@ -242,6 +247,10 @@ impl Recent {
 
     fn min(&self) -> Option<Span> {
         (0..self.len).map(|i| self.at(i).1).min()
+    }
+
+    fn latest(&self) -> Option<Span> {
+        self.len.checked_sub(1).map(|i| self.at(i).1)
     }
 
     /// The least of the samples no older than `horizon` before `now`.
@@ -344,7 +353,8 @@ impl RttTracker {
     /// for the same connection at the sender (cross_cbr of the P1 corpus). The far loop's
     /// least prompt sample of the last two base RTTs ([`Loop::prompt_min_at`]) is the loop
     /// now, queue included, without an end's wait; with none (a request/response exchange,
-    /// whose answers wait on the application; a silence longer than the horizon) its
+    /// whose answers wait on the application; a silence longer than the horizon: two rounds
+    /// at the far loop's latest prompt sample, or two base RTTs if longer) its
     /// minimum stands, so no end-to-end sample spans a stall or a wait. The near loop's part of a far-loop sample stays
     /// its minimum: its samples include hold times of the end's own (a delayed ACK, RFC
     /// 1122 §4.2.3.2, up to 500 ms; an application's reply) that are not part of the path.
@@ -353,7 +363,11 @@ impl RttTracker {
         let o = &self.loops[through.other().index()];
         let base = o.base().unwrap_or(Span::ZERO);
         if base > this {
-            let round = self.base_end_to_end().unwrap_or(base);
+            // Two rounds as the far loop now takes them: its samples complete a loop each,
+            // so behind a queue they come a queue's length apart at the least when the path
+            // delivers in bursts (a link that aggregates, a host that batches), and two
+            // base RTTs would forget them between bursts.
+            let round = self.base_end_to_end().unwrap_or(base).max(o.prompt_latest().unwrap_or(Span::ZERO));
             o.prompt_min_at(at, round).map_or(base, |r| r.max(base))
         } else {
             base
@@ -605,6 +619,25 @@ mod tests {
         r.add_sample(t(6_000), End::Server, RttSource::TsEcho, ms(400), false);
         let s = r.add(t(6_001), End::Client, RttSource::DataAck, Span::from_micros(100)).unwrap();
         assert_eq!(s.end_to_end, ms(50) + Span::from_micros(100), "a held answer stands for nothing");
+    }
+
+    /// On a LAN behind a 10 ms queue whose link releases data in bursts, the far loop's
+    /// samples come a burst apart, far more than two base RTTs (0.6 ms): the horizon is two
+    /// rounds as the far loop now takes them, so a near-loop sample between bursts still
+    /// carries the queue (P1 lan_fast's receiver read its base between bursts, and no
+    /// standing queue). After a silence of many such rounds, the minimum stands again.
+    #[test]
+    fn the_horizon_follows_the_far_loop_as_it_is_now() {
+        let us = Span::from_micros;
+        let mut r = tracker();
+        let t = |u: i64| Timestamp(u * 1_000);
+        r.add(t(0), End::Server, RttSource::Handshake, us(600));
+        r.add(t(0), End::Client, RttSource::Handshake, us(10));
+        r.add(t(20_000), End::Server, RttSource::TsEcho, us(10_000));
+        let s = r.add(t(25_000), End::Client, RttSource::DataAck, us(10)).unwrap();
+        assert_eq!(s.end_to_end, us(10_010), "5 ms after the burst the queue still stands");
+        let s = r.add(t(60_000), End::Client, RttSource::DataAck, us(10)).unwrap();
+        assert_eq!(s.end_to_end, us(610), "40 ms later (four of its rounds) nothing says so");
     }
 
     #[test]

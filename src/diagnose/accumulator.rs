@@ -26,6 +26,8 @@ pub struct DirAccumulator {
     /// TSecr of the last new-data segment: segments one sender burst emitted together
     /// echo the same peer timestamp.
     last_echo: Option<u32>,
+    /// The TSval of the direction's latest new data.
+    last_tsval: Option<u32>,
     /// Since the last new data: when the sender learned (capture time of the ACK plus the
     /// loop through the sender) that it could not send — everything acknowledged and the
     /// window open (idle: nothing to send), or the window without room for a full segment
@@ -173,11 +175,18 @@ impl DirAccumulator {
             // With timestamps, a change of echo means the sender acted on a newer ACK: a new
             // burst, even if the bottleneck's queue delivered it back to back.
             let same_sending = ev.echo.is_none() || ev.echo == self.last_echo;
+            // The sender's own clock says more where the path spread a burst beyond its
+            // serialization (a jittery link, a queue shared in turns): two segments that
+            // carry the same TSval and echo the same ACK left the sender within one tick of
+            // its clock, on the same news from the receiver (RFC 7323 §4.3: the echo is the
+            // latest ACK it processed), so the gap between them is the path's, not a wait.
+            let same_tick = ev.tsval.is_some() && ev.tsval == self.last_tsval && ev.echo.is_some();
             let in_burst = state == SenderState::Busy
                 && same_sending
-                && self
-                    .arrival_rate
-                    .is_some_and(|r| gap.secs_f64() * r <= BURST_SPACING * len as f64);
+                && (same_tick
+                    || self
+                        .arrival_rate
+                        .is_some_and(|r| gap.secs_f64() * r <= BURST_SPACING * len as f64));
             if in_burst {
                 self.burst_from.get_or_insert(t0);
             } else {
@@ -213,6 +222,7 @@ impl DirAccumulator {
         self.last_data = Some((ts, state));
         self.last_flight = flight;
         self.last_echo = ev.echo;
+        self.last_tsval = ev.tsval;
         self.pauses.clear();
         self.unused_room = UnusedRoom::default();
         self.retransmitted = false;
@@ -553,5 +563,43 @@ mod tests {
         assert_eq!(rwnd, 0, "busy {busy} ns, rwnd {rwnd} ns, idle {idle} ns");
         assert_eq!(dacc.window_full_segments, 0);
         assert!(idle > busy, "busy {busy} ns, idle {idle} ns: an echo waits on its peer");
+    }
+
+    /// Next to the receiver of a sender held by an 8-segment window (RTT 50 ms, timestamps),
+    /// whose bursts the path spreads unevenly: 0.1 ms apart, but 5 ms in the middle (a
+    /// jittery link).
+    /// Each burst's segments carry one TSval and echo one ACK: they left the sender
+    /// together, so the 5 ms gap is the path's and take the state of the burst's end —
+    /// the window — not "busy" (P1 lfp_oldrmem's receiver read 71% receiver window against
+    /// its sender's 96%).
+    #[test]
+    fn a_burst_the_path_spread_keeps_the_state_its_sender_had() {
+        let mut conn = Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0));
+        let mut acc = Accumulator::default();
+        let mut send = |ms: f64, dir: Dir, p: TcpPacket| {
+            let (link, bytes) = p.build();
+            let seg = decode(link, &bytes).unwrap();
+            let ev = conn.track(&seg, dir, 0, Timestamp(7) + Span::from_nanos((ms * 1e6) as i64));
+            acc.on_segment(&conn, &ev);
+        };
+        send(0.0, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(8000).mss(1000).ts(1, 0));
+        send(40.0, Dir::S2C, TcpPacket::new(S, C).syn().seq(0).ack(1).window(65000).mss(1000).ts(10, 1));
+        send(40.1, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(8000).ts(2, 10));
+        let mut acked = 1u32;
+        for k in 0..60u32 {
+            let t0 = 100.0 + 50.0 * k as f64;
+            let mut t = t0;
+            for j in 0..8u32 {
+                let seq = acked + 1000 * j;
+                send(t, Dir::S2C, TcpPacket::new(S, C).seq(seq).ack(1).window(65000).payload_len(1000).ts(100 + k, 2 + k));
+                t += if j == 3 { 5.0 } else { 0.1 };
+            }
+            acked += 8000;
+            send(t + 0.05, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(acked).window(8000).ts(3 + k, 100 + k));
+        }
+        let dacc = &mut acc.dirs[Dir::S2C.index()];
+        let (busy, rwnd, _) = dacc.timeline.as_ref().unwrap().full().totals();
+        let share = rwnd as f64 / (busy + rwnd) as f64;
+        assert!(share > 0.97, "receiver window {share:.3} (busy {busy} ns, rwnd {rwnd} ns)");
     }
 }

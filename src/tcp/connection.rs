@@ -521,6 +521,7 @@ impl Connection {
             acked,
             zero_window: seg.window == 0 && !flags.syn() && !flags.rst() && rx_una.is_some(),
             echo: seg.options.timestamps.map(|t| t.ecr).filter(|_| flags.ack()),
+            tsval: seg.options.timestamps.map(|t| t.val),
             sender_view,
             sack,
         }

@@ -85,6 +85,8 @@ pub struct SegmentEvent {
     /// The segment's TSecr (RFC 7323), when it carried timestamps and an ACK: which of the
     /// peer's segments its sender had seen last.
     pub echo: Option<u32>,
+    /// The segment's TSval (RFC 7323): its sender's clock when it sent it.
+    pub tsval: Option<u32>,
     pub sender_view: Option<SenderView>,
     /// The SACK blocks this segment carried (for the time-sequence graph).
     pub sack: SackRanges,

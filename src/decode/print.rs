@@ -23,9 +23,13 @@ pub struct Print {
     /// the addresses and ports, and of the payload length. Prints are compared within one
     /// connection and direction, whose records share those: equal for two records of one
     /// datagram, different (but for a ~2^-64 chance) for two datagrams that differ in any
-    /// other header bit — identification, TTL, a checksum, a timestamp, a window. Odd
+    /// other header bit — identification, a timestamp, a window — but the TTL (IPv6's hop
+    /// limit) and the IPv4 header checksum, which every router on the way rewrites. Odd
     /// (never 0: what an empty slot of `flow::duplicate` holds).
     pub hash: u64,
+    /// The IPv4 TTL or IPv6 hop limit: the same datagram recorded again one router later
+    /// (a capture on a router's `any` interface, ingress and egress) has one less.
+    pub ttl: u8,
     /// The IPv4 identification names the datagram: two datagrams of this source that
     /// repeat it are one (RFC 791 §3.2: the ID, with the addresses and protocol,
     /// identifies a datagram; RFC 6864 §4.2: a datagram that may be fragmented never
@@ -90,6 +94,7 @@ pub(crate) fn of(ip: &TcpInIp<'_>) -> Print {
         // No TCP header: `tcp::segment` skips the record.
         return Print {
             hash: 1,
+            ttl: 0,
             id_names: false,
         };
     };
@@ -102,6 +107,14 @@ pub(crate) fn of(ip: &TcpInIp<'_>) -> Print {
     // then its options; IPv6: version to hop limit (traffic class, flow label, payload
     // length, next header), then its extension headers (`ip` read them).
     let ([a, b], extra) = (ip.fixed, ip.extra);
+    // The TTL and the checksum (IPv4: bytes 8 and 10-11, the low byte and the high half of
+    // `b`) or the hop limit (IPv6: byte 7, the top of `a`) out of the hash: the rest of the
+    // header is what a router forwards unchanged.
+    let (a, b, ttl) = if a & 0xf0 == 0x40 {
+        (a, b & 0x0000_ff00, b as u8)
+    } else {
+        (a & 0x00ff_ffff_ffff_ffff, b, (a >> 56) as u8)
+    };
     // Lengths beside the bytes: the payload's in the free half of `b`, the captured option
     // areas' in the top of `a` (an IPv4 fragment offset or an IPv6 hop limit: a few bits
     // that the lengths move, never cancel in practice).
@@ -117,6 +130,7 @@ pub(crate) fn of(ip: &TcpInIp<'_>) -> Print {
     }
     Print {
         hash: h | 1,
+        ttl,
         id_names: ip.id_names,
     }
 }

@@ -75,6 +75,8 @@ struct Side {
     hash: [u64; RECENT],
     ts: [i64; RECENT],
     seq: [u32; RECENT],
+    /// The TTL (hop limit) each came with.
+    ttl: [u8; RECENT],
     /// The other direction's record count when each came.
     other: [u32; RECENT],
     /// Records of this direction (wrapping): the newest is at `(n - 1) % RECENT`.
@@ -93,9 +95,10 @@ impl Side {
     }
 
     #[inline(always)]
-    fn push(&mut self, hash: u64, ts: Timestamp, seq: SeqNum, other: u32) {
+    fn push(&mut self, hash: u64, ttl: u8, ts: Timestamp, seq: SeqNum, other: u32) {
         let i = self.n as usize % RECENT;
         self.hash[i] = hash;
+        self.ttl[i] = ttl;
         self.ts[i] = ts.0;
         self.seq[i] = seq.0;
         self.other[i] = other;
@@ -127,6 +130,14 @@ fn copy_of_match(mine: &Side, other: &Side, seg: &Segment, print: &Print, ts: Ti
     let o = mine.at(age);
     if ts.0.abs_diff(mine.ts[o]) > WINDOW.nanos() as u64 {
         return false;
+    }
+    // Fewer hops left than the original had: the same datagram after one more router. A
+    // host resends with its own initial TTL, which reaches one capture point with the same
+    // count, so a lower one is no retransmission (and more is none of either).
+    match print.ttl.cmp(&mine.ttl[o]) {
+        std::cmp::Ordering::Less => return true,
+        std::cmp::Ordering::Greater => return false,
+        std::cmp::Ordering::Equal => {}
     }
     // Nothing from the other end since the original.
     let unanswered = other.n == mine.other[o];
@@ -177,7 +188,7 @@ impl Duplicates {
             mine.copied = true;
             return true;
         }
-        mine.push(print.hash, ts, seg.seq, other.n);
+        mine.push(print.hash, print.ttl, ts, seg.seq, other.n);
         false
     }
 
@@ -291,7 +302,8 @@ mod tests {
             &[(ack(1, 1), 0), (data(1, 0), 10), (data(1001, 0), 20), (data(1, 0), 30)],
         );
         assert_eq!(got, [false, false, false, true]);
-        // The datagram one router later between (`any` on a router: TTL one less): a copy.
+        // The datagram one router later (`any` on a router: TTL one less) is a copy too,
+        // and so is the mirror's copy after it.
         let mut d = Duplicates::default();
         let got = run(
             &mut d,
@@ -302,7 +314,7 @@ mod tests {
                 (data(1, 4), 40),
             ],
         );
-        assert_eq!(got, [false, false, false, true]);
+        assert_eq!(got, [false, false, true, true]);
     }
 
     #[test]
@@ -360,11 +372,36 @@ mod tests {
         assert_eq!(got, [false, false, false, false, true, false, true]);
     }
 
+    /// A capture on a router's `any` interface records each forwarded datagram on the way
+    /// in and, one hop later, on the way out (../shared/external's nDPI fix2 and rtsp
+    /// captures: TTL 128, then 127 with another MAC). A lower TTL is a copy even with the
+    /// other end's packets between and without an ID; the same TTL or a higher one is not.
+    #[test]
+    fn the_same_datagram_one_router_later_is_a_copy() {
+        let mut d = Duplicates::default();
+        let got = run(
+            &mut d,
+            &[
+                (ack(1, 0), 0),
+                (data(1, 0), 10),
+                (ack(1001, 0), 12),
+                (data(1, 0).ttl(63), 14),
+                (ack(1001, 0).ttl(63), 16),
+            ],
+        );
+        assert_eq!(got, [false, false, false, true, true]);
+        let mut d = Duplicates::default();
+        let got = run(&mut d, &[(ack(1, 1), 0), (data(1, 5).ttl(63), 10), (data(1, 5), 11)]);
+        assert_eq!(got, [false; 3]);
+        // Beyond the window, a resend after a route change: kept.
+        let mut d = Duplicates::default();
+        let got = run(&mut d, &[(ack(1, 1), 0), (data(1, 5), 10), (data(1, 5).ttl(63), 5_000)]);
+        assert_eq!(got, [false; 3]);
+    }
+
     #[test]
     fn a_different_header_bit_is_no_copy() {
         let mut d = Duplicates::default();
-        let got = run(&mut d, &[(ack(1, 1), 0), (data(1, 5), 10), (data(1, 5).ttl(63), 11)]);
-        assert_eq!(got, [false; 3]);
         let mut d = Duplicates::default();
         let got = run(&mut d, &[(ack(1, 1), 0), (data(1, 5), 10), (data(1, 5).window(9), 11)]);
         assert_eq!(got, [false; 3]);

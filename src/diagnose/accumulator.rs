@@ -526,6 +526,14 @@ mod tests {
     const C: &str = "127.0.0.1:40000";
     const S: &str = "127.0.0.1:7000";
 
+    /// Tracks `p` at `ms` milliseconds (from 7 ns) and accounts it.
+    fn feed(conn: &mut Connection, acc: &mut Accumulator, ms: f64, dir: Dir, p: TcpPacket) {
+        let (link, bytes) = p.build();
+        let seg = decode(link, &bytes).unwrap();
+        let ev = conn.track(&seg, dir, 0, Timestamp(7) + Span::from_nanos((ms * 1e6) as i64));
+        acc.on_segment(conn, &ev);
+    }
+
     fn ep(s: &str) -> Endpoint {
         let a: std::net::SocketAddr = s.parse().unwrap();
         Endpoint {
@@ -541,14 +549,8 @@ mod tests {
     /// segments was "the next full segment does not fit": receiver-window-limited 100%.
     #[test]
     fn a_window_below_one_mss_does_not_hold_a_sender_of_small_segments() {
-        let mut conn = Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0));
-        let mut acc = Accumulator::default();
-        let mut send = |ms: f64, dir: Dir, p: TcpPacket| {
-            let (link, bytes) = p.build();
-            let seg = decode(link, &bytes).unwrap();
-            let ev = conn.track(&seg, dir, 0, Timestamp(7) + Span::from_nanos((ms * 1e6) as i64));
-            acc.on_segment(&conn, &ev);
-        };
+        let (mut conn, mut acc) = (Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)), Accumulator::default());
+        let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
         send(0.0, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(65495).mss(65495).wscale(7));
         send(0.05, Dir::S2C, TcpPacket::new(S, C).syn().seq(0).ack(1).window(65483).mss(65495).wscale(7));
         send(0.1, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(512));
@@ -574,14 +576,8 @@ mod tests {
     /// its sender's 96%).
     #[test]
     fn a_burst_the_path_spread_keeps_the_state_its_sender_had() {
-        let mut conn = Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0));
-        let mut acc = Accumulator::default();
-        let mut send = |ms: f64, dir: Dir, p: TcpPacket| {
-            let (link, bytes) = p.build();
-            let seg = decode(link, &bytes).unwrap();
-            let ev = conn.track(&seg, dir, 0, Timestamp(7) + Span::from_nanos((ms * 1e6) as i64));
-            acc.on_segment(&conn, &ev);
-        };
+        let (mut conn, mut acc) = (Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)), Accumulator::default());
+        let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
         send(0.0, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(8000).mss(1000).ts(1, 0));
         send(40.0, Dir::S2C, TcpPacket::new(S, C).syn().seq(0).ack(1).window(65000).mss(1000).ts(10, 1));
         send(40.1, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(8000).ts(2, 10));

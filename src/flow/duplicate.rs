@@ -402,7 +402,6 @@ mod tests {
     #[test]
     fn a_different_header_bit_is_no_copy() {
         let mut d = Duplicates::default();
-        let mut d = Duplicates::default();
         let got = run(&mut d, &[(ack(1, 1), 0), (data(1, 5), 10), (data(1, 5).window(9), 11)]);
         assert_eq!(got, [false; 3]);
     }

@@ -54,6 +54,9 @@ pub struct Facts {
     pub data_segments: u64,
     pub window_full_segments: u64,
     pub retransmitted_segments: u64,
+    /// Retransmissions the receiver reported receiving twice (D-SACK, RFC 2883): spurious
+    /// (RFC 3708), no loss. At most `retransmitted_segments`.
+    pub spurious_retransmissions: u64,
     pub zero_windows: u64,
     /// Scale of the receiver's windows (the end that receives the bulk data).
     pub receiver_scale: WindowScale,
@@ -98,6 +101,20 @@ impl Facts {
             0.0
         } else {
             self.retransmitted_segments as f64 / self.data_segments as f64
+        }
+    }
+
+    /// Retransmissions that were losses: all but those the receiver reported spurious.
+    pub fn lost_segments(&self) -> u64 {
+        self.retransmitted_segments - self.spurious_retransmissions.min(self.retransmitted_segments)
+    }
+
+    /// Share of the data segments lost (retransmitted, spurious ones aside).
+    pub fn loss_share(&self) -> f64 {
+        if self.data_segments == 0 {
+            0.0
+        } else {
+            self.lost_segments() as f64 / self.data_segments as f64
         }
     }
 

@@ -277,6 +277,7 @@ fn gather_facts(
         data_segments: d.data_segments,
         window_full_segments: dacc.window_full_segments,
         retransmitted_segments: d.retransmitted_segments,
+        spurious_retransmissions: d.dsack_segments.min(d.retransmitted_segments),
         zero_windows: summary.dir(bulk).zero_window_advertisements,
         receiver_scale: conn.scale_of_sender(bulk.reverse()),
         stretch_acks,
@@ -403,7 +404,9 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
         f.estimate.dispersed
     };
     let spacing = acks.unwrap_or(0.0).max(f.estimate.arrived.unwrap_or(0.0));
-    let full = f.retransmitted_segments > 0
+    // A loss shows the queue overflowed; a retransmission the receiver reported receiving
+    // twice (D-SACK) was no loss (its original had arrived: reordering, a delay spike).
+    let full = f.lost_segments() > 0
         || f.ecn.congestion()
         || standing
         || f.queue_shows()
@@ -697,6 +700,7 @@ mod tests {
             data_segments: 5000,
             window_full_segments: 0,
             retransmitted_segments: 0,
+            spurious_retransmissions: 0,
             zero_windows: 0,
             receiver_scale: WindowScale::Shift(7),
             stretch_acks: None,

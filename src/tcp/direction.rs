@@ -68,6 +68,10 @@ pub struct Direction {
     pub unique_bytes: u64,
     pub retransmitted_segments: u64,
     pub retransmitted_bytes: u64,
+    /// Segments of this direction the peer reported receiving twice (D-SACK, RFC 2883 §4):
+    /// a retransmission so reported was spurious — the original had arrived (RFC 3708) —
+    /// and shows no loss.
+    pub dsack_segments: u64,
     pub duplicate_acks: u64,
     pub zero_window_probes: u64,
     pub window_full_events: u64,
@@ -348,6 +352,9 @@ impl Direction {
             self.seen_unacked.clip_below(una);
         }
         self.latest_sack_bytes = sack.iter().map(|(l, r)| r.bytes_after(l) as u64).sum();
+        if let Some(d) = dsack(sack, ack) {
+            self.dsack_segments += (d as u64).div_ceil(mss.max(1) as u64).max(1);
+        }
         for (l, r) in sack.iter() {
             self.sacks.on_sack(l, r, una);
         }
@@ -395,6 +402,20 @@ impl Direction {
         let bound = ((self.peer_window_raw_max as u64) << shift.unwrap_or(14).min(14)) + mss as u64;
         flight > bound
     }
+}
+
+/// The bytes a D-SACK reports received twice, if the ACK's first SACK block is one: a
+/// block at or below the cumulative ACK, or one inside the second block (RFC 2883 §4).
+fn dsack(sack: &SackBlocks, ack: SeqNum) -> Option<u32> {
+    let mut it = sack.iter();
+    let (l, r) = it.next()?;
+    if !r.is_after(l) {
+        return None;
+    }
+    let inside_next = it
+        .next()
+        .is_some_and(|(l1, r1)| !l.is_before(l1) && !r.is_after(r1));
+    (!r.is_after(ack) || inside_next).then(|| r.bytes_after(l))
 }
 
 #[cfg(test)]
@@ -500,6 +521,35 @@ mod tests {
         assert_eq!(d.unique_bytes, 1000);
         assert_eq!(d.retransmitted_segments, 1);
         assert_eq!(d.flight(), Some(1000));
+    }
+
+    /// A retransmission whose original had arrived comes back as a D-SACK: a first block
+    /// below the cumulative ACK, or inside the second block (RFC 2883 §4 examples). An
+    /// ordinary SACK block above the ACK is none.
+    #[test]
+    fn d_sacks_count_the_segments_received_twice() {
+        let mut d = Direction::default();
+        d.on_send(&seg(0, 0, TcpFlags::SYN), Timestamp(0));
+        for i in 0..6 {
+            d.on_send(&seg(1 + i * 1000, 1000, ACK), Timestamp(0));
+        }
+        let blocks = |b: &[(u32, u32)]| {
+            let mut s = NOSACK;
+            for (k, &(l, r)) in b.iter().enumerate() {
+                s.blocks[k] = (SeqNum(l), SeqNum(r));
+            }
+            s.len = b.len() as u8;
+            s
+        };
+        // Segment 2 lost: SACK of 3..5, no D-SACK.
+        d.on_ack(SeqNum(1001), Some(65535), 65535, &blocks(&[(2001, 4001)]), false, false, 1000);
+        assert_eq!(d.dsack_segments, 0);
+        // Segment 1 (below the ACK) arrived twice.
+        d.on_ack(SeqNum(1001), Some(65535), 65535, &blocks(&[(1, 1001), (2001, 4001)]), false, false, 1000);
+        assert_eq!(d.dsack_segments, 1);
+        // Segment 4 (inside the second block) arrived twice.
+        d.on_ack(SeqNum(1001), Some(65535), 65535, &blocks(&[(3001, 4001), (2001, 5001)]), false, false, 1000);
+        assert_eq!(d.dsack_segments, 2);
     }
 
     #[test]

@@ -46,8 +46,13 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     let x = f.facts;
     let mut out = Vec::new();
     if x.retransmitted_segments > 0 {
+        let spurious = match x.spurious_retransmissions {
+            0 => String::new(),
+            n if n == x.retransmitted_segments => ", all spurious: the receiver reported each received twice (D-SACK, RFC 2883), so none was a loss".to_string(),
+            n => format!(", {n} of them spurious: the receiver reported them received twice (D-SACK, RFC 2883)"),
+        };
         out.push(format!(
-            "{} retransmitted segments ({} of data segments)",
+            "{} retransmitted segments ({} of data segments){spurious}",
             x.retransmitted_segments,
             pct(x.retransmission_share())
         ));
@@ -59,13 +64,18 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
 pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     let (x, c) = (f.facts, f.class);
     let mut out = Vec::new();
-    if x.retransmission_share() >= LOSSY {
+    if x.loss_share() >= LOSSY {
         out.push(plain(
             AdviceKind::FindLoss,
             None,
             format!(
-                "losses kept the congestion window below the BDP ({} of segments retransmitted): find the loss on the path (errors, a policer, a shallow buffer); a congestion control that does not treat random loss as congestion (BBR) would fill the pipe",
-                pct(x.retransmission_share())
+                "losses kept the congestion window below the BDP ({} of segments {}): find the loss on the path (errors, a policer, a shallow buffer); a congestion control that does not treat random loss as congestion (BBR) would fill the pipe",
+                pct(x.loss_share()),
+                if x.spurious_retransmissions > 0 {
+                    "lost, spurious retransmissions aside"
+                } else {
+                    "retransmitted"
+                }
             ),
             x,
         ));

@@ -11,6 +11,7 @@ use super::queue::StandingQueue;
 use super::Label;
 use super::rounds::{self, Round};
 use super::rules::{self, bottleneck, sender, Account, BinCtx, Left};
+use super::restart;
 use super::startup;
 use super::timeline::Timeline;
 use crate::time::{Span, Timestamp};
@@ -77,11 +78,13 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         (prefix[hi] - prefix[lo]) / ((hi - lo) as f64 * width_s)
     };
 
-    // Bins whose middle falls in an outage.
+    // Bins whose middle falls in an outage, or in the slow start that follows one (the
+    // sender's timer cut its window to one segment: `restart`).
+    let restarts = restart::after_outages(tl, inp.excluded, k, inp.mss);
     let out: Vec<bool> = (0..tl.bins.len())
         .map(|i| {
-            let mid = tl.start_of(i) + Span(tl.width.nanos() / 2);
-            inp.excluded.iter().any(|&(a, b)| a <= mid && mid < b)
+            let mid = restart::mid(tl, i);
+            restart::within(inp.excluded, mid) || restart::within(&restarts, mid)
         })
         .collect();
     // Per-bin account: each rule in turn takes what it explains of the bin's time.

@@ -18,6 +18,7 @@ mod facts;
 mod gate;
 mod idle;
 mod queue;
+mod restart;
 mod rounds;
 pub mod rules;
 mod packed;

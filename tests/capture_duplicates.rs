@@ -153,6 +153,33 @@ fn every_record_twice_is_the_capture_once() {
     }
 }
 
+/// `compare` sets copies aside as `analyze` does: the two vantage points of one lossy
+/// transfer, one of them holding every record twice, compare exactly as the clean pair
+/// (same retransmission and segment counts, same differences), and the doubled side says
+/// how many copies it set aside.
+#[test]
+fn compare_sets_copies_aside_as_analyze_does() {
+    use bdpscope::compare;
+    let out = sim::run(&lossy(false), &[sim::Flow::default()], Duration::from_millis(1_500));
+    let recs = records(&out.receiver_side_pcap);
+    let (doubled, n) = with_copies(&recs, &vec![1; recs.len()], Span(1_500), &[false, true]);
+    let side = |bytes: &[u8], name: &str| compare::read(&mut reader(bytes), name);
+    let a = side(&out.sender_side_pcap, "a");
+    let clean = compare::compare(&a, &side(&out.receiver_side_pcap, "b"));
+    let copied = compare::compare(&a, &side(&doubled, "b"));
+    assert_eq!(copied.b.capture_duplicates, n);
+    assert_eq!(clean.b.capture_duplicates, 0);
+    assert_eq!(clean.connections.len(), 1);
+    let strip = |c: &compare::Comparison| {
+        let mut v = serde_json::to_value(c).unwrap();
+        v["b"]["capture_duplicates"] = serde_json::Value::Null;
+        v["b"]["packets"] = serde_json::Value::Null;
+        v["b"]["tcp_segments"] = serde_json::Value::Null;
+        v
+    };
+    assert_eq!(strip(&clean), strip(&copied));
+}
+
 #[test]
 fn workers_set_the_same_copies_aside() {
     let out = sim::run(

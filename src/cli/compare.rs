@@ -223,9 +223,13 @@ fn write_conn<W: Write>(out: &mut W, c: &ConnComparison) -> Result<()> {
 
 pub fn write_text<W: Write>(out: &mut W, c: &Comparison) -> Result<()> {
     for (tag, s) in [("A", &c.a), ("B", &c.b)] {
+        let copies = match s.capture_duplicates {
+            0 => String::new(),
+            n => format!(", {n} capture duplicate(s) set aside"),
+        };
         writeln!(
             out,
-            "{tag}: {} ({}, {} packets, {} TCP connection(s))",
+            "{tag}: {} ({}, {} packets, {} TCP connection(s){copies})",
             s.path, s.format, s.packets, s.connections
         )?;
     }

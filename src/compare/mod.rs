@@ -47,6 +47,7 @@ fn info(s: &Side) -> CaptureInfo {
         format: s.format.clone(),
         packets: s.packets,
         tcp_segments: s.tcp_segments,
+        capture_duplicates: s.duplicates,
         connections: s.conns.len() as u64,
         warnings: s.warnings.clone(),
     }

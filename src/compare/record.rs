@@ -7,8 +7,8 @@
 //! `MAX_SAMPLES_TOTAL` per capture; beyond them only the counters grow.
 
 use crate::capture::{CaptureReader, Frame, Step};
-use crate::decode::{self, Segment, TcpFlags};
-use crate::flow::{Dir, Endpoint, FlowTable, TableConfig, Tracked};
+use crate::decode::{self, Print, Segment, TcpFlags};
+use crate::flow::{Dir, Duplicates, Endpoint, FlowTable, TableConfig, Tracked};
 use crate::middlebox::layout::longest_nop_run;
 use crate::tcp::rtt::End;
 use crate::tcp::Connection;
@@ -169,6 +169,10 @@ pub struct Side {
     pub format: String,
     pub packets: u64,
     pub tcp_segments: u64,
+    /// Capture duplicates (the same datagram recorded again: `flow::duplicate`) set aside
+    /// before anything counted them, as `analyze` does: a copy is neither a retransmission
+    /// here nor a segment the other capture lacks.
+    pub duplicates: u64,
     pub conns: Vec<ConnRecord>,
     pub warnings: Vec<String>,
 }
@@ -234,6 +238,10 @@ pub struct Builder {
     table: FlowTable<Entry>,
     done: Vec<Box<Entry>>,
     budget: Budget,
+    /// Capture duplicates, found as the front finds them for `analyze`.
+    copies: Duplicates,
+    /// The latest record's print (scratch).
+    print: Print,
 }
 
 /// What is left of the capture-wide budgets.
@@ -254,18 +262,24 @@ impl Builder {
             table: FlowTable::new(TableConfig::default(), 0),
             done: Vec::new(),
             budget: Budget::default(),
+            copies: Duplicates::default(),
+            print: Print::default(),
         }
     }
 
     pub fn on_frame(&mut self, frame: &Frame<'_>) {
         self.side.packets += 1;
-        let Ok(seg) = decode::decode(frame.link, frame.data) else {
+        let Ok(seg) = decode::decode_printed(frame.link, frame.data, &mut self.print) else {
             return;
         };
         self.side.tcp_segments += 1;
         let (entry, dir, replaced) = self.table.lookup(&seg, frame.number, frame.ts);
-        entry.conn.on_segment(&seg, dir, frame.number, frame.ts);
-        record(&mut entry.rec, &seg, dir, frame, &mut self.budget);
+        if self.copies.is_copy(entry.conn.id, dir == Dir::C2S, &seg, &self.print, frame.ts) {
+            self.side.duplicates += 1;
+        } else {
+            entry.conn.on_segment(&seg, dir, frame.number, frame.ts);
+            record(&mut entry.rec, &seg, dir, frame, &mut self.budget);
+        }
         if let Some(old) = replaced {
             self.done.push(old);
         }

@@ -33,6 +33,9 @@ pub struct CaptureInfo {
     pub format: String,
     pub packets: u64,
     pub tcp_segments: u64,
+    /// Capture duplicates set aside (the same datagram recorded twice: a mirror port, an
+    /// `any` capture), as `analyze` sets them aside.
+    pub capture_duplicates: u64,
     pub connections: u64,
     pub warnings: Vec<String>,
 }

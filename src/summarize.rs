@@ -264,9 +264,9 @@ pub fn capture_duplicates(summary: &mut FlowSummary, copies: [u64; 2]) {
     let window = crate::flow::duplicate::WINDOW.nanos() / 1_000_000;
     summary.notes.push(format!(
         "{n} record{s} of this flow {are} {COPIES_NOTE}{s} (c2s {c}, s2c {v}): a datagram the \
-         capture recorded again within {window} ms, identical from the IP header on (identification \
-         included), where no TCP sends one again, or with a lower TTL: the same datagram one router \
-         later; a mirror port, a capture on `any` (of a bridge, or of a router's ingress and egress) \
+         capture recorded again, identical from the IP header on (identification included), within \
+         {window} ms where no TCP sends one again, or with a lower TTL (the same datagram one router \
+         later, after the router's queue held it); a mirror port, a capture on `any` (of a bridge, or of a router's ingress and egress) \
          records packets twice. They were set aside before the analysis, as \
          `editcap -d` does: no figure of this flow counts them",
         s = if n == 1 { "" } else { "s" },

@@ -49,6 +49,18 @@
 //! connections matter), never per live connection: a flood's attempts cost nothing more.
 //! A connection pushed out of the cache (four others in its set heard of since, within the
 //! window) has its next copy kept, as without this module.
+//!
+//! **Routed copies.** A capture on a router's `any` interface records each forwarded
+//! datagram on the way in and again on the way out, TTL one less, after the router's queue
+//! held it: behind dozens of the connection's own datagrams and past [`WINDOW`] (up to
+//! 2 ms and 217 records of one direction apart in ../shared/external's nDPI fix2 capture),
+//! beyond the four-record ring. The TTL settles such a pair at any distance: a host resends
+//! with its own initial TTL, which reaches one capture point with the same count, so an
+//! identical datagram with fewer hops left is the same one after one more router. Once the
+//! ring has caught one routed copy (the capture is a router's), every record's print is
+//! also kept for [`ROUTED_HORIZON`] in a map by connection, direction and print, and a
+//! record identical to one of them but for a lower TTL is a copy. Captures without routed
+//! copies never pay for the map.
 
 use crate::decode::{Print, Segment};
 use crate::seq::SeqNum;
@@ -58,6 +70,12 @@ use crate::time::{Span, Timestamp};
 /// shortest timer that resends a segment (see the module's comment); copies by mirror
 /// ports and `any` captures are microseconds apart.
 pub const WINDOW: Span = Span::from_millis(1);
+
+/// How long a record's print is kept once the capture showed routed copies: the map's
+/// memory bound, not a rule (the TTL decides at any distance): Linux's least
+/// retransmission timer (`TCP_RTO_MIN`, 200 ms), far above the few milliseconds a
+/// router's queue holds a packet it forwards.
+pub const ROUTED_HORIZON: Span = Span::from_millis(200);
 
 /// Records of one connection and direction a record is compared with: `editcap -d`'s
 /// four previous frames, per connection and direction.
@@ -159,6 +177,44 @@ pub struct Duplicates {
     /// The last connection looked up and its way: consecutive records mostly belong to
     /// one connection (`flow::Slots` keeps the same shortcut).
     last: (u64, usize),
+    /// Every record's print, once the capture showed a routed copy (module comment).
+    routed: Option<Routed>,
+}
+
+/// Prints of the records of the last [`ROUTED_HORIZON`], by connection, direction and print:
+/// the TTL each came with and when.
+#[derive(Default)]
+struct Routed {
+    seen: crate::flow::FxHashMap<u64, (i64, u8)>,
+    /// Keys in the order they came, to forget them after the horizon.
+    order: std::collections::VecDeque<(i64, u64)>,
+}
+
+impl Routed {
+    fn key(id: u64, from_lo: bool, print: &Print) -> u64 {
+        print.hash ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ from_lo as u64
+    }
+
+    /// Whether the record is an earlier record again with fewer hops left.
+    fn is_copy(&self, key: u64, print: &Print, ts: Timestamp) -> bool {
+        self.seen
+            .get(&key)
+            .is_some_and(|&(t, ttl)| print.ttl < ttl && ts.0.saturating_sub(t) <= ROUTED_HORIZON.nanos())
+    }
+
+    fn keep(&mut self, key: u64, print: &Print, ts: Timestamp) {
+        while let Some(&(t, k)) = self.order.front() {
+            if ts.0.saturating_sub(t) <= ROUTED_HORIZON.nanos() {
+                break;
+            }
+            self.order.pop_front();
+            if self.seen.get(&k).is_some_and(|&(kt, _)| kt == t) {
+                self.seen.remove(&k);
+            }
+        }
+        self.seen.insert(key, (ts.0, print.ttl));
+        self.order.push_back((ts.0, key));
+    }
 }
 
 const EMPTY: u64 = u64::MAX;
@@ -169,6 +225,7 @@ impl Default for Duplicates {
             ids: vec![(EMPTY, i64::MIN); SETS * WAYS].into_boxed_slice(),
             sides: vec![[Side::default(); 2]; SETS * WAYS].into_boxed_slice(),
             last: (EMPTY, 0),
+            routed: None,
         }
     }
 }
@@ -186,7 +243,19 @@ impl Duplicates {
         let (mine, other) = if from_lo { (lo, hi) } else { (hi, lo) };
         if copy_of(mine, other, seg, print, ts) {
             mine.copied = true;
+            // One router later: from now on the capture is known to hold routed copies.
+            if self.routed.is_none() && (0..RECENT).any(|a| mine.hash[a] == print.hash && mine.ttl[a] > print.ttl) {
+                self.routed = Some(Routed::default());
+            }
             return true;
+        }
+        if let Some(r) = self.routed.as_mut() {
+            let key = Routed::key(id, from_lo, print);
+            if r.is_copy(key, print, ts) {
+                mine.copied = true;
+                return true;
+            }
+            r.keep(key, print, ts);
         }
         mine.push(print.hash, print.ttl, ts, seg.seq, other.n);
         false
@@ -397,6 +466,36 @@ mod tests {
         let mut d = Duplicates::default();
         let got = run(&mut d, &[(ack(1, 1), 0), (data(1, 5), 10), (data(1, 5).ttl(63), 5_000)]);
         assert_eq!(got, [false; 3]);
+    }
+
+    /// Once a routed copy showed the capture is a router's, its egress copies are found
+    /// behind many of the connection's records and past the window (a router's queue held
+    /// them), up to the horizon; before, only the ring's reach counts.
+    #[test]
+    fn routed_copies_are_found_past_the_ring_once_one_was_seen() {
+        // 30 data segments in, then their copies out, 1.5 ms later, TTL one less.
+        let far = |d: &mut Duplicates, t0: i64| {
+            let ins: Vec<(TcpPacket, i64)> = (0..30).map(|i| (data(1 + 1000 * i, 0), t0 + i as i64 * 10)).collect();
+            let outs: Vec<(TcpPacket, i64)> = (0..30).map(|i| (data(1 + 1000 * i, 0).ttl(63), t0 + 1_500 + i as i64 * 10)).collect();
+            run(d, &[ins, outs].concat())
+        };
+        // A fresh capture: the ring sees none of them.
+        let mut d = Duplicates::default();
+        run(&mut d, &[(ack(1, 0), 0)]);
+        assert!(far(&mut d, 10).iter().all(|&c| !c));
+        // One routed copy within the ring's reach first: then every far copy is one.
+        let mut d = Duplicates::default();
+        let near = run(&mut d, &[(ack(1, 0), 0), (ack(1, 0).ttl(63), 2)]);
+        assert_eq!(near, [false, true]);
+        let got = far(&mut d, 10);
+        assert!(got[..30].iter().all(|&c| !c) && got[30..].iter().all(|&c| c), "{got:?}");
+        // Past the horizon the print is forgotten; the same TTL is never a routed copy.
+        let h = ROUTED_HORIZON.nanos() / 1_000;
+        let got = run(
+            &mut d,
+            &[(data(50_001, 0), 100_000), (data(50_001, 0).ttl(63), 100_000 + h + 1), (data(60_001, 0), 100_000 + h + 2), (data(60_001, 0), 100_000 + h + 3_000)],
+        );
+        assert_eq!(got, [false; 4]);
     }
 
     #[test]

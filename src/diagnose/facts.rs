@@ -57,6 +57,9 @@ pub struct Facts {
     /// Retransmissions the receiver reported receiving twice (D-SACK, RFC 2883): spurious
     /// (RFC 3708), no loss. At most `retransmitted_segments`.
     pub spurious_retransmissions: u64,
+    /// Retransmissions that repaired what an outage lost (`StallTracker::outage_repairs`):
+    /// the outage is reported as a stall; they are no loss a congestion window answered.
+    pub outage_repairs: u64,
     pub zero_windows: u64,
     /// Scale of the receiver's windows (the end that receives the bulk data).
     pub receiver_scale: WindowScale,
@@ -104,12 +107,16 @@ impl Facts {
         }
     }
 
-    /// Retransmissions that were losses: all but those the receiver reported spurious.
+    /// Retransmissions that were losses on a running path: all but those the receiver
+    /// reported spurious and those that repaired an outage's loss.
     pub fn lost_segments(&self) -> u64 {
-        self.retransmitted_segments - self.spurious_retransmissions.min(self.retransmitted_segments)
+        self.retransmitted_segments
+            .saturating_sub(self.spurious_retransmissions)
+            .saturating_sub(self.outage_repairs)
     }
 
-    /// Share of the data segments lost (retransmitted, spurious ones aside).
+    /// Share of the data segments lost (retransmitted, spurious ones and an outage's repair
+    /// aside).
     pub fn loss_share(&self) -> f64 {
         if self.data_segments == 0 {
             0.0

@@ -127,6 +127,7 @@ pub fn finish(
     let max_raw = acc.windows.max_raw[bulk.index()];
     let dacc = &acc.dirs[bulk.index()];
     let mut facts = gather_facts(conn, dacc, &summary, bulk, &tl, base_rtt, quantum, link_rate_bps);
+    facts.outage_repairs = acc.stalls.outage_repairs(bulk, &summary.stalls);
     // The window the sender obeyed, when it read the receiver's windows with another scale
     // than the handshake's (a middlebox beyond the capture point rewrote the option).
     let (shown, obeyed) = (conn.scale_of_sender(bulk.reverse()), conn.effective_scale(bulk.reverse()));
@@ -279,6 +280,7 @@ fn gather_facts(
         window_full_segments: dacc.window_full_segments,
         retransmitted_segments: d.retransmitted_segments,
         spurious_retransmissions: d.dsack_segments.min(d.retransmitted_segments),
+        outage_repairs: 0,
         zero_windows: summary.dir(bulk).zero_window_advertisements,
         receiver_scale: conn.scale_of_sender(bulk.reverse()),
         stretch_acks,
@@ -406,7 +408,8 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     };
     let spacing = acks.unwrap_or(0.0).max(f.estimate.arrived.unwrap_or(0.0));
     // A loss shows the queue overflowed; a retransmission the receiver reported receiving
-    // twice (D-SACK) was no loss (its original had arrived: reordering, a delay spike).
+    // twice (D-SACK) was no loss (its original had arrived: reordering, a delay spike), and
+    // one that repaired an outage's loss shows the outage, not a full queue.
     let full = f.lost_segments() > 0
         || f.ecn.congestion()
         || standing
@@ -702,6 +705,7 @@ mod tests {
             window_full_segments: 0,
             retransmitted_segments: 0,
             spurious_retransmissions: 0,
+            outage_repairs: 0,
             zero_windows: 0,
             receiver_scale: WindowScale::Shift(7),
             stretch_acks: None,

@@ -56,6 +56,17 @@ pub struct StallTracker {
     found: Vec<Stall>,
     /// Stalls found beyond `MAX_STALLS` (the shortest were dropped).
     pub dropped: u32,
+    /// Per data direction, the retransmissions that repaired what an outage lost: those
+    /// during the outage (its timer's back-off) and, after it, those of data sent before it
+    /// ended (below `repair_mark`). The path carried nothing then: they are the outage's,
+    /// not losses a congestion window answered (`outage_repairs`).
+    repairs: [u64; 2],
+    /// The direction's highest sequence (relative) sent when its last outage ended.
+    repair_mark: [Option<u32>; 2],
+    /// An outage ended and no new data of the direction was seen since: the first that
+    /// comes starts where the sender was when it ended (a capture past the loss never saw
+    /// what the outage took, so its own highest sequence is short of that).
+    repair_open: [bool; 2],
 }
 
 impl StallTracker {
@@ -71,6 +82,8 @@ impl StallTracker {
         // Before the outage trackers see this segment: was its sender's data visibly waiting?
         let seen_waiting = self.outage[ev.dir.index()].waiting();
         if let Some(s) = self.silence.on_segment(conn, ev, seen_waiting) {
+            // Ended by this retransmission: the repair count below takes it.
+            self.mark_outage(conn, ev.dir);
             self.push(s);
         }
         let zero_open = |z: &zero_window::ZeroWindow| z.is_open();
@@ -80,6 +93,11 @@ impl StallTracker {
         for d in [Dir::C2S, Dir::S2C] {
             let closed = zero_open(&self.zero[d.index()]);
             if let Some(s) = self.outage[d.index()].on_segment(conn, ev, d, closed) {
+                if matches!(s.kind, StallKind::Outage | StallKind::RtoBackoff) {
+                    // Its retransmissions came during the wait, before this ACK.
+                    self.repairs[d.index()] += s.events as u64;
+                    self.mark_outage(conn, d);
+                }
                 self.push(s);
             }
             let acked = d == acked_dir && acked_new;
@@ -97,6 +115,37 @@ impl StallTracker {
             self.on_ecn(conn, ev, ecn_signal, acked_dir, acked_new);
         }
         self.ending.on_segment(conn, ev);
+        // A retransmission of data sent before the last outage ended repairs its loss.
+        let i = ev.dir.index();
+        let mark = self.repair_mark[i];
+        let before = |m: u32| (m.wrapping_sub(ev.seq) as i32) > 0;
+        if ev.send.retransmission && ev.len > 0 && mark.is_some_and(before) {
+            self.repairs[i] += 1;
+        } else if self.repair_open[i] && ev.send.new_bytes > 0 && !ev.send.retransmission {
+            self.repair_open[i] = false;
+            if mark.is_none_or(|m| !before(m)) {
+                self.repair_mark[i] = Some(ev.seq);
+            }
+        }
+    }
+
+    /// An outage of direction `d`'s data just ended: what it had sent by now is what the
+    /// outage may have lost.
+    fn mark_outage(&mut self, conn: &Connection, d: Dir) {
+        let x = conn.dir(d);
+        self.repair_mark[d.index()] = x.nxt.and_then(|n| x.relative(n));
+        self.repair_open[d.index()] = true;
+    }
+
+    /// The retransmissions of direction `d` that repaired what its outages lost (and, in
+    /// `stalls` as [`Self::finish`] gave them, those of a connection lost at the end).
+    pub fn outage_repairs(&self, d: Dir, stalls: &[Stall]) -> u64 {
+        let lost: u64 = stalls
+            .iter()
+            .filter(|s| s.kind == StallKind::Lost && s.direction == Some(d))
+            .map(|s| s.events as u64)
+            .sum();
+        self.repairs[d.index()] + lost
     }
 
     /// The ECN episodes of both directions (`acked_new`: the segment acknowledged new data

@@ -51,8 +51,14 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             n if n == x.retransmitted_segments => ", all spurious: the receiver reported each received twice (D-SACK, RFC 2883), so none was a loss".to_string(),
             n => format!(", {n} of them spurious: the receiver reported them received twice (D-SACK, RFC 2883)"),
         };
+        // Counted once: a spurious one is not also an outage's repair.
+        let outage = match x.outage_repairs.min(x.retransmitted_segments - x.spurious_retransmissions.min(x.retransmitted_segments)) {
+            0 => String::new(),
+            n if n == x.retransmitted_segments => ", all repairing what an outage lost (see the stalls)".to_string(),
+            n => format!(", {n} of them repairing what an outage lost (see the stalls)"),
+        };
         out.push(format!(
-            "{} retransmitted segments ({} of data segments){spurious}",
+            "{} retransmitted segments ({} of data segments){spurious}{outage}",
             x.retransmitted_segments,
             pct(x.retransmission_share())
         ));
@@ -71,10 +77,11 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
             format!(
                 "losses kept the congestion window below the BDP ({} of segments {}): find the loss on the path (errors, a policer, a shallow buffer); a congestion control that does not treat random loss as congestion (BBR) would fill the pipe",
                 pct(x.loss_share()),
-                if x.spurious_retransmissions > 0 {
-                    "lost, spurious retransmissions aside"
-                } else {
-                    "retransmitted"
+                match (x.spurious_retransmissions > 0, x.outage_repairs > 0) {
+                    (false, false) => "retransmitted",
+                    (true, false) => "lost, spurious retransmissions aside",
+                    (false, true) => "lost, an outage's repair aside",
+                    (true, true) => "lost, spurious retransmissions and an outage's repair aside",
                 }
             ),
             x,

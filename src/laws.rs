@@ -50,6 +50,10 @@ pub const LAWS: &[Law] = &[
         check: crate::diagnose::limits_law,
     },
     Law {
+        name: "cwnd-verdict-explained",
+        check: crate::diagnose::rules::cwnd::law,
+    },
+    Law {
         name: "stalls",
         check: crate::stall::law,
     },

@@ -303,6 +303,30 @@ fn the_check_catches_a_broken_law() {
     assert!(zero_with_decimals("rtt  min 17.0 µs, 100 ms, 0 B, 10.05").is_none());
 }
 
+/// A cwnd verdict beside a larger bottleneck share must say why (the flow delivered below
+/// capacity over the steady transfer), with the shares the limits print.
+#[test]
+fn the_cwnd_law_wants_a_reason_beside_a_larger_bottleneck_share() {
+    let (_, json) = run(&["analyze", "--format", "json"], &root().join("fixtures/rcvbuf_16k/client.pcap.gz"));
+    let doc: Document = serde_json::from_str(&json).unwrap();
+    let mut f = doc.flows[0].clone();
+    f.verdict = Verdict::Limited(Label::Cwnd);
+    f.limits = Some(Limits {
+        receiver_window: 0.0,
+        cwnd: 0.41,
+        bottleneck: 0.57,
+        sender: 0.02,
+    });
+    f.evidence.retain(|e| !e.starts_with("cwnd-limited though"));
+    let law = |f: &FlowSummary| bdpscope::laws::check(f).iter().any(|v| v.law == "cwnd-verdict-explained");
+    assert!(law(&f));
+    let reason = "cwnd-limited though the bottleneck's share of the time is larger (57% against 41%): over the steady transfer the flow delivered 83% of the capacity while it had data, below the 85% a full path gives, so the path did not hold it back as a whole; the congestion window kept it below";
+    f.evidence.push(reason.into());
+    assert!(!law(&f));
+    *f.evidence.last_mut().unwrap() = reason.replace("57%", "52%");
+    assert!(law(&f));
+}
+
 #[test]
 fn the_sender_law_catches_a_sender_verdict_beside_a_full_pipe() {
     // tcp-ethereal-trace-1 as the standing-queue change alone printed it (5e0df6c without

@@ -43,8 +43,22 @@ impl Claim for Remainder {
 }
 
 pub fn evidence(f: &Findings<'_>) -> Vec<String> {
-    let x = f.facts;
+    let (x, c) = (f.facts, f.class);
     let mut out = Vec::new();
+    // The verdict against a larger bottleneck share says why (`classify`: below capacity
+    // over the steady transfer, the path did not hold the flow back as a whole).
+    let bottleneck = c.fractions[Label::Bottleneck.index()];
+    if c.verdict == Label::Cwnd && bottleneck > c.fractions[Label::Cwnd.index()] {
+        if let Some(u) = c.utilisation {
+            out.push(format!(
+                "cwnd-limited though the bottleneck's share of the time is larger ({} against {}): over the steady transfer the flow delivered {} of the capacity while it had data, below the {} a full path gives, so the path did not hold it back as a whole; the congestion window kept it below",
+                pct(bottleneck),
+                pct(c.fractions[Label::Cwnd.index()]),
+                pct(u),
+                pct(super::bottleneck::AT_CAPACITY)
+            ));
+        }
+    }
     if x.retransmitted_segments > 0 {
         let spurious = match x.spurious_retransmissions {
             0 => String::new(),
@@ -106,6 +120,23 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
         ));
     }
     out
+}
+
+/// The law of a cwnd verdict beside a larger bottleneck share (on the summary): a sentence
+/// says why, with the shares the limits print.
+pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
+    let (Some(l), crate::summary::Verdict::Limited(Label::Cwnd)) = (&f.limits, f.verdict) else {
+        return Vec::new();
+    };
+    if l.bottleneck <= l.cwnd {
+        return Vec::new();
+    }
+    let shares = format!("({} against {})", pct(l.bottleneck), pct(l.cwnd));
+    match f.evidence.iter().find(|e| e.starts_with("cwnd-limited though")) {
+        None => vec![format!("cwnd-limited beside a larger bottleneck share {shares}, and no sentence says why")],
+        Some(e) if !e.contains(&shares) => vec![format!("the sentence's shares are not the limits' {shares}: {e}")],
+        Some(_) => Vec::new(),
+    }
 }
 
 #[cfg(test)]

@@ -83,9 +83,8 @@ impl Delivery {
         let during = (run.last - run.first).secs_f64();
         let in_it = run.delivered_at_last.saturating_sub(run.delivered_before) as f64;
         let round = conn.rtt.min_end_to_end().map(|r| r.secs_f64());
-        match self.first_ack {
-            Some(f) if (conn.last_ts - f).secs_f64() > 0.0 => {
-                let all = rate(self.acked as f64 / (conn.last_ts - f).secs_f64());
+        match self.overall(conn) {
+            Some(all) => {
                 match round {
                     Some(r) if during >= r && during > 0.0 => {
                         s.delivered_bps = Some(in_it * 8.0 / during);
@@ -95,7 +94,50 @@ impl Delivery {
                     None => format!("; {} delivered during it (no round-trip time to rate it over), {all} over the connection", bytes(in_it)),
                 }
             }
-            _ => String::new(),
+            None => String::new(),
         }
+    }
+
+    /// The direction's delivery over the connection up to its latest segment (what
+    /// [`Self::during`] compares an episode with), as printed.
+    pub fn overall(&self, conn: &Connection) -> Option<String> {
+        let f = self.first_ack?;
+        let span = (conn.last_ts - f).secs_f64();
+        (span > 0.0).then(|| rate(self.acked as f64 / span))
+    }
+}
+
+const OVERALL_END: &str = " over the connection";
+
+/// `sentence` with the direction's delivery over the connection (the figure before
+/// [`OVERALL_END`], after "against " or ", ") replaced by `all`.
+pub fn restate_overall(sentence: &str, all: &str) -> String {
+    let Some(end) = sentence.find(OVERALL_END) else {
+        return sentence.to_string();
+    };
+    let head = &sentence[..end];
+    let Some(start) = ["against ", "), "].iter().filter_map(|p| head.rfind(p).map(|i| i + p.len())).max() else {
+        return sentence.to_string();
+    };
+    format!("{}{all}{}", &sentence[..start], &sentence[end..])
+}
+
+#[cfg(test)]
+mod restate_tests {
+    use super::restate_overall;
+
+    #[test]
+    fn the_overall_figure_is_replaced_and_nothing_else() {
+        let s = "the server retransmitted 4 segments; 294 KiB delivered during it (23.4 Mbit/s), against 19.2 Mbit/s over the connection";
+        assert_eq!(
+            restate_overall(s, "20.1 Mbit/s"),
+            "the server retransmitted 4 segments; 294 KiB delivered during it (23.4 Mbit/s), against 20.1 Mbit/s over the connection"
+        );
+        let s = "x; 3 KiB delivered during it (less than a round trip: no rate), 7.58 Mbit/s over the connection";
+        assert_eq!(
+            restate_overall(s, "9.37 Mbit/s"),
+            "x; 3 KiB delivered during it (less than a round trip: no rate), 9.37 Mbit/s over the connection"
+        );
+        assert_eq!(restate_overall("no figure here", "1 bit/s"), "no figure here");
     }
 }

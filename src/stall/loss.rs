@@ -55,12 +55,7 @@ impl Losses {
         s.events = e.count;
         s.recovered = ended;
         s.resumed_by = ended.then_some(Resumed::Acknowledgment);
-        let x = conn.dir(d);
-        let share = if x.data_segments > 0 {
-            format!(" ({} of its data segments)", crate::units::pct(x.retransmitted_segments.min(e.count as u64) as f64 / x.data_segments as f64))
-        } else {
-            String::new()
-        };
+        let share = share(conn, d, e.count);
         // Delivery during the episode against the direction's average.
         let rates = delivery.during(conn, &e.run, &mut s);
         let origin = conn.first_ts;
@@ -83,4 +78,31 @@ impl Losses {
         let repaired = conn.dir(d).flight() == Some(0);
         Some(Self::episode(conn, d, e, repaired, delivery))
     }
+}
+
+const SHARE_END: &str = " of its data segments)";
+
+/// " (1% of its data segments)": the episode's `count` against the direction's data
+/// segments (none without data).
+fn share(conn: &Connection, d: Dir, count: u32) -> String {
+    let x = conn.dir(d);
+    if x.data_segments > 0 {
+        format!(
+            " ({}{SHARE_END}",
+            crate::units::pct(x.retransmitted_segments.min(count as u64) as f64 / x.data_segments as f64)
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// `sentence` with its share of the data segments as the connection's figures give it now.
+pub fn restate_share(sentence: &str, conn: &Connection, d: Dir, count: u32) -> String {
+    let Some(end) = sentence.find(SHARE_END).map(|i| i + SHARE_END.len()) else {
+        return sentence.to_string();
+    };
+    let Some(start) = sentence[..end].rfind(" (") else {
+        return sentence.to_string();
+    };
+    format!("{}{}{}", &sentence[..start], share(conn, d, count), &sentence[end..])
 }

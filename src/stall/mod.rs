@@ -184,6 +184,18 @@ impl StallTracker {
             out.extend(self.delayed_ack[d.index()].finish(conn, d));
         }
         out.extend(self.ending.finish(conn));
+        // An episode's sentence was written when it ended, with the direction's figures of
+        // then; the summary beside it prints the connection's final ones, so the sentence
+        // states those too.
+        for s in out.iter_mut().filter(|s| matches!(s.kind, StallKind::LossEpisode | StallKind::EcnEpisode)) {
+            let Some(d) = s.direction else { continue };
+            if let Some(all) = self.delivery[d.index()].overall(conn) {
+                s.sentence = episode::restate_overall(&s.sentence, &all);
+            }
+            if s.kind == StallKind::LossEpisode {
+                s.sentence = loss::restate_share(&s.sentence, conn, d, s.events);
+            }
+        }
         out.sort_by(|a, b| a.start.total_cmp(&b.start));
         out
     }

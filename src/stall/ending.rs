@@ -10,8 +10,15 @@ use crate::tcp::{Connection, SegmentEvent};
 use crate::time::Timestamp;
 use crate::units::{bytes, secs};
 
-/// The least idle time before a keep-alive timer fires (Linux's TCP_KEEPIDLE floor).
-const KEEPALIVE_IDLE_MIN: crate::time::Span = crate::time::Span::from_millis(1_000);
+/// The least idle time before a keep-alive timer fires: Linux's TCP_KEEPIDLE floor of one
+/// second, less one jiffy. Linux measures the idle time in jiffies (tcp_keepalive_timer:
+/// `keepalive_time_elapsed`, tcp_jiffies32 since the last segment received), and a jiffy
+/// is up to 10 ms (CONFIG_HZ=100): a 1 s timer fired 996.6 ms after the data it followed
+/// (the lab's keep-alive run at the client, HZ=250). From every vantage point the gap from
+/// the last data to the first keep-alive is at least that idle time: at the sender of the
+/// keep-alive the idle time runs from the last segment it received, and elsewhere the gap
+/// adds a path delay to it.
+const KEEPALIVE_IDLE_MIN: crate::time::Span = crate::time::Span::from_millis(1_000 - 10);
 
 #[derive(Clone, Debug, Default)]
 pub struct Ending {

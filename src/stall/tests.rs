@@ -195,6 +195,10 @@ fn keep_alives_after_acknowledged_data_are_reported() {
     assert!(k[0].sentence.contains("after its last data at +10.0 ms (120 B in all, acknowledged)"), "{}", k[0].sentence);
     // "One below SND.NXT" 100 ms after the data is no keep-alive timer's (at least 1 s).
     assert!(only(&run(110.0), StallKind::KeepAliveOnly).is_empty());
+    // A 1 s timer counted in jiffies fires up to one jiffy (10 ms at HZ=100) early: the
+    // lab's keep-alive at the client came 996.6 ms after the data.
+    assert_eq!(only(&run(10.0 + 996.6), StallKind::KeepAliveOnly).len(), 1);
+    assert!(only(&run(10.0 + 985.0), StallKind::KeepAliveOnly).is_empty());
 }
 
 #[test]

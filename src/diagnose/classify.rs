@@ -46,7 +46,12 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     let tl = inp.tl;
     let rounds: Vec<Round> = rounds::rounds(tl, inp.base_rtt);
     let k = rounds::bins_per_round(tl, inp.base_rtt);
-    let startup_round = startup::end_round(&rounds);
+    let round_s = (k as f64 * tl.width.secs_f64()).max(1e-9);
+    let startup_round = startup::ramp_end(
+        &rounds,
+        startup::end_round(&rounds),
+        inp.capacity.filter(|_| inp.shared_delivered.is_none()).map(|c| c * round_s),
+    );
     let startup_bin = rounds.get(startup_round).map_or(tl.bins.len(), |r| r.first);
     let flat = sender::plateau_rounds(&rounds, inp.mss, startup_round);
     // A flat stretch that holds the BDP (judged capacity x base RTT) while the RTT rose is

@@ -4,6 +4,7 @@
 //! says nothing about what limits the transfer once it runs, so the steady-state figures
 //! (utilisation, the limit fractions) start where it ends.
 
+use super::capacity::AT_CAPACITY;
 use super::rounds::Round;
 
 /// Slow start roughly doubles the flight each round; growth below this ratio means the
@@ -35,9 +36,82 @@ pub fn end_round(rounds: &[Round]) -> usize {
     rounds.len()
 }
 
+/// Where the start-up really ends when slow start stopped without a congestion signal:
+/// the first round from `from` on that delivers at the capacity (`per_round`: the judged
+/// capacity times the rounds' length, bytes), if the window got there with no loss, no ECN
+/// mark, and no round in which the sender mostly idled (its application held it) on the
+/// way; `from` otherwise. Rounds held by the receiver's window are on the way: a receiver
+/// that autotunes its buffer doubles its window each round as slow start does (see
+/// [`end_round`]), and one whose window never grows keeps the flow from the capacity, so
+/// the ramp never ends.
+///
+/// Why: a sender leaves slow start on a growth rule as well as on a loss — HyStart (Ha &
+/// Rhee, "Taming the elephants: new TCP slow start", Computer Networks 2011; on by default
+/// in Linux's tcp_cubic) leaves it when the RTT rises or ACK trains stretch, before the
+/// pipe is full — and CUBIC then grows the window towards the path round by round (RFC
+/// 9438 §4.2-4.3). Until the window first holds what the path carries, the flow is still
+/// ramping up: those rounds are the congestion window's by construction, as slow start's
+/// are, and say nothing of the steady state (a 400 ms, 50 Mbit/s path: HyStart left slow
+/// start after 0.8 s, CUBIC took 3 s more to fill the pipe, which then stayed full). A
+/// congestion signal on the way ends the ramp where it was: the window's cuts are the
+/// steady behaviour then.
+pub fn ramp_end(rounds: &[Round], from: usize, per_round: Option<f64>) -> usize {
+    let Some(full) = per_round.filter(|&p| p > 0.0) else {
+        return from;
+    };
+    let whole = rounds.first().map_or(0, |r| r.last - r.first);
+    for (j, r) in rounds.iter().enumerate().skip(from) {
+        if r.congestion() || r.idle_ns > r.busy_ns + r.rwnd_ns || r.last - r.first < whole {
+            return from;
+        }
+        if r.delivered as f64 >= AT_CAPACITY * full {
+            return j;
+        }
+    }
+    from
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn busy(flight: u64, delivered: u64) -> Round {
+        Round {
+            first: 0,
+            last: 1,
+            max_flight: flight,
+            busy_ns: 1_000,
+            delivered,
+            ..Default::default()
+        }
+    }
+
+    /// Slow start left at 40 of a 100-per-round path, the window then growing to it.
+    #[test]
+    fn a_ramp_without_loss_ends_where_the_pipe_fills() {
+        let rs = [busy(10, 10), busy(20, 20), busy(40, 40), busy(45, 45), busy(60, 60), busy(90, 90), busy(100, 100)];
+        let from = end_round(&rs);
+        assert_eq!(from, 3);
+        assert_eq!(ramp_end(&rs, from, Some(100.0)), 5);
+        assert_eq!(ramp_end(&rs, from, None), 3);
+    }
+
+    /// A loss on the way, an idle sender, or a flow that never gets there: the
+    /// start-up ends where slow start did.
+    #[test]
+    fn a_ramp_cut_short_is_no_ramp() {
+        let mut rs = [busy(10, 10), busy(20, 20), busy(40, 40), busy(45, 45), busy(60, 60), busy(90, 90)];
+        assert_eq!(ramp_end(&rs, 3, Some(200.0)), 3);
+        rs[4].retransmissions = 1;
+        assert_eq!(ramp_end(&rs, 3, Some(100.0)), 3);
+        rs[4].retransmissions = 0;
+        rs[4].idle_ns = 2_000;
+        assert_eq!(ramp_end(&rs, 3, Some(100.0)), 3);
+        // The receiver's window, opening round by round, is on the way.
+        rs[4].idle_ns = 0;
+        rs[4].rwnd_ns = 2_000;
+        assert_eq!(ramp_end(&rs, 3, Some(100.0)), 5);
+    }
 
     fn r(flight: u64, retrans: u32) -> Round {
         Round {

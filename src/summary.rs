@@ -269,6 +269,10 @@ vocabulary! {
         Dispersion = "dispersion",
         /// The spacing of data segments arriving at a capture point past the bottleneck.
         ArrivalDispersion = "arrival-dispersion",
+        /// The spacing of ACKs on the receiver's clock (their TCP timestamps): what the
+        /// receiver saw arrive, where ACK compression on the way back made the capture's
+        /// spacing of the ACKs useless.
+        ReceiverClockDispersion = "receiver-clock-dispersion",
         /// The summed delivery rate of flows sharing the path.
         SharedDeliveryRate = "shared-delivery-rate",
         /// The rate a token-bucket policer enforced: the flow's delivery while it lost
@@ -576,6 +580,10 @@ pub struct CapacitySummary {
     pub arrival_dispersion_bps: Option<f64>,
     /// Delivery while a standing queue showed the link full.
     pub queue_delivery_bps: Option<f64>,
+    /// ACK dispersion on the receiver's clock (TSval), where it was used: the ACKs came
+    /// back compressed behind data going the other way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver_clock_dispersion_bps: Option<f64>,
     /// Delivery over the same windows as `delivery_bps`, whatever the sender did (its
     /// app-limited windows too): what the path carried, a floor of the estimate.
     #[serde(default, skip_serializing_if = "Option::is_none")]

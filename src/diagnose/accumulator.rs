@@ -9,6 +9,7 @@
 
 use super::dispersion::Dispersion;
 use super::packed::LiveTimeline;
+use super::receiver_clock::ReceiverClock;
 use super::timeline::SenderState;
 use super::train::Train;
 use crate::decode::{Ecn, TcpFlags};
@@ -48,6 +49,8 @@ pub struct DirAccumulator {
     /// become rates).
     ack_train: Option<Train>,
     pub dispersion: Dispersion,
+    /// The same ACKs timed on the receiver's clock (their TSval).
+    pub receiver_clock: ReceiverClock,
     pub first_data: Option<Timestamp>,
     /// Time by which everything sent had been acknowledged, as the sender saw it.
     pub drained_at: Option<Timestamp>,
@@ -257,26 +260,12 @@ impl DirAccumulator {
             }
             // A gap longer than a round trip is a pause, not spacing: the train ends before
             // it (its last batch complete) and restarts.
-            if let (Some(train), Some(r)) = (self.ack_train.as_mut(), round) {
+            if let (Some(train), Some(r)) = (self.ack_train.as_ref(), round) {
                 if ts - train.last() > r {
-                    if let Some((bytes, gap)) = train.close(min_span) {
-                        self.dispersion.add(bytes, gap);
-                    }
-                    self.ack_train = None;
+                    self.dispersion.end(&mut self.ack_train, min_span);
                 }
             }
-            match self.ack_train.as_mut() {
-                Some(train) => {
-                    self.dispersion.on_packet(reported, train.batched(ts));
-                    if let Some((bytes, gap)) = train.add(ts, reported, min_span) {
-                        self.dispersion.add(bytes, gap);
-                    }
-                }
-                None => {
-                    self.dispersion.on_packet(reported, false);
-                    self.ack_train = Some(Train::start(ts));
-                }
-            }
+            self.dispersion.feed(&mut self.ack_train, ts, reported, min_span);
         }
         let at = ts + sender_loop;
         match pause {
@@ -440,10 +429,13 @@ impl Accumulator {
             if ev.acked.delivered > 0 {
                 acc.last_delivery = Some((ev.ts, !covers_all));
             }
+            let delivered = if across_stall { 0 } else { ev.acked.delivered as u64 };
+            if let Some(tsval) = ev.tsval.filter(|_| !ev.flags.syn()) {
+                acc.receiver_clock.on_ack(ev.ts, tsval, delivered, conn.rtt.base_end_to_end());
+            }
             if ev.acked.delivered > 0 || pause.is_some() || was_paused {
                 let lp = conn.sender_loop(data_dir);
                 let round = conn.rtt.base_end_to_end();
-                let delivered = if across_stall { 0 } else { ev.acked.delivered as u64 };
                 acc.on_ack(ev.ts, delivered, ev.acked.delivered as u64, pause, lp, round, min_span);
             }
             // Room the sender did not use (see `UnusedRoom`).

@@ -114,6 +114,9 @@ pub struct Input<'a> {
     /// on the dynamics of a congestion control algorithm: the effects of two-way traffic",
     /// SIGCOMM 1991), so their spacing is not the path's.
     pub two_way: bool,
+    /// ACK dispersion on the receiver's clock ([`super::receiver_clock`]), bytes/s: taken
+    /// where two-way traffic sets the capture's ACK spacing aside.
+    pub receiver_clock: Option<f64>,
     /// A token-bucket policer its losses showed ([`super::policer`]).
     pub policer: Option<super::policer::Policer>,
     /// The highest delivery (bytes/s) reported during one of the direction's loss or ECN
@@ -139,6 +142,10 @@ pub struct Estimate {
     pub dispersed: Option<f64>,
     /// Data-arrival dispersion (bytes/s).
     pub arrived: Option<f64>,
+    /// What the receiver's stamps showed (bytes/s), and whether it stands in for the ACK
+    /// dispersion (`receiver_clocked`: the ACKs came back compressed, [`Estimate::two_way`]).
+    pub stamped: Option<f64>,
+    pub receiver_clocked: Option<f64>,
     /// Delivery while a standing queue stood (bytes/s).
     pub queued: Option<f64>,
     /// The policer its losses showed: rate (bytes/s) and bucket depth (bytes).
@@ -192,17 +199,6 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
             delivery::app_limited_rate(inp.tl, window, Interval::Length),
         )
     });
-    let mut set_aside = Vec::new();
-    let dispersed = match dispersed {
-        Some(r) if inp.two_way => {
-            set_aside.push(format!(
-                "ACK dispersion showed {}, but the other direction carried data at the same time: ACKs queue behind it and arrive compressed (ACK compression, Zhang, Shenker & Clark 1991), so their spacing says nothing of the path",
-                rate(r)
-            ));
-            None
-        }
-        d => d,
-    };
     let mut out = Estimate {
         capacity: None,
         delivered,
@@ -210,11 +206,16 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         loss_delivery: inp.loss_delivery,
         dispersed,
         arrived,
+        stamped: inp.receiver_clock,
+        receiver_clocked: None,
         queued,
         policer: inp.policer,
         by_length,
-        set_aside,
+        set_aside: Vec::new(),
     };
+    if inp.two_way {
+        out.two_way(TWO_WAY_WITHIN);
+    }
     // What the flow itself achieved: no estimate may be below it.
     let achieved = out.achieved(inp.goodput).max(queued.unwrap_or(0.0));
     if let Some(bps) = inp.link_rate_bps {
@@ -235,8 +236,10 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         }
     }
     let spacing = [
-        dispersed.map(|r| (r, Method::Dispersion, "ACK dispersion")),
+        out.dispersed.map(|r| (r, Method::Dispersion, "ACK dispersion")),
         arrived.map(|r| (r, Method::ArrivalDispersion, "data-arrival dispersion")),
+        out.receiver_clocked
+            .map(|r| (r, Method::ReceiverClockDispersion, "ACK dispersion on the receiver's clock")),
     ];
     if let Some(q) = queued {
         // The link was full while the queue stood: what it delivered then is its rate.
@@ -287,7 +290,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         // the flight drained at, the other one's faster spacing was made after the
         // bottleneck — a link or host that holds packets and releases them at once). With
         // traffic the capture does not show, both spacings read the link and stand.
-        let spacing = [dispersed, arrived];
+        let spacing = [out.dispersed, arrived];
         let batched = [
             inp.dispersion.mostly_batched(),
             inp.arrivals.is_some_and(|a| a.mostly_batched()),
@@ -330,6 +333,13 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     out
 }
 
+/// Why the ACKs came back compressed: the connection's own data the other way, or another
+/// connection's between the same hosts.
+pub const TWO_WAY_WITHIN: &str =
+    "the other direction carried data at the same time: ACKs queue behind it and arrive compressed";
+pub const TWO_WAY_ACROSS: &str =
+    "a transfer between the same hosts ran the other way at the same time: these ACKs queued behind its data and arrived compressed";
+
 /// How delivery windows are measured: over their ACK interval when longer (tcp_rate.c),
 /// unless the ACKs queued behind data going the other way.
 pub fn ack_interval(two_way: bool) -> Interval {
@@ -349,6 +359,24 @@ impl Estimate {
             .into_iter()
             .flatten()
             .fold(goodput, f64::max)
+    }
+
+    /// The ACKs came back compressed behind data going the other way (`why`): their
+    /// spacing at the capture point is set aside, and the receiver's stamps stand in for it
+    /// ([`super::receiver_clock`]). Whether the stamps gave an estimate.
+    pub fn two_way(&mut self, why: &str) -> bool {
+        let stamps = match self.stamped {
+            Some(r) => format!("; the receiver's own clock (its TCP timestamps) shows the data arriving at {}", rate(r)),
+            None => String::new(),
+        };
+        if let Some(r) = self.dispersed.take() {
+            self.set_aside.push(format!(
+                "ACK dispersion showed {}, but {why} (ACK compression, Zhang, Shenker & Clark 1991), so their spacing at the capture point says nothing of the path{stamps}",
+                rate(r)
+            ));
+        }
+        self.receiver_clocked = self.stamped;
+        self.receiver_clocked.is_some()
     }
 
     /// Whether a delivery-rate capacity of `rate` is the busy windows' own figure (within
@@ -412,6 +440,7 @@ fn largest(e: &Estimate, achieved: f64) -> Option<Capacity> {
         e.delivered.or(floor).map(|r| (r, Method::DeliveryRate)),
         e.dispersed.map(|r| (r, Method::Dispersion)),
         e.arrived.map(|r| (r, Method::ArrivalDispersion)),
+        e.receiver_clocked.map(|r| (r, Method::ReceiverClockDispersion)),
     ]
     .into_iter()
     .flatten()
@@ -521,6 +550,7 @@ mod tests {
             rtt_rose: false,
             window_held: false,
             two_way: false,
+            receiver_clock: None,
             policer: None,
             loss_delivery: None,
         }

@@ -11,7 +11,8 @@
 //! The capacity is the byte-weighted mode of the per-gap rates.
 
 use crate::fastmath::fast_log2;
-use crate::time::Span;
+use super::train::Train;
+use crate::time::{Span, Timestamp};
 
 /// Rates are binned on a log scale: 3% wide bins from 1 kB/s upward.
 const MIN_RATE: f64 = 1_000.0;
@@ -75,6 +76,31 @@ impl Dispersion {
             self.samples += 1;
             self.lo = self.lo.min(b);
             self.hi = self.hi.max(b);
+        }
+    }
+
+    /// A packet of `bytes` at `at` on `train` (a new train from it when there is none):
+    /// counted, and the sample it completes added.
+    pub fn feed(&mut self, train: &mut Option<Train>, at: Timestamp, bytes: u64, min_span: Span) {
+        match train.as_mut() {
+            Some(t) => {
+                self.on_packet(bytes, t.batched(at));
+                if let Some((b, gap)) = t.add(at, bytes, min_span) {
+                    self.add(b, gap);
+                }
+            }
+            None => {
+                self.on_packet(bytes, false);
+                *train = Some(Train::start(at));
+            }
+        }
+    }
+
+    /// `train` ends (a pause follows): its last sample added, and the next packet starts a
+    /// new one.
+    pub fn end(&mut self, train: &mut Option<Train>, min_span: Span) {
+        if let Some((b, gap)) = train.take().and_then(|mut t| t.close(min_span)) {
+            self.add(b, gap);
         }
     }
 

@@ -18,6 +18,7 @@ mod facts;
 mod gate;
 mod idle;
 mod queue;
+mod receiver_clock;
 mod restart;
 mod rounds;
 pub mod rules;
@@ -242,6 +243,7 @@ fn gather_facts(
         rtt_rose,
         window_held,
         two_way,
+        receiver_clock: dacc.receiver_clock.capacity(),
         loss_delivery: summary
             .stalls
             .iter()
@@ -376,7 +378,10 @@ fn classify_kept(k: &Kept, tl: &Timeline, shared: Option<&[f64]>) -> Classificat
 fn judged_capacity(f: &Facts) -> Option<f64> {
     let cap = f.capacity?;
     let achieved = f.estimate.achieved(f.goodput);
-    let spacing_method = matches!(cap.method, Method::Dispersion | Method::ArrivalDispersion);
+    let spacing_method = matches!(
+        cap.method,
+        Method::Dispersion | Method::ArrivalDispersion | Method::ReceiverClockDispersion
+    );
     // The clock cannot time one segment's gap at that rate (a measured span is ten ticks):
     // no packet pair inside a window's burst is resolved, only trains that span the idle
     // rest of the round.
@@ -406,7 +411,10 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     } else {
         f.estimate.dispersed
     };
-    let spacing = acks.unwrap_or(0.0).max(f.estimate.arrived.unwrap_or(0.0));
+    let spacing = acks
+        .or(f.estimate.receiver_clocked.filter(|_| f.stretch_acks.is_none()))
+        .unwrap_or(0.0)
+        .max(f.estimate.arrived.unwrap_or(0.0));
     // A loss shows the queue overflowed; a retransmission the receiver reported receiving
     // twice (D-SACK) was no loss (its original had arrived: reordering, a delay spike), and
     // one that repaired an outage's loss shows the outage, not a full queue.
@@ -433,6 +441,7 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
         delivery_bps: f.estimate.delivered.map(|r| r * 8.0),
         ack_dispersion_bps: f.estimate.dispersed.map(|r| r * 8.0),
         arrival_dispersion_bps: f.estimate.arrived.map(|r| r * 8.0),
+        receiver_clock_dispersion_bps: f.estimate.receiver_clocked.map(|r| r * 8.0),
         queue_delivery_bps: f.estimate.queued.map(|r| r * 8.0),
         app_limited_delivery_bps: f.estimate.app_limited.map(|r| r * 8.0),
         policed_bps: f.estimate.policer.map(|p| p.rate * 8.0),
@@ -546,19 +555,14 @@ fn two_way_traffic(flows: &mut [Finished]) {
         }
         let f = &mut flows[i];
         let Some(mut k) = f.kept.take() else { continue };
-        let dispersed = k.facts.estimate.dispersed.take();
-        if let Some(r) = dispersed {
-            k.facts.estimate.set_aside.push(format!(
-                "ACK dispersion showed {}, but a transfer between the same hosts ran the other way at the same time: these ACKs queued behind its data and arrived compressed (ACK compression, Zhang, Shenker & Clark 1991), so their spacing says nothing of the path",
-                crate::units::rate(r)
-            ));
-        }
+        let dispersed = k.facts.estimate.dispersed;
+        let stamped = k.facts.estimate.two_way(capacity::TWO_WAY_ACROSS);
         // Nor their instants: delivery windows are measured over their lengths alone.
         let unclocked = k.facts.estimate.unclock();
         // Nor their round trip: it crossed the other transfer's queue.
         let queued = k.facts.queue.is_some() || k.facts.prompt_queueing_s.is_some();
         k.facts.queue_other_way();
-        if dispersed.is_some() || unclocked || queued {
+        if dispersed.is_some() || stamped || unclocked || queued {
             k.facts.capacity = capacity::choose(&k.facts.estimate, k.facts.goodput, k.facts.capacity);
             k.facts.bdp = k.facts.capacity.map(|c| c.rate * k.base_rtt.secs_f64());
             k.facts.lower_bound = judged_capacity(&k.facts).is_none() && k.facts.capacity.is_some();

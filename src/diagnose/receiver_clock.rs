@@ -1,0 +1,193 @@
+//! ACK dispersion timed on the receiver's own clock: the TSval of each ACK (RFC 7323 §3)
+//! is the receiver's clock when it sent the ACK, and a receiver sends its ACKs as the data
+//! arrives. The spacing of those stamps is the spacing the bottleneck gave the data,
+//! whatever happened to the ACKs afterwards.
+//!
+//! Why: with a bulk transfer running the other way, a flow's ACKs queue behind that data
+//! and reach the sender in clumps (ACK compression: Zhang, Shenker & Clark, "Observations
+//! on the dynamics of a congestion control algorithm: the effects of two-way traffic",
+//! SIGCOMM 1991), so their spacing at the capture point says nothing of the path, and
+//! before the bottleneck nothing else in the capture shows its rate. The stamps were set
+//! before the ACKs met that queue; Mogul ("Observing TCP dynamics in real networks",
+//! SIGCOMM 1992) told ACK compression by comparing the ACKs' spacing at the sender with
+//! their spacing at the receiver. On the lab's 20 Mbit/s two-way path the capture's ACK
+//! spacing at the sender read 1.67 Gbit/s; the receiver's stamps read 18-20 Mbit/s.
+//!
+//! The receiver's clock ticks at a rate of its own (RFC 7323 §5.4: between 1 ms and 1 s a
+//! tick; Linux's is 1 ms, or 1 µs with the usec option of Linux 6.7): it is measured
+//! against the capture's clock over the connection (ticks over seconds between the first
+//! and the last ACK), and taken as the nearest usual rate when within the measurement's
+//! error of it. A tick is the clock's resolution, so samples span ten ticks at least (as
+//! the capture clock's do: [`crate::time::Quantum::min_sample_span`]), and ACKs that carry
+//! the same stamp are one batch ([`super::train`]): the sample takes all of them.
+
+use super::dispersion::Dispersion;
+use super::train::{Train, BATCH_GAP};
+use crate::time::{Span, Timestamp};
+
+/// One tick of the receiver's clock is laid on the train's time axis as one batch gap: ACKs
+/// one tick apart are separate batches, ACKs sharing a stamp one batch.
+const TICK_NS: i64 = BATCH_GAP.0;
+/// Samples span at least this many ticks (a 10% resolution, as for the capture's clock).
+const MIN_TICKS: i64 = 10;
+/// The clock rate is measured over at least this long (s) and this many ticks: the ACKs'
+/// own delay varies by tens of milliseconds on a loaded path, a few percent of a second.
+const MIN_CLOCK_SPAN_S: f64 = 1.0;
+const MIN_CLOCK_TICKS: i64 = 100;
+/// Usual timestamp clock rates (Hz): Linux (1 ms since 4.13; jiffies of HZ 100, 250, 300
+/// or 1000 before; 1 µs with the usec option), the BSDs and macOS (1 ms).
+const USUAL_HZ: [f64; 5] = [100.0, 250.0, 300.0, 1000.0, 1_000_000.0];
+/// A measured rate within this share of a usual one is taken as it.
+const USUAL_WITHIN: f64 = 0.05;
+
+#[derive(Clone, Debug, Default)]
+pub struct ReceiverClock {
+    dispersion: Dispersion,
+    train: Option<Train>,
+    /// The latest ACK's stamp, and its tick count since the first (stamps wrap at 2^32).
+    last_tsval: Option<u32>,
+    ticks: i64,
+    /// Capture time and tick count of the first and the latest stamped ACK.
+    first: Option<(Timestamp, i64)>,
+    last: Option<(Timestamp, i64)>,
+    /// Capture time of the latest ACK that reported delivery.
+    last_delivery: Option<Timestamp>,
+}
+
+impl ReceiverClock {
+    /// An ACK of the receiver, captured at `ts`, stamped `tsval`, reporting `delivered`
+    /// bytes newly delivered; `round` the base RTT: a longer gap between ACKs is a pause of
+    /// the sender or the pipe, not spacing (as for the capture-clock ACK train).
+    pub fn on_ack(&mut self, ts: Timestamp, tsval: u32, delivered: u64, round: Option<Span>) {
+        let step = match self.last_tsval {
+            Some(prev) => tsval.wrapping_sub(prev) as i32 as i64,
+            None => 0,
+        };
+        // A stamp older than the last is an ACK reordered on the way: its place in the
+        // train is gone, and it gives no spacing.
+        if step < 0 {
+            return;
+        }
+        self.ticks += step;
+        self.last_tsval = Some(tsval);
+        self.first.get_or_insert((ts, self.ticks));
+        self.last = Some((ts, self.ticks));
+        if delivered == 0 {
+            return;
+        }
+        let at = Timestamp(self.ticks * TICK_NS);
+        let min_span = Span(MIN_TICKS * TICK_NS);
+        if let (Some(prev), Some(r)) = (self.last_delivery, round) {
+            if ts - prev > r {
+                self.dispersion.end(&mut self.train, min_span);
+            }
+        }
+        self.last_delivery = Some(ts);
+        self.dispersion.feed(&mut self.train, at, delivered, min_span);
+    }
+
+    /// The receiver's clock rate (ticks per second), when the ACKs span enough of it.
+    pub fn hz(&self) -> Option<f64> {
+        let ((t0, k0), (t1, k1)) = (self.first?, self.last?);
+        let secs = (t1 - t0).secs_f64();
+        let ticks = k1 - k0;
+        if secs < MIN_CLOCK_SPAN_S || ticks < MIN_CLOCK_TICKS {
+            return None;
+        }
+        let measured = ticks as f64 / secs;
+        Some(
+            USUAL_HZ
+                .into_iter()
+                .find(|&u| (measured / u - 1.0).abs() <= USUAL_WITHIN)
+                .unwrap_or(measured),
+        )
+    }
+
+    /// The bottleneck rate the receiver's stamps show (payload bytes/s): the byte-weighted
+    /// mode of the spacing, as for the capture's clock ([`Dispersion::capacity`]).
+    pub fn capacity(&self) -> Option<f64> {
+        let hz = self.hz()?;
+        let mut d = self.dispersion.clone();
+        d.end(&mut self.train.clone(), Span(MIN_TICKS * TICK_NS));
+        // The train's axis gives a tick 1 / TICK_NS of a second.
+        d.capacity().map(|r| r * TICK_NS as f64 * 1e-9 * hz)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at_ms(ms: f64) -> Timestamp {
+        Timestamp(1_700_000_000_000_000_000 + (ms * 1e6) as i64)
+    }
+
+    /// A receiver with a 1 ms clock gets a segment of 1448 bytes every 0.58 ms (20 Mbit/s)
+    /// and ACKs every second one; its ACKs reach the capture point in clumps of ten, 12 ms
+    /// apart (queued behind other data). The capture's spacing is the clumps'; the stamps
+    /// give the path's rate.
+    #[test]
+    fn clumped_acks_give_the_rate_the_receiver_stamped() {
+        let mut c = ReceiverClock::default();
+        let seg_ms = 1448.0 * 8.0 / 20e6 * 1e3;
+        let round = Some(Span::from_millis(60));
+        for i in 0..2000u32 {
+            let sent_ms = (2 * i) as f64 * seg_ms;
+            let tsval = 5_000_000u32.wrapping_add(sent_ms as u32);
+            // Captured in clumps: every tenth ACK releases the ten before it.
+            let clump = (i / 10) as f64 * 10.0 * 2.0 * seg_ms + 12.0;
+            c.on_ack(at_ms(clump + (i % 10) as f64 * 0.001), tsval, 2 * 1448, round);
+        }
+        let hz = c.hz().unwrap();
+        assert_eq!(hz, 1000.0);
+        let r = c.capacity().unwrap() * 8.0;
+        assert!((r / 20e6 - 1.0).abs() < 0.06, "{r}");
+    }
+
+    /// Stamps that wrap past 2^32 keep counting.
+    #[test]
+    fn stamps_wrap() {
+        let mut c = ReceiverClock::default();
+        for i in 0..3000u32 {
+            let tsval = (u32::MAX - 1000).wrapping_add(i);
+            c.on_ack(at_ms(i as f64), tsval, 1448, Some(Span::from_millis(50)));
+        }
+        assert_eq!(c.hz(), Some(1000.0));
+        let r = c.capacity().unwrap();
+        assert!((r / 1448e3 - 1.0).abs() < 0.05, "{r}");
+    }
+
+    /// Under a second of ACKs does not measure the clock: no estimate.
+    #[test]
+    fn a_short_flow_gives_no_clock() {
+        let mut c = ReceiverClock::default();
+        for i in 0..500u32 {
+            c.on_ack(at_ms(i as f64), 1_000 + i, 1448, Some(Span::from_millis(50)));
+        }
+        assert_eq!(c.hz(), None);
+        assert_eq!(c.capacity(), None);
+    }
+
+    /// A reordered ACK's older stamp is skipped, not counted as a wrap of the clock.
+    #[test]
+    fn an_older_stamp_is_skipped() {
+        let mut c = ReceiverClock::default();
+        for i in 0..2000u32 {
+            let tsval = if i == 700 { 10 } else { 100_000 + i };
+            c.on_ack(at_ms(i as f64), tsval, 1448, Some(Span::from_millis(50)));
+        }
+        assert_eq!(c.hz(), Some(1000.0));
+    }
+
+    /// The clock rate snaps to a usual one only within the measurement's error.
+    #[test]
+    fn an_unusual_clock_rate_is_taken_as_measured() {
+        let mut c = ReceiverClock::default();
+        for i in 0..3000u32 {
+            // 500 Hz
+            c.on_ack(at_ms(i as f64), 7 + i / 2, 1448, Some(Span::from_millis(50)));
+        }
+        let hz = c.hz().unwrap();
+        assert!((hz - 500.0).abs() < 1.0, "{hz}");
+    }
+}

@@ -22,7 +22,7 @@ use super::super::Label;
 use super::super::advice::plain;
 use super::{BinCtx, Claim, Left};
 use crate::summary::{AdviceItem, AdviceKind};
-use crate::units::pct;
+use crate::units::{pct, rate};
 
 /// Retransmitted share of the segments above which the losses are reported as the cause.
 pub const LOSSY: f64 = 0.001;
@@ -85,18 +85,30 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     let (x, c) = (f.facts, f.class);
     let mut out = Vec::new();
     if x.loss_share() >= LOSSY {
+        let counted = match (x.spurious_retransmissions > 0, x.outage_repairs > 0) {
+            (false, false) => "retransmitted",
+            (true, false) => "lost, spurious retransmissions aside",
+            (false, true) => "lost, an outage's repair aside",
+            (true, true) => "lost, spurious retransmissions and an outage's repair aside",
+        };
+        let losses = format!("{} of segments {counted}", pct(x.loss_share()));
+        // What the losses held down, in the figures printed beside it: the flow's delivery
+        // against the capacity. Not "the window below the BDP": the flight's peaks between
+        // losses reach past the BDP into the queue (loss_cubic: 3.76x the BDP at its
+        // highest) while the delivery stays below the capacity.
+        let held = match (c.utilisation, x.capacity) {
+            (Some(u), Some(cap)) if u < 1.0 => format!(
+                "losses kept the flow below the path's capacity (it delivered {} of {} while it had data; {losses})",
+                pct(u),
+                rate(cap.rate)
+            ),
+            _ => format!("losses held the congestion window back ({losses})"),
+        };
         out.push(plain(
             AdviceKind::FindLoss,
             None,
             format!(
-                "losses kept the congestion window below the BDP ({} of segments {}): find the loss on the path (errors, a policer, a shallow buffer); a congestion control that does not treat random loss as congestion (BBR) would fill the pipe",
-                pct(x.loss_share()),
-                match (x.spurious_retransmissions > 0, x.outage_repairs > 0) {
-                    (false, false) => "retransmitted",
-                    (true, false) => "lost, spurious retransmissions aside",
-                    (false, true) => "lost, an outage's repair aside",
-                    (true, true) => "lost, spurious retransmissions and an outage's repair aside",
-                }
+                "{held}: find the loss on the path (errors, a policer, a shallow buffer); a congestion control that does not treat random loss as congestion (BBR) would fill the pipe"
             ),
             x,
         ));

@@ -54,6 +54,10 @@ pub const LAWS: &[Law] = &[
         check: crate::diagnose::rules::cwnd::law,
     },
     Law {
+        name: "bottleneck-verdict-explained",
+        check: crate::diagnose::rules::bottleneck::verdict_law,
+    },
+    Law {
         name: "stalls",
         check: crate::stall::law,
     },

@@ -327,6 +327,40 @@ fn the_cwnd_law_wants_a_reason_beside_a_larger_bottleneck_share() {
     assert!(law(&f));
 }
 
+/// A bottleneck verdict beside a larger share of another limit must say which sign of a full
+/// path decided it, with the shares the limits print (PcapPlusPlus sll.pcap: receiver
+/// window 44% of the time, bottleneck 39%, 87% of the capacity delivered).
+#[test]
+fn the_bottleneck_law_wants_a_reason_beside_a_larger_share() {
+    let (_, json) = run(&["analyze", "--format", "json"], &root().join("fixtures/rcvbuf_16k/client.pcap.gz"));
+    let doc: Document = serde_json::from_str(&json).unwrap();
+    let mut f = doc.flows[0].clone();
+    f.verdict = Verdict::Limited(Label::Bottleneck);
+    f.limits = Some(Limits {
+        receiver_window: 0.44,
+        cwnd: 0.17,
+        bottleneck: 0.39,
+        sender: 0.0,
+    });
+    f.evidence.retain(|e| !e.starts_with("bottleneck-limited though"));
+    let law = |f: &FlowSummary| bdpscope::laws::check(f).iter().any(|v| v.law == "bottleneck-verdict-explained");
+    assert!(law(&f));
+    let reason = "bottleneck-limited though the receiver window's share of the time is larger (44% against 39%): over the steady transfer the flow delivered 87% of the capacity while it had data, at least the 85% a full path gives, so the path held it back as a whole";
+    f.evidence.push(reason.into());
+    assert!(!law(&f));
+    *f.evidence.last_mut().unwrap() = reason.replace("44%", "41%");
+    assert!(law(&f));
+    // The bottleneck's own share the largest: nothing to explain.
+    f.limits = Some(Limits {
+        receiver_window: 0.2,
+        cwnd: 0.1,
+        bottleneck: 0.7,
+        sender: 0.0,
+    });
+    f.evidence.pop();
+    assert!(!law(&f));
+}
+
 #[test]
 fn the_sender_law_catches_a_sender_verdict_beside_a_full_pipe() {
     // tcp-ethereal-trace-1 as the standing-queue change alone printed it (5e0df6c without

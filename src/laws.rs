@@ -54,8 +54,8 @@ pub const LAWS: &[Law] = &[
         check: crate::diagnose::rules::cwnd::law,
     },
     Law {
-        name: "bottleneck-verdict-explained",
-        check: crate::diagnose::rules::bottleneck::verdict_law,
+        name: "verdict-explained",
+        check: crate::diagnose::rules::verdict_law,
     },
     Law {
         name: "stalls",

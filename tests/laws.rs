@@ -303,6 +303,16 @@ fn the_check_catches_a_broken_law() {
     assert!(zero_with_decimals("rtt  min 17.0 µs, 100 ms, 0 B, 10.05").is_none());
 }
 
+/// Limit shares as the summary holds them: receiver window, cwnd, bottleneck, sender.
+fn limits(receiver_window: f64, cwnd: f64, bottleneck: f64, sender: f64) -> Option<Limits> {
+    Some(Limits {
+        receiver_window,
+        cwnd,
+        bottleneck,
+        sender,
+    })
+}
+
 /// A cwnd verdict beside a larger bottleneck share must say why (the flow delivered below
 /// capacity over the steady transfer), with the shares the limits print.
 #[test]
@@ -311,12 +321,7 @@ fn the_cwnd_law_wants_a_reason_beside_a_larger_bottleneck_share() {
     let doc: Document = serde_json::from_str(&json).unwrap();
     let mut f = doc.flows[0].clone();
     f.verdict = Verdict::Limited(Label::Cwnd);
-    f.limits = Some(Limits {
-        receiver_window: 0.0,
-        cwnd: 0.41,
-        bottleneck: 0.57,
-        sender: 0.02,
-    });
+    f.limits = limits(0.0, 0.41, 0.57, 0.02);
     f.evidence.retain(|e| !e.starts_with("cwnd-limited though"));
     let law = |f: &FlowSummary| bdpscope::laws::check(f).iter().any(|v| v.law == "cwnd-verdict-explained");
     assert!(law(&f));
@@ -327,23 +332,19 @@ fn the_cwnd_law_wants_a_reason_beside_a_larger_bottleneck_share() {
     assert!(law(&f));
 }
 
-/// A bottleneck verdict beside a larger share of another limit must say which sign of a full
-/// path decided it, with the shares the limits print (PcapPlusPlus sll.pcap: receiver
-/// window 44% of the time, bottleneck 39%, 87% of the capacity delivered).
+/// A verdict decided ahead of the shares (here the bottleneck's, then the sender's) beside a
+/// larger share of another limit must say which sign decided it, with the shares the limits
+/// print (PcapPlusPlus sll.pcap: receiver window 44% of the time, bottleneck 39%, 87% of the
+/// capacity delivered).
 #[test]
-fn the_bottleneck_law_wants_a_reason_beside_a_larger_share() {
+fn the_verdict_law_wants_a_reason_beside_a_larger_share() {
     let (_, json) = run(&["analyze", "--format", "json"], &root().join("fixtures/rcvbuf_16k/client.pcap.gz"));
     let doc: Document = serde_json::from_str(&json).unwrap();
     let mut f = doc.flows[0].clone();
     f.verdict = Verdict::Limited(Label::Bottleneck);
-    f.limits = Some(Limits {
-        receiver_window: 0.44,
-        cwnd: 0.17,
-        bottleneck: 0.39,
-        sender: 0.0,
-    });
+    f.limits = limits(0.44, 0.17, 0.39, 0.0);
     f.evidence.retain(|e| !e.starts_with("bottleneck-limited though"));
-    let law = |f: &FlowSummary| bdpscope::laws::check(f).iter().any(|v| v.law == "bottleneck-verdict-explained");
+    let law = |f: &FlowSummary| bdpscope::laws::check(f).iter().any(|v| v.law == "verdict-explained");
     assert!(law(&f));
     let reason = "bottleneck-limited though the receiver window's share of the time is larger (44% against 39%): over the steady transfer the flow delivered 87% of the capacity while it had data, at least the 85% a full path gives, so the path held it back as a whole";
     f.evidence.push(reason.into());
@@ -351,13 +352,15 @@ fn the_bottleneck_law_wants_a_reason_beside_a_larger_share() {
     *f.evidence.last_mut().unwrap() = reason.replace("44%", "41%");
     assert!(law(&f));
     // The bottleneck's own share the largest: nothing to explain.
-    f.limits = Some(Limits {
-        receiver_window: 0.2,
-        cwnd: 0.1,
-        bottleneck: 0.7,
-        sender: 0.0,
-    });
+    f.limits = limits(0.2, 0.1, 0.7, 0.0);
     f.evidence.pop();
+    assert!(!law(&f));
+    // A sender verdict beside a larger bottleneck share (an application idle 39% of the time).
+    f.verdict = Verdict::Limited(Label::Sender);
+    f.limits = limits(0.0, 0.1, 0.51, 0.39);
+    f.evidence.retain(|e| !e.starts_with("sender-limited though"));
+    assert!(law(&f));
+    f.evidence.push("sender-limited though the bottleneck's share of the time is larger (51% against 39%): the sender idled 39% of the time, at least the 25% that makes the application the limit: it had nothing to send that long".into());
     assert!(!law(&f));
 }
 

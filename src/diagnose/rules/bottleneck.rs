@@ -126,20 +126,6 @@ impl Verdict for Decides {
     }
 }
 
-/// The sentence that says why a bottleneck verdict stands beside a larger share of another
-/// limit, naming that share and the bottleneck's as the limits print them.
-const LARGER_SHARE: &str = "bottleneck-limited though the";
-
-/// What a limit's share is called in that sentence.
-fn share_name(l: Label) -> &'static str {
-    match l {
-        Label::ReceiverWindow => "receiver window's",
-        Label::Cwnd => "congestion window's",
-        Label::Bottleneck => "bottleneck's",
-        Label::Sender => "sender's",
-    }
-}
-
 pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     let x = f.facts;
     let mut out = Vec::new();
@@ -147,14 +133,8 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     // decided it (`Decides`, ahead of the shares: RFC 6349 §3.3, a path's throughput is its
     // bottleneck's, whatever the ends' windows did meanwhile).
     let c = f.class;
-    let share = |l: Label| c.fractions[l.index()];
-    let larger = Label::ALL
-        .iter()
-        .copied()
-        .filter(|&l| l != Label::Bottleneck && share(l) > share(Label::Bottleneck))
-        .max_by(|a, b| share(*a).total_cmp(&share(*b)));
-    if let (Label::Bottleneck, Some(l)) = (c.verdict, larger) {
-        let why = match (c.utilisation, x.standing_queue()) {
+    out.extend(super::beside_larger_share(f, Label::Bottleneck, || {
+        match (c.utilisation, x.standing_queue()) {
             (Some(u), _) if u >= AT_CAPACITY => format!(
                 "over the steady transfer the flow delivered {} of the capacity while it had data, at least the {} a full path gives, so the path held it back as a whole",
                 pct(u),
@@ -168,14 +148,8 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
                 "the flight filled the pipe with the queue holding its excess for {} of the steady transfer",
                 pct(c.full_pipe_share)
             ),
-        };
-        out.push(format!(
-            "{LARGER_SHARE} {} share of the time is larger ({} against {}): {why}",
-            share_name(l),
-            pct(share(l)),
-            pct(share(Label::Bottleneck))
-        ));
-    }
+        }
+    }));
     if let Some(q) = x.standing_queue() {
         let held = match (x.queued_bytes(), x.max_flight) {
             (Some(b), flight) if flight > 0 => format!(
@@ -313,32 +287,6 @@ pub fn queue_law(f: &crate::summary::FlowSummary) -> Vec<String> {
         out.push("a standing queue without its evidence".into());
     }
     out
-}
-
-/// The law of a bottleneck verdict beside a larger share of another limit (on the summary):
-/// a sentence says why, with the shares the limits print.
-pub fn verdict_law(f: &crate::summary::FlowSummary) -> Vec<String> {
-    let (Some(l), crate::summary::Verdict::Limited(Label::Bottleneck)) = (&f.limits, f.verdict) else {
-        return Vec::new();
-    };
-    let others = [
-        (Label::ReceiverWindow, l.receiver_window),
-        (Label::Cwnd, l.cwnd),
-        (Label::Sender, l.sender),
-    ];
-    let Some(&(label, larger)) = others
-        .iter()
-        .filter(|(_, s)| *s > l.bottleneck)
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-    else {
-        return Vec::new();
-    };
-    let said = format!("{LARGER_SHARE} {} share of the time is larger ({} against {})", share_name(label), pct(larger), pct(l.bottleneck));
-    if f.evidence.iter().any(|e| e.starts_with(&said)) {
-        Vec::new()
-    } else {
-        vec![format!("bottleneck-limited beside a larger {} share, and no sentence says why ({said})", label.as_str())]
-    }
 }
 
 #[cfg(test)]

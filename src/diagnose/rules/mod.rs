@@ -24,6 +24,77 @@ use super::Label;
 use super::timeline::Bin;
 use crate::summary::AdviceItem;
 
+/// What a limit's share is called in a sentence that names it.
+fn share_name(l: Label) -> &'static str {
+    match l {
+        Label::ReceiverWindow => "receiver window's",
+        Label::Cwnd => "congestion window's",
+        Label::Bottleneck => "bottleneck's",
+        Label::Sender => "sender's",
+    }
+}
+
+/// The largest share of a limit other than `l`, when it is larger than `l`'s.
+fn larger_than(l: Label, share: impl Fn(Label) -> f64) -> Option<Label> {
+    Label::ALL
+        .iter()
+        .copied()
+        .filter(|&o| o != l && share(o) > share(l))
+        .max_by(|a, b| share(*a).total_cmp(&share(*b)))
+}
+
+/// The opening of the sentence that says why the verdict `l` stands beside the larger share
+/// of `other`, with the two shares as the limits print them.
+fn beside(l: Label, other: Label, theirs: f64, ours: f64) -> String {
+    format!(
+        "{} though the {} share of the time is larger ({} against {})",
+        l.as_str(),
+        share_name(other),
+        crate::units::pct(theirs),
+        crate::units::pct(ours)
+    )
+}
+
+/// A verdict decided ahead of the shares (the sender's idling, a full path, the receiver's
+/// window over its share: `VERDICTS`) beside a larger share of another limit: the sentence
+/// that says so, ending with `why` — the sign that decided.
+pub fn beside_larger_share(f: &Findings<'_>, l: Label, why: impl FnOnce() -> String) -> Option<String> {
+    let c = f.class;
+    let share = |x: Label| c.fractions[x.index()];
+    if c.verdict != l {
+        return None;
+    }
+    let other = larger_than(l, share)?;
+    Some(format!("{}: {}", beside(l, other, share(other), share(l)), why()))
+}
+
+/// The law of a verdict beside a larger share of another limit (on the summary): a sentence
+/// says why, with the shares the limits print. The cwnd verdict's has its own
+/// ([`cwnd::law`]): it names the bottleneck's share only.
+pub fn verdict_law(f: &crate::summary::FlowSummary) -> Vec<String> {
+    let (Some(lim), crate::summary::Verdict::Limited(l)) = (&f.limits, f.verdict) else {
+        return Vec::new();
+    };
+    if l == Label::Cwnd {
+        return Vec::new();
+    }
+    let share = |x: Label| match x {
+        Label::ReceiverWindow => lim.receiver_window,
+        Label::Cwnd => lim.cwnd,
+        Label::Bottleneck => lim.bottleneck,
+        Label::Sender => lim.sender,
+    };
+    let Some(other) = larger_than(l, share) else {
+        return Vec::new();
+    };
+    let said = beside(l, other, share(other), share(l));
+    if f.evidence.iter().any(|e| e.starts_with(&said)) {
+        Vec::new()
+    } else {
+        vec![format!("{l} beside a larger {} share, and no sentence says why ({said})", other.as_str())]
+    }
+}
+
 /// What a rule sees of one bin of the timeline.
 pub struct BinCtx<'a> {
     pub bin: &'a Bin,

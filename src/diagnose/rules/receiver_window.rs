@@ -66,6 +66,15 @@ impl Verdict for Decides {
 pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     let x = f.facts;
     let mut out = Vec::new();
+    // The verdict against a larger share of another limit says why (`Decides`: the window
+    // held the sender long enough to be the first thing to raise).
+    out.extend(super::beside_larger_share(f, Label::ReceiverWindow, || {
+        format!(
+            "the receiver's window held the sender {} of the time, at least the {} that makes it the limit: a larger window is the first thing to raise",
+            pct(f.class.fractions[Label::ReceiverWindow.index()]),
+            pct(MIN_SHARE)
+        )
+    }));
     let bound = x
         .window_bound()
         .map_or(String::new(), |b| format!("; the window allowed at most rwnd/RTT = {}", rate(b)));

@@ -102,6 +102,24 @@ impl Verdict for Decides {
 pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     let (x, c) = (f.facts, f.class);
     let mut out = Vec::new();
+    // The verdict against a larger share of another limit says why (`Decides`, first in the
+    // spec's precedence: an application that leaves the connection idle is the limit, however
+    // the path or the windows held the rest of the time).
+    out.extend(super::beside_larger_share(f, Label::Sender, || {
+        if c.idle_share >= MIN_IDLE_SHARE {
+            format!(
+                "the sender idled {} of the time, at least the {} that makes the application the limit: it had nothing to send that long",
+                pct(c.idle_share),
+                pct(MIN_IDLE_SHARE)
+            )
+        } else {
+            format!(
+                "the sender's own flat flight held it {} of the time, at least the {} that makes the sender the limit",
+                pct(c.fractions[Label::Sender.index()]),
+                pct(MIN_SHARE)
+            )
+        }
+    }));
     if c.idle_share > 0.01 {
         out.push(format!(
             "sender idle (nothing new to send: everything acknowledged, or room in its window left unused for over a round trip) {} of the time",

@@ -60,7 +60,9 @@ fn beside(l: Label, other: Label, theirs: f64, ours: f64) -> String {
 /// that says so, ending with `why` — the sign that decided.
 pub fn beside_larger_share(f: &Findings<'_>, l: Label, why: impl FnOnce() -> String) -> Option<String> {
     let c = f.class;
-    let share = |x: Label| c.fractions[x.index()];
+    // The shares as the limits print them (rounded to four places): a share of 0.00004
+    // prints "0%" there, and the sentence must name the same figures.
+    let share = |x: Label| super::round4(c.fractions[x.index()]);
     if c.verdict != l {
         return None;
     }

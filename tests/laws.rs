@@ -313,17 +313,29 @@ fn limits(receiver_window: f64, cwnd: f64, bottleneck: f64, sender: f64) -> Opti
     })
 }
 
+/// The first flow of a fixture, given the verdict `l` and `limits`, without any sentence
+/// explaining a verdict beside a larger share.
+fn judged(l: Label, limits: Option<Limits>) -> FlowSummary {
+    let (_, json) = run(&["analyze", "--format", "json"], &root().join("fixtures/rcvbuf_16k/client.pcap.gz"));
+    let doc: Document = serde_json::from_str(&json).unwrap();
+    let mut f = doc.flows[0].clone();
+    f.verdict = Verdict::Limited(l);
+    f.limits = limits;
+    f.evidence.retain(|e| !e.contains(" though the "));
+    f
+}
+
+/// Whether `f` breaks the law named `law`.
+fn breaks(f: &FlowSummary, law: &str) -> bool {
+    bdpscope::laws::check(f).iter().any(|v| v.law == law)
+}
+
 /// A cwnd verdict beside a larger bottleneck share must say why (the flow delivered below
 /// capacity over the steady transfer), with the shares the limits print.
 #[test]
 fn the_cwnd_law_wants_a_reason_beside_a_larger_bottleneck_share() {
-    let (_, json) = run(&["analyze", "--format", "json"], &root().join("fixtures/rcvbuf_16k/client.pcap.gz"));
-    let doc: Document = serde_json::from_str(&json).unwrap();
-    let mut f = doc.flows[0].clone();
-    f.verdict = Verdict::Limited(Label::Cwnd);
-    f.limits = limits(0.0, 0.41, 0.57, 0.02);
-    f.evidence.retain(|e| !e.starts_with("cwnd-limited though"));
-    let law = |f: &FlowSummary| bdpscope::laws::check(f).iter().any(|v| v.law == "cwnd-verdict-explained");
+    let mut f = judged(Label::Cwnd, limits(0.0, 0.41, 0.57, 0.02));
+    let law = |f: &FlowSummary| breaks(f, "cwnd-verdict-explained");
     assert!(law(&f));
     let reason = "cwnd-limited though the bottleneck's share of the time is larger (57% against 41%): over the steady transfer the flow delivered 83% of the capacity while it had data, below the 85% a full path gives, so the path did not hold it back as a whole; the congestion window kept it below";
     f.evidence.push(reason.into());
@@ -338,13 +350,8 @@ fn the_cwnd_law_wants_a_reason_beside_a_larger_bottleneck_share() {
 /// capacity delivered).
 #[test]
 fn the_verdict_law_wants_a_reason_beside_a_larger_share() {
-    let (_, json) = run(&["analyze", "--format", "json"], &root().join("fixtures/rcvbuf_16k/client.pcap.gz"));
-    let doc: Document = serde_json::from_str(&json).unwrap();
-    let mut f = doc.flows[0].clone();
-    f.verdict = Verdict::Limited(Label::Bottleneck);
-    f.limits = limits(0.44, 0.17, 0.39, 0.0);
-    f.evidence.retain(|e| !e.starts_with("bottleneck-limited though"));
-    let law = |f: &FlowSummary| bdpscope::laws::check(f).iter().any(|v| v.law == "verdict-explained");
+    let mut f = judged(Label::Bottleneck, limits(0.44, 0.17, 0.39, 0.0));
+    let law = |f: &FlowSummary| breaks(f, "verdict-explained");
     assert!(law(&f));
     let reason = "bottleneck-limited though the receiver window's share of the time is larger (44% against 39%): over the steady transfer the flow delivered 87% of the capacity while it had data, at least the 85% a full path gives, so the path held it back as a whole";
     f.evidence.push(reason.into());

@@ -142,10 +142,11 @@ pub struct Estimate {
     pub dispersed: Option<f64>,
     /// Data-arrival dispersion (bytes/s).
     pub arrived: Option<f64>,
-    /// What the receiver's stamps showed (bytes/s), and whether it stands in for the ACK
-    /// dispersion (`receiver_clocked`: the ACKs came back compressed, [`Estimate::two_way`]).
+    /// What the receiver's stamps showed (bytes/s), and whether the ACKs came back
+    /// compressed ([`Estimate::two_way`]): then it stands in for the ACK dispersion
+    /// ([`Estimate::receiver_clocked`]).
     pub stamped: Option<f64>,
-    pub receiver_clocked: Option<f64>,
+    pub acks_compressed: bool,
     /// Delivery while a standing queue stood (bytes/s).
     pub queued: Option<f64>,
     /// The policer its losses showed: rate (bytes/s) and bucket depth (bytes).
@@ -207,7 +208,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         dispersed,
         arrived,
         stamped: inp.receiver_clock,
-        receiver_clocked: None,
+        acks_compressed: false,
         queued,
         policer: inp.policer,
         by_length,
@@ -238,7 +239,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     let spacing = [
         out.dispersed.map(|r| (r, Method::Dispersion, "ACK dispersion")),
         arrived.map(|r| (r, Method::ArrivalDispersion, "data-arrival dispersion")),
-        out.receiver_clocked
+        out.receiver_clocked()
             .map(|r| (r, Method::ReceiverClockDispersion, "ACK dispersion on the receiver's clock")),
     ];
     if let Some(q) = queued {
@@ -375,8 +376,13 @@ impl Estimate {
                 rate(r)
             ));
         }
-        self.receiver_clocked = self.stamped;
-        self.receiver_clocked.is_some()
+        self.acks_compressed = true;
+        self.stamped.is_some()
+    }
+
+    /// The receiver's stamps' rate where it stands in for the ACK dispersion (bytes/s).
+    pub fn receiver_clocked(&self) -> Option<f64> {
+        self.stamped.filter(|_| self.acks_compressed)
     }
 
     /// Whether a delivery-rate capacity of `rate` is the busy windows' own figure (within
@@ -440,7 +446,7 @@ fn largest(e: &Estimate, achieved: f64) -> Option<Capacity> {
         e.delivered.or(floor).map(|r| (r, Method::DeliveryRate)),
         e.dispersed.map(|r| (r, Method::Dispersion)),
         e.arrived.map(|r| (r, Method::ArrivalDispersion)),
-        e.receiver_clocked.map(|r| (r, Method::ReceiverClockDispersion)),
+        e.receiver_clocked().map(|r| (r, Method::ReceiverClockDispersion)),
     ]
     .into_iter()
     .flatten()

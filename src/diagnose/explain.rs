@@ -57,7 +57,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             ("delivery while losing to the policer", e.policer.map(|p| p.rate)),
             ("ACK dispersion", e.dispersed),
             ("data-arrival dispersion", e.arrived),
-            ("ACK dispersion on the receiver's clock", e.receiver_clocked),
+            ("ACK dispersion on the receiver's clock", e.receiver_clocked()),
         ]
         .iter()
         .filter_map(|(name, r)| r.map(|r| format!("{name} {}", rate(r))))

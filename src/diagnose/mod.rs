@@ -412,7 +412,7 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
         f.estimate.dispersed
     };
     let spacing = acks
-        .or(f.estimate.receiver_clocked.filter(|_| f.stretch_acks.is_none()))
+        .or(f.estimate.receiver_clocked().filter(|_| f.stretch_acks.is_none()))
         .unwrap_or(0.0)
         .max(f.estimate.arrived.unwrap_or(0.0));
     // A loss shows the queue overflowed; a retransmission the receiver reported receiving
@@ -441,7 +441,7 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
         delivery_bps: f.estimate.delivered.map(|r| r * 8.0),
         ack_dispersion_bps: f.estimate.dispersed.map(|r| r * 8.0),
         arrival_dispersion_bps: f.estimate.arrived.map(|r| r * 8.0),
-        receiver_clock_dispersion_bps: f.estimate.receiver_clocked.map(|r| r * 8.0),
+        receiver_clock_dispersion_bps: f.estimate.receiver_clocked().map(|r| r * 8.0),
         queue_delivery_bps: f.estimate.queued.map(|r| r * 8.0),
         app_limited_delivery_bps: f.estimate.app_limited.map(|r| r * 8.0),
         policed_bps: f.estimate.policer.map(|p| p.rate * 8.0),

@@ -28,8 +28,8 @@ use crate::time::{Span, Timestamp};
 /// One tick of the receiver's clock is laid on the train's time axis as one batch gap: ACKs
 /// one tick apart are separate batches, ACKs sharing a stamp one batch.
 const TICK_NS: i64 = BATCH_GAP.0;
-/// Samples span at least this many ticks (a 10% resolution, as for the capture's clock).
-const MIN_TICKS: i64 = 10;
+/// Samples span at least ten ticks (a 10% resolution, as for the capture's clock).
+const MIN_SPAN: Span = Span(10 * TICK_NS);
 /// The clock rate is measured over at least this long (s) and this many ticks: the ACKs'
 /// own delay varies by tens of milliseconds on a loaded path, a few percent of a second.
 const MIN_CLOCK_SPAN_S: f64 = 1.0;
@@ -76,14 +76,13 @@ impl ReceiverClock {
             return;
         }
         let at = Timestamp(self.ticks * TICK_NS);
-        let min_span = Span(MIN_TICKS * TICK_NS);
         if let (Some(prev), Some(r)) = (self.last_delivery, round) {
             if ts - prev > r {
-                self.dispersion.end(&mut self.train, min_span);
+                self.dispersion.end(&mut self.train, MIN_SPAN);
             }
         }
         self.last_delivery = Some(ts);
-        self.dispersion.feed(&mut self.train, at, delivered, min_span);
+        self.dispersion.feed(&mut self.train, at, delivered, MIN_SPAN);
     }
 
     /// The receiver's clock rate (ticks per second), when the ACKs span enough of it.
@@ -108,7 +107,7 @@ impl ReceiverClock {
     pub fn capacity(&self) -> Option<f64> {
         let hz = self.hz()?;
         let mut d = self.dispersion.clone();
-        d.end(&mut self.train.clone(), Span(MIN_TICKS * TICK_NS));
+        d.end(&mut self.train.clone(), MIN_SPAN);
         // The train's axis gives a tick 1 / TICK_NS of a second.
         d.capacity().map(|r| r * TICK_NS as f64 * 1e-9 * hz)
     }

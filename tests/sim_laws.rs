@@ -519,6 +519,11 @@ fn checked(d: &Draw, only: Option<&str>, with_known: bool) -> (Vec<String>, Vec<
     let mut bad = Vec::new();
     for v in [Vantage::Sender, Vantage::Receiver, Vantage::Middle] {
         let Some(pcap) = out.pcap(v) else { continue };
+        // SIM_PCAP_DIR=/tmp/x keeps each vantage's capture, to run the binary on a failure.
+        if let Some(dir) = std::env::var_os("SIM_PCAP_DIR") {
+            let path = std::path::Path::new(&dir).join(format!("{v:?}.pcap"));
+            std::fs::write(&path, pcap).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
         let flows = analyse(pcap);
         for f in &flows {
             for x in bdpscope::laws::check(f) {
@@ -836,3 +841,36 @@ fn a_window_limited_flow_on_a_coarse_clock_is_receiver_window_limited() {
     }
 }
 
+
+/// An on/off flow beside a bulk one on a 100 Mbit/s path with a 300 µs RTT (queue 30, ECN
+/// marks from 7 packets), captured at the receiver's interface: no estimate above the link.
+#[test]
+fn an_on_off_flow_beside_a_bulk_one_is_not_faster_than_the_link() {
+    let flow = |app, start| Flow {
+        rcvbuf: 16_000,
+        app,
+        start: ms(start),
+        ecn: true,
+        ..Flow::default()
+    };
+    let d = Draw {
+        path: Path {
+            queue_pkts: 30,
+            ecn_mark_pkts: Some(7),
+            ..Path::new(100_000_000, us(300))
+        },
+        flows: vec![
+            flow(
+                App::OnOff {
+                    burst: 13_033,
+                    every: ms(458),
+                },
+                84,
+            ),
+            flow(App::Bulk, 3),
+        ],
+        secs: 1,
+    };
+    let bad = failures(&d, None, true);
+    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+}

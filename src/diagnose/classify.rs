@@ -196,15 +196,22 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     // The group's delivery over the same bins as the flow's own: the bins an outage of
     // this flow took out of its steady time are out of the group's too (summed over all of
     // them and divided by the steady time left, a 1 s outage of one upload beside another
-    // that kept delivering read 5.74 Gbit/s on a 100 Mbit/s path).
+    // that kept delivering read 5.74 Gbit/s on a 100 Mbit/s path). And each bin's share of
+    // the group's delivery is the share of the bin this flow's time was accounted in: the
+    // steady time is the flow's accounted time, and a connection left open after its last
+    // burst accounts nothing while the others go on delivering (an on/off flow beside a bulk
+    // one, its steady 461 ms against 917 ms of bins, read the group at 189 Mbit/s on a
+    // 100 Mbit/s path).
+    let width_ns = tl.width.nanos().max(1) as f64;
     let shared_steady_rate = inp.shared_delivered.map(|s| {
         let d: f64 = s
             .get(steady_from..)
             .unwrap_or(&[])
             .iter()
+            .zip(&tl.bins[steady_from..])
             .enumerate()
             .filter(|(i, _)| kept(i))
-            .map(|(_, &x)| x)
+            .map(|(_, (&x, b))| x * (b.state_ns() as f64 / width_ns).min(1.0))
             .sum();
         if steady_s > 0.0 {
             d / steady_s

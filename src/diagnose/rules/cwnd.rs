@@ -47,13 +47,16 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     let mut out = Vec::new();
     // The verdict against a larger bottleneck share says why (`classify`: below capacity
     // over the steady transfer, the path did not hold the flow back as a whole).
-    let bottleneck = c.fractions[Label::Bottleneck.index()];
-    if c.verdict == Label::Cwnd && bottleneck > c.fractions[Label::Cwnd.index()] {
+    // The shares as the limits print them (rounded to four places, as `beside_larger_share`):
+    // 0.28495 prints "28%" there and must not print "29%" here.
+    let bottleneck = super::super::round4(c.fractions[Label::Bottleneck.index()]);
+    let cwnd = super::super::round4(c.fractions[Label::Cwnd.index()]);
+    if c.verdict == Label::Cwnd && bottleneck > cwnd {
         if let Some(u) = c.utilisation {
             out.push(format!(
                 "cwnd-limited though the bottleneck's share of the time is larger ({} against {}): over the steady transfer the flow delivered {} of the capacity while it had data, below the {} a full path gives, so the path did not hold it back as a whole; the congestion window kept it below",
                 pct(bottleneck),
-                pct(c.fractions[Label::Cwnd.index()]),
+                pct(cwnd),
                 pct(u),
                 pct(super::bottleneck::AT_CAPACITY)
             ));

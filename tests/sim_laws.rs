@@ -874,3 +874,36 @@ fn an_on_off_flow_beside_a_bulk_one_is_not_faster_than_the_link() {
     let bad = failures(&d, None, true);
     assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
 }
+
+/// Two flows through an 800 kbit/s policer (burst 3000) on a 1 Mbit/s path with a 300 µs
+/// RTT: each judged flow's limits sum to one.
+#[test]
+fn two_flows_through_a_policer_keep_their_limits() {
+    let flow = |mss, start| Flow {
+        rcvbuf: 16_000,
+        mss,
+        start: ms(start),
+        ..Flow::default()
+    };
+    let d = Draw {
+        path: Path {
+            queue_pkts: 8,
+            seed: 372068392988002,
+            shaper: Some(Shaper {
+                rate_bps: 800_000,
+                burst_bytes: 3000,
+                limit_bytes: 30_000,
+                police: true,
+                tick: us(0),
+            }),
+            ..Path::new(1_000_000, us(300))
+        },
+        flows: vec![flow(1460, 205), flow(1400, 204)],
+        secs: 1,
+    };
+    // One flow lost every flight and waited out its timer to the end: undetermined, its
+    // stalls the account (it read "sender-limited" with limits summing to 0). The group's
+    // delivery above this serialisation-dominated link is a `known` region.
+    let bad = failures(&d, None, false);
+    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+}

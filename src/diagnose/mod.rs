@@ -430,6 +430,30 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
 
 /// Writes the diagnosis fields of the summary.
 fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
+    // Every moment the sender had data lay in an outage or the slow start after one (the
+    // spans `classify` leaves out: what limited a flow is judged while the path could carry
+    // data): nothing is left to judge, and the stalls are the whole account. Two flows
+    // through an 800 kbit/s policer with a 3 kB bucket lost one's every flight and waited
+    // out its retransmission timer until the capture ended: its limits summed to nothing
+    // under a "sender-limited" verdict.
+    if c.fractions.iter().all(|&x| x == 0.0) {
+        s.bottleneck_bps = None;
+        s.bottleneck_method = None;
+        s.bdp_bytes = None;
+        s.capacity = None;
+        s.queue = None;
+        s.limits = None;
+        s.periods.clear();
+        s.evidence.clear();
+        s.advice_items.clear();
+        s.advice.clear();
+        s.verdict = Verdict::Undetermined;
+        s.notes = k.base_notes.clone();
+        s.notes.push(
+            "undetermined: the path carried nothing while the flow had data — every moment of its transfer lay in an outage or in the slow start after one (see the stalls)".into(),
+        );
+        return;
+    }
     let f = &k.facts;
     s.bottleneck_bps = f.capacity.map(|c| c.rate * 8.0);
     s.bottleneck_method = f.capacity.map(|c| c.method);

@@ -118,22 +118,35 @@ pub fn rate_where(tl: &Timeline, inside: &[bool], min_window: Span, interval: In
 /// as if delivered in the window (16 MiB acknowledged at once 2.6 s after it was sent read
 /// 8.4 Gbit/s).
 fn ack_intervals(tl: &Timeline, k: usize, interval: Interval) -> impl Iterator<Item = Option<f64>> + '_ {
-    let w = tl.width.nanos().max(1);
+    let acks: Vec<Option<i64>> = tl.bins.iter().map(|b| b.last_ack_ns).collect();
+    let idle: Vec<u64> = tl.bins.iter().map(|b| b.idle_ns).collect();
+    intervals(acks, idle, tl.width.nanos().max(1), k, interval)
+}
+
+/// [`ack_intervals`] over bins of `width` ns given by their last ACK instants (ns from any
+/// fixed origin, growing with the bins) and the sender's idle time in each.
+fn intervals(
+    acks: Vec<Option<i64>>,
+    idle_ns: Vec<u64>,
+    w: i64,
+    k: usize,
+    interval: Interval,
+) -> impl Iterator<Item = Option<f64>> {
     let len = k as i64 * w;
     let clocked = interval == Interval::AckClocked;
     // The last ACK in bins [0, j] and its bin: ACK instants grow with the bins.
-    let mut latest: Vec<Option<(i64, usize)>> = Vec::with_capacity(tl.bins.len());
-    let mut idle = vec![0u64; tl.bins.len() + 1];
-    for (j, b) in tl.bins.iter().enumerate() {
+    let mut latest: Vec<Option<(i64, usize)>> = Vec::with_capacity(acks.len());
+    let mut idle = vec![0u64; acks.len() + 1];
+    for (j, a) in acks.iter().enumerate() {
         let prev = latest.last().copied().flatten();
-        latest.push(match (prev, b.last_ack_ns) {
+        latest.push(match (prev, *a) {
             (Some(p), Some(a)) if p.0 >= a => Some(p),
             (_, Some(a)) => Some((a, j)),
             (p, None) => p,
         });
-        idle[j + 1] = idle[j] + b.idle_ns;
+        idle[j + 1] = idle[j] + idle_ns[j];
     }
-    let n = if tl.bins.len() >= k { tl.bins.len() - k + 1 } else { 0 };
+    let n = if acks.len() >= k { acks.len() - k + 1 } else { 0 };
     (0..n).map(move |i| {
         if !clocked {
             return Some(len as f64 / 1e9);
@@ -185,33 +198,57 @@ fn percentile(mut rates: Vec<f64>) -> Option<f64> {
     Some(rates[at])
 }
 
-/// The same over a series of delivered bytes per bin of `width` (the summed delivery of
-/// flows sharing a path), every window counting.
-pub fn rate_percentile(delivered: &[f64], width: Span, min_window: Span) -> Option<f64> {
-    let w = width.nanos().max(1);
-    let k = ((min_window.nanos() + w - 1) / w).max(1) as usize;
-    let secs = (k as i64 * w) as f64 / 1e9;
-    percentile(window_sums(delivered, k).map(|d| d / secs).collect())
+/// The summed delivery of flows sharing a path on a common grid of cells of `width`: the
+/// bytes each cell's ACKs acknowledged, the last ACK instant in each (ns from the grid's
+/// start), the members' busy and accounted time in each, and the time no member had data
+/// (ns).
+pub struct Grid<'a> {
+    pub delivered: &'a [f64],
+    pub last_ack_ns: &'a [Option<i64>],
+    pub busy: &'a [f64],
+    pub state: &'a [f64],
+    pub group_idle: &'a [u64],
+    pub width: Span,
 }
 
-/// The same over the windows whose accounted time was mostly busy (`busy` and `state`:
-/// nanoseconds per bin, summed over the flows sharing the path), as [`max_rate`] for one.
-pub fn busy_rate_percentile(
-    delivered: &[f64],
-    busy: &[f64],
-    state: &[f64],
-    width: Span,
-    min_window: Span,
-) -> Option<f64> {
-    let w = width.nanos().max(1);
-    let k = ((min_window.nanos() + w - 1) / w).max(1) as usize;
-    let secs = (k as i64 * w) as f64 / 1e9;
-    percentile(
-        window_sums(delivered, k)
-            .zip(mostly_busy(busy, state, k))
-            .filter_map(|(d, ok)| ok.then_some(d / secs))
-            .collect(),
-    )
+impl Grid<'_> {
+    /// The cells per window of at least `min_window`, and each window's interval: its
+    /// length, or the group's ACK interval when that is longer — tcp_rate.c's rule as for
+    /// one flow ([`ack_intervals`]), over the members' ACKs together. Over its length alone,
+    /// on a 1 Mbit/s path where a segment takes 12 ms to cross the link and the window is
+    /// four 1.4 ms round trips, a window holding one ACK read 1.39 Mbit/s. A window after
+    /// the whole group idled is not counted (its delivery clock restarted with a send, as
+    /// for one flow); one member idling is not the group's pause.
+    fn windows(&self, min_window: Span) -> (usize, Vec<Option<f64>>) {
+        let w = self.width.nanos().max(1);
+        let k = ((min_window.nanos() + w - 1) / w).max(1) as usize;
+        let idle = self.group_idle.to_vec();
+        (k, intervals(self.last_ack_ns.to_vec(), idle, w, k, Interval::AckClocked).collect())
+    }
+
+    /// The high end of the group's delivery rate over every window.
+    pub fn rate_percentile(&self, min_window: Span) -> Option<f64> {
+        let (k, secs) = self.windows(min_window);
+        percentile(
+            window_sums(self.delivered, k)
+                .zip(secs)
+                .filter_map(|(d, secs)| Some(d / secs?))
+                .collect(),
+        )
+    }
+
+    /// The same over the windows whose accounted time was mostly busy, as [`max_rate`] for
+    /// one flow.
+    pub fn busy_rate_percentile(&self, min_window: Span) -> Option<f64> {
+        let (k, secs) = self.windows(min_window);
+        percentile(
+            window_sums(self.delivered, k)
+                .zip(secs)
+                .zip(mostly_busy(self.busy, self.state, k))
+                .filter_map(|((d, secs), ok)| Some(d / secs?).filter(|_| ok))
+                .collect(),
+        )
+    }
 }
 
 #[cfg(test)]
@@ -324,14 +361,67 @@ mod tests {
         // A 20 ms window holds at most one 20 kB burst: 1 MB/s, half the burst's own pace.
         assert!((r - 1_000_000.0).abs() < 1.0, "{r}");
         // The group's busy windows, on a grid of 10 ms cells: the busy cells' neighbours
-        // are idle, so no two-cell window is mostly busy.
-        let delivered = vec![20_000.0, 0.0, 0.0, 20_000.0];
-        let busy = vec![8e6, 0.0, 0.0, 8e6];
-        let state = vec![10e6; 4];
-        let w = Span::from_millis(10);
-        assert_eq!(busy_rate_percentile(&delivered, &busy, &state, w, Span::from_millis(20)), None);
-        let r = busy_rate_percentile(&delivered, &busy, &state, w, w).unwrap();
-        assert!((r - 2_000_000.0).abs() < 1.0, "{r}"); // 20 kB over a 10 ms cell
+        // are idle, so no two-cell window is mostly busy. Each burst's last ACK ends its
+        // cell, and the group idled in between.
+        let grid = |delivered: &'static [f64], acks: &'static [Option<i64>], idle: &'static [u64]| Grid {
+            delivered,
+            last_ack_ns: acks,
+            busy: &[8e6, 0.0, 0.0, 8e6, 0.0],
+            state: &[10e6; 5],
+            group_idle: idle,
+            width: Span::from_millis(10),
+        };
+        let g = grid(
+            &[20_000.0, 0.0, 0.0, 20_000.0, 0.0],
+            &[Some(8_000_000), None, None, Some(38_000_000), None],
+            &[2_000_000, 10_000_000, 10_000_000, 2_000_000, 10_000_000],
+        );
+        assert_eq!(g.busy_rate_percentile(Span::from_millis(20)), None);
+        // The first burst has no ACK before it, the second follows the group's pause:
+        // neither window of one cell is measured.
+        assert_eq!(g.busy_rate_percentile(Span::from_millis(10)), None);
+        // Without the pause, the second burst's interval runs from the first's last ACK.
+        let g = grid(
+            &[20_000.0, 0.0, 0.0, 20_000.0, 0.0],
+            &[Some(8_000_000), None, None, Some(38_000_000), None],
+            &[0; 5],
+        );
+        let r = g.rate_percentile(Span::from_millis(10)).unwrap();
+        assert!((r - 20_000.0 / 0.030).abs() < 1.0, "{r}");
+    }
+
+    /// Summed over a group whose ACKs come every 12 ms (a 1 Mbit/s link, 1460-byte
+    /// segments), windows of 6 ms hold one ACK or none: over their length those holding
+    /// one read twice the link; over the ACK interval, the link.
+    #[test]
+    fn a_groups_window_is_never_faster_than_its_acks() {
+        let n = 200;
+        let width = Span::from_millis(1);
+        let gap = 11_680_000i64; // 1460 B at 1 Mbit/s
+        let mut delivered = vec![0.0; n * 12];
+        let mut acks = vec![None; n * 12];
+        for j in 0..n as i64 {
+            let at = j * gap + 500_000;
+            let cell = (at / 1_000_000) as usize;
+            delivered[cell] += 1460.0;
+            acks[cell] = Some(at);
+        }
+        let busy = vec![1e6; n * 12];
+        let state = busy.clone();
+        let idle = vec![0; n * 12];
+        let g = Grid {
+            delivered: &delivered,
+            last_ack_ns: &acks,
+            busy: &busy,
+            state: &state,
+            group_idle: &idle,
+            width,
+        };
+        let link = 1460.0 / (gap as f64 / 1e9);
+        for r in [g.rate_percentile(Span::from_millis(6)), g.busy_rate_percentile(Span::from_millis(6))] {
+            let r = r.unwrap();
+            assert!(r <= link * 1.001 && r >= link * 0.99, "{r} against {link}");
+        }
     }
 
     /// With the ACKs queued behind data going the other way, a window is its length.

@@ -614,16 +614,33 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
     // busy in.
     let mut busy = vec![0.0f64; n];
     let mut state = vec![0.0f64; n];
+    // The time some member had data (busy or held by its window), and each cell's last ACK
+    // (ns from the grid's start): the windows' ACK intervals.
+    let mut had = vec![0.0f64; n];
+    let mut last_ack: Vec<Option<i64>> = vec![None; n];
     for k in &members {
         let mut i = 0;
+        let from = (k.tl.origin - start).nanos();
         k.tl.bins.for_each(|b| {
             let (at, len) = (k.tl.start_of(i), k.tl.width.nanos());
             spread(&mut grid, start, width, at, len, b.delivered as f64);
             spread(&mut busy, start, width, at, len, b.busy_ns as f64);
             spread(&mut state, start, width, at, len, b.state_ns() as f64);
+            spread(&mut had, start, width, at, len, (b.busy_ns + b.rwnd_ns) as f64);
+            if let Some(a) = b.last_ack_ns.map(|a| a + from) {
+                if let Some(cell) = last_ack.get_mut((a / width) as usize) {
+                    *cell = (*cell).max(Some(a));
+                }
+            }
             i += 1;
         });
     }
+    // The group idled where no member had data.
+    let group_idle: Vec<u64> = had
+        .iter()
+        .zip(&state)
+        .map(|(&h, &s)| if h <= 0.0 && s > 0.0 { s as u64 } else { 0 })
+        .collect();
     // Capacity of the shared path: the best summed delivery over the longest base RTT —
     // the high end of the windows the group was busy in, as for one flow (delivery.rs), or
     // of every window when that is higher (app-limited delivery raises the estimate, never
@@ -633,8 +650,16 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
     // members saw while busy.
     let rtt = members.iter().map(|k| k.base_rtt).max().unwrap();
     let window = capacity::delivery_window(rtt, Span(width)).nanos();
-    let every = delivery::rate_percentile(&grid, Span(width), Span(window));
-    let busy_windows = delivery::busy_rate_percentile(&grid, &busy, &state, Span(width), Span(window));
+    let cells = delivery::Grid {
+        delivered: &grid,
+        last_ack_ns: &last_ack,
+        busy: &busy,
+        state: &state,
+        group_idle: &group_idle,
+        width: Span(width),
+    };
+    let every = cells.rate_percentile(Span(window));
+    let busy_windows = cells.busy_rate_percentile(Span(window));
     let shared_rate = every.unwrap_or(0.0).max(busy_windows.unwrap_or(0.0));
     let count = group.len();
     for &i in group {

@@ -907,3 +907,31 @@ fn two_flows_through_a_policer_keep_their_limits() {
     let bad = failures(&d, None, false);
     assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
 }
+
+/// A bulk transfer over a clean 4 Mbit/s path with a 10 ms RTT (queue 30, IPv6, 96-byte
+/// snaplen), BSD -> Linux CUBIC: no estimate above the link at either end.
+#[test]
+fn a_clean_bulk_transfer_is_not_faster_than_its_link() {
+    let snap = CaptureHost {
+        snaplen: 96,
+        ..CaptureHost::default()
+    };
+    let d = Draw {
+        path: Path {
+            queue_pkts: 30,
+            seed: 541239757046908750,
+            ipv6: true,
+            sender_capture: snap,
+            receiver_capture: snap,
+            ..Path::new(4_000_000, ms(10))
+        },
+        flows: vec![Flow {
+            sender_stack: Stack::bsd(),
+            mss: 1440,
+            ..Flow::default()
+        }],
+        secs: 1,
+    };
+    let bad = failures(&d, None, true);
+    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+}

@@ -208,6 +208,14 @@ impl Connection {
         self.mss_now = [self.compute_mss(Dir::C2S), self.compute_mss(Dir::S2C)];
     }
 
+    /// Whether the connection may use SACK: no handshake segment in the capture says it
+    /// does not (RFC 2018 §2: both SYNs must carry SACK-permitted).
+    fn may_sack(&self) -> bool {
+        [&self.handshake.syn, &self.handshake.syn_ack]
+            .into_iter()
+            .all(|o| o.as_ref().is_none_or(|o| !matches!(o.sack_permitted, crate::decode::Seen::Absent)))
+    }
+
     /// Segment size of direction `d`: the MSS its receiver announced, else the largest
     /// segment seen (capped at an Ethernet MSS: TSO/GRO super-segments are not the MSS).
     pub fn mss(&self, d: Dir) -> u32 {
@@ -353,6 +361,8 @@ impl Connection {
             let shift = self.negotiated_scale(dir).shift();
             self.dirs[dir.reverse().index()].beyond_any_window(shift, rx_mss)
         };
+        // The snaplen cut this segment's options where SACK may be in use: its blocks unread.
+        let sack_unread = !seg.options.complete && self.may_sack();
         let rx = &mut self.dirs[dir.reverse().index()];
         let window_was_closed = rx.peer_window_raw == Some(0);
         let mut acked: super::direction::AckOutcome = Default::default();
@@ -367,6 +377,9 @@ impl Connection {
                 flags.syn(),
                 rx_mss,
             );
+            if sack_unread {
+                rx.credit_unread_sack(&mut acked, seg.payload_len > 0, rx_mss);
+            }
             rx.note_new_ack(ts, acked.acked);
             // Data never re-sent yet acknowledged only after the sender's retransmission
             // timer would have fired was acknowledged before, by an ACK the capture missed.

@@ -935,3 +935,35 @@ fn a_clean_bulk_transfer_is_not_faster_than_its_link() {
     let bad = failures(&d, None, true);
     assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
 }
+
+/// A Windows sender to an old stack without SACK over a 1 Mbit/s path with a 40 ms RTT
+/// (IPv6, 96-byte snaplen): no estimate above the link.
+#[test]
+fn an_old_receiver_without_sack_is_not_faster_than_its_link() {
+    let snap = CaptureHost {
+        snaplen: 96,
+        ..CaptureHost::default()
+    };
+    let d = Draw {
+        path: Path {
+            queue_pkts: 30,
+            seed: 2313662744581286350,
+            ipv6: true,
+            sender_capture: snap,
+            receiver_capture: snap,
+            ..Path::new(1_000_000, ms(40))
+        },
+        flows: vec![Flow {
+            sender_stack: Stack::windows(),
+            receiver_stack: Stack::old(false),
+            cc: Cc::Reno,
+            rcvbuf: 64_000,
+            mss: 1440,
+            start: ms(73),
+            ..Flow::default()
+        }],
+        secs: 2,
+    };
+    let bad = failures(&d, None, true);
+    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+}

@@ -332,7 +332,13 @@ fn truth_checks(
         // simulator does not count its link busy: no verdict check under one).
         let s = &t.steady;
         let policed = d.path.shaper.is_some_and(|s| s.police);
-        let window_limited = !policed && s.rwnd_share() >= 0.8 && s.capacity_share() < 0.5;
+        // Nor across an outage: the simulator counts the dead time, a full window waiting
+        // on a timer with the link idle, as the window's; the analysis judges the flow
+        // while the path could carry data and reports the outage as a stall (a flow at the
+        // link's rate with an 11 ms standing queue for 600 ms, then a 1 s wait on its
+        // timer, reads "rwnd 0.98, bottleneck busy 0.17" there).
+        let outage = !d.path.outages.is_empty();
+        let window_limited = !policed && !outage && s.rwnd_share() >= 0.8 && s.capacity_share() < 0.5;
         if window_limited {
             applied.push("window-verdict");
         }
@@ -492,6 +498,19 @@ fn known(d: &Draw, line: &str) -> Option<&'static str> {
         // whose receiver held each window's ACK until it read, no longer shows a standing
         // queue: see the accumulator's prompt samples.)
         "truth:window-verdict" if slow_reader(d) => Some("slow reader"),
+        // Minimal case (`a_window_limited_upload_at_a_coalescing_sender_...`, ignored):
+        // 300 Mbit/s, RTT 250 ms, BSD -> Linux CUBIC upload, rcvbuf 16000, MSS 1400, the
+        // sender's capture host coalescing 3 packets / 89 µs, 3 s: receiver-window-limited
+        // 90% of the time, the link idle, called bottleneck-limited from an ACK dispersion of
+        // 556 kbit/s. Each round's ACKs come in batches 150-350 µs apart (92-370 Mbit/s of
+        // samples, spread over two octaves by the batching, no 5-bin mode carries 10% of the
+        // bytes), then one ACK 40 ms later (Linux delays an ACK that would not open the
+        // window, `__tcp_ack_snd_check`: 2776 B / 40 ms = 556 kbit/s, 16% of the bytes),
+        // then a 210 ms pause (27%). With the window's pace as the strongest mode the fastest
+        // mode above it is the delayed ACK's. What refutes it is the RTT: at 556 kbit/s the
+        // sender's bursts of four segments would queue 60 ms, and its RTT rose 1 ms; the
+        // sender's burst sizes and their RTTs are not joined yet.
+        "truth:window-verdict" if batched(d) => Some("a capture host that batches, window-held"),
         // Minimal case: 300 Mbit/s, RTT 300 µs, queue 30, loss 0.2%, a 150 Mbit/s tbf
         // shaper (burst 15000, limit 30000, 1 ms tick), receiver capture coalescing 7
         // packets / 209 µs, Windows -> old (SACK) CUBIC, rcvbuf 16000, 2 s:
@@ -908,6 +927,39 @@ fn two_flows_through_a_policer_keep_their_limits() {
     assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
 }
 
+/// An upload from a BSD stack to a Linux receiver with a 16 kB buffer over a 300 Mbit/s,
+/// 250 ms path, captured at the sender on a host that coalesces interrupts (3 packets /
+/// 89 µs): the window holds the sender nine tenths of the time and the link idles.
+#[test]
+#[ignore = "the delayed ACK's gap read as the path's spacing (issue 14: `known`, window-held at a batching host)"]
+fn a_window_limited_upload_at_a_coalescing_sender_is_receiver_window_limited() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 30,
+            seed: 4299848072672458,
+            sender_capture: CaptureHost {
+                coalesce: Some(Coalesce {
+                    max_packets: 3,
+                    window: us(89),
+                    per_packet: us(2),
+                }),
+                ..CaptureHost::default()
+            },
+            ..Path::new(300_000_000, ms(250))
+        },
+        flows: vec![Flow {
+            sender_stack: Stack::bsd(),
+            rcvbuf: 16_000,
+            mss: 1400,
+            upload: true,
+            ..Flow::default()
+        }],
+        secs: 3,
+    };
+    let bad = failures(&d, None, true);
+    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+}
+
 /// A bulk transfer over a clean 4 Mbit/s path with a 10 ms RTT (queue 30, IPv6, 96-byte
 /// snaplen), BSD -> Linux CUBIC: no estimate above the link at either end.
 #[test]
@@ -963,6 +1015,88 @@ fn an_old_receiver_without_sack_is_not_faster_than_its_link() {
             ..Flow::default()
         }],
         secs: 2,
+    };
+    let bad = failures(&d, None, true);
+    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+}
+
+/// An old stack sending to a Linux receiver with a 16 kB buffer over a 10 Mbit/s path
+/// with a 300 µs RTT (queue 100, ECN marks from 25 packets), the path down for 50 ms at
+/// 602 ms. The window (14.3 KiB, 29x the BDP) kept an 11 ms queue standing at the link's
+/// rate for 600 ms, then the flow waited a second on its timer: bottleneck-limited while
+/// the path carried data, the outage reported as a stall.
+#[test]
+fn a_full_window_before_an_outage_is_the_bottleneck_and_a_stall() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 100,
+            seed: 0,
+            ecn_mark_pkts: Some(25),
+            outages: vec![Outage {
+                start: ms(602),
+                length: ms(50),
+            }],
+            ..Path::new(10_000_000, us(300))
+        },
+        flows: vec![Flow {
+            sender_stack: Stack::old(false),
+            rcvbuf: 16_000,
+            ecn: true,
+            ..Flow::default()
+        }],
+        secs: 1,
+    };
+    let bad = failures(&d, None, true);
+    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+    let out = sim::run(&d.path, &d.flows, Duration::from_secs(d.secs));
+    let flows = analyse(out.pcap(Vantage::Sender).expect("a sender capture"));
+    let f = &flows[0];
+    assert_eq!(f.verdict, bdpscope::diagnose::Verdict::Limited(bdpscope::diagnose::Label::Bottleneck));
+    assert!(f.stalls.iter().any(|s| s.kind == bdpscope::summary::StallKind::Outage), "{:?}", f.stalls);
+}
+
+/// Through a 5 Mbit/s shaper on a 10 Mbit/s path with a 10 ms RTT, an upload between
+/// Windows hosts (16 kB buffer) and a download from BSD to Linux, seen from a tap in the
+/// middle of the path on a 10 ms clock: no estimate above the link.
+#[test]
+fn two_ways_through_a_shaper_on_a_coarse_tap_are_not_faster_than_the_link() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 8,
+            seed: 2850764786568651655,
+            middle: Some(Tap {
+                at: 0.6,
+                capture: CaptureHost {
+                    resolution: ms(10),
+                    ..CaptureHost::default()
+                },
+            }),
+            shaper: Some(Shaper {
+                rate_bps: 5_000_000,
+                burst_bytes: 64_000,
+                limit_bytes: 200_000,
+                police: false,
+                tick: us(0),
+            }),
+            ..Path::new(10_000_000, ms(10))
+        },
+        flows: vec![
+            Flow {
+                sender_stack: Stack::windows(),
+                receiver_stack: Stack::windows(),
+                rcvbuf: 16_000,
+                start: ms(39),
+                upload: true,
+                ..Flow::default()
+            },
+            Flow {
+                sender_stack: Stack::bsd(),
+                rcvbuf: 64_000,
+                start: ms(246),
+                ..Flow::default()
+            },
+        ],
+        secs: 1,
     };
     let bad = failures(&d, None, true);
     assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));

@@ -1101,3 +1101,35 @@ fn two_ways_through_a_shaper_on_a_coarse_tap_are_not_faster_than_the_link() {
     let bad = failures(&d, None, true);
     assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
 }
+
+/// An old stack bursting 117 kB every 50 ms (more than the 4 Mbit/s link carries in that
+/// time: a bulk sender in effect) to a Windows receiver, RTT 10 ms, the path down for
+/// 50 ms at 250 ms: no estimate above the link.
+#[test]
+fn bursts_across_an_outage_are_not_faster_than_the_link() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 30,
+            seed: 9183926192241844108,
+            outages: vec![Outage {
+                start: ms(250),
+                length: ms(50),
+            }],
+            ..Path::new(4_000_000, ms(10))
+        },
+        flows: vec![Flow {
+            sender_stack: Stack::old(false),
+            receiver_stack: Stack::windows(),
+            rcvbuf: 64_000,
+            app: App::OnOff {
+                burst: 116_636,
+                every: ms(50),
+            },
+            start: ms(15),
+            ..Flow::default()
+        }],
+        secs: 1,
+    };
+    let bad = failures(&d, None, true);
+    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+}

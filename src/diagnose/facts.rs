@@ -125,9 +125,12 @@ impl Facts {
         }
     }
 
-    /// Queueing delay: median RTT above the base.
+    /// Queueing delay: median RTT above the base, to the nanosecond. Both are whole
+    /// nanoseconds (`Span`s) carried as seconds; what their difference holds below one is
+    /// the float's rounding (a median equal to the base printed "queueing delay
+    /// 0.00000000173 ns").
     pub fn queueing_s(&self) -> Option<f64> {
-        self.median_rtt_s.map(|m| (m - self.base_rtt_s).max(0.0))
+        self.median_rtt_s.map(|m| ((m - self.base_rtt_s) * 1e9).round().max(0.0) / 1e9)
     }
 
     /// The RTT rose above the base enough to show a queue, a sign the pipe was full: the

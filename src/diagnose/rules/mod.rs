@@ -70,15 +70,34 @@ pub fn beside_larger_share(f: &Findings<'_>, l: Label, why: impl FnOnce() -> Str
     Some(format!("{}: {}", beside(l, other, share(other), share(l)), why()))
 }
 
+/// The why of a verdict that none of its rule's own signs decided: `classify` found the
+/// flow below capacity over the steady transfer and named what kept it there (`holder`).
+/// None when the flow was not below capacity (or had no judged capacity).
+pub fn kept_below(f: &Findings<'_>, holder: &str) -> Option<String> {
+    let u = f.class.utilisation.filter(|&u| u < bottleneck::AT_CAPACITY)?;
+    Some(format!(
+        "over the steady transfer the flow delivered {} of the capacity while it had data, below the {} a full path gives, so the path did not hold it back as a whole; {holder} kept it below",
+        crate::units::pct(u),
+        crate::units::pct(bottleneck::AT_CAPACITY)
+    ))
+}
+
 /// The law of a verdict beside a larger share of another limit (on the summary): a sentence
 /// says why, with the shares the limits print. The cwnd verdict's has its own
 /// ([`cwnd::law`]): it names the bottleneck's share only.
 pub fn verdict_law(f: &crate::summary::FlowSummary) -> Vec<String> {
+    // Whatever the verdict, the sign a sentence names holds by its own figures.
+    let mut out: Vec<String> = f
+        .evidence
+        .iter()
+        .filter(|e| e.contains(" though the "))
+        .filter_map(|e| sign_contradicted(e).map(|why| format!("{why}: {e}")))
+        .collect();
     let (Some(lim), crate::summary::Verdict::Limited(l)) = (&f.limits, f.verdict) else {
-        return Vec::new();
+        return out;
     };
     if l == Label::Cwnd {
-        return Vec::new();
+        return out;
     }
     let share = |x: Label| match x {
         Label::ReceiverWindow => lim.receiver_window,
@@ -87,14 +106,46 @@ pub fn verdict_law(f: &crate::summary::FlowSummary) -> Vec<String> {
         Label::Sender => lim.sender,
     };
     let Some(other) = larger_than(l, share) else {
-        return Vec::new();
+        return out;
     };
     let said = beside(l, other, share(other), share(l));
-    if f.evidence.iter().any(|e| e.starts_with(&said)) {
-        Vec::new()
-    } else {
-        vec![format!("{l} beside a larger {} share, and no sentence says why ({said})", other.as_str())]
+    if !f.evidence.iter().any(|e| e.starts_with(&said)) {
+        out.push(format!("{l} beside a larger {} share, and no sentence says why ({said})", other.as_str()));
     }
+    out
+}
+
+/// In a why-sentence, a figure "at least the" threshold must be at least it, and one
+/// "below the" threshold not above it (as printed: whole percents round both the same
+/// way). Each threshold is compared with the last percentage before it in its clause (a
+/// colon or semicolon ends one). None when every one holds; else what broke ("26% is not
+/// at least the 40%").
+fn sign_contradicted(sentence: &str) -> Option<String> {
+    let bare = |w: &str| w.trim_matches(|c: char| matches!(c, ',' | '(' | ')' | ':' | ';')).to_string();
+    let percent = |w: &str| -> Option<f64> { w.strip_suffix('%')?.parse().ok() };
+    let words: Vec<&str> = sentence.split(' ').collect();
+    let mut last: Option<f64> = None;
+    for (i, raw) in words.iter().enumerate() {
+        let w = bare(raw);
+        let cmp = match (w.as_str(), words.get(i + 1)) {
+            ("least", Some(&"the")) if i > 0 && words[i - 1] == "at" => Some("at least"),
+            ("below", Some(&"the")) => Some("below"),
+            _ => None,
+        };
+        if let (Some(cmp), Some(x), Some(y)) = (cmp, last, words.get(i + 2).and_then(|t| percent(&bare(t)))) {
+            let holds = if cmp == "at least" { x >= y } else { x <= y };
+            if !holds {
+                return Some(format!("{x}% is not {cmp} the {y}%"));
+            }
+        }
+        if let Some(p) = percent(&w) {
+            last = Some(p);
+        }
+        if raw.ends_with(':') || raw.ends_with(';') {
+            last = None;
+        }
+    }
+    None
 }
 
 /// What a rule sees of one bin of the timeline.
@@ -266,5 +317,27 @@ pub(crate) mod fixture {
     /// Bytes a bin delivers at `share` of the capacity.
     pub fn at(share: f64) -> u64 {
         (CAPACITY * share * BIN.secs_f64()) as u64
+    }
+}
+
+#[cfg(test)]
+mod sign_tests {
+    use super::sign_contradicted;
+
+    #[test]
+    fn a_sign_must_hold_by_the_sentences_own_figures() {
+        let ok = [
+            "sender-limited though the bottleneck's share of the time is larger (51% against 39%): the sender idled 39% of the time, at least the 25% that makes the application the limit: it had nothing to send that long",
+            "bottleneck-limited though the receiver window's share of the time is larger (44% against 39%): over the steady transfer the flow delivered 87% of the capacity while it had data, at least the 85% a full path gives, so the path held it back as a whole",
+            "cwnd-limited though the bottleneck's share of the time is larger (71% against 28%): over the steady transfer the flow delivered 85% of the capacity while it had data, below the 85% a full path gives, so the path did not hold it back as a whole; the congestion window kept it below",
+        ];
+        for s in ok {
+            assert_eq!(sign_contradicted(s), None, "{s}");
+        }
+        // What the sender rule printed for a verdict its signs had not decided.
+        let bad = "sender-limited though the bottleneck's share of the time is larger (74% against 26%): the sender's own flat flight held it 26% of the time, at least the 40% that makes the sender the limit";
+        assert_eq!(sign_contradicted(bad).as_deref(), Some("26% is not at least the 40%"));
+        let bad = "cwnd-limited though the bottleneck's share of the time is larger (60% against 40%): over the steady transfer the flow delivered 90% of the capacity while it had data, below the 85% a full path gives";
+        assert_eq!(sign_contradicted(bad).as_deref(), Some("90% is not below the 85%"));
     }
 }

@@ -69,11 +69,18 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     // The verdict against a larger share of another limit says why (`Decides`: the window
     // held the sender long enough to be the first thing to raise).
     out.extend(super::beside_larger_share(f, Label::ReceiverWindow, || {
-        format!(
-            "the receiver's window held the sender {} of the time, at least the {} that makes it the limit: a larger window is the first thing to raise",
-            pct(f.class.fractions[Label::ReceiverWindow.index()]),
-            pct(MIN_SHARE)
-        )
+        let share = f.class.fractions[Label::ReceiverWindow.index()];
+        if share >= MIN_SHARE {
+            format!(
+                "the receiver's window held the sender {} of the time, at least the {} that makes it the limit: a larger window is the first thing to raise",
+                pct(share),
+                pct(MIN_SHARE)
+            )
+        } else {
+            // Not its rule's sign: the limit that kept the flow below capacity.
+            let held = format!("the receiver's window ({} of the time)", pct(share));
+            super::kept_below(f, &held).unwrap_or_else(|| format!("the receiver's window held the sender {} of the time", pct(share)))
+        }
     }));
     let bound = x
         .window_bound()

@@ -112,12 +112,17 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
                 pct(c.idle_share),
                 pct(MIN_IDLE_SHARE)
             )
-        } else {
+        } else if c.fractions[Label::Sender.index()] >= MIN_SHARE {
             format!(
                 "the sender's own flat flight held it {} of the time, at least the {} that makes the sender the limit",
                 pct(c.fractions[Label::Sender.index()]),
                 pct(MIN_SHARE)
             )
+        } else {
+            // Neither of `Decides`'s signs: the limit that kept the flow below capacity.
+            let own = pct(c.fractions[Label::Sender.index()]);
+            super::kept_below(f, &format!("the sender's own flat flight ({own} of the time)"))
+                .unwrap_or_else(|| format!("the sender's own flat flight held it {own} of the time"))
         }
     }));
     if c.idle_share > 0.01 {

@@ -116,6 +116,22 @@ impl Dispersion {
         }
     }
 
+    /// The share of the sampled bytes that came at rates of at least `rate` (bytes/s).
+    pub fn share_at_least(&self, rate: f64) -> f64 {
+        let total: f64 = self.weights.iter().map(|&x| x as f64).sum();
+        if total <= 0.0 {
+            return 0.0;
+        }
+        let above: f64 = self
+            .weights
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| Self::rate_of((self.first + k) as f64) >= rate)
+            .map(|(_, &x)| x as f64)
+            .sum();
+        above / total
+    }
+
     /// More than half the train's bytes came in batches: the mode is carried by spacing a
     /// host gave, sampled across its batches.
     pub fn mostly_batched(&self) -> bool {
@@ -259,6 +275,20 @@ impl Dispersion {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_share_at_or_above_a_rate_counts_bytes() {
+        let mut d = Dispersion::default();
+        for _ in 0..9 {
+            d.add(1_000, Span::from_millis(1)); // 1 MB/s
+        }
+        d.add(1_000, Span::from_micros(100)); // 10 MB/s
+        let share = d.share_at_least(2e6);
+        assert!((share - 0.1).abs() < 1e-6, "{share}");
+        assert!((d.share_at_least(1e5) - 1.0).abs() < 1e-6);
+        assert_eq!(d.share_at_least(1e9), 0.0);
+        assert_eq!(Dispersion::default().share_at_least(1.0), 0.0);
+    }
 
     #[test]
     fn spacing_at_the_bottleneck_is_the_mode() {

@@ -183,7 +183,16 @@ pub fn notes(f: &Findings<'_>) -> Vec<String> {
             Some(n) => format!(
                 "the receiver acknowledged {n:.0} segments per ACK, so ACK spacing shows nothing of the bottleneck from this capture point (a capture at the receiver would)"
             ),
-            None => "no ACK or data spacing showed a faster link (a capture at the receiver may; or give the rate with --link-rate)".to_string(),
+            None => match (x.spacing_outpaced(), x.capacity) {
+                (Some(share), Some(c)) => format!(
+                    "the {} spacing's strongest pace, {}, is the window's or a receiver timer's: {} of its bytes came at {} or faster, so the path is faster than that (give the rate with --link-rate)",
+                    if c.method == Method::Dispersion { "ACK" } else { "data-arrival" },
+                    rate(c.rate),
+                    pct(share),
+                    rate(super::facts::OUTPACED * c.rate)
+                ),
+                _ => "no ACK or data spacing showed a faster link (a capture at the receiver may; or give the rate with --link-rate)".to_string(),
+            },
         };
         out.push(format!(
             "the bottleneck rate (and the BDP) is a lower bound: this flow never filled the path, and {why}"

@@ -3,6 +3,7 @@
 
 use super::capacity::{Capacity, Estimate, Method};
 use super::classification::Classification;
+use super::dispersion::Dispersion;
 use super::queue::StandingQueue;
 use crate::flow::Dir;
 use crate::summary::{EcnMode, Stall, StallKind};
@@ -28,6 +29,13 @@ pub fn queue_shows(base_s: f64, prompt_queueing_s: Option<f64>, queueing_s: Opti
     let q = prompt_queueing_s.unwrap_or(0.0);
     q >= sign && q > 2.0 * quantum_s && queueing_s.unwrap_or(0.0) >= sign
 }
+
+/// How much faster than a spacing estimate its trains' other bytes must come, and what share
+/// of its bytes, to show the estimate a slower mode than the path's
+/// ([`Facts::spacing_outpaced`]): an octave, beyond the modes' ±6% smoothing and a batching
+/// host's jitter, and the share a separate mode must carry (`dispersion::MODE_SHARE`).
+pub const OUTPACED: f64 = 2.0;
+pub const OUTPACED_SHARE: f64 = 0.1;
 
 #[derive(Clone, Debug)]
 pub struct Facts {
@@ -75,6 +83,10 @@ pub struct Facts {
     /// The receiver's window held the sender (the next segment did not fit) for at least
     /// the receive-window rule's share of the steady transfer's busy time.
     pub window_held: bool,
+    /// The ACK and data-arrival spacing samples (whatever estimate they gave): how many of
+    /// their bytes came faster than a capacity (`judged_capacity`).
+    pub ack_spacing: Dispersion,
+    pub arrival_spacing: Option<Dispersion>,
     /// Queueing the prompt samples show over the steady transfer: the median over its bins
     /// of (least prompt RTT - base), s. Prompt samples only: a delayed ACK or an answer
     /// as late as its application is no queue.
@@ -123,6 +135,24 @@ impl Facts {
         } else {
             self.lost_segments() as f64 / self.data_segments as f64
         }
+    }
+
+    /// The share of the capacity's own spacing samples (ACK or data-arrival dispersion)
+    /// that came at [`OUTPACED`] times its rate or faster, when at least [`OUTPACED_SHARE`]:
+    /// the estimate is then a slower mode of the same trains — a window's pace, or a gap the
+    /// receiver made (a delayed ACK: Linux holds one that would not open the window,
+    /// `__tcp_ack_snd_check`) — and the path carried those bytes faster than it (Dovrolis
+    /// et al., ToN 2004: the capacity is not below a mode of segments that queued behind
+    /// each other). A window-held upload at a batching host (300 Mbit/s, 250 ms) read its
+    /// delayed ACK's 2776 B / 40 ms as the path; 45% of its ACK bytes came at 90-370 Mbit/s.
+    pub fn spacing_outpaced(&self) -> Option<f64> {
+        let cap = self.capacity?;
+        let spacing = match cap.method {
+            Method::Dispersion => Some(&self.ack_spacing),
+            Method::ArrivalDispersion => self.arrival_spacing.as_ref(),
+            _ => None,
+        }?;
+        Some(spacing.share_at_least(OUTPACED * cap.rate)).filter(|&s| s >= OUTPACED_SHARE)
     }
 
     /// Queueing delay: median RTT above the base, to the nanosecond. Both are whole

@@ -294,6 +294,8 @@ fn gather_facts(
         queue,
         quantum_s: quantum.get().secs_f64(),
         window_held,
+        ack_spacing: dacc.dispersion.clone(),
+        arrival_spacing: arrivals.cloned(),
         prompt_queueing_s,
         stalls: summary.stalls.clone(),
         estimate,
@@ -386,9 +388,12 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     // no packet pair inside a window's burst is resolved, only trains that span the idle
     // rest of the round.
     let unresolved_pairs = f.mss as f64 / cap.rate.max(1e-9) < crate::time::MIN_SPAN_QUANTA as f64 * f.quantum_s;
+    // Or the clock did resolve the window's bursts, and the spacing's own trains carried
+    // a tenth of their bytes at twice the estimate or faster (`Facts::spacing_outpaced`).
+    let outpaced = f.spacing_outpaced().is_some();
     let window_paced = f.window_held
         && spacing_method
-        && unresolved_pairs
+        && (unresolved_pairs || outpaced)
         && cap.rate * rules::bottleneck::AT_CAPACITY <= achieved;
     if !cap.method.is_delivery() && !window_paced {
         return Some(cap.rate);
@@ -767,6 +772,8 @@ mod tests {
             queue: None,
             quantum_s: 1e-6,
             window_held: false,
+            ack_spacing: Default::default(),
+            arrival_spacing: None,
             prompt_queueing_s: Some(0.0),
             stalls: Vec::new(),
             queue_other_way: None,

@@ -377,9 +377,7 @@ impl Connection {
                 flags.syn(),
                 rx_mss,
             );
-            if sack_unread {
-                rx.credit_unread_sack(&mut acked, seg.payload_len > 0, rx_mss);
-            }
+            acked.options_cut = sack_unread;
             rx.note_new_ack(ts, acked.acked);
             // Data never re-sent yet acknowledged only after the sender's retransmission
             // timer would have fired was acknowledged before, by an ACK the capture missed.

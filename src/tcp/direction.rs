@@ -39,9 +39,12 @@ pub struct AckOutcome {
     /// only the bytes not reported before. Without SACK, a duplicate ACK stands for one
     /// segment that left the network (RFC 5681 §3.2), credited until the ACK moves past.
     pub delivered: u32,
-    /// The capture's snaplen cut this ACK's options: SACK blocks it may carry were not read,
-    /// so what it reported delivered is only the cumulative ACK's move, and the bytes it
-    /// SACKed are reported late, by the cumulative ACK that passes them.
+    /// The capture's snaplen cut this ACK's options on a connection that may use SACK:
+    /// blocks it carried were not read, so the bytes it SACKed are reported late, by the
+    /// cumulative ACK that passes them (a loss episode's rate is not taken from such ACKs:
+    /// `stall::episode`). Crediting such ACKs as duplicates (RFC 5681 §3.2) was tried: a
+    /// receiver's window updates with data outstanding look the same, and it moved neither
+    /// simulated case.
     pub options_cut: bool,
 }
 
@@ -397,29 +400,6 @@ impl Direction {
         }
         self.peer_window = window;
         out
-    }
-
-    /// The ACK behind `out` had its options cut by the capture's snaplen, on a connection
-    /// that may use SACK: the blocks it carried were not read. A pure ACK that did not move
-    /// with data outstanding is then taken for what a duplicate ACK is without SACK (RFC
-    /// 5681 §3.2: one more segment received above the hole), whatever its window — a SACK
-    /// receiver's ACKs above a hole carry its reads' window updates, so the same-window test
-    /// of §2 would miss them. Credited under the same bound, and repaid when the cumulative
-    /// ACK moves: without it the repair's cumulative ACK reported a round trip's arrivals
-    /// at once (6.09 Mbit/s over a 39 ms loss episode of a 4 Mbit/s link, 96-byte snaplen
-    /// on IPv6).
-    pub fn credit_unread_sack(&mut self, out: &mut AckOutcome, carries_data: bool, mss: u32) {
-        out.options_cut = true;
-        // A duplicate by §2 was credited already (its SACK list read empty).
-        if out.acked > 0 || out.duplicate || carries_data {
-            return;
-        }
-        let Some(una) = self.una else { return };
-        let outstanding = self.nxt.map_or(0, |n| n.bytes_after(una) as u64);
-        let room = outstanding.saturating_sub(mss as u64).saturating_sub(self.dupack_credit);
-        let credit = (mss as u64).min(room);
-        self.dupack_credit += credit;
-        out.delivered = out.delivered.saturating_add(credit as u32);
     }
 
     /// Whether this direction has more in flight than any window its peer advertised could

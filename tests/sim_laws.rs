@@ -552,6 +552,18 @@ fn checked(d: &Draw, only: Option<&str>, with_known: bool) -> (Vec<String>, Vec<
     (bad, applied)
 }
 
+/// A regression draw: no law or truth check fails (`with_known`: in the named regions too).
+fn assert_holds(d: &Draw, with_known: bool) {
+    let bad = failures(d, None, with_known);
+    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+}
+
+/// The draw run, and the flows analysed at vantage `v`.
+fn analysed_at(d: &Draw, v: Vantage) -> Vec<FlowSummary> {
+    let out = sim::run(&d.path, &d.flows, Duration::from_secs(d.secs));
+    analyse(out.pcap(v).unwrap_or_else(|| panic!("a capture at {v:?}")))
+}
+
 /// The configuration: 48 cases from a fixed seed unless PROPTEST_CASES /
 /// PROPTEST_RNG_SEED say otherwise (to search wider: `PROPTEST_CASES=2000
 /// PROPTEST_RNG_SEED=$RANDOM`, and SIM_LAWS_ONLY=law:evidence to shrink one kind).
@@ -741,8 +753,7 @@ fn a_policer_with_rto_waits_shows_no_standing_queue() {
         }],
         secs: 1,
     };
-    let out = sim::run(&d.path, &d.flows, Duration::from_secs(d.secs));
-    let flows = analyse(out.pcap(Vantage::Sender).expect("a sender capture"));
+    let flows = analysed_at(&d, Vantage::Sender);
     let f = flows.iter().find(|f| f.goodput_bps > 0.0).expect("the bulk flow");
     eprintln!(
         "{d:?}\nverdict {:?} queue {:?} capacity {:?} bottleneck {:?} goodput {}",
@@ -756,8 +767,7 @@ fn a_policer_with_rto_waits_shows_no_standing_queue() {
         "{d:?}: a standing queue behind a policer: {:?}",
         f.queue
     );
-    let bad = failures(&d, None, true);
-    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+    assert_holds(&d, true);
 }
 
 /// At the sender's interface data enters the bottleneck's queue faster than the path
@@ -884,8 +894,7 @@ fn an_on_off_flow_beside_a_bulk_one_is_not_faster_than_the_link() {
         ],
         secs: 1,
     };
-    let bad = failures(&d, None, true);
-    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+    assert_holds(&d, true);
 }
 
 /// Two flows through an 800 kbit/s policer (burst 3000) on a 1 Mbit/s path with a 300 µs
@@ -917,8 +926,7 @@ fn two_flows_through_a_policer_keep_their_limits() {
     // One flow lost every flight and waited out its timer to the end: undetermined, its
     // stalls the account (it read "sender-limited" with limits summing to 0). The group's
     // delivery above this serialisation-dominated link is a `known` region.
-    let bad = failures(&d, None, false);
-    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+    assert_holds(&d, false);
 }
 
 /// An upload from a BSD stack to a Linux receiver with a 16 kB buffer over a 300 Mbit/s,
@@ -951,10 +959,8 @@ fn a_window_limited_upload_at_a_coalescing_sender_is_receiver_window_limited() {
         }],
         secs: 3,
     };
-    let bad = failures(&d, None, true);
-    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
-    let out = sim::run(&d.path, &d.flows, Duration::from_secs(d.secs));
-    let flows = analyse(out.pcap(Vantage::Sender).expect("a sender capture"));
+    assert_holds(&d, true);
+    let flows = analysed_at(&d, Vantage::Sender);
     let f = &flows[0];
     assert_eq!(
         f.verdict,
@@ -969,18 +975,12 @@ fn a_window_limited_upload_at_a_coalescing_sender_is_receiver_window_limited() {
 /// snaplen), BSD -> Linux CUBIC: no estimate above the link at either end.
 #[test]
 fn a_clean_bulk_transfer_is_not_faster_than_its_link() {
-    let snap = CaptureHost {
-        snaplen: 96,
-        ..CaptureHost::default()
-    };
     let d = Draw {
         path: Path {
             queue_pkts: 30,
             seed: 541239757046908750,
             ipv6: true,
-            sender_capture: snap,
-            receiver_capture: snap,
-            ..Path::new(4_000_000, ms(10))
+            ..Path::new(4_000_000, ms(10)).with_snaplen(96)
         },
         flows: vec![Flow {
             sender_stack: Stack::bsd(),
@@ -989,26 +989,19 @@ fn a_clean_bulk_transfer_is_not_faster_than_its_link() {
         }],
         secs: 1,
     };
-    let bad = failures(&d, None, true);
-    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+    assert_holds(&d, true);
 }
 
 /// A Windows sender to an old stack without SACK over a 1 Mbit/s path with a 40 ms RTT
 /// (IPv6, 96-byte snaplen): no estimate above the link.
 #[test]
 fn an_old_receiver_without_sack_is_not_faster_than_its_link() {
-    let snap = CaptureHost {
-        snaplen: 96,
-        ..CaptureHost::default()
-    };
     let d = Draw {
         path: Path {
             queue_pkts: 30,
             seed: 2313662744581286350,
             ipv6: true,
-            sender_capture: snap,
-            receiver_capture: snap,
-            ..Path::new(1_000_000, ms(40))
+            ..Path::new(1_000_000, ms(40)).with_snaplen(96)
         },
         flows: vec![Flow {
             sender_stack: Stack::windows(),
@@ -1021,8 +1014,7 @@ fn an_old_receiver_without_sack_is_not_faster_than_its_link() {
         }],
         secs: 2,
     };
-    let bad = failures(&d, None, true);
-    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+    assert_holds(&d, true);
 }
 
 /// An old stack sending to a Linux receiver with a 16 kB buffer over a 10 Mbit/s path
@@ -1051,10 +1043,8 @@ fn a_full_window_before_an_outage_is_the_bottleneck_and_a_stall() {
         }],
         secs: 1,
     };
-    let bad = failures(&d, None, true);
-    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
-    let out = sim::run(&d.path, &d.flows, Duration::from_secs(d.secs));
-    let flows = analyse(out.pcap(Vantage::Sender).expect("a sender capture"));
+    assert_holds(&d, true);
+    let flows = analysed_at(&d, Vantage::Sender);
     let f = &flows[0];
     assert_eq!(f.verdict, bdpscope::diagnose::Verdict::Limited(bdpscope::diagnose::Label::Bottleneck));
     assert!(f.stalls.iter().any(|s| s.kind == bdpscope::summary::StallKind::Outage), "{:?}", f.stalls);
@@ -1103,8 +1093,7 @@ fn two_ways_through_a_shaper_on_a_coarse_tap_are_not_faster_than_the_link() {
         ],
         secs: 1,
     };
-    let bad = failures(&d, None, true);
-    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+    assert_holds(&d, true);
 }
 
 /// An old stack bursting 117 kB every 50 ms (more than the 4 Mbit/s link carries in that
@@ -1135,8 +1124,7 @@ fn bursts_across_an_outage_are_not_faster_than_the_link() {
         }],
         secs: 1,
     };
-    let bad = failures(&d, None, true);
-    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+    assert_holds(&d, true);
 }
 
 /// The coarse-clock region's second minimal case: an upload from a Windows stack that
@@ -1168,6 +1156,5 @@ fn a_window_limited_upload_on_a_one_ms_clock_is_receiver_window_limited() {
         }],
         secs: 3,
     };
-    let bad = failures(&d, None, true);
-    assert!(bad.is_empty(), "{d:?}:\n{}", bad.join("\n"));
+    assert_holds(&d, true);
 }

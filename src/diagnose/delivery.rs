@@ -120,14 +120,14 @@ pub fn rate_where(tl: &Timeline, inside: &[bool], min_window: Span, interval: In
 fn ack_intervals(tl: &Timeline, k: usize, interval: Interval) -> impl Iterator<Item = Option<f64>> + '_ {
     let acks: Vec<Option<i64>> = tl.bins.iter().map(|b| b.last_ack_ns).collect();
     let idle: Vec<u64> = tl.bins.iter().map(|b| b.idle_ns).collect();
-    intervals(acks, idle, tl.width.nanos().max(1), k, interval)
+    intervals(&acks, &idle, tl.width.nanos().max(1), k, interval)
 }
 
 /// [`ack_intervals`] over bins of `width` ns given by their last ACK instants (ns from any
 /// fixed origin, growing with the bins) and the sender's idle time in each.
 fn intervals(
-    acks: Vec<Option<i64>>,
-    idle_ns: Vec<u64>,
+    acks: &[Option<i64>],
+    idle_ns: &[u64],
     w: i64,
     k: usize,
     interval: Interval,
@@ -222,8 +222,7 @@ impl Grid<'_> {
     fn windows(&self, min_window: Span) -> (usize, Vec<Option<f64>>) {
         let w = self.width.nanos().max(1);
         let k = ((min_window.nanos() + w - 1) / w).max(1) as usize;
-        let idle = self.group_idle.to_vec();
-        (k, intervals(self.last_ack_ns.to_vec(), idle, w, k, Interval::AckClocked).collect())
+        (k, intervals(self.last_ack_ns, self.group_idle, w, k, Interval::AckClocked).collect())
     }
 
     /// The high end of the group's delivery rate over every window.

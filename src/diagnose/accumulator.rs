@@ -218,6 +218,7 @@ impl DirAccumulator {
         let b = tl.bin(ts);
         b.sent += len;
         b.max_flight = b.max_flight.max(flight);
+        b.min_flight = Some(b.min_flight.map_or(flight, |m| m.min(flight)));
         if let Some(w) = window {
             b.max_window = b.max_window.max(w);
             b.min_window = Some(b.min_window.map_or(w, |m| m.min(w)));
@@ -307,6 +308,14 @@ impl DirAccumulator {
     fn on_ecn(&mut self, ts: Timestamp, marks: u32) {
         if let Some(tl) = self.timeline.as_mut() {
             tl.bin(ts).ecn_marks += marks;
+        }
+    }
+
+    /// A bound on the loop the queue lies on (`SegmentEvent::loop_bound`).
+    fn on_loop_bound(&mut self, ts: Timestamp, bound: Span) {
+        if let Some(tl) = self.timeline.as_mut() {
+            let b = tl.bin(ts);
+            b.rtt_bound_min_ns = Some(b.rtt_bound_min_ns.map_or(bound.nanos(), |m| m.min(bound.nanos())));
         }
     }
 
@@ -503,6 +512,11 @@ impl Accumulator {
         if let Some(s) = ev.ts_rtt {
             for acc in &mut self.dirs {
                 acc.on_rtt(ev.ts, s.end_to_end, echo_prompt);
+            }
+        }
+        if let Some(b) = ev.loop_bound {
+            for acc in &mut self.dirs {
+                acc.on_loop_bound(ev.ts, b);
             }
         }
     }

@@ -27,6 +27,10 @@ pub struct Classification {
     /// The typical flight of the sender's flat stretches (median of their rounds' largest
     /// flight).
     pub plateau_flight: u64,
+    /// Their typical low point (median of the rounds' least flight after a send, with the
+    /// neighbouring rounds': `classify::low_points`), at most `plateau_flight`: far below
+    /// it the sender sent in bursts and waited between them.
+    pub plateau_low: u64,
     /// Share of the steady transfer on a loss-free flat flight at or above the BDP with the
     /// RTT raised to hold it (`bottleneck::FullPipe`), and that flight's typical level.
     pub full_pipe_share: f64,

@@ -58,10 +58,11 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     // the pipe full, not the sender's buffer (see `bottleneck::FullPipe`); the rest of the
     // flat stretches are the sender's.
     let pipe = inp.capacity.map(|c| c * inp.base_rtt.secs_f64());
-    let full: Vec<bool> = rounds
+    let lows = low_points(&rounds);
+    let full: Vec<bool> = lows
         .iter()
         .zip(&flat)
-        .map(|(r, &f)| f && bottleneck::fills_pipe(r.max_flight, pipe, inp.rtt_rose))
+        .map(|(low, &f)| f && low.is_some_and(|m| bottleneck::fills_pipe(m, pipe, inp.rtt_rose)))
         .collect();
     let plateau: Vec<bool> = flat.iter().zip(&full).map(|(&f, &p)| f && !p).collect();
 
@@ -176,6 +177,16 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         levels.get(levels.len() / 2).copied().unwrap_or(0)
     };
     let plateau_flight = typical_flight(&plateau);
+    let plateau_low = {
+        let mut levels: Vec<u64> = lows
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| plateau.get(j).copied().unwrap_or(false))
+            .filter_map(|(_, l)| *l)
+            .collect();
+        levels.sort_unstable();
+        levels.get(levels.len() / 2).copied().unwrap_or(plateau_flight).min(plateau_flight)
+    };
     let full_pipe_flight = typical_flight(&full);
     let full_pipe_share = share_of_steady(
         full_ns[steady_from..]
@@ -313,10 +324,25 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         idle_share,
         plateau_share: plateau_share.max(0.0),
         plateau_flight,
+        plateau_low,
         full_pipe_share,
         full_pipe_flight,
         steady_s,
     }
+}
+
+/// Each round's low point: the least flight after a send over the round and its two
+/// neighbours (`Round::min_flight`), None when one of them cannot say (ACKs came but no
+/// data left). A round is shorter than the cycle of a sender that sends a burst and then
+/// waits for its send buffer to drain (the wait is the queue's length plus the round), so a
+/// round that falls inside the burst shows only its top; three rounds hold a cycle's trough.
+fn low_points(rounds: &[Round]) -> Vec<Option<u64>> {
+    (0..rounds.len())
+        .map(|j| {
+            let near = &rounds[j.saturating_sub(1)..(j + 2).min(rounds.len())];
+            near.iter().try_fold(u64::MAX, |m, r| r.min_flight.map(|f| m.min(f)))
+        })
+        .collect()
 }
 
 /// Most periods kept per flow; beyond it the shortest are absorbed by their neighbours.

@@ -92,10 +92,12 @@ fn pack(b: &Bin, out: &mut Vec<u8>) {
         sent,
         retransmissions,
         max_flight,
+        min_flight,
         max_window,
         min_window,
         rtt_min_ns,
         rtt_prompt_min_ns,
+        rtt_bound_min_ns,
         rtt_sum_ns,
         rtt_count,
         last_ack_ns,
@@ -117,6 +119,8 @@ fn pack(b: &Bin, out: &mut Vec<u8>) {
         nonzero(rtt_count as u64),
         last_ack_ns.map(zigzag),
         nonzero(ecn_marks as u64),
+        rtt_bound_min_ns.map(zigzag),
+        min_flight,
     ];
     let mask = fields
         .iter()
@@ -148,6 +152,8 @@ fn unpack(bytes: &[u8], at: &mut usize) -> Bin {
         rtt_count: field(12).unwrap_or(0) as u32,
         last_ack_ns: field(13).map(unzigzag),
         ecn_marks: field(14).unwrap_or(0) as u32,
+        rtt_bound_min_ns: field(15).map(unzigzag),
+        min_flight: field(16),
     }
 }
 
@@ -268,8 +274,8 @@ mod tests {
         let i = || prop_oneof![Just(0i64), -5i64..5, any::<i64>()];
         (
             (n(), n(), n(), n(), n(), any::<u32>()),
-            (n(), n(), proptest::option::of(n())),
-            (proptest::option::of(i()), proptest::option::of(i()), i(), any::<u32>(), proptest::option::of(i()), any::<u32>()),
+            (n(), n(), proptest::option::of(n()), proptest::option::of(n())),
+            (proptest::option::of(i()), proptest::option::of(i()), i(), any::<u32>(), proptest::option::of(i()), any::<u32>(), proptest::option::of(i())),
         )
             .prop_map(|(a, b, c)| Bin {
                 busy_ns: a.0,
@@ -281,12 +287,14 @@ mod tests {
                 max_flight: b.0,
                 max_window: b.1,
                 min_window: b.2,
+                min_flight: b.3,
                 rtt_min_ns: c.0,
                 rtt_prompt_min_ns: c.1,
                 rtt_sum_ns: c.2,
                 rtt_count: c.3,
                 last_ack_ns: c.4,
                 ecn_marks: c.5,
+                rtt_bound_min_ns: c.6,
             })
     }
 

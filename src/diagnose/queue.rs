@@ -84,7 +84,17 @@ pub fn find(tl: &Timeline, from: usize, base_rtt: Span, floor: Span) -> Option<S
         let w = &tl.bins[i..end];
         // An interval shorter than the full one at the end of the transfer says too little.
         let full = end - i == per;
-        let min = w.iter().filter_map(|b| b.rtt_prompt_min_ns).min();
+        // The interval is judged on its prompt samples (they alone can show a queue: a
+        // sample that waited on an end is long without one); but any time the loop showed,
+        // sample or not, bounds the queue from above (`Bin::rtt_bound_min_ns`), so one near
+        // the base shows that the queue drained. Behind a sender whose send buffer releases
+        // a burst per round, the first segment of each burst echoes the ACK that freed the
+        // buffer after the path emptied (base RTT) yet is no sample at the receiver, where
+        // the sender's pause before it shows; the burst's tail, queued behind its own
+        // burst, is a prompt sample 15 ms up, and alone read as a standing queue.
+        let min = w.iter().filter_map(|b| b.rtt_prompt_min_ns).min().map(|m| {
+            w.iter().filter_map(|b| b.rtt_bound_min_ns).min().map_or(m, |bound| bound.min(m))
+        });
         let time: u64 = w.iter().map(|b| b.state_ns()).sum();
         if full {
             total_ns += time;
@@ -217,6 +227,27 @@ mod tests {
         let tl = timeline_sending(|i| (i % 5 == 0).then_some(700.0), |i| i % 50 >= 5);
         let q = find(&tl, 0, Span::from_millis(14), Span::from_micros(10)).unwrap();
         assert!(q.most_of_the_time(), "{q:?}");
+    }
+
+    #[test]
+    fn a_bound_near_the_base_shows_the_queue_drained() {
+        // Base 28.6 ms; a send-buffer-limited sender's bursts every 45 ms: the burst's tail
+        // a prompt sample 44 ms up, its head echoing the ACK that freed the buffer once the
+        // path emptied — no sample at the receiver (the sender paused before it), but a
+        // bound of 29 ms on the loop.
+        let mut tl = timeline(|i| (i % 45 == 30).then_some(44.0));
+        let q = find(&tl, 0, Span::from_micros(28_600), Span::from_micros(10)).unwrap();
+        assert!(q.most_of_the_time(), "{q:?}");
+        for i in (0..5000).filter(|i| i % 45 == 0) {
+            let b = tl.bin(Timestamp(1_000_000_000) + Span::from_millis(i as i64));
+            b.rtt_bound_min_ns = Some(29_000_000);
+        }
+        let q = find(&tl, 0, Span::from_micros(28_600), Span::from_micros(10)).unwrap();
+        assert_eq!(q.standing, 0, "{q:?}");
+        // Bounds alone judge nothing: the interval needs prompt samples to show a queue.
+        let mut tl = timeline(|_| None);
+        tl.bin(Timestamp(1_000_000_000)).rtt_bound_min_ns = Some(90_000_000);
+        assert!(find(&tl, 0, Span::from_micros(28_600), Span::from_micros(10)).is_none());
     }
 
     #[test]

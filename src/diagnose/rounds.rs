@@ -10,6 +10,11 @@ pub struct Round {
     pub first: usize,
     pub last: usize,
     pub max_flight: u64,
+    /// Least flight after a send of new data in the round (`Bin::min_flight`); a round
+    /// without one keeps the last when nothing was delivered either (the flight stood
+    /// still), and has none when ACKs came but no data left (the flight fell, how far the
+    /// capture cannot say).
+    pub min_flight: Option<u64>,
     pub retransmissions: u32,
     /// ECN congestion signals (CE marks, CWR): see `Bin::ecn_marks`.
     pub ecn_marks: u32,
@@ -39,6 +44,7 @@ pub fn bins_per_round(tl: &Timeline, base_rtt: Span) -> usize {
 pub fn rounds(tl: &Timeline, base_rtt: Span) -> Vec<Round> {
     let k = bins_per_round(tl, base_rtt);
     let mut carried = 0;
+    let mut carried_min = None;
     (0..tl.bins.len())
         .step_by(k)
         .map(|first| {
@@ -50,6 +56,10 @@ pub fn rounds(tl: &Timeline, base_rtt: Span) -> Vec<Round> {
             };
             for b in &tl.bins[first..last] {
                 r.max_flight = r.max_flight.max(b.max_flight);
+                r.min_flight = match (r.min_flight, b.min_flight) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
                 r.retransmissions += b.retransmissions;
                 r.ecn_marks += b.ecn_marks;
                 r.busy_ns += b.busy_ns;
@@ -60,10 +70,13 @@ pub fn rounds(tl: &Timeline, base_rtt: Span) -> Vec<Round> {
             if r.max_flight == 0 && r.busy_ns + r.rwnd_ns > 0 {
                 r.max_flight = carried;
             }
-            carried = if r.idle_ns > r.busy_ns + r.rwnd_ns {
-                0
+            if r.min_flight.is_none() && r.delivered == 0 && r.busy_ns + r.rwnd_ns > 0 {
+                r.min_flight = carried_min;
+            }
+            (carried, carried_min) = if r.idle_ns > r.busy_ns + r.rwnd_ns {
+                (0, None)
             } else {
-                r.max_flight
+                (r.max_flight, r.min_flight)
             };
             r
         })

@@ -45,6 +45,9 @@ pub struct Bin {
     pub ecn_marks: u32,
     /// Largest flight the sender had (reconstructed sender view), and the window then.
     pub max_flight: u64,
+    /// Least flight right after a segment of new data left (the sender's low point, less
+    /// the one segment): where the flight dips between a sender's bursts.
+    pub min_flight: Option<u64>,
     pub max_window: u64,
     pub min_window: Option<u64>,
     /// End-to-end RTT samples in the bin.
@@ -58,6 +61,10 @@ pub struct Bin {
     /// a receiver that holds its ACKs for a timer or for its reader inflates samples without
     /// any queue in the path.
     pub rtt_prompt_min_ns: Option<i64>,
+    /// The least end-to-end time any segment showed for the loop a bottleneck queue lies
+    /// on, sample or not (`SegmentEvent::loop_bound`): never less than the loop with the
+    /// queue then, so an interval whose least bound sits near the base saw the queue drain.
+    pub rtt_bound_min_ns: Option<i64>,
     pub rtt_sum_ns: i64,
     pub rtt_count: u32,
 }
@@ -73,6 +80,10 @@ impl Bin {
         self.retransmissions += o.retransmissions;
         self.ecn_marks += o.ecn_marks;
         self.max_flight = self.max_flight.max(o.max_flight);
+        self.min_flight = match (self.min_flight, o.min_flight) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         self.max_window = self.max_window.max(o.max_window);
         self.min_window = match (self.min_window, o.min_window) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -83,6 +94,10 @@ impl Bin {
             (a, b) => a.or(b),
         };
         self.rtt_prompt_min_ns = match (self.rtt_prompt_min_ns, o.rtt_prompt_min_ns) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.rtt_bound_min_ns = match (self.rtt_bound_min_ns, o.rtt_bound_min_ns) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };

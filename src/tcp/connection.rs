@@ -367,6 +367,9 @@ impl Connection {
         let window_was_closed = rx.peer_window_raw == Some(0);
         let mut acked: super::direction::AckOutcome = Default::default();
         let mut ack_rtt = None;
+        // The least time this segment shows for the loop through the far end, queue
+        // included (see `Rtt::far_bound`).
+        let mut loop_bound: Option<Span> = None;
         if flags.ack() {
             acked = rx.on_ack(
                 seg.ack,
@@ -387,16 +390,13 @@ impl Connection {
             // a receiver ACKs at least every second full segment at once); one of less may
             // have waited for the delayed-ACK timer or the application's answer.
             let prompt = acked.acked as u64 >= 2 * rx_mss as u64;
-            if let Some(raw) = rx.data_ack_rtt.on_ack(seg.ack, ts) {
-                if first_ack(raw) {
-                    ack_rtt = self.rtt.add_sample(ts, from, RttSource::DataAck, raw, prompt);
-                }
-            } else if let Some((_, end)) = seg.options.sack.iter().next() {
-                if let Some(raw) = rx.data_ack_rtt.on_sack(end, ts) {
-                    if first_ack(raw) {
-                        ack_rtt = self.rtt.add_sample(ts, from, RttSource::DataAck, raw, prompt);
-                    }
-                }
+            let raw = match rx.data_ack_rtt.on_ack(seg.ack, ts) {
+                Some(raw) => Some(raw),
+                None => seg.options.sack.iter().next().and_then(|(_, end)| rx.data_ack_rtt.on_sack(end, ts)),
+            };
+            if let Some(raw) = raw.filter(|&raw| first_ack(raw)) {
+                ack_rtt = self.rtt.add_sample(ts, from, RttSource::DataAck, raw, prompt);
+                loop_bound = self.rtt.far_bound(from, raw);
             }
             let tsval = seg.options.timestamps.map(|t| t.val);
             // The sender's view follows the scale the sender applies (see `effective_scale`).
@@ -438,8 +438,9 @@ impl Connection {
             let peer_outstanding = matches!((rx.una, rx.nxt), (Some(u), Some(n)) if n.is_after(u));
             let reopened = window_was_closed && seg.window > 0;
             let releases = flags.ack() && ((acked.acked > 0 && peer_outstanding) || reopened);
+            let drains = flags.ack() && acked.acked > 0 && !peer_outstanding;
             let (tx, rx) = (&mut self.dirs[dir.index()], dir.reverse().index());
-            tx.ts_echo_rtt.on_tsval(o.val, ts, releases);
+            tx.ts_echo_rtt.on_tsval(o.val, ts, releases, drains);
             // The SYN/ACK's echo of the SYN's TSval times the same loop as the handshake
             // sample, which already counts it.
             if flags.ack() && o.ecr != 0 && !flags.syn() {
@@ -448,7 +449,17 @@ impl Connection {
                     new_data: send.new_bytes > 0,
                     previous_data,
                 };
-                if let Some(sample) = self.dirs[rx].ts_echo_rtt.on_tsecr(o.ecr, ts, echo) {
+                if let Some(echoed) = self.dirs[rx].ts_echo_rtt.on_tsecr(o.ecr, ts, echo) {
+                    let sample = echoed.sample();
+                    // Answered or not, the echo bounds the loop from above (`Echoed`) —
+                    // unless segments the capture missed may have carried the TSval first.
+                    if let Some(b) = echoed.bound().filter(|_| !acks_missing) {
+                        let b = self.rtt.far_bound(from, b);
+                        loop_bound = match (loop_bound, b) {
+                            (Some(x), Some(y)) => Some(x.min(y)),
+                            (x, y) => x.or(y),
+                        };
+                    }
                     echoed_peer_tsval = true;
                     // Later than a retransmission timer: the first answer was not captured
                     // (or a retransmission, not this segment, was answered).
@@ -527,6 +538,7 @@ impl Connection {
             mss,
             ack_rtt,
             ts_rtt,
+            loop_bound,
             echoed_peer_tsval,
             send,
             acked,

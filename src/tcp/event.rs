@@ -5,7 +5,7 @@ use super::direction::{AckOutcome, SendOutcome};
 use super::rtt::RttSample;
 use crate::decode::{Ecn, TcpFlags};
 use crate::endpoint::Dir;
-use crate::time::Timestamp;
+use crate::time::{Span, Timestamp};
 
 /// The sender's situation as reconstructed at the capture point (see `sender_view.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,6 +76,11 @@ pub struct SegmentEvent {
     pub ack_rtt: Option<RttSample>,
     /// The timestamp-echo RTT sample this segment's TSecr produced.
     pub ts_rtt: Option<RttSample>,
+    /// The least end-to-end time this segment shows for the loop through the far end (the
+    /// one a bottleneck queue beside an end host lies on), sample or not: its ACK's data
+    /// timed, or its TSecr's first echo, answered or not (`Rtt::far_bound`). Never less
+    /// than the loop with the queue the segment's data met: an upper bound on that queue.
+    pub loop_bound: Option<Span>,
     /// The segment's TSecr echoed a TSval of the peer for the first time (whether or not
     /// that gave an RTT sample): this end uses timestamps.
     pub echoed_peer_tsval: bool,

@@ -8,14 +8,19 @@
 //!   the window — the flow's own excess window, or other traffic sharing the link.
 //! - `AtCapacity`: the bytes acknowledged per round trip reach the capacity estimate (alone,
 //!   or summed with the other flows that share the same hosts and time).
-//! - `FullPipe`: a loss-free flat flight of at least the BDP while the flow's RTT rose above
-//!   the base. The BDP is what the path holds (RFC 6349 §3.3.1: the window that fills the
-//!   path is bottleneck rate x base RTT; send and receive buffers of at least that much do
-//!   not limit the rate); by Little's law the flight beyond it sat in the bottleneck's queue
-//!   — the raised RTT is that wait — and a work-conserving link with a queue in front of it
-//!   is busy. Such a flight is the sender's buffer holding more than the path, not less: it
-//!   is not sender-limited time (the sender rule keeps only flat flights below the BDP, or
-//!   with no queue to hold the excess).
+//! - `FullPipe`: a loss-free flat flight that never fell below the BDP while the flow's RTT
+//!   rose above the base. The BDP is what the path holds (RFC 6349 §3.3.1: the window that
+//!   fills the path is bottleneck rate x base RTT; send and receive buffers of at least that
+//!   much do not limit the rate); the path beyond the queue holds at most that much, so the
+//!   flight beyond it sat in the bottleneck's queue — the raised RTT is that wait — and a
+//!   work-conserving link with a queue in front of it is busy. It must hold at its *low*
+//!   point (the least flight after a send, each round): a sender whose send buffer frees in
+//!   one piece sends a burst that lifts the flight's peak far above the BDP and queues for a
+//!   moment, then sends nothing while the ACKs drain it to a third of that, and the link
+//!   idles each round (R5 sndbuf_32k: peak 94 KB, low 28 KB, BDP 64 KB; the kernel's mean
+//!   flight 65 KB, 68% of the link). Such a flight is the sender's buffer holding more than
+//!   the path, not less: it is not sender-limited time (the sender rule keeps only flat
+//!   flights below the BDP, or with no queue to hold the excess).
 //!
 //! ## Why
 //! When the pipe is full, more window only adds queueing delay; nothing at the ends can
@@ -45,8 +50,9 @@ pub fn at_capacity(rate: f64, capacity: f64) -> bool {
     capacity > 0.0 && rate >= AT_CAPACITY * capacity
 }
 
-/// A flat flight of `flight` bytes filled the pipe: it held at least the BDP (`pipe`, from
-/// a judged capacity) while the RTT rose above the base to hold the excess.
+/// A flat flight whose low point was `flight` bytes filled the pipe: it held at least the
+/// BDP (`pipe`, from a judged capacity) all along while the RTT rose above the base to hold
+/// the excess.
 pub fn fills_pipe(flight: u64, pipe: Option<f64>, rtt_rose: bool) -> bool {
     rtt_rose && pipe.is_some_and(|p| p > 0.0 && flight as f64 >= p)
 }
@@ -395,6 +401,34 @@ mod tests {
         );
         assert_eq!(c.verdict, Label::Sender);
         assert_eq!(c.full_pipe_share, 0.0);
+    }
+
+    #[test]
+    fn a_burst_above_the_bdp_that_drains_below_it_is_the_senders() {
+        // A send buffer freed in one piece: every 60 ms a burst lifts the flight from 28 kB
+        // to 94 kB over the 40 kB pipe, the RTT rises while it queues, then the sender sends
+        // nothing while the ACKs drain it (R5 sndbuf_32k). The peak is flat above the BDP;
+        // the low point is below it, so the link idled: not a full pipe.
+        let bin = |i: usize| match i % 6 {
+            0 => Bin {
+                delivered: at(0.7),
+                flight: 28_000,
+                ..BUSY
+            },
+            1 | 2 => Bin {
+                delivered: at(0.7),
+                flight: 94_000,
+                ..BUSY
+            },
+            _ => Bin {
+                delivered: at(0.7),
+                ..BUSY
+            },
+        };
+        let c = super::super::fixture::run_with(bin, true);
+        assert_eq!(c.full_pipe_share, 0.0, "{c:?}");
+        assert_eq!(c.verdict, Label::Sender, "{c:?}");
+        assert_eq!((c.plateau_flight, c.plateau_low), (94_000, 28_000));
     }
 
     #[test]

@@ -289,6 +289,9 @@ pub(crate) mod fixture {
             x.idle_ns += (b.idle * ns) as u64;
             x.delivered += b.delivered;
             x.max_flight = x.max_flight.max(b.flight);
+            if b.flight > 0 {
+                x.min_flight = Some(x.min_flight.map_or(b.flight, |m| m.min(b.flight)));
+            }
             x.retransmissions += b.retransmissions;
         }
         tl

@@ -138,6 +138,14 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         if let Some(bdp) = x.bdp {
             against.push(if (level as f64) < bdp {
                 format!("below the BDP ({})", bytes(bdp))
+            } else if (c.plateau_low as f64) < bdp && !x.lower_bound {
+                // Its top above the path, its trough below (`FullPipe` wants the trough):
+                // the sender sent bursts and waited between them while the link idled.
+                format!(
+                    "above the BDP ({}) only at its peaks: it fell to ~{} between the sender's bursts, below the BDP, so the link idled while the sender waited (for its send buffer to drain, or its application)",
+                    bytes(bdp),
+                    bytes(c.plateau_low as f64)
+                )
             } else if x.lower_bound {
                 // The BDP of a capacity that is only the flow's own delivery: the path may
                 // hold more.
@@ -263,7 +271,25 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     let mut out = Vec::new();
     if c.plateau_share >= c.idle_share {
         let level = c.plateau_flight.max(1);
-        if let Some(bdp) = x.bdp {
+        let low = c.plateau_low;
+        if let Some(bdp) = x.bdp.filter(|&bdp| (low as f64) < bdp && level as f64 >= bdp && !x.lower_bound) {
+            // A burst that tops the BDP and a trough below it: the buffer must grow by what
+            // the trough lacks for the flight to stay at the BDP between bursts.
+            out.extend(advice::raise(
+                x,
+                AdviceKind::RaiseSendBuffer,
+                "net.ipv4.tcp_wmem max, or SO_SNDBUF",
+                level,
+                level as f64 + (bdp - low as f64),
+                |had, buffer| {
+                    format!(
+                        "the sender sent bursts of up to ~{had} in flight but let the flight fall to ~{} between them, below the path's BDP ({}): raise the send buffer (net.ipv4.tcp_wmem max, or SO_SNDBUF) to >= {buffer} so that it never falls below the BDP",
+                        bytes(low as f64),
+                        bytes(bdp)
+                    )
+                },
+            ));
+        } else if let Some(bdp) = x.bdp {
             out.extend(advice::raise(
                 x,
                 AdviceKind::RaiseSendBuffer,

@@ -16,7 +16,7 @@ pub use data_ack::DataAckSampler;
 pub use histogram::RttHistogram;
 pub use minmax::WindowedMin;
 pub use release::ReleaseSampler;
-pub use ts_echo::{Echo, TsEchoSampler};
+pub use ts_echo::{Echo, Echoed, TsEchoSampler};
 
 use crate::time::{Quantum, Span, Timestamp};
 
@@ -372,6 +372,19 @@ impl RttTracker {
         } else {
             base
         }
+    }
+
+    /// An upper bound on the end-to-end round trip, queue included, from `raw`, a time no
+    /// shorter than the loop through `through` (a sample, or an echo that waited on the far
+    /// end: `ts_echo::Echoed`): `raw` plus the other loop's minimum, when `through` is the
+    /// far loop (the longer base). A bottleneck's queue beside an end host lies on the far
+    /// loop only (see `other_now`), so such a bound says how much queue there was at most;
+    /// a near-loop time says nothing of it. None while the loop is not known to be the far
+    /// one, or for a negative time.
+    pub fn far_bound(&self, through: End, raw: Span) -> Option<Span> {
+        let this = self.loops[through.index()].base()?;
+        let other = self.loops[through.other().index()].base().unwrap_or(Span::ZERO);
+        (raw.nanos() >= 0 && this >= other).then_some(raw + other)
     }
 
     /// Adds a raw sample that bounds a loop without timing the flow's data — an ACK to the

@@ -59,14 +59,20 @@ fn before(a: u32, b: u32) -> bool {
 
 impl TsEchoSampler {
     /// A segment carrying TSval `val` went out at `at`; `releases` when it could release
-    /// the other end's data at once (see [`Pending::releases`]).
-    pub fn on_tsval(&mut self, val: u32, at: Timestamp, releases: bool) {
+    /// the other end's data at once (see [`Pending::releases`]); `drains` when it
+    /// acknowledged all the other end's data seen here.
+    pub fn on_tsval(&mut self, val: u32, at: Timestamp, releases: bool, drains: bool) {
         if let Some(last) = self.last_val {
             if !before(last, val) {
                 // Same tick (or an older value: a retransmission keeps its own): timed from
-                // the first sighting, but any segment of the tick may be what released data.
+                // the first sighting, but any segment of the tick may be what released data
+                // — until one acknowledges all the other end had sent: data an earlier one
+                // released would have gone out before it (at the sender's side of the
+                // path), so the other end had none then, and what it sends later on this
+                // echo waited on its application (an on/off sender's next burst, 120 ms on,
+                // echoes the tick whose first ACK left its last burst's tail outstanding).
                 if let Some(p) = self.pending.back_mut().filter(|p| p.val == val) {
-                    p.releases |= releases;
+                    p.releases = if drains { releases } else { p.releases || releases };
                 }
                 return;
             }
@@ -83,10 +89,10 @@ impl TsEchoSampler {
     }
 
     /// A segment the other way echoed `ecr` at `at`: `None` when `ecr` is not a TSval seen
-    /// for the first time; else whether the echo gives a sample (when it answered that
-    /// TSval's segment, see the module's rules). The first echo is the only one: a later
-    /// one of the same value can only be later still.
-    pub fn on_tsecr(&mut self, ecr: u32, at: Timestamp, echo: Echo) -> Option<Option<Span>> {
+    /// for the first time; else the time since the TSval's first sighting and whether the
+    /// echo answered that TSval's segment (see the module's rules and [`Echoed`]). The first
+    /// echo is the only one: a later one of the same value can only be later still.
+    pub fn on_tsecr(&mut self, ecr: u32, at: Timestamp, echo: Echo) -> Option<Echoed> {
         while let Some(front) = self.pending.front() {
             if before(front.val, ecr) {
                 self.pending.pop_front();
@@ -105,7 +111,42 @@ impl TsEchoSampler {
             .previous_data
             .is_some_and(|prev| prev > p.first_seen && (at - prev).nanos() * 2 <= rtt.nanos());
         let answered = echo.acks_new_data || (echo.new_data && (p.releases || kept_sending));
-        Some((answered && rtt.nanos() >= 0).then_some(rtt))
+        Some(Echoed {
+            elapsed: rtt,
+            answered: answered && rtt.nanos() >= 0,
+        })
+    }
+
+    /// The sample of an echo, as the tests read it.
+    #[cfg(test)]
+    fn sample(&mut self, ecr: u32, at: Timestamp, echo: Echo) -> Option<Option<Span>> {
+        self.on_tsecr(ecr, at, echo).map(|e| e.sample())
+    }
+}
+
+/// The first echo of a TSval: how long after the TSval's first sighting it came, and
+/// whether it answered the segment that carried it.
+///
+/// Answered or not, the echoing segment was sent after the TSval's segment reached the far
+/// end (an end echoes only what it received: RFC 7323 §4.3), so `elapsed` is never less
+/// than the loop through that end, queue included: an echo that waited on the far end (its
+/// application, its delayed-ACK timer, a pause) is no sample, but it still bounds the loop
+/// from above — and the queue the loop crossed, from above too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Echoed {
+    pub elapsed: Span,
+    pub answered: bool,
+}
+
+impl Echoed {
+    /// The RTT sample: the elapsed time of an echo that answered.
+    pub fn sample(self) -> Option<Span> {
+        self.answered.then_some(self.elapsed)
+    }
+
+    /// The upper bound on the loop: any echo not earlier than its TSval.
+    pub fn bound(self) -> Option<Span> {
+        (self.elapsed.nanos() >= 0).then_some(self.elapsed)
     }
 }
 
@@ -136,31 +177,31 @@ mod tests {
     #[test]
     fn first_sighting_to_first_echo() {
         let mut s = TsEchoSampler::default();
-        s.on_tsval(100, t(0), false);
-        s.on_tsval(100, t(5), false); // same tick: still timed from the first sighting
-        s.on_tsval(101, t(10), false);
-        assert_eq!(s.on_tsecr(100, t(40), ACK), Some(Some(Span::from_millis(40))));
-        assert_eq!(s.on_tsecr(100, t(41), ACK), None, "echoed once only");
-        assert_eq!(s.on_tsecr(101, t(50), ACK), Some(Some(Span::from_millis(40))));
+        s.on_tsval(100, t(0), false, false);
+        s.on_tsval(100, t(5), false, false); // same tick: still timed from the first sighting
+        s.on_tsval(101, t(10), false, false);
+        assert_eq!(s.sample(100, t(40), ACK), Some(Some(Span::from_millis(40))));
+        assert_eq!(s.sample(100, t(41), ACK), None, "echoed once only");
+        assert_eq!(s.sample(101, t(50), ACK), Some(Some(Span::from_millis(40))));
     }
 
     #[test]
     fn skipped_values_are_dropped() {
         let mut s = TsEchoSampler::default();
         for (i, v) in [1u32, 2, 3, 4].iter().enumerate() {
-            s.on_tsval(*v, t(i as i64), false);
+            s.on_tsval(*v, t(i as i64), false, false);
         }
-        assert_eq!(s.on_tsecr(3, t(20), ACK), Some(Some(Span::from_millis(18))));
-        assert_eq!(s.on_tsecr(2, t(21), ACK), None);
-        assert_eq!(s.on_tsecr(4, t(23), ACK), Some(Some(Span::from_millis(20))));
+        assert_eq!(s.sample(3, t(20), ACK), Some(Some(Span::from_millis(18))));
+        assert_eq!(s.sample(2, t(21), ACK), None);
+        assert_eq!(s.sample(4, t(23), ACK), Some(Some(Span::from_millis(20))));
     }
 
     #[test]
     fn tsvals_wrap() {
         let mut s = TsEchoSampler::default();
-        s.on_tsval(u32::MAX, t(0), false);
-        s.on_tsval(1, t(1), false);
-        assert_eq!(s.on_tsecr(1, t(11), ACK), Some(Some(Span::from_millis(10))));
+        s.on_tsval(u32::MAX, t(0), false, false);
+        s.on_tsval(1, t(1), false, false);
+        assert_eq!(s.sample(1, t(11), ACK), Some(Some(Span::from_millis(10))));
     }
 
     #[test]
@@ -168,11 +209,11 @@ mod tests {
         // A zero-window probe 3.4 s after the receiver's last ACK echoes that ACK's TSval:
         // it acknowledges nothing and carries nothing new.
         let mut s = TsEchoSampler::default();
-        s.on_tsval(7, t(0), false);
-        assert_eq!(s.on_tsecr(7, t(3_400), NOTHING), Some(None));
+        s.on_tsval(7, t(0), false, false);
+        assert_eq!(s.sample(7, t(3_400), NOTHING), Some(None));
         // Nor is a chat message sent 1.2 s after the peer's ACK that drained everything.
-        s.on_tsval(8, t(4_000), false);
-        assert_eq!(s.on_tsecr(8, t(5_200), DATA), Some(None));
+        s.on_tsval(8, t(4_000), false, false);
+        assert_eq!(s.sample(8, t(5_200), DATA), Some(None));
     }
 
     #[test]
@@ -181,9 +222,23 @@ mod tests {
         // echoes it: the ACK clock, at the receiver's capture point the loop through the
         // sender.
         let mut s = TsEchoSampler::default();
-        s.on_tsval(9, t(0), false);
-        s.on_tsval(9, t(1), true); // a later ACK of the same tick released data
-        assert_eq!(s.on_tsecr(9, t(41), DATA), Some(Some(Span::from_millis(41))));
+        s.on_tsval(9, t(0), false, false);
+        s.on_tsval(9, t(1), true, false); // a later ACK of the same tick released data
+        assert_eq!(s.sample(9, t(41), DATA), Some(Some(Span::from_millis(41))));
+    }
+
+    #[test]
+    fn data_after_a_later_ack_of_the_tick_drained_everything_waited() {
+        // The first ACK of the tick left the burst's tail outstanding, the second
+        // acknowledged it all: the next burst, 120 ms on, came from the application.
+        let mut s = TsEchoSampler::default();
+        s.on_tsval(30, t(0), true, false);
+        s.on_tsval(30, t(0), false, true);
+        assert_eq!(s.sample(30, t(120), DATA), Some(None));
+        // Draining first, releasing after (a window reopened by the tick's last segment).
+        s.on_tsval(31, t(200), false, true);
+        s.on_tsval(31, t(200), true, false);
+        assert_eq!(s.sample(31, t(201), DATA), Some(Some(Span::from_millis(1))));
     }
 
     #[test]
@@ -191,26 +246,26 @@ mod tests {
         // At the receiver the sender's flight is out of sight (every ACK covers all that
         // arrived): data arriving all along and right before the echo shows a busy sender.
         let mut s = TsEchoSampler::default();
-        s.on_tsval(20, t(0), false);
+        s.on_tsval(20, t(0), false, false);
         let busy = Echo {
             previous_data: Some(t(39)),
             ..DATA
         };
-        assert_eq!(s.on_tsecr(20, t(40), busy), Some(Some(Span::from_millis(40))));
+        assert_eq!(s.sample(20, t(40), busy), Some(Some(Span::from_millis(40))));
         // The same echo after the sender paused: its previous data came just after the ACK,
         // then nothing for 4 s.
-        s.on_tsval(21, t(100), false);
+        s.on_tsval(21, t(100), false, false);
         let paused = Echo {
             previous_data: Some(t(101)),
             ..DATA
         };
-        assert_eq!(s.on_tsecr(21, t(4_100), paused), Some(None));
+        assert_eq!(s.sample(21, t(4_100), paused), Some(None));
         // Nor when nothing at all arrived since the TSval was seen.
-        s.on_tsval(22, t(5_000), false);
+        s.on_tsval(22, t(5_000), false, false);
         let silent = Echo {
             previous_data: Some(t(4_100)),
             ..DATA
         };
-        assert_eq!(s.on_tsecr(22, t(5_040), silent), Some(None));
+        assert_eq!(s.sample(22, t(5_040), silent), Some(None));
     }
 }

@@ -20,7 +20,7 @@ const BINS: usize = 800; // 1.03^800 * 1 kB/s is far beyond any link
 /// Samples at least this many bytes' worth before trusting a mode.
 const MIN_SAMPLES: u32 = 8;
 /// Share of the bytes a separate mode must carry (see [`Dispersion::modes`]).
-const MODE_SHARE: f64 = 0.1;
+pub const MODE_SHARE: f64 = 0.1;
 /// Bins per doubling of the rate: 1 / log2(BIN_GROWTH).
 const BINS_PER_OCTAVE: f64 = 23.449_772_250_437_736;
 
@@ -130,6 +130,11 @@ impl Dispersion {
             .map(|(_, &x)| x as f64)
             .sum();
         above / total
+    }
+
+    /// The share of the train's bytes that came in a batch.
+    pub fn batched_share(&self) -> f64 {
+        self.batched as f64 / self.bytes.max(1) as f64
     }
 
     /// More than half the train's bytes came in batches: the mode is carried by spacing a

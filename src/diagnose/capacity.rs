@@ -217,6 +217,12 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     if inp.two_way {
         out.two_way(TWO_WAY_WITHIN);
     }
+    // Before any choice (the standing queue's returns early, and the choice is made again
+    // when two-way traffic is found across connections): arrivals a holding element
+    // compressed are no estimate at all.
+    if inp.arrivals.is_some_and(|a| a.batched_share() >= super::dispersion::MODE_SHARE) {
+        out.compressed_arrivals();
+    }
     // What the flow itself achieved: no estimate may be below it.
     let achieved = out.achieved(inp.goodput).max(queued.unwrap_or(0.0));
     if let Some(bps) = inp.link_rate_bps {
@@ -330,9 +336,6 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
             out.arrived = None;
         }
     }
-    if inp.arrivals.is_some_and(|a| a.batched_share() >= super::dispersion::MODE_SHARE) {
-        out.compressed_arrivals();
-    }
     out.capacity = largest(&out, achieved);
     out
 }
@@ -370,7 +373,9 @@ impl Estimate {
     /// read 1.2-1.4 Gbit/s, the ACKs 56-77, the link 57-76.) Without batches the arrivals
     /// are no more suspect than the ACKs, which a sparse flow's delayed ACKs stretch.
     fn compressed_arrivals(&mut self) {
-        let (Some(a), Some(d)) = (self.arrived, self.dispersed) else {
+        // The receiver's ACKs as the capture timed them, or as its own stamps did where
+        // the capture's ACK spacing was set aside (two-way traffic).
+        let (Some(a), Some(d)) = (self.arrived, self.dispersed.or(self.receiver_clocked())) else {
             return;
         };
         if a * AT_CAPACITY <= d {

@@ -92,9 +92,9 @@ pub fn find(tl: &Timeline, from: usize, base_rtt: Span, floor: Span) -> Option<S
         // buffer after the path emptied (base RTT) yet is no sample at the receiver, where
         // the sender's pause before it shows; the burst's tail, queued behind its own
         // burst, is a prompt sample 15 ms up, and alone read as a standing queue.
-        let min = w.iter().filter_map(|b| b.rtt_prompt_min_ns).min().map(|m| {
-            w.iter().filter_map(|b| b.rtt_bound_min_ns).min().map_or(m, |bound| bound.min(m))
-        });
+        let prompt = w.iter().filter_map(|b| b.rtt_prompt_min_ns).min();
+        let bound = w.iter().filter_map(|b| b.rtt_bound_min_ns).min();
+        let min = prompt.map(|m| bound.map_or(m, |bound| bound.min(m)));
         let time: u64 = w.iter().map(|b| b.state_ns()).sum();
         if full {
             total_ns += time;

@@ -56,10 +56,7 @@ pub fn rounds(tl: &Timeline, base_rtt: Span) -> Vec<Round> {
             };
             for b in &tl.bins[first..last] {
                 r.max_flight = r.max_flight.max(b.max_flight);
-                r.min_flight = match (r.min_flight, b.min_flight) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
+                r.min_flight = r.min_flight.into_iter().chain(b.min_flight).min();
                 r.retransmissions += b.retransmissions;
                 r.ecn_marks += b.ecn_marks;
                 r.busy_ns += b.busy_ns;

@@ -80,27 +80,12 @@ impl Bin {
         self.retransmissions += o.retransmissions;
         self.ecn_marks += o.ecn_marks;
         self.max_flight = self.max_flight.max(o.max_flight);
-        self.min_flight = match (self.min_flight, o.min_flight) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        self.min_flight = self.min_flight.into_iter().chain(o.min_flight).min();
         self.max_window = self.max_window.max(o.max_window);
-        self.min_window = match (self.min_window, o.min_window) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        self.rtt_min_ns = match (self.rtt_min_ns, o.rtt_min_ns) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        self.rtt_prompt_min_ns = match (self.rtt_prompt_min_ns, o.rtt_prompt_min_ns) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        self.rtt_bound_min_ns = match (self.rtt_bound_min_ns, o.rtt_bound_min_ns) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        self.min_window = self.min_window.into_iter().chain(o.min_window).min();
+        self.rtt_min_ns = self.rtt_min_ns.into_iter().chain(o.rtt_min_ns).min();
+        self.rtt_prompt_min_ns = self.rtt_prompt_min_ns.into_iter().chain(o.rtt_prompt_min_ns).min();
+        self.rtt_bound_min_ns = self.rtt_bound_min_ns.into_iter().chain(o.rtt_bound_min_ns).min();
         self.rtt_sum_ns += o.rtt_sum_ns;
         self.rtt_count += o.rtt_count;
     }

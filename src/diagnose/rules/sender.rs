@@ -138,7 +138,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         if let Some(bdp) = x.bdp {
             against.push(if (level as f64) < bdp {
                 format!("below the BDP ({})", bytes(bdp))
-            } else if (c.plateau_low as f64) < bdp && !x.lower_bound {
+            } else if bursts_below(f).is_some() {
                 // Its top above the path, its trough below (`FullPipe` wants the trough):
                 // the sender sent bursts and waited between them while the link idled.
                 format!(
@@ -174,6 +174,15 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
 }
 
 /// Where a flat flight of `level` bytes stood against the receiver's largest window.
+/// The BDP, when the flat flight topped it only at its peaks and fell below it between the
+/// sender's bursts (`FullPipe` reads the trough): the link idled while the sender waited.
+/// None with a lower-bound capacity, whose BDP the path may exceed.
+fn bursts_below(f: &Findings<'_>) -> Option<f64> {
+    let (x, c) = (f.facts, f.class);
+    x.bdp
+        .filter(|&bdp| (c.plateau_low as f64) < bdp && c.plateau_flight as f64 >= bdp && !x.lower_bound)
+}
+
 pub fn against_window(x: &super::super::facts::Facts, level: f64) -> Option<String> {
     x.max_rwnd.map(|w| {
         if level < w as f64 {
@@ -272,7 +281,7 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     if c.plateau_share >= c.idle_share {
         let level = c.plateau_flight.max(1);
         let low = c.plateau_low;
-        if let Some(bdp) = x.bdp.filter(|&bdp| (low as f64) < bdp && level as f64 >= bdp && !x.lower_bound) {
+        if let Some(bdp) = bursts_below(f) {
             // A burst that tops the BDP and a trough below it: the buffer must grow by what
             // the trough lacks for the flight to stay at the BDP between bursts.
             out.extend(advice::raise(

@@ -158,10 +158,7 @@ impl Loop {
     /// (None for a zero: a loop within one tick, measured as negligible, see
     /// [`Self::measured`]).
     pub fn least(&self) -> Option<Span> {
-        let resolved = match (self.min, self.bound_min) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let resolved = self.min.into_iter().chain(self.bound_min).min();
         self.resolved(resolved)
     }
 

@@ -199,13 +199,13 @@ impl Evidence {
             e.sizes.add(ev.len);
         }
         if let Some(v) = ev.sender_view {
-            if v.flight > e.max_flight {
-                e.max_flight = v.flight;
+            if v.loop_flight > e.max_flight {
+                e.max_flight = v.loop_flight;
                 e.raw_at_max_flight = v.window_raw;
             }
             if let (WindowScale::Shift(s), true) = (conn.negotiated_scale(d.reverse()), v.window_raw > 0) {
                 if s > 0 {
-                    e.shifts.observe(v.flight, v.window_raw, conn.mss(d) as u64, s);
+                    e.shifts.observe(v.loop_flight, v.window_raw, conn.mss(d) as u64, s);
                 }
             }
         }

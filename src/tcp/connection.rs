@@ -455,10 +455,7 @@ impl Connection {
                     // unless segments the capture missed may have carried the TSval first.
                     if let Some(b) = echoed.bound().filter(|_| !acks_missing) {
                         let b = self.rtt.far_bound(from, b);
-                        loop_bound = match (loop_bound, b) {
-                            (Some(x), Some(y)) => Some(x.min(y)),
-                            (x, y) => x.or(y),
-                        };
+                        loop_bound = loop_bound.into_iter().chain(b).min();
                     }
                     echoed_peer_tsval = true;
                     // Later than a retransmission timer: the first answer was not captured
@@ -499,7 +496,7 @@ impl Connection {
                 .nxt
                 .and_then(|nxt| self.views[dir.index()].view(ts, echo, min_loop, lp, nxt, shift));
             if let Some(v) = view {
-                self.scale_evidence[dir.index()].observe(v.flight, v.window_raw, v.next_ack, mss);
+                self.scale_evidence[dir.index()].observe(v.loop_flight, v.window_raw, v.next_ack, mss);
             }
             view
         } else {

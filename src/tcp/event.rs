@@ -15,7 +15,11 @@ pub struct SenderView {
     /// The window it was allowed at that moment (the receiver's last advertisement it had
     /// received), when the scale is known or inferred.
     pub window: Option<u64>,
-    /// The raw 16-bit field of that advertisement.
+    /// The flight against the ACK the loop (or the echo) names, before the window law
+    /// moved it to a later ACK (see `sender_view.rs`), and the raw 16-bit field of that
+    /// ACK's advertisement: what the scale and middlebox evidence read, where a sender
+    /// beyond its window is the finding.
+    pub loop_flight: u64,
     pub window_raw: u16,
     /// Flight and window against the earliest ACK the sender may have acted on: with
     /// timestamps, the first ACK of the TSval tick its segment echoed (equal to `flight`

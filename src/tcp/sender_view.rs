@@ -111,6 +111,8 @@ impl SenderViewTracker {
             latest += 1;
         }
         let tick = h.get(latest)?.tsval;
+        // Whether the sender had any usable ACK yet; the choice below may move past `then`.
+        let known = h[latest].at <= then;
         let mut first = latest;
         if by_echo.is_some() {
             // Data can be late at the capture point by its queueing on the way there, so
@@ -122,16 +124,35 @@ impl SenderViewTracker {
                 first -= 1;
             }
         }
-        // The answer is read while the adverts are borrowed, then the older ones dropped.
-        let (a, e) = (&h[first], &h[latest]);
+        // A sender sends new data only within the window it knows (RFC 9293 §3.8.6.2.1;
+        // Linux `tcp_snd_wnd_test`): new data beyond the right edge of the chosen advert
+        // proves the sender already had a later ACK that passed here before the data. The
+        // loop's minimum is only an estimate of the least time from an ACK to the data it
+        // releases (next to the sender a few microseconds, with jitter of as much); an ACK
+        // of the same tick that passed 7 us before its data, against a minimum of 10 us,
+        // would leave the sender two segments beyond its window. The earliest such later
+        // ACK whose window the data fits is the one. The scale and middlebox evidence keep
+        // the uncorrected reading (`loop_flight`): there a sender beyond its window is the
+        // finding, and a correction by an inferred scale would steer its own evidence.
+        // Beyond a zero window a sender may probe with new data (RFC 9293 §3.8.6.1).
         let scaled = |x: &Advert| x.window.or_else(|| shift.map(|k| (x.raw as u64) << k));
-        let view = (e.at <= then).then(|| SenderView {
+        let fits = |x: &Advert| scaled(x).is_none_or(|w| w == 0 || nxt.bytes_after(x.ack) as u64 <= w);
+        let mut obeyed = latest;
+        if known && !fits(&h[latest]) {
+            if let Some(k) = (latest + 1..h.len()).take_while(|&k| h[k].at <= at).find(|&k| fits(&h[k])) {
+                obeyed = k;
+            }
+        }
+        // The answer is read while the adverts are borrowed, then the older ones dropped.
+        let (a, e, o) = (&h[first], &h[latest], &h[obeyed]);
+        let view = known.then(|| SenderView {
             next_ack: h
                 .get(latest + 1)
                 .filter(|n| n.at <= at)
                 .map(|n| (nxt.bytes_after(n.ack) as u64, n.raw)),
-            flight: nxt.bytes_after(e.ack) as u64,
-            window: scaled(e),
+            flight: nxt.bytes_after(o.ack) as u64,
+            window: scaled(o),
+            loop_flight: nxt.bytes_after(e.ack) as u64,
             window_raw: e.raw,
             tick_flight: nxt.bytes_after(a.ack) as u64,
             tick_window: scaled(a),
@@ -192,6 +213,25 @@ mod tests {
                 None
             )
             .is_none());
+    }
+
+    #[test]
+    fn new_data_beyond_the_window_proves_a_later_ack() {
+        // Next to the sender: two ACKs of one tick, the second 500 us after the first; the
+        // data it releases passes 8 us after it, sooner than the loop's estimated minimum
+        // (10 us). Against the first ACK the data would stand 2000 B beyond the window.
+        let mut v = SenderViewTracker::default();
+        v.on_ack(t(0), SeqNum(1_000), Some(10_000), 10_000, Some(7));
+        v.on_ack(t(0) + Span::from_micros(500), SeqNum(3_000), Some(10_000), 10_000, Some(7));
+        let at = t(0) + Span::from_micros(508);
+        let s = v.view(at, Some(7), Span::from_micros(10), Span::from_micros(10), SeqNum(13_000), None).unwrap();
+        assert_eq!((s.flight, s.window), (10_000, Some(10_000)));
+        // Beyond a zero window the sender may probe with new data: no later ACK is implied.
+        let mut v = SenderViewTracker::default();
+        v.on_ack(t(0), SeqNum(1_000), Some(0), 0, Some(7));
+        v.on_ack(t(0) + Span::from_micros(500), SeqNum(1_000), Some(10_000), 10_000, Some(7));
+        let s = v.view(at, Some(7), Span::from_micros(10), Span::from_micros(10), SeqNum(1_001), None).unwrap();
+        assert_eq!((s.flight, s.window), (1, Some(0)));
     }
 
     #[test]

@@ -55,6 +55,15 @@ impl Dispersion {
         MIN_RATE * ((bin + 0.5) / BINS_PER_OCTAVE).exp2()
     }
 
+    /// The bin of `rate` on this scale, rates beyond it in the last bin (an infinite rate,
+    /// two packets with one stamp, included); None below the scale.
+    pub fn scale_bin(rate: f64) -> Option<usize> {
+        if rate.is_nan() || rate < MIN_RATE {
+            return None;
+        }
+        Some(Self::bin(rate).unwrap_or(BINS - 1))
+    }
+
     /// `bytes` were acknowledged `gap` after the previous acknowledgment, while data was
     /// outstanding the whole time.
     pub fn add(&mut self, bytes: u64, gap: Span) {

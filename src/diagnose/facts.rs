@@ -5,6 +5,7 @@ use super::capacity::{Capacity, Estimate, Method};
 use super::classification::Classification;
 use super::dispersion::Dispersion;
 use super::queue::StandingQueue;
+use super::receiver_clock::ReceiverClock;
 use crate::flow::Dir;
 use crate::summary::{EcnMode, Stall, StallKind};
 use crate::tcp::ecn::{flags_signal, Events};
@@ -86,6 +87,9 @@ pub struct Facts {
     /// The ACK and data-arrival spacing samples (whatever estimate they gave): how many of
     /// their bytes came faster than a capacity (`judged_capacity`).
     pub ack_spacing: Dispersion,
+    /// The same ACKs on the receiver's clock (its TSvals), to tell ACKs compressed on the
+    /// way back from a faster path (`Facts::spacing_outpaced`).
+    pub ack_stamps: ReceiverClock,
     pub arrival_spacing: Option<Dispersion>,
     /// Queueing the prompt samples show over the steady transfer: the median over its bins
     /// of (least prompt RTT - base), s. Prompt samples only: a delayed ACK or an answer
@@ -152,7 +156,12 @@ impl Facts {
             Method::ArrivalDispersion => self.arrival_spacing.as_ref(),
             _ => None,
         }?;
-        Some(spacing.share_at_least(OUTPACED * cap.rate)).filter(|&s| s >= OUTPACED_SHARE)
+        let share = Some(spacing.share_at_least(OUTPACED * cap.rate)).filter(|&s| s >= OUTPACED_SHARE)?;
+        // The faster ACKs were sent no faster by the receiver (its stamps say so): they were
+        // compressed on the way back, not carried faster (`ReceiverClock::sent_pace`).
+        let compressed = cap.method == Method::Dispersion
+            && self.ack_stamps.sent_pace(OUTPACED * cap.rate).is_some_and(|p| p < OUTPACED * cap.rate);
+        (!compressed).then_some(share)
     }
 
     /// Queueing delay: median RTT above the base, to the nanosecond. Both are whole

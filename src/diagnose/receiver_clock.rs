@@ -24,6 +24,7 @@
 use super::dispersion::Dispersion;
 use super::train::{Train, BATCH_GAP};
 use crate::time::{Span, Timestamp};
+use std::collections::BTreeMap;
 
 /// One tick of the receiver's clock is laid on the train's time axis as one batch gap: ACKs
 /// one tick apart are separate batches, ACKs sharing a stamp one batch.
@@ -50,8 +51,13 @@ pub struct ReceiverClock {
     /// Capture time and tick count of the first and the latest stamped ACK.
     first: Option<(Timestamp, i64)>,
     last: Option<(Timestamp, i64)>,
-    /// Capture time of the latest ACK that reported delivery.
+    /// Capture time of the latest ACK that reported delivery, and its tick count.
     last_delivery: Option<Timestamp>,
+    last_delivery_ticks: i64,
+    /// Each delivery ACK after another within a round trip, by the pace the pair reached
+    /// the capture point at (its bin on [`Dispersion`]'s scale): what the pairs of the bin
+    /// brought and the receiver ticks between their stamps (see [`Self::sent_pace`]).
+    pairs: BTreeMap<usize, (u64, i64)>,
 }
 
 impl ReceiverClock {
@@ -77,11 +83,18 @@ impl ReceiverClock {
         }
         let at = Timestamp(self.ticks * TICK_NS);
         if let (Some(prev), Some(r)) = (self.last_delivery, round) {
-            if ts - prev > r {
+            let gap = ts - prev;
+            if gap > r {
                 self.dispersion.end(&mut self.train, MIN_SPAN);
+            } else if let Some(b) = Dispersion::scale_bin(delivered as f64 * 1e9 / gap.nanos().max(0) as f64) {
+                // The map holds at most one entry per bin of the scale.
+                let e = self.pairs.entry(b).or_default();
+                e.0 += delivered;
+                e.1 += self.ticks - self.last_delivery_ticks;
             }
         }
         self.last_delivery = Some(ts);
+        self.last_delivery_ticks = self.ticks;
         self.dispersion.feed(&mut self.train, at, delivered, MIN_SPAN);
     }
 
@@ -100,6 +113,28 @@ impl ReceiverClock {
                 .find(|&u| (measured / u - 1.0).abs() <= USUAL_WITHIN)
                 .unwrap_or(measured),
         )
+    }
+
+    /// The pace, on the receiver's clock (bytes/s), at which the receiver sent the ACKs that
+    /// reached the capture point at `rate` or faster: their bytes over the ticks between
+    /// their stamps and the ACKs before them (infinite when they all shared their stamps).
+    /// None without a measured clock or such ACKs.
+    ///
+    /// ACKs that reach the sender closer together than the receiver sent them were
+    /// compressed on the way back (queued behind other packets, or handed over in a batch
+    /// by a host or a jittery hop): Mogul ("Observing TCP dynamics in real networks",
+    /// SIGCOMM 1992) told ACK compression by comparing the ACKs' spacing at the sender with
+    /// their spacing at the receiver. Their pace at the capture point is then no rate the
+    /// path carried data at. A tick difference is the stamps' floor of the true gap, whose
+    /// expectation over many pairs is that gap: the sum is a fair measure of their span.
+    pub fn sent_pace(&self, rate: f64) -> Option<f64> {
+        let hz = self.hz()?;
+        let from = Dispersion::scale_bin(rate)?;
+        let (bytes, ticks) = self
+            .pairs
+            .range(from..)
+            .fold((0u64, 0i64), |(b, t), (_, &(pb, pt))| (b + pb, t + pt));
+        (bytes > 0).then(|| if ticks <= 0 { f64::INFINITY } else { bytes as f64 * hz / ticks as f64 })
     }
 
     /// The bottleneck rate the receiver's stamps show (payload bytes/s): the byte-weighted
@@ -141,6 +176,33 @@ mod tests {
         assert_eq!(hz, 1000.0);
         let r = c.capacity().unwrap() * 8.0;
         assert!((r / 20e6 - 1.0).abs() < 0.06, "{r}");
+    }
+
+    /// A receiver with a 1 ms clock ACKs every 0.58 ms; a jittery hop on the way back holds
+    /// every fifth ACK 0.5 ms, so that the next arrives right behind it. The pairs that
+    /// arrived at twice the pace or more were sent at the receiver's own pace: compression.
+    /// ACKs the receiver sent in one burst (every tenth pair one stamp apart) keep their pace.
+    #[test]
+    fn compressed_acks_show_the_pace_they_were_sent_at() {
+        let mut c = ReceiverClock::default();
+        let round = Some(Span::from_millis(30));
+        let gap_ms = 0.58;
+        for i in 0..4000u32 {
+            let sent = i as f64 * gap_ms;
+            let tsval = 9_000u32.wrapping_add(sent as u32);
+            let held = if i % 5 == 0 { 0.5 } else { 0.0 };
+            c.on_ack(at_ms(sent + 20.0 + held), tsval, 2 * 1448, round);
+        }
+        let pace = 2.0 * 1448.0 / (gap_ms / 1e3);
+        let fast = c.sent_pace(2.0 * pace).unwrap();
+        assert!((fast / pace - 1.0).abs() < 0.1, "{fast} vs {pace}");
+        let mut b = ReceiverClock::default();
+        for i in 0..4000u32 {
+            // Bursts of ten ACKs 20 us apart, one burst every 5.8 ms.
+            let sent = (i / 10) as f64 * 10.0 * gap_ms + (i % 10) as f64 * 0.02;
+            b.on_ack(at_ms(sent + 20.0), 9_000u32.wrapping_add(sent as u32), 2 * 1448, round);
+        }
+        assert!(b.sent_pace(2.0 * pace).unwrap() > 2.0 * pace);
     }
 
     /// Stamps that wrap past 2^32 keep counting.

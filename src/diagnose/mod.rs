@@ -514,8 +514,16 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
     s.notes.extend(explain::notes(&findings));
 }
 
+/// A share to four decimals, but never a non-zero one to zero: below 0.00005 it keeps two
+/// significant digits (a cwnd share of 0.00002 printed as "cwnd 0%" beside evidence that
+/// said 0.002%).
 fn round4(x: f64) -> f64 {
-    (x * 10_000.0).round() / 10_000.0
+    let r = (x * 10_000.0).round() / 10_000.0;
+    if r != 0.0 || x == 0.0 || !x.is_finite() {
+        return r;
+    }
+    let scale = 10f64.powi(1 - x.abs().log10().floor() as i32);
+    (x * scale).round() / scale
 }
 
 /// After the whole capture: flows between the same two hosts, in the same direction and
@@ -735,6 +743,15 @@ mod tests {
     use super::*;
     use crate::summary::EcnMode;
     use crate::tcp::ecn::{Events, Mark};
+
+    #[test]
+    fn a_share_rounds_to_four_decimals_but_never_to_zero() {
+        assert_eq!(round4(0.123_456), 0.1235);
+        assert_eq!(round4(0.0), 0.0);
+        assert_eq!(round4(0.000_021_7), 0.000_022);
+        assert_eq!(round4(0.000_04), 0.000_04);
+        assert_eq!(round4(0.000_05), 0.0001);
+    }
 
     /// A flow whose only estimate of the bottleneck is its own busy delivery (1 MB/s),
     /// with no queue, no loss and no spacing to back it.

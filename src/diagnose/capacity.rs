@@ -21,6 +21,7 @@
 use super::delivery::{self, Interval};
 use super::dispersion::Dispersion;
 use super::queue::StandingQueue;
+use super::receiver_clock::ReceiverClock;
 use super::timeline::Timeline;
 use crate::time::Span;
 use crate::units::rate;
@@ -117,6 +118,9 @@ pub struct Input<'a> {
     /// ACK dispersion on the receiver's clock ([`super::receiver_clock`]), bytes/s: taken
     /// where two-way traffic sets the capture's ACK spacing aside.
     pub receiver_clock: Option<f64>,
+    /// The ACKs on the receiver's clock, to tell whether the ACK spacing's mode was
+    /// compressed on the way back ([`ReceiverClock::sent_pace`]).
+    pub stamps: Option<&'a ReceiverClock>,
     /// A token-bucket policer its losses showed ([`super::policer`]).
     pub policer: Option<super::policer::Policer>,
     /// The highest delivery (bytes/s) reported during one of the direction's loss or ECN
@@ -157,6 +161,9 @@ pub struct Estimate {
     pub by_length: Option<(Option<f64>, Option<f64>, Option<f64>)>,
     /// Why an estimate was not taken.
     pub set_aside: Vec<String>,
+    /// The ACK dispersion the receiver's stamps showed compressed ([`Self::compressed_acks`])
+    /// and where its note is in `set_aside`: two-way traffic found later names the cause.
+    pub stamps_set_aside: Option<(f64, usize)>,
 }
 
 /// The estimate: with a standing queue most of the time, the delivery while it stood;
@@ -213,9 +220,17 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         policer: inp.policer,
         by_length,
         set_aside: Vec::new(),
+        stamps_set_aside: None,
     };
     if inp.two_way {
         out.two_way(TWO_WAY_WITHIN);
+    }
+    // The ACKs that made the spacing's mode, sent by the receiver slower than they came:
+    // compressed on the way back, whatever compressed them.
+    if let (Some(d), Some(stamps)) = (out.dispersed, inp.stamps) {
+        if let Some(p) = stamps.sent_pace(d * AT_CAPACITY).filter(|&p| p < d * AT_CAPACITY) {
+            out.compressed_acks(d, p);
+        }
     }
     // Before any choice (the standing queue's returns early, and the choice is made again
     // when two-way traffic is found across connections): arrivals a holding element
@@ -389,6 +404,30 @@ impl Estimate {
         self.arrived = None;
     }
 
+    /// The ACKs that came at the ACK spacing's mode `d` (within [`AT_CAPACITY`] of it, or
+    /// faster) were sent by the receiver at `sent`, slower beyond the estimates' error, by
+    /// its own clock: they were compressed on the way back (behind other packets in a
+    /// queue, by a hop or a host that held them and passed them on together), and their
+    /// spacing at the capture point is no rate of the path (Mogul, "Observing TCP dynamics
+    /// in real networks", SIGCOMM 1992: ACK compression, told by the ACKs' spacing at the
+    /// sender against the receiver's). As for two-way traffic, the receiver's stamps stand
+    /// in for the capture's ACK spacing. (A jittery delay line on a 30 Mbit/s path, a
+    /// lossy cwnd-limited flow at the sender: ACK dispersion 766 Mbit/s.)
+    fn compressed_acks(&mut self, d: f64, sent: f64) {
+        let stamps = match self.stamped {
+            Some(r) => format!("; the receiver's clock shows the data arriving at {}", rate(r)),
+            None => String::new(),
+        };
+        self.stamps_set_aside = Some((d, self.set_aside.len()));
+        self.set_aside.push(format!(
+            "ACK dispersion showed {}, but the receiver sent the ACKs that came at that pace at {} by its own clock (its TCP timestamps): they were compressed on the way back (Mogul 1992), so their spacing at the capture point says nothing of the path{stamps}",
+            rate(d),
+            rate(sent)
+        ));
+        self.dispersed = None;
+        self.acks_compressed = true;
+    }
+
     /// The most the flow was seen to deliver over its delivery windows, busy or not, or over
     /// the connection (`goodput`): no capacity estimate may be below it (the path carried
     /// it).
@@ -407,11 +446,18 @@ impl Estimate {
             Some(r) => format!("; the receiver's own clock (its TCP timestamps) shows the data arriving at {}", rate(r)),
             None => String::new(),
         };
-        if let Some(r) = self.dispersed.take() {
-            self.set_aside.push(format!(
+        // The stamps may have shown the compression already: the two-way traffic is its
+        // cause, and its note takes the place of theirs.
+        let earlier = self.stamps_set_aside.take();
+        if let Some(r) = self.dispersed.take().or(earlier.map(|(r, _)| r)) {
+            let note = format!(
                 "ACK dispersion showed {}, but {why} (ACK compression, Zhang, Shenker & Clark 1991), so their spacing at the capture point says nothing of the path{stamps}",
                 rate(r)
-            ));
+            );
+            match earlier {
+                Some((_, i)) if i < self.set_aside.len() => self.set_aside[i] = note,
+                _ => self.set_aside.push(note),
+            }
         }
         self.acks_compressed = true;
         self.stamped.is_some()
@@ -594,6 +640,7 @@ mod tests {
             window_held: false,
             two_way: false,
             receiver_clock: None,
+            stamps: None,
             policer: None,
             loss_delivery: None,
         }
@@ -620,6 +667,42 @@ mod tests {
         };
         e.compressed_arrivals();
         assert!(e.arrived.is_some() && e.set_aside.is_empty());
+    }
+
+    #[test]
+    fn acks_the_receiver_sent_slower_than_they_came_were_compressed_on_the_way_back() {
+        // A receiver ACKs 2896 B every 0.77 ms (30 Mbit/s) on a 1 ms clock; a jittery hop
+        // on the way back hands them to the sender in fours, 3 us apart: the capture's ACK
+        // spacing reads 766 Mbit/s.
+        let mut clock = ReceiverClock::default();
+        for i in 0..4000u32 {
+            let sent_ms = i as f64 * 0.77;
+            let arrived_ms = 20.0 + (i / 4) as f64 * 4.0 * 0.77 + 2.31 + (i % 4) as f64 * 0.003;
+            let at = Timestamp(1_000_000_000) + Span::from_nanos((arrived_ms * 1e6) as i64);
+            clock.on_ack(at, 77_000u32.wrapping_add(sent_ms as u32), 2896, Some(Span::from_millis(60)));
+        }
+        let tl = busy_timeline(3_700);
+        let d = dispersion_at(766e6 / 8.0);
+        let e = estimate(&Input {
+            stamps: Some(&clock),
+            ..input(&tl, &d, 3.6e6)
+        });
+        assert_eq!(e.dispersed, None);
+        assert!(e.set_aside.iter().any(|s| s.contains("compressed on the way back")), "{:?}", e.set_aside);
+        assert_ne!(e.capacity.map(|c| c.method), Some(Method::Dispersion));
+        // ACKs that came as the receiver sent them keep their spacing.
+        let mut clock = ReceiverClock::default();
+        for i in 0..4000u32 {
+            let ms = i as f64 * 0.77;
+            let at = Timestamp(1_000_000_000) + Span::from_nanos(((20.0 + ms) * 1e6) as i64);
+            clock.on_ack(at, 77_000u32.wrapping_add(ms as u32), 2896, Some(Span::from_millis(60)));
+        }
+        let d = dispersion_at(30e6 / 8.0);
+        let e = estimate(&Input {
+            stamps: Some(&clock),
+            ..input(&tl, &d, 3.6e6)
+        });
+        assert!(e.dispersed.is_some() && e.set_aside.is_empty(), "{:?}", e.set_aside);
     }
 
     #[test]

@@ -244,6 +244,7 @@ fn gather_facts(
         window_held,
         two_way,
         receiver_clock: dacc.receiver_clock.capacity(),
+        stamps: Some(&dacc.receiver_clock),
         loss_delivery: summary
             .stalls
             .iter()

@@ -40,6 +40,8 @@ const MIN_CLOCK_TICKS: i64 = 100;
 const USUAL_HZ: [f64; 5] = [100.0, 250.0, 300.0, 1000.0, 1_000_000.0];
 /// A measured rate within this share of a usual one is taken as it.
 const USUAL_WITHIN: f64 = 0.05;
+/// The receiver ticks the fast ACKs' span must hold for their sent pace to be measured.
+const MIN_PACE_TICKS: i64 = 10;
 
 #[derive(Clone, Debug, Default)]
 pub struct ReceiverClock {
@@ -126,7 +128,9 @@ impl ReceiverClock {
     /// SIGCOMM 1992) told ACK compression by comparing the ACKs' spacing at the sender with
     /// their spacing at the receiver. Their pace at the capture point is then no rate the
     /// path carried data at. A tick difference is the stamps' floor of the true gap, whose
-    /// expectation over many pairs is that gap: the sum is a fair measure of their span.
+    /// expectation over many pairs is that gap: the sum is a fair measure of their span
+    /// once it spans ten ticks (the resolution every measured span here has); below that
+    /// the pace is too fast for the clock to time, and given as infinite.
     pub fn sent_pace(&self, rate: f64) -> Option<f64> {
         let hz = self.hz()?;
         let from = Dispersion::scale_bin(rate)?;
@@ -134,7 +138,7 @@ impl ReceiverClock {
             .pairs
             .range(from..)
             .fold((0u64, 0i64), |(b, t), (_, &(pb, pt))| (b + pb, t + pt));
-        (bytes > 0).then(|| if ticks <= 0 { f64::INFINITY } else { bytes as f64 * hz / ticks as f64 })
+        (bytes > 0).then(|| if ticks < MIN_PACE_TICKS { f64::INFINITY } else { bytes as f64 * hz / ticks as f64 })
     }
 
     /// The bottleneck rate the receiver's stamps show (payload bytes/s): the byte-weighted

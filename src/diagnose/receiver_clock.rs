@@ -138,7 +138,13 @@ impl ReceiverClock {
             .pairs
             .range(from..)
             .fold((0u64, 0i64), |(b, t), (_, &(pb, pt))| (b + pb, t + pt));
-        (bytes > 0).then(|| if ticks < MIN_PACE_TICKS { f64::INFINITY } else { bytes as f64 * hz / ticks as f64 })
+        (bytes > 0).then(|| {
+            if ticks < MIN_PACE_TICKS {
+                f64::INFINITY
+            } else {
+                bytes as f64 * hz / ticks as f64
+            }
+        })
     }
 
     /// The bottleneck rate the receiver's stamps show (payload bytes/s): the byte-weighted

@@ -139,7 +139,10 @@ impl SenderViewTracker {
         let fits = |x: &Advert| scaled(x).is_none_or(|w| w == 0 || nxt.bytes_after(x.ack) as u64 <= w);
         let mut obeyed = latest;
         if known && !fits(&h[latest]) {
-            if let Some(k) = (latest + 1..h.len()).take_while(|&k| h[k].at <= at).find(|&k| fits(&h[k])) {
+            if let Some(k) = (latest + 1..h.len())
+                .take_while(|&k| h[k].at <= at)
+                .find(|&k| fits(&h[k]))
+            {
                 obeyed = k;
             }
         }
@@ -222,15 +225,45 @@ mod tests {
         // (10 us). Against the first ACK the data would stand 2000 B beyond the window.
         let mut v = SenderViewTracker::default();
         v.on_ack(t(0), SeqNum(1_000), Some(10_000), 10_000, Some(7));
-        v.on_ack(t(0) + Span::from_micros(500), SeqNum(3_000), Some(10_000), 10_000, Some(7));
+        v.on_ack(
+            t(0) + Span::from_micros(500),
+            SeqNum(3_000),
+            Some(10_000),
+            10_000,
+            Some(7),
+        );
         let at = t(0) + Span::from_micros(508);
-        let s = v.view(at, Some(7), Span::from_micros(10), Span::from_micros(10), SeqNum(13_000), None).unwrap();
+        let s = v
+            .view(
+                at,
+                Some(7),
+                Span::from_micros(10),
+                Span::from_micros(10),
+                SeqNum(13_000),
+                None,
+            )
+            .unwrap();
         assert_eq!((s.flight, s.window), (10_000, Some(10_000)));
         // Beyond a zero window the sender may probe with new data: no later ACK is implied.
         let mut v = SenderViewTracker::default();
         v.on_ack(t(0), SeqNum(1_000), Some(0), 0, Some(7));
-        v.on_ack(t(0) + Span::from_micros(500), SeqNum(1_000), Some(10_000), 10_000, Some(7));
-        let s = v.view(at, Some(7), Span::from_micros(10), Span::from_micros(10), SeqNum(1_001), None).unwrap();
+        v.on_ack(
+            t(0) + Span::from_micros(500),
+            SeqNum(1_000),
+            Some(10_000),
+            10_000,
+            Some(7),
+        );
+        let s = v
+            .view(
+                at,
+                Some(7),
+                Span::from_micros(10),
+                Span::from_micros(10),
+                SeqNum(1_001),
+                None,
+            )
+            .unwrap();
         assert_eq!((s.flight, s.window), (1, Some(0)));
     }
 

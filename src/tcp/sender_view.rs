@@ -223,48 +223,20 @@ mod tests {
         // Next to the sender: two ACKs of one tick, the second 500 us after the first; the
         // data it releases passes 8 us after it, sooner than the loop's estimated minimum
         // (10 us). Against the first ACK the data would stand 2000 B beyond the window.
-        let mut v = SenderViewTracker::default();
-        v.on_ack(t(0), SeqNum(1_000), Some(10_000), 10_000, Some(7));
-        v.on_ack(
-            t(0) + Span::from_micros(500),
-            SeqNum(3_000),
-            Some(10_000),
-            10_000,
-            Some(7),
-        );
-        let at = t(0) + Span::from_micros(508);
-        let s = v
-            .view(
-                at,
-                Some(7),
-                Span::from_micros(10),
-                Span::from_micros(10),
-                SeqNum(13_000),
-                None,
-            )
-            .unwrap();
-        assert_eq!((s.flight, s.window), (10_000, Some(10_000)));
+        // Two ACKs (ack, window) of TSval tick 7, 500 us apart; data up to `nxt` 8 us after
+        // the second, against a loop minimum of 10 us.
+        let view = |first: (u32, u64), second: (u32, u64), nxt: u32| {
+            let mut v = SenderViewTracker::default();
+            for (at, (ack, win)) in [(t(0), first), (t(0) + Span::from_micros(500), second)] {
+                v.on_ack(at, SeqNum(ack), Some(win), win as u16, Some(7));
+            }
+            let (at, min) = (t(0) + Span::from_micros(508), Span::from_micros(10));
+            let s = v.view(at, Some(7), min, min, SeqNum(nxt), None).unwrap();
+            (s.flight, s.window)
+        };
+        assert_eq!(view((1_000, 10_000), (3_000, 10_000), 13_000), (10_000, Some(10_000)));
         // Beyond a zero window the sender may probe with new data: no later ACK is implied.
-        let mut v = SenderViewTracker::default();
-        v.on_ack(t(0), SeqNum(1_000), Some(0), 0, Some(7));
-        v.on_ack(
-            t(0) + Span::from_micros(500),
-            SeqNum(1_000),
-            Some(10_000),
-            10_000,
-            Some(7),
-        );
-        let s = v
-            .view(
-                at,
-                Some(7),
-                Span::from_micros(10),
-                Span::from_micros(10),
-                SeqNum(1_001),
-                None,
-            )
-            .unwrap();
-        assert_eq!((s.flight, s.window), (1, Some(0)));
+        assert_eq!(view((1_000, 0), (1_000, 10_000), 1_001), (1, Some(0)));
     }
 
     #[test]

@@ -86,7 +86,8 @@ impl Delivery {
     /// sentence ("; 12 KiB delivered during it (1.2 Mbit/s), against ..."), and its rate in
     /// `s.delivered_bps`. A rate needs at least a round trip: over less, ACK timing is
     /// batching, not delivery (Linux's tcp_rate.c discards a sample whose interval is below
-    /// the minimum RTT). Nor has a run whose ACKs' options the snaplen cut: the bytes they
+    /// the minimum RTT), and it is taken over the span plus one quantum of the capture's
+    /// clock. Nor has a run whose ACKs' options the snaplen cut: the bytes they
     /// SACKed are counted only when the cumulative ACK passes them, at the repair, so the
     /// run reports at its end what arrived over the round trip before (a 96-byte snaplen on
     /// IPv6 ACKs with one SACK block read 6.09 Mbit/s over a 39 ms episode of a 4 Mbit/s
@@ -104,8 +105,13 @@ impl Delivery {
                         bytes(in_it)
                     ),
                     Some(r) if during >= r && during > 0.0 => {
-                        s.delivered_bps = Some(in_it * 8.0 / during);
-                        format!("; {} delivered during it ({}), against {all} over the connection", bytes(in_it), rate(in_it / during))
+                        // Over the longest span the stamps allow: each end may have been
+                        // stamped up to one clock quantum early, so a floor on the path's
+                        // rate divides by the span plus a quantum (on a 1 ms clock a 2 ms
+                        // episode of a 2 ms path read 11.2 Mbit/s on a 10 Mbit/s link).
+                        let span = during + conn.rtt.quantum.get().secs_f64();
+                        s.delivered_bps = Some(in_it * 8.0 / span);
+                        format!("; {} delivered during it ({}), against {all} over the connection", bytes(in_it), rate(in_it / span))
                     }
                     Some(_) => format!("; {} delivered during it (less than a round trip: no rate), {all} over the connection", bytes(in_it)),
                     None => format!("; {} delivered during it (no round-trip time to rate it over), {all} over the connection", bytes(in_it)),

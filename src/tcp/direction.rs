@@ -367,7 +367,7 @@ impl Direction {
         }
         let sacked_after = self.sacks.sacked_bytes();
         let mut delivered = out.acked as i64 + sacked_after as i64 - sacked_before as i64;
-        if out.acked > 0 {
+        if delivered > 0 {
             // The credit repays the segments above the hole that duplicate ACKs reported as
             // they came; but an ACK that moves was itself sent for an arrival — the segment
             // that filled the hole, or new data (RFC 5681 §4.2: an ACK answers a segment) —
@@ -375,7 +375,14 @@ impl Direction {
             // a NewReno recovery's partial ACKs (each one retransmission, one round trip
             // apart) delivered nothing and the final ACK a round trip of arrivals at once:
             // 1.40 Mbit/s over windows of four round trips on a 1 Mbit/s link.
-            let used = self.dupack_credit.min((out.acked as u64).saturating_sub(mss as u64));
+            // The move is what this ACK newly reports, cumulatively or in SACK blocks: a
+            // SACK block naming segments that earlier duplicate ACKs already counted (their
+            // blocks cut by the snaplen, RFC 2018's first block the latest arrival) names
+            // the same arrivals, and a cumulative ACK over SACKed bytes moves only by what
+            // was not SACKed. Crediting both, an IPv6 capture with a 96-byte snaplen, where
+            // the third block no longer fits, read 12.7 kB delivered by one ACK on a 1 Mbit/s
+            // link (a shared path's 1.27 Mbit/s).
+            let used = self.dupack_credit.min((delivered as u64).saturating_sub(mss as u64));
             self.dupack_credit -= used;
             delivered -= used as i64;
         }

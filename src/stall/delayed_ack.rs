@@ -6,10 +6,11 @@
 //! the transfer stops for a timer, far longer than the path's round trip: the "staircase"
 //! of a time-sequence graph.
 //!
-//! Counted when the wait beyond the base RTT is a delayed-ACK timer's: at least
-//! [`MIN_HOLD`] and more than two base RTTs; when the sender sent nothing new during it; and
-//! when the ACK that ended it was a pure ACK (an ACK riding on data is the peer's answer, not
-//! its timer).
+//! Counted when the wait beyond the round trip through the receiver (from the capture
+//! point, as it is now: [`receiver_loop`]) is a delayed-ACK timer's, at least
+//! [`MIN_HOLD`] and at most [`MAX_HOLD`]; when the sender sent nothing new during it; when
+//! the ACK that ended it was a pure ACK (an ACK riding on data is the peer's answer, not its
+//! timer); and when that ACK released the sender's next data ([`released_within`]).
 
 use super::{sender_name, stall};
 use crate::flow::Dir;
@@ -23,6 +24,35 @@ use crate::units::{pct, secs};
 /// granularity (jiffies) and capture timing.
 const MIN_HOLD: Span = Span::from_millis(30);
 
+/// The round trip a wait is measured against: from the capture point through the receiver
+/// of direction `d` and back (the segment's way there and its ACK's back). Beside the
+/// sender that is the whole round trip; beside the receiver it is the receiver's own
+/// microseconds, and the wait is the held ACK alone — against the end-to-end RTT, a 40 ms
+/// hold on a 15 ms path was not three round trips and went uncounted at the receiver while
+/// the sender's capture counted 43 of them. A loop measured as negligible (within one
+/// clock tick) is zero; one not measured at all falls back to the end-to-end RTT. The loop
+/// is taken as it is now (its least prompt sample of the last rounds, queueing included;
+/// its least sample when no ACK of two full segments timed it lately): the hold is what
+/// the wait took beyond it, and a timer's hold is an absolute time (40 ms at least on
+/// Linux), not a multiple of the path's round trip — a test of "more than three round
+/// trips" missed every 40 ms hold on a 30 ms path at the sender while the receiver's
+/// capture showed 31 of them.
+fn receiver_loop(conn: &Connection, d: Dir, now: Timestamp) -> Option<Span> {
+    let near = conn.rtt.through(Connection::sender_end(d).other());
+    let least = near.least();
+    let prompt = least.and_then(|l| near.prompt_min_at(now, l.max(MIN_HOLD)));
+    match (prompt, least) {
+        (Some(p), _) => Some(p),
+        (None, Some(l)) => Some(l),
+        (None, None) if near.measured() => Some(Span(0)),
+        (None, None) => conn.rtt.min_end_to_end(),
+    }
+}
+
+/// The longest: RFC 1122 §4.2.3.2, "the delay MUST be less than 0.5 seconds". A longer
+/// wait is no delayed-ACK timer's (an outage, a queue, the peer's application).
+const MAX_HOLD: Span = Span::from_millis(500);
+
 #[derive(Clone, Debug, Default)]
 pub struct DelayedAck {
     /// Length of the last new-data segment, and since when it has been alone in flight.
@@ -33,6 +63,24 @@ pub struct DelayedAck {
     longest: Span,
     first: Option<Timestamp>,
     last_wait_end: Option<Timestamp>,
+    /// A held ACK (its instant, the wait it ended, when the wait began) not yet shown to
+    /// have released the sender's next data ([`released_within`]).
+    pending: Option<(Timestamp, Span, Timestamp)>,
+}
+
+/// How soon after the held ACK, beyond the loop through the sender, its next new data must
+/// come for the ACK to have released it: the shortest hold the rule counts. A sender held
+/// by Nagle's rule sends the moment the ACK reaches it; a request-response client whose
+/// server delayed the ACK of a request sends its next request after the *response*, and a
+/// response in between (data from the peer) ends the claim whatever the timing.
+fn released_within(conn: &Connection, d: Dir) -> Option<Span> {
+    let near = conn.rtt.through(Connection::sender_end(d));
+    let lp = match near.least() {
+        Some(l) => l,
+        None if near.measured() => Span(0),
+        None => conn.rtt.min_end_to_end()?,
+    };
+    Some(lp + MIN_HOLD)
 }
 
 impl DelayedAck {
@@ -41,11 +89,25 @@ impl DelayedAck {
         let flight = || conn.dir(d).flight().unwrap_or(0);
         if ev.dir == d {
             if ev.send.new_bytes > 0 {
+                // The held ACK released this data: the wait was the sender's.
+                if let Some((at, wait, since)) = self.pending.take() {
+                    if released_within(conn, d).is_some_and(|w| ev.ts - at <= w) {
+                        self.waits += 1;
+                        self.total = self.total + wait;
+                        self.longest = self.longest.max(wait);
+                        self.first.get_or_insert(since);
+                        self.last_wait_end = Some(at);
+                    }
+                }
                 self.last_len = ev.len;
                 let alone = ev.len < mss && flight() == ev.len as u64;
                 self.alone_since = alone.then_some(ev.ts);
             }
             return;
+        }
+        if ev.len > 0 {
+            // The peer answered: what the sender sends next follows that, not the ACK.
+            self.pending = None;
         }
         if ev.acked.acked == 0 {
             return;
@@ -55,13 +117,9 @@ impl DelayedAck {
         // something to say), not its delayed-ACK timer.
         if let (Some(since), 0, 0) = (self.alone_since, left, ev.len) {
             let wait = ev.ts - since;
-            let timer = |base: Span| wait.nanos() > 3 * base.nanos() && wait - base >= MIN_HOLD;
-            if conn.rtt.min_end_to_end().is_some_and(timer) {
-                self.waits += 1;
-                self.total = self.total + wait;
-                self.longest = self.longest.max(wait);
-                self.first.get_or_insert(since);
-                self.last_wait_end = Some(ev.ts);
+            let timer = |round: Span| wait >= round + MIN_HOLD && wait <= round + MAX_HOLD;
+            if receiver_loop(conn, d, ev.ts).is_some_and(timer) {
+                self.pending = Some((ev.ts, wait, since));
             }
         }
         // Near the sender: this ACK leaves only the last, short segment outstanding.

@@ -217,11 +217,62 @@ fn short_segments_waiting_for_delayed_acks_are_found() {
         f.ack(t + 40.3, seq, 65535);
         t += 41.0;
     }
+    // Each held ACK released the next response's data (the last one's too).
+    f.data(t, seq, 1448);
     let out = f.finish();
     let d = only(&out, StallKind::DelayedAck);
     assert_eq!(d.len(), 1, "{out:?}");
     assert_eq!(d[0].events, 4);
     assert_eq!(d[0].direction, Some(Dir::S2C));
+}
+
+/// The same seen beside the sender of a 30 ms path: each wait is the round trip and the
+/// 40 ms hold (70 ms, not three round trips), and counts; the same ACKs 20 ms late (a
+/// queue's jitter, no timer) do not.
+#[test]
+fn delayed_acks_on_a_long_path_are_found_beside_the_sender() {
+    let run = |hold: f64| {
+        let mut f = Flow::new();
+        let mut seq = 1;
+        let mut t = 10.0;
+        for _ in 0..4 {
+            f.data(t, seq, 1448);
+            f.data(t + 0.1, seq + 1448, 1448);
+            f.ack(t + 30.1, seq + 2896, 65535);
+            f.data(t + 30.2, seq + 2896, 500);
+            seq += 2896 + 500;
+            // The held data goes out the moment the ACK arrives.
+            f.ack(t + 60.2 + hold, seq, 65535);
+            t += 60.3 + hold;
+        }
+        f.data(t, seq, 1448);
+        f.finish()
+    };
+    let out = run(40.0);
+    let d = only(&out, StallKind::DelayedAck);
+    assert_eq!(d.len(), 1, "{out:?}");
+    assert_eq!(d[0].events, 4);
+    assert!(only(&run(20.0), StallKind::DelayedAck).is_empty());
+}
+
+/// A request-response client whose server delays the ACK of each request (40 ms) and
+/// answers later: the client waited for the answer, not for the ACK, and no delayed-ACK
+/// stall is its.
+#[test]
+fn a_delayed_ack_before_the_answer_holds_no_one() {
+    let mut f = Flow::new();
+    let (mut cseq, mut sseq) = (1u32, 1u32);
+    let mut t = 10.0;
+    for _ in 0..4 {
+        f.send(t, Dir::C2S, TcpPacket::new(C, S).seq(cseq).ack(sseq).payload_len(300).window(65535));
+        cseq += 300;
+        f.send(t + 40.5, Dir::S2C, TcpPacket::new(S, C).seq(sseq).ack(cseq).window(65535));
+        f.send(t + 45.0, Dir::S2C, TcpPacket::new(S, C).seq(sseq).ack(cseq).payload_len(200).window(65535));
+        sseq += 200;
+        t += 46.0;
+    }
+    let out = f.finish();
+    assert!(only(&out, StallKind::DelayedAck).is_empty(), "{out:?}");
 }
 
 #[test]

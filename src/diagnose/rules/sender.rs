@@ -164,14 +164,37 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         } else {
             format!(", {}", against.join(" and "))
         };
+        let nagle = if nagle_held(f) {
+            ": Nagle's rule held each next short segment until the delayed ACK of the one before it (see the delayed-ack stall)"
+        } else {
+            ""
+        };
         out.push(format!(
-            "flight flat at ~{} for {} of the time with no loss{against}",
+            "flight flat at ~{} for {} of the time with no loss{against}{nagle}",
             bytes(level as f64),
             pct(c.plateau_share)
         ));
     }
     out
 }
+
+/// Whether Nagle's rule, not the send buffer, held the flight flat: a sender that has
+/// unacknowledged data holds a segment shorter than the MSS until the ACK comes (RFC 896;
+/// RFC 1122 §4.2.3.4), and a receiver that delays that ACK (RFC 1122 §4.2.3.2) keeps the
+/// flight at the one short segment for the whole delay. When those waits (the
+/// delayed-ack stall) cover at least half of the flat stretch's time, the flat flight is
+/// theirs: a larger send buffer would not have moved it (a request-response flow with
+/// 1400-byte writes split 200 + 1200 was told to raise its send buffer to 672 B while 43
+/// waits of up to 64 ms made 94% of its flat time).
+fn nagle_held(f: &Findings<'_>) -> bool {
+    let (x, c) = (f.facts, f.class);
+    let flat_s = c.plateau_share * c.steady_s;
+    x.stall(crate::summary::StallKind::DelayedAck)
+        .is_some_and(|s| flat_s > 0.0 && s.duration_s >= NAGLE_HOLDS * flat_s)
+}
+
+/// Share of the flat stretch the delayed-ACK waits must cover to be its cause: most of it.
+const NAGLE_HOLDS: f64 = 0.5;
 
 /// Where a flat flight of `level` bytes stood against the receiver's largest window.
 /// The BDP, when the flat flight topped it only at its peaks and fell below it between the
@@ -278,7 +301,9 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
 pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     let (x, c) = (f.facts, f.class);
     let mut out = Vec::new();
-    if c.plateau_share >= c.idle_share {
+    if c.plateau_share >= c.idle_share && nagle_held(f) {
+        // The delayed-ACK advice (TCP_NODELAY) follows, from the stall: no buffer to raise.
+    } else if c.plateau_share >= c.idle_share {
         let level = c.plateau_flight.max(1);
         let low = c.plateau_low;
         if let Some(bdp) = bursts_below(f) {

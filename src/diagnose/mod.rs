@@ -805,6 +805,51 @@ mod tests {
         }
     }
 
+    /// A flat flight below the BDP is the send buffer's, unless Nagle's waits for delayed
+    /// ACKs (the stall) fill most of it: then only the TCP_NODELAY advice stands.
+    #[test]
+    fn a_flat_flight_that_nagles_waits_explain_gets_no_send_buffer_advice() {
+        use super::facts::Findings;
+        use super::rules::fixture::{at, run, Bin, BUSY};
+        use crate::summary::{AdviceKind, Stall, StallKind};
+        let c = run(|i| Bin {
+            delivered: at(0.3),
+            flight: 12_000 + (i as u64 % 2) * 1448,
+            ..BUSY
+        });
+        let kinds = |f: &Facts| {
+            explain::advice(&Findings { facts: f, class: &c })
+                .into_iter()
+                .map(|a| a.kind)
+                .collect::<Vec<_>>()
+        };
+        let flat_s = c.plateau_share * c.steady_s;
+        let with_waits = |share: f64| {
+            let mut f = own_delivery();
+            f.stalls.push(Stall {
+                kind: StallKind::DelayedAck,
+                direction: None,
+                start: 0.0,
+                end: 5.0,
+                duration_s: share * flat_s,
+                recovered: true,
+                events: 40,
+                intervals_s: Vec::new(),
+                resumed_by: None,
+                delivered_bps: None,
+                sentence: String::new(),
+            });
+            f
+        };
+        let held = kinds(&with_waits(0.6));
+        assert!(!held.contains(&AdviceKind::RaiseSendBuffer), "{held:?}");
+        assert!(held.contains(&AdviceKind::DisableNagle), "{held:?}");
+        // Waits that cover a tenth of the flat time leave it the send buffer's.
+        let few = kinds(&with_waits(0.1));
+        assert!(few.contains(&AdviceKind::RaiseSendBuffer), "{few:?}");
+        assert!(kinds(&own_delivery()).contains(&AdviceKind::RaiseSendBuffer));
+    }
+
     #[test]
     fn ecn_marks_show_a_full_pipe_as_losses_do() {
         let f = own_delivery();

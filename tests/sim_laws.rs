@@ -1218,3 +1218,50 @@ fn a_short_path_on_a_one_ms_clock_is_not_faster_than_its_link() {
     };
     assert_holds(&d, true);
 }
+
+/// A Linux sender to an old stack over a 10 Mbit/s path with a 2 ms RTT, tapped in the
+/// middle by a host with a 1 ms clock that coalesces interrupts (33 packets / 152 µs); the
+/// sender's capture on a 1 ms clock too, both cut at 96 bytes: no delivery faster than the
+/// link.
+#[test]
+fn a_middle_tap_on_a_one_ms_clock_is_not_faster_than_the_link() {
+    let coarse = |snaplen| CaptureHost {
+        resolution: ms(1),
+        snaplen,
+        ..CaptureHost::default()
+    };
+    let d = Draw {
+        path: Path {
+            queue_pkts: 400,
+            seed: 7825432426582343800,
+            sender_capture: coarse(96),
+            receiver_capture: CaptureHost {
+                snaplen: 96,
+                ..CaptureHost::default()
+            },
+            middle: Some(Tap {
+                at: 0.56,
+                capture: CaptureHost {
+                    coalesce: Some(Coalesce {
+                        max_packets: 33,
+                        window: us(152),
+                        per_packet: us(1),
+                    }),
+                    ..coarse(128)
+                },
+            }),
+            ..Path::new(10_000_000, ms(2))
+        },
+        flows: vec![Flow {
+            sender_stack: Stack::linux(),
+            receiver_stack: Stack::old(false),
+            cc: Cc::Reno,
+            rcvbuf: 4 << 20,
+            mss: 1460,
+            start: ms(179),
+            ..Flow::default()
+        }],
+        secs: 1,
+    };
+    assert_holds(&d, true);
+}

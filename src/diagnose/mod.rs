@@ -122,7 +122,8 @@ pub fn finish(
         return Finished { summary, kept: None };
     }
     let base_rtt = base_rtt.expect("the gate checked it");
-    let live = dacc.timeline.take().expect("the gate checked it");
+    let mut live = dacc.timeline.take().expect("the gate checked it");
+    live.clock = quantum.get();
     let tl = live.full();
     // Facts.
     let max_raw = acc.windows.max_raw[bulk.index()];
@@ -666,6 +667,7 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
     let rtt = members.iter().map(|k| k.base_rtt).max().unwrap();
     let window = capacity::delivery_window(rtt, Span(width)).nanos();
     let cells = delivery::Grid {
+        clock: members.iter().map(|k| k.tl.clock).max().unwrap_or(Span::ZERO),
         delivered: &grid,
         last_ack_ns: &last_ack,
         busy: &busy,

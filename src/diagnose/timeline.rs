@@ -147,6 +147,10 @@ pub struct Timeline<S = Vec<Bin>> {
     pub origin: Timestamp,
     pub width: Span,
     pub bins: S,
+    /// The capture clock's quantum (zero until the analysis sets it): an instant in a bin
+    /// may have come up to one quantum after its stamp, so a rate over the bins is taken
+    /// over their span plus one quantum (delivery.rs).
+    pub clock: Span,
     /// The last bin looked up and its span as offsets from `origin` (ns): most lookups
     /// fall in it again, and a division per lookup shows in per-packet profiles.
     last: Option<(usize, i64, i64)>,
@@ -158,6 +162,7 @@ impl<S: BinStore> Timeline<S> {
             origin,
             width: INITIAL_WIDTH,
             bins: S::default(),
+            clock: Span::ZERO,
             last: None,
         }
     }
@@ -278,6 +283,7 @@ impl<S: BinStore> Timeline<S> {
             origin: self.origin,
             width: self.width,
             bins,
+            clock: self.clock,
             last: None,
         }
     }

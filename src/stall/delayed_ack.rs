@@ -15,6 +15,7 @@
 use super::{sender_name, stall};
 use crate::flow::Dir;
 use crate::summary::{Stall, StallKind};
+use crate::tcp::rtt::End;
 use crate::tcp::{Connection, SegmentEvent};
 use crate::time::{Span, Timestamp};
 use crate::units::{pct, secs};
@@ -38,14 +39,20 @@ const MIN_HOLD: Span = Span::from_millis(30);
 /// trips" missed every 40 ms hold on a 30 ms path at the sender while the receiver's
 /// capture showed 31 of them.
 fn receiver_loop(conn: &Connection, d: Dir, now: Timestamp) -> Option<Span> {
-    let near = conn.rtt.through(Connection::sender_end(d).other());
-    let least = near.least();
-    let prompt = least.and_then(|l| near.prompt_min_at(now, l.max(MIN_HOLD)));
-    match (prompt, least) {
-        (Some(p), _) => Some(p),
-        (None, Some(l)) => Some(l),
-        (None, None) if near.measured() => Some(Span(0)),
-        (None, None) => conn.rtt.min_end_to_end(),
+    let end = Connection::sender_end(d).other();
+    let near = conn.rtt.through(end);
+    let prompt = near.least().and_then(|l| near.prompt_min_at(now, l.max(MIN_HOLD)));
+    prompt.or_else(|| least_loop(conn, end))
+}
+
+/// The least loop through `end`: zero for one measured as negligible (within one clock
+/// tick), the end-to-end RTT for one not measured at all.
+fn least_loop(conn: &Connection, end: End) -> Option<Span> {
+    let l = conn.rtt.through(end);
+    match l.least() {
+        Some(x) => Some(x),
+        None if l.measured() => Some(Span(0)),
+        None => conn.rtt.min_end_to_end(),
     }
 }
 
@@ -74,13 +81,7 @@ pub struct DelayedAck {
 /// server delayed the ACK of a request sends its next request after the *response*, and a
 /// response in between (data from the peer) ends the claim whatever the timing.
 fn released_within(conn: &Connection, d: Dir) -> Option<Span> {
-    let near = conn.rtt.through(Connection::sender_end(d));
-    let lp = match near.least() {
-        Some(l) => l,
-        None if near.measured() => Span(0),
-        None => conn.rtt.min_end_to_end()?,
-    };
-    Some(lp + MIN_HOLD)
+    least_loop(conn, Connection::sender_end(d)).map(|l| l + MIN_HOLD)
 }
 
 impl DelayedAck {

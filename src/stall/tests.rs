@@ -201,25 +201,31 @@ fn keep_alives_after_acknowledged_data_are_reported() {
     assert!(only(&run(10.0 + 985.0), StallKind::KeepAliveOnly).is_empty());
 }
 
-#[test]
-fn short_segments_waiting_for_delayed_acks_are_found() {
-    // Request/response: each response ends with a short segment that the client ACKs only
-    // after 40 ms (its delayed-ACK timer); the server sends nothing meanwhile.
+/// Four responses of two full segments and a short one, the client's ACK of the full ones
+/// `rtt` ms after them and of the short one `hold` ms after that round trip; each held ACK
+/// releases the next response's data at once (the last one's too).
+fn responses(rtt: f64, hold: f64) -> Vec<Stall> {
     let mut f = Flow::new();
     let mut seq = 1;
     let mut t = 10.0;
     for _ in 0..4 {
         f.data(t, seq, 1448);
         f.data(t + 0.1, seq + 1448, 1448);
-        f.ack(t + 0.2, seq + 2896, 65535);
-        f.data(t + 0.3, seq + 2896, 500);
+        f.ack(t + 0.1 + rtt, seq + 2896, 65535);
+        f.data(t + 0.2 + rtt, seq + 2896, 500);
         seq += 2896 + 500;
-        f.ack(t + 40.3, seq, 65535);
-        t += 41.0;
+        f.ack(t + 0.2 + 2.0 * rtt + hold, seq, 65535);
+        t += 0.3 + 2.0 * rtt + hold;
     }
-    // Each held ACK released the next response's data (the last one's too).
     f.data(t, seq, 1448);
-    let out = f.finish();
+    f.finish()
+}
+
+#[test]
+fn short_segments_waiting_for_delayed_acks_are_found() {
+    // Request/response: each response ends with a short segment that the client ACKs only
+    // after 40 ms (its delayed-ACK timer); the server sends nothing meanwhile.
+    let out = responses(0.1, 40.0);
     let d = only(&out, StallKind::DelayedAck);
     assert_eq!(d.len(), 1, "{out:?}");
     assert_eq!(d[0].events, 4);
@@ -231,28 +237,11 @@ fn short_segments_waiting_for_delayed_acks_are_found() {
 /// queue's jitter, no timer) do not.
 #[test]
 fn delayed_acks_on_a_long_path_are_found_beside_the_sender() {
-    let run = |hold: f64| {
-        let mut f = Flow::new();
-        let mut seq = 1;
-        let mut t = 10.0;
-        for _ in 0..4 {
-            f.data(t, seq, 1448);
-            f.data(t + 0.1, seq + 1448, 1448);
-            f.ack(t + 30.1, seq + 2896, 65535);
-            f.data(t + 30.2, seq + 2896, 500);
-            seq += 2896 + 500;
-            // The held data goes out the moment the ACK arrives.
-            f.ack(t + 60.2 + hold, seq, 65535);
-            t += 60.3 + hold;
-        }
-        f.data(t, seq, 1448);
-        f.finish()
-    };
-    let out = run(40.0);
+    let out = responses(30.0, 40.0);
     let d = only(&out, StallKind::DelayedAck);
     assert_eq!(d.len(), 1, "{out:?}");
     assert_eq!(d[0].events, 4);
-    assert!(only(&run(20.0), StallKind::DelayedAck).is_empty());
+    assert!(only(&responses(30.0, 20.0), StallKind::DelayedAck).is_empty());
 }
 
 /// A request-response client whose server delays the ACK of each request (40 ms) and

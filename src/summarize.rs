@@ -126,7 +126,11 @@ pub fn rtt(conn: &Connection) -> RttStats {
     let (c, s) = (r.through(End::Client), r.through(End::Server));
     // Window releases are data/ACK pairs the other way round (a bound on their loop).
     let by = |src: RttSource| {
-        let bounds = if src == RttSource::DataAck { c.bounds + s.bounds } else { 0 };
+        let bounds = if src == RttSource::DataAck {
+            c.bounds + s.bounds
+        } else {
+            0
+        };
         c.by_source[src as usize] + s.by_source[src as usize] + bounds
     };
     let vantage = match (c.least(), s.least()) {
@@ -322,7 +326,11 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
         capture: capture.to_string(),
         client: conn.client.to_string(),
         server: conn.server.to_string(),
-        client_from: if conn.client_by_syn { ClientFrom::Syn } else { ClientFrom::Port },
+        client_from: if conn.client_by_syn {
+            ClientFrom::Syn
+        } else {
+            ClientFrom::Port
+        },
         first_frame: conn.first_frame,
         start_ts: conn.first_ts.secs_f64(),
         end_ts: conn.last_ts.secs_f64(),
@@ -449,7 +457,10 @@ pub fn rtt_law(f: &FlowSummary) -> Vec<String> {
         return out;
     };
     if !(v[0] <= v[1] && v[1] <= v[2] && v[2] <= v[3]) {
-        out.push(format!("RTT summary out of order: min {} median {} p95 {} max {}", v[0], v[1], v[2], v[3]));
+        out.push(format!(
+            "RTT summary out of order: min {} median {} p95 {} max {}",
+            v[0], v[1], v[2], v[3]
+        ));
     }
     if v[0] <= 0.0 {
         out.push(format!("RTT minimum {} ms is not a delay", v[0]));

@@ -111,7 +111,6 @@ impl fmt::Debug for Span {
     }
 }
 
-
 // ---- Timestamp resolution ----
 
 /// The resolution of a capture's timestamps as it really is: the coarsest power of ten

@@ -128,7 +128,9 @@ pub fn times(x: f64) -> String {
 /// The laws use it to hold every sentence to the numbers beside it.
 pub fn parse(s: &str) -> Option<f64> {
     let s = s.trim();
-    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')).unwrap_or(s.len());
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+        .unwrap_or(s.len());
     let (num, unit) = s.split_at(split);
     let v: f64 = num.parse().ok()?;
     let k = match unit.trim() {

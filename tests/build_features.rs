@@ -13,10 +13,24 @@ fn features(edges: &str) -> BTreeMap<String, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["tree", "--workspace", "--offline", "--prefix", "none", "-e", edges, "-f", "{p}|{f}"])
+        .args([
+            "tree",
+            "--workspace",
+            "--offline",
+            "--prefix",
+            "none",
+            "-e",
+            edges,
+            "-f",
+            "{p}|{f}",
+        ])
         .output()
         .expect("cargo tree runs");
-    assert!(out.status.success(), "cargo tree -e {edges}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "cargo tree -e {edges}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| {
@@ -32,7 +46,11 @@ fn features(edges: &str) -> BTreeMap<String, String> {
 fn the_tests_build_no_shared_crate_with_other_features_than_the_release_build() {
     let normal = features("normal,build");
     let with_dev = features("normal,build,dev");
-    assert!(normal.keys().any(|p| p.starts_with("polars-core ")), "{:?}", normal.keys().take(5).collect::<Vec<_>>());
+    assert!(
+        normal.keys().any(|p| p.starts_with("polars-core ")),
+        "{:?}",
+        normal.keys().take(5).collect::<Vec<_>>()
+    );
     let differ: Vec<String> = normal
         .iter()
         // The package itself gains its `testkit` feature under test, by design.
@@ -42,5 +60,9 @@ fn the_tests_build_no_shared_crate_with_other_features_than_the_release_build() 
             (d != f).then(|| format!("{p}: [{f}] built, [{d}] under test"))
         })
         .collect();
-    assert!(differ.is_empty(), "dev-dependencies change features of shared crates:\n{}", differ.join("\n"));
+    assert!(
+        differ.is_empty(),
+        "dev-dependencies change features of shared crates:\n{}",
+        differ.join("\n")
+    );
 }

@@ -249,7 +249,10 @@ fn external_captures_read_like_capinfos_and_pcap_parser() {
 
     // Names lie; content decides.
     assert_eq!(get("nDPI__vnc.pcap").format, Some(CaptureFormat::PcapNg));
-    assert_eq!(get("nDPI__opera-vpn.pcapng").format.map(|f| f.container().as_str()), Some("pcap"));
+    assert_eq!(
+        get("nDPI__opera-vpn.pcapng").format.map(|f| f.container().as_str()),
+        Some("pcap")
+    );
     let gz = get("zeek__telnet-long-line-no-eol.pcapng.gz");
     assert_eq!(
         (gz.format, gz.compression),

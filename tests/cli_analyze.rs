@@ -208,7 +208,11 @@ fn flows_are_selected_by_id_host_and_port() {
     let none = run(&["analyze", "--format", "json", "--port", "1", a.to_str().unwrap()]);
     let v2: serde_json::Value = serde_json::from_slice(&none.stdout).unwrap();
     assert!(v2["flows"].as_array().unwrap().is_empty());
-    assert_eq!(none.status.code(), Some(1), "a selection that matches nothing is an error");
+    assert_eq!(
+        none.status.code(),
+        Some(1),
+        "a selection that matches nothing is an error"
+    );
     assert!(stderr(&none).contains("no flow matches --port 1"), "{}", stderr(&none));
     let host = run(&[
         "analyze",
@@ -274,7 +278,11 @@ fn a_selection_that_matches_nothing_exits_1_with_a_message() {
     ] {
         let o = run(&args);
         assert_eq!(o.status.code(), Some(1), "{what}: {}", stderr(&o));
-        assert!(stderr(&o).contains("no flow matches --flow 99 in"), "{what}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("no flow matches --flow 99 in"),
+            "{what}: {}",
+            stderr(&o)
+        );
     }
     // The same commands with a flow that is there succeed.
     let o = run(&["analyze", "--flow", "0", cap]);
@@ -289,7 +297,15 @@ fn plot_and_report_name_their_limit_alike() {
     let cap = fixture(RWND);
     let out = std::env::temp_dir().join(format!("bdpscope-maxplots-{}", std::process::id()));
     for flag in ["--max-plots", "--max-flows"] {
-        let o = run(&["plot", "--svg-only", flag, "1", "--out", out.to_str().unwrap(), cap.to_str().unwrap()]);
+        let o = run(&[
+            "plot",
+            "--svg-only",
+            flag,
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+            cap.to_str().unwrap(),
+        ]);
         assert!(o.status.success(), "{flag}: {}", stderr(&o));
     }
     let help = stdout(&run(&["plot", "--help"]));
@@ -391,7 +407,10 @@ fn quantities_read_the_same_in_every_view() {
     assert!(run(&["report", "--out", d, cap]).status.success());
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
     for (view, s) in [("text", &text), ("plot", &flight), ("report", &html)] {
-        assert!(s.contains(&format!("BDP {bdp}")) || s.contains(&format!("BDP is {bdp}")), "{view}: no BDP {bdp}");
+        assert!(
+            s.contains(&format!("BDP {bdp}")) || s.contains(&format!("BDP is {bdp}")),
+            "{view}: no BDP {bdp}"
+        );
     }
     for (view, s) in [("text", &text), ("plot", &throughput), ("report", &html)] {
         assert!(s.contains(&goodput), "{view}: no goodput {goodput}");

@@ -27,7 +27,14 @@ fn marking_path() -> sim::SimOutput {
         ecn_mark_pkts: Some(20),
         ..Path::new(20_000_000, Duration::from_millis(40))
     };
-    sim::run(&p, &[Flow { ecn: true, ..Flow::default() }], Duration::from_secs(5))
+    sim::run(
+        &p,
+        &[Flow {
+            ecn: true,
+            ..Flow::default()
+        }],
+        Duration::from_secs(5),
+    )
 }
 
 #[test]
@@ -42,34 +49,72 @@ fn a_marking_bottleneck_is_reported_as_a_loss_would_be_from_either_side() {
         let flows = analyse(pcap);
         let f = &flows[0];
         let h = &f.handshake;
-        assert_eq!((h.client_ecn, h.server_ecn, h.ecn), (Some(EcnOffer::Rfc3168), Some(EcnOffer::Rfc3168), EcnMode::Rfc3168), "{side}");
+        assert_eq!(
+            (h.client_ecn, h.server_ecn, h.ecn),
+            (Some(EcnOffer::Rfc3168), Some(EcnOffer::Rfc3168), EcnMode::Rfc3168),
+            "{side}"
+        );
         let d = &f.s2c;
         // Marks are seen only past the marking queue; echoes and reductions anywhere.
         let ce = if side == "receiver" { t.ce_marks } else { 0 };
-        assert_eq!((d.ce_segments, d.ece_acks, d.cwr_segments), (ce, t.ece_acks, t.cwr_segments), "{side}");
+        assert_eq!(
+            (d.ce_segments, d.ece_acks, d.cwr_segments),
+            (ce, t.ece_acks, t.cwr_segments),
+            "{side}"
+        );
         // Every new data segment went ECT(0) (or was marked on its way), none ECT(1).
-        assert_eq!((d.ect0_segments + d.ce_segments, d.ect1_segments), (d.data_segments, 0), "{side}");
+        assert_eq!(
+            (d.ect0_segments + d.ce_segments, d.ect1_segments),
+            (d.data_segments, 0),
+            "{side}"
+        );
         // The client sent only pure ACKs: Not-ECT (RFC 3168 §6.1.4).
         assert_eq!(f.c2s.ect0_segments + f.c2s.ce_segments, 0, "{side}");
         assert_eq!(f.retransmitted_segments, 0);
         assert!(f.verdict.is_judged(), "{side}: {:?}", f.notes);
         // The marks are the evidence the pipe was full: the capacity is judged by.
-        assert!(f.capacity.as_ref().is_some_and(|c| !c.lower_bound), "{side}: {:?}", f.capacity);
-        let ecn = f.evidence.iter().find(|e| e.starts_with("ECN: ")).unwrap_or_else(|| panic!("{side}: {:?}", f.evidence));
+        assert!(
+            f.capacity.as_ref().is_some_and(|c| !c.lower_bound),
+            "{side}: {:?}",
+            f.capacity
+        );
+        let ecn = f
+            .evidence
+            .iter()
+            .find(|e| e.starts_with("ECN: "))
+            .unwrap_or_else(|| panic!("{side}: {:?}", f.evidence));
         let head = if side == "receiver" {
             format!("ECN: {} segments marked CE (", t.ce_marks)
         } else {
             format!("ECN: {} ACKs echoed ECE from +", t.ece_acks)
         };
         assert!(ecn.starts_with(&head), "{side}: {ecn}");
-        assert!(ecn.contains(&format!("reduced its congestion window {} times (CWR)", t.cwr_segments)), "{ecn}");
-        assert!(f.advice_items.iter().any(|a| a.kind == AdviceKind::CongestedPath), "{side}: {:?}", f.advice);
-        assert!(!f.advice_items.iter().any(|a| a.kind == AdviceKind::FindLoss), "{side}: no loss to find");
+        assert!(
+            ecn.contains(&format!("reduced its congestion window {} times (CWR)", t.cwr_segments)),
+            "{ecn}"
+        );
+        assert!(
+            f.advice_items.iter().any(|a| a.kind == AdviceKind::CongestedPath),
+            "{side}: {:?}",
+            f.advice
+        );
+        assert!(
+            !f.advice_items.iter().any(|a| a.kind == AdviceKind::FindLoss),
+            "{side}: no loss to find"
+        );
         // Episodes as loss episodes are made of retransmissions, adding up to the totals.
         let episodes: Vec<_> = f.stalls.iter().filter(|s| s.kind == StallKind::EcnEpisode).collect();
         assert!(!episodes.is_empty(), "{side}: {:?}", f.stalls);
-        assert_eq!(episodes.iter().map(|s| s.events as u64).sum::<u64>(), ce + t.ece_acks + t.cwr_segments, "{side}");
-        assert!(f.verdict == Verdict::Limited(Label::Cwnd) || f.verdict == Verdict::Limited(Label::Bottleneck), "{side}: {}", f.verdict);
+        assert_eq!(
+            episodes.iter().map(|s| s.events as u64).sum::<u64>(),
+            ce + t.ece_acks + t.cwr_segments,
+            "{side}"
+        );
+        assert!(
+            f.verdict == Verdict::Limited(Label::Cwnd) || f.verdict == Verdict::Limited(Label::Bottleneck),
+            "{side}: {}",
+            f.verdict
+        );
         let broken = bdpscope::laws::check(f);
         assert!(broken.is_empty(), "{side}: {broken:?}");
     }
@@ -82,7 +127,11 @@ fn the_ecn_law_catches_a_misstated_count() {
     assert!(bdpscope::laws::check(&f).is_empty());
     let e = f.evidence.iter_mut().find(|e| e.starts_with("ECN: ")).unwrap();
     *e = e.replacen("ECN: ", "ECN: 1", 1);
-    assert!(bdpscope::laws::check(&f).iter().any(|v| v.law == "ecn"), "{:?}", f.evidence);
+    assert!(
+        bdpscope::laws::check(&f).iter().any(|v| v.law == "ecn"),
+        "{:?}",
+        f.evidence
+    );
     // And a congested path beside a raise of the buffer is a contradiction.
     let mut f = analyse(&out.receiver_side_pcap).remove(0);
     let mut raise = f.advice_items[0].clone();
@@ -101,9 +150,40 @@ fn tshark_counts(path: &std::path::Path) -> Option<HashMap<(String, String), [u6
         // No reassembly for the application's dissectors: TCP headers are all we read (the
         // VNC capture takes 74 s with it, 0.6 s without).
         .args(["-o", "tcp.desegment_tcp_streams:FALSE"])
-        .args(["-Y", "tcp and not icmp and not icmpv6", "-T", "fields", "-E", "occurrence=l", "-E", "separator=/t"])
-        .args(["-e", "ip.src", "-e", "ipv6.src", "-e", "tcp.srcport", "-e", "ip.dst", "-e", "ipv6.dst", "-e", "tcp.dstport"])
-        .args(["-e", "ip.dsfield.ecn", "-e", "ipv6.tclass.ecn", "-e", "tcp.flags.ece", "-e", "tcp.flags.cwr"])
+        .args([
+            "-Y",
+            "tcp and not icmp and not icmpv6",
+            "-T",
+            "fields",
+            "-E",
+            "occurrence=l",
+            "-E",
+            "separator=/t",
+        ])
+        .args([
+            "-e",
+            "ip.src",
+            "-e",
+            "ipv6.src",
+            "-e",
+            "tcp.srcport",
+            "-e",
+            "ip.dst",
+            "-e",
+            "ipv6.dst",
+            "-e",
+            "tcp.dstport",
+        ])
+        .args([
+            "-e",
+            "ip.dsfield.ecn",
+            "-e",
+            "ipv6.tclass.ecn",
+            "-e",
+            "tcp.flags.ece",
+            "-e",
+            "tcp.flags.cwr",
+        ])
         .args(["-e", "tcp.flags.syn", "-e", "tcp.flags.ack", "-e", "ip.version"])
         .output()
         .ok()?;
@@ -180,16 +260,31 @@ fn the_documented_capture_reports_frame_48_as_the_first_ce_and_tshark_s_counts()
     let first = d.first_ce_ts.unwrap() - f.start_ts;
     assert!((first - 6.823).abs() < 1e-6, "{first}");
     assert!(f.evidence.iter().any(|e| e.starts_with("ECN: 52 segments marked CE (31% of the direction's 170) from +6.82 s to +94.0 s, echoed on 131 ACKs (ECE); the sender reduced its congestion window 46 times (CWR)")), "{:?}", f.evidence);
-    assert!(f.advice_items.iter().any(|a| a.kind == AdviceKind::CongestedPath), "{:?}", f.advice);
+    assert!(
+        f.advice_items.iter().any(|a| a.kind == AdviceKind::CongestedPath),
+        "{:?}",
+        f.advice
+    );
     let episodes = f.stalls.iter().filter(|s| s.kind == StallKind::EcnEpisode).count();
     assert!(episodes >= 1, "{:?}", f.stalls);
     // The text view says where the first mark is.
-    let text = Command::new(env!("CARGO_BIN_EXE_bdpscope")).arg("analyze").arg(&path).output().unwrap();
+    let text = Command::new(env!("CARGO_BIN_EXE_bdpscope"))
+        .arg("analyze")
+        .arg(&path)
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("ecn rfc3168/rfc3168 (rfc3168)"), "{text}");
-    assert!(text.contains("s2c: 116 ECT(0), 52 CE from frame 48 (+6.82 s) to +94.0 s, 131 ACKs with ECE, 46 CWR"), "{text}");
+    assert!(
+        text.contains("s2c: 116 ECT(0), 52 CE from frame 48 (+6.82 s) to +94.0 s, 131 ACKs with ECE, 46 CWR"),
+        "{text}"
+    );
     // The packets CSV marks frame 48 "ce".
-    let csv = Command::new(env!("CARGO_BIN_EXE_bdpscope")).arg("packets").arg(&path).output().unwrap();
+    let csv = Command::new(env!("CARGO_BIN_EXE_bdpscope"))
+        .arg("packets")
+        .arg(&path)
+        .output()
+        .unwrap();
     let csv = String::from_utf8_lossy(&csv.stdout);
     let row = csv.lines().find(|l| l.starts_with("48,")).unwrap();
     assert!(row.ends_with(",ce"), "{row}");
@@ -226,7 +321,16 @@ fn every_direction_s_ecn_counts_are_tshark_s() {
         for f in analyse_file(path) {
             for (src, dst, d) in [(&f.client, &f.server, &f.c2s), (&f.server, &f.client, &f.s2c)] {
                 let o = ours.entry((src.clone(), dst.clone())).or_default();
-                for (i, v) in [d.ect0_segments, d.ect1_segments, d.ce_segments, d.ece_acks, d.cwr_segments].into_iter().enumerate() {
+                for (i, v) in [
+                    d.ect0_segments,
+                    d.ect1_segments,
+                    d.ce_segments,
+                    d.ece_acks,
+                    d.cwr_segments,
+                ]
+                .into_iter()
+                .enumerate()
+                {
                     o[i] += v;
                 }
             }
@@ -243,7 +347,12 @@ fn every_direction_s_ecn_counts_are_tshark_s() {
     }
     eprintln!("captures with ECN: {with_ecn:?}");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
-    for must in ["realjimmy__sample-captures__tcp-ecn-sample.pcap", "zeek__zeek__irc-dcc-send.pcapng", "ntop__nDPI__bot.pcap", "tcpdump__ipoib.pcap"] {
+    for must in [
+        "realjimmy__sample-captures__tcp-ecn-sample.pcap",
+        "zeek__zeek__irc-dcc-send.pcapng",
+        "ntop__nDPI__bot.pcap",
+        "tcpdump__ipoib.pcap",
+    ] {
         assert!(with_ecn.iter().any(|n| n == must), "{must} not among {with_ecn:?}");
     }
 }

@@ -185,17 +185,17 @@ fn both_vantage_points_agree() {
 fn two_way_traffic_takes_the_rate_from_the_receivers_clock() {
     let report = analyze(&fixtures().join("bidir_bulk/client.pcap.gz"));
     let flows = report["flows"].as_array().unwrap();
-    let upload = flows
-        .iter()
-        .find(|f| f["bulk_direction"] == "c2s")
-        .expect("the upload");
+    let upload = flows.iter().find(|f| f["bulk_direction"] == "c2s").expect("the upload");
     assert_eq!(upload["bottleneck_method"], "receiver-clock-dispersion", "{upload}");
     let link = 20e6 * 1388.0 / (1388.0 + 66.0);
     let got = upload["bottleneck_bps"].as_f64().unwrap();
     assert!((got / link - 1.0).abs() < 0.1, "{got} vs {link}");
     assert_eq!(upload["verdict"], "cwnd-limited");
     let set_aside = upload["capacity"]["set_aside"].to_string();
-    assert!(set_aside.contains("ACK compression") && set_aside.contains("receiver's own clock"), "{set_aside}");
+    assert!(
+        set_aside.contains("ACK compression") && set_aside.contains("receiver's own clock"),
+        "{set_aside}"
+    );
     let clocked = upload["capacity"]["receiver_clock_dispersion_bps"].as_f64().unwrap();
     assert!((clocked / link - 1.0).abs() < 0.1, "{clocked}");
 }

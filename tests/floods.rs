@@ -36,7 +36,14 @@ fn captures(syns: u32) -> (Vec<u8>, Vec<u8>) {
     let t0 = all[0].0;
     let span = Span::from_millis(2_000).nanos();
     for i in 0..syns {
-        let src = format!("{}.{}.{}.{}:{}", 11 + (i >> 16) % 200, (i >> 8) & 255, i & 255, 7, 1024 + (i % 60_000));
+        let src = format!(
+            "{}.{}.{}.{}:{}",
+            11 + (i >> 16) % 200,
+            (i >> 8) & 255,
+            i & 255,
+            7,
+            1024 + (i % 60_000)
+        );
         let (_, bytes) = TcpPacket::new(&src, "10.99.0.1:80")
             .syn()
             .seq(i.wrapping_mul(2_654_435_761))
@@ -101,7 +108,10 @@ fn a_transfer_inside_a_flood_is_the_transfer_alone() {
     let kinds: Vec<&str> = capture.floods.iter().map(|f| f.kind.as_str()).collect();
     assert_eq!(kinds, ["syn-flood", "failed-attempts"]);
     let f = &capture.floods[0];
-    assert_eq!((f.target.as_deref(), f.attempts, f.failed), (Some("10.99.0.1:80"), 20_000, 20_000));
+    assert_eq!(
+        (f.target.as_deref(), f.attempts, f.failed),
+        (Some("10.99.0.1:80"), 20_000, 20_000)
+    );
     let sources = f.distinct_sources.unwrap() as f64 / 20_000.0;
     assert!((sources - 1.0).abs() < 0.2, "{sources}");
     assert_eq!(f.answered_share, 0.0);
@@ -136,16 +146,26 @@ fn the_real_syn_scan_is_a_port_scan() {
     // tshark: 1,994 SYNs from 172.16.0.8 to 1,000 ports of 64.13.134.52; 12 SYN/ACKs
     // (3 connections), 5 resets.
     let a = &capture.attempts;
-    assert_eq!((a.syns, a.attempts, a.distinct_sources, a.distinct_hosts), (1_994, 1_994, 1, 1));
+    assert_eq!(
+        (a.syns, a.attempts, a.distinct_sources, a.distinct_hosts),
+        (1_994, 1_994, 1, 1)
+    );
     assert_eq!((a.unanswered, a.refused, a.half_open, a.with_data), (1_986, 5, 3, 0));
-    let scan = capture.floods.iter().find(|f| f.kind == FloodKind::PortScan).expect("a port scan");
+    let scan = capture
+        .floods
+        .iter()
+        .find(|f| f.kind == FloodKind::PortScan)
+        .expect("a port scan");
     assert_eq!(
         (scan.source.as_deref(), scan.target.as_deref()),
         (Some("172.16.0.8"), Some("64.13.134.52"))
     );
     let ports = scan.distinct_ports.unwrap() as f64;
     assert!((ports / 1_000.0 - 1.0).abs() < 0.1, "{ports}");
-    assert!(capture.floods.iter().all(|f| f.kind != FloodKind::SynFlood), "23 s of probes is no flood");
+    assert!(
+        capture.floods.iter().all(|f| f.kind != FloodKind::SynFlood),
+        "23 s of probes is no flood"
+    );
     // The first 19 attempts are listed (the finding needs 20 to be judged), the rest folded.
     assert_eq!(flows.len() as u64 + a.folded, capture.flows);
     assert!(flows.len() < 40, "{}", flows.len());

@@ -74,7 +74,10 @@ fn a_flow_keeps_its_id_with_a_selection_and_after_another_file() {
         ]
     );
     let of_x = |m: BTreeMap<(String, u64), String>| -> Vec<(u64, String)> {
-        m.into_iter().filter(|((c, _), _)| c == s(&x)).map(|((_, id), c)| (id, c)).collect()
+        m.into_iter()
+            .filter(|((c, _), _)| c == s(&x))
+            .map(|((_, id), c)| (id, c))
+            .collect()
     };
     let want = |keep: &[u64]| -> Vec<(u64, String)> {
         all.iter()
@@ -100,7 +103,9 @@ fn a_flow_keeps_its_id_with_a_selection_and_after_another_file() {
     }
     // `--flow` with a selection: the id as without it.
     assert_eq!(of_x(json_ids(&["--port", "443", "--flow", "3", s(&x)])), want(&[3]));
-    assert!(!run(&["analyze", "--port", "443", "--flow", "2", s(&x)]).status.success());
+    assert!(!run(&["analyze", "--port", "443", "--flow", "2", s(&x)])
+        .status
+        .success());
 
     // `--flow 1` is flow 1 of every capture; `--flow x.pcap#1` (or the path as the
     // output names it) of x.pcap only.
@@ -116,7 +121,10 @@ fn a_flow_keeps_its_id_with_a_selection_and_after_another_file() {
     assert!(stderr(&o).contains("no flow matches --flow y.pcap#3"), "{}", stderr(&o));
     let o = run(&["packets", "--flow", "y.pcap#0", s(&x)]);
     assert_eq!(o.status.code(), Some(1), "a flow of another capture");
-    let o = std::process::Command::new(BIN).args(["analyze", "--flow", "x#y", s(&x)]).output().unwrap();
+    let o = std::process::Command::new(BIN)
+        .args(["analyze", "--flow", "x#y", s(&x)])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2), "not a flow reference");
 
     // CSV and text: the same ids.
@@ -133,8 +141,14 @@ fn a_flow_keeps_its_id_with_a_selection_and_after_another_file() {
         .map(|c| (c[ci].to_string(), c[ii].to_string()))
         .collect();
     let sx = s(&x).to_string();
-    assert!(csv.contains(&(sx.clone(), "1".into())) && csv.contains(&(sx.clone(), "3".into())), "{csv:?}");
-    assert!(!csv.iter().any(|(c, id)| c == &sx && (id == "0" || id == "2")), "{csv:?}");
+    assert!(
+        csv.contains(&(sx.clone(), "1".into())) && csv.contains(&(sx.clone(), "3".into())),
+        "{csv:?}"
+    );
+    assert!(
+        !csv.iter().any(|(c, id)| c == &sx && (id == "0" || id == "2")),
+        "{csv:?}"
+    );
     let o = run(&["analyze", "--all", "--port", "8080", s(&y), s(&x)]);
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.contains("flow 2  10.9.0.1:40002 <- 10.9.0.2:8080"), "{text}");
@@ -157,7 +171,10 @@ fn a_flow_keeps_its_id_with_a_selection_and_after_another_file() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert!(!names.is_empty() && names.iter().all(|n| n.starts_with("flow-2-")), "{names:?}");
+    assert!(
+        !names.is_empty() && names.iter().all(|n| n.starts_with("flow-2-")),
+        "{names:?}"
+    );
 
     // report: the flow's row names its id, after another file and with a selection.
     let rep = dir.join("report");
@@ -195,5 +212,9 @@ fn report_id(html: &str, client: &str) -> Option<u64> {
     let at = html.find(&format!("<span class=\"ends\">{client}"))?;
     let before = &html[..at];
     let k = before.rfind("<h2>flow ")?;
-    before[k + 9..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+    before[k + 9..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
 }

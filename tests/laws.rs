@@ -92,9 +92,15 @@ fn text_laws(f: &FlowSummary, block: &str, out: &mut Vec<String>) {
         let r = &f.rtt_ms;
         for (key, v) in [("min ", r.min), ("median ", r.median), ("p95 ", r.p95), ("max ", r.max)] {
             let Some(v) = v else { continue };
-            let shown = line.split(key).nth(1).map(|s| s.split([',', '(']).next().unwrap_or("").trim());
+            let shown = line
+                .split(key)
+                .nth(1)
+                .map(|s| s.split([',', '(']).next().unwrap_or("").trim());
             if !shown.is_some_and(|s| agrees(s, v / 1e3)) {
-                out.push(format!("flow {}: the text's RTT {key}{shown:?} is not the JSON's {v} ms", f.id));
+                out.push(format!(
+                    "flow {}: the text's RTT {key}{shown:?} is not the JSON's {v} ms",
+                    f.id
+                ));
             }
         }
     }
@@ -110,7 +116,11 @@ fn blocks(text: &str) -> Vec<(u64, String)> {
     let mut out: Vec<(u64, String)> = Vec::new();
     for line in text.lines() {
         if let Some(rest) = line.strip_prefix("flow ") {
-            let id = rest.split_whitespace().next().and_then(|s| s.parse().ok()).unwrap_or(u64::MAX);
+            let id = rest
+                .split_whitespace()
+                .next()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(u64::MAX);
             out.push((id, String::new()));
         }
         if let Some(last) = out.last_mut() {
@@ -141,19 +151,24 @@ fn packets_laws(capture: &Path, flows: &[FlowSummary], out: &mut Vec<String>) {
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
     let col = |name: &str| header.iter().position(|h| *h == name);
-    let (Some(t), Some(flow), Some(rtt), Some(ts_rtt)) = (col("time"), col("flow"), col("rtt_ms"), col("ts_rtt_ms")) else {
+    let (Some(t), Some(flow), Some(rtt), Some(ts_rtt)) = (col("time"), col("flow"), col("rtt_ms"), col("ts_rtt_ms"))
+    else {
         out.push("packets: columns missing".into());
         return;
     };
     for l in lines {
         let f: Vec<&str> = l.split(',').collect();
-        let (Ok(at), Ok(id)) = (f[t].parse::<f64>(), f[flow].parse::<u64>()) else { continue };
+        let (Ok(at), Ok(id)) = (f[t].parse::<f64>(), f[flow].parse::<u64>()) else {
+            continue;
+        };
         for c in [rtt, ts_rtt] {
             let Ok(ms) = f[c].parse::<f64>() else { continue };
             let from = at - ms / 1e3;
             for &(_, s, e) in stalled.iter().filter(|x| x.0 == id) {
                 if from < s && at > e {
-                    out.push(format!("flow {id}: an RTT sample of {ms} ms at {at} spans the stall {s}..{e}"));
+                    out.push(format!(
+                        "flow {id}: an RTT sample of {ms} ms at {at} spans the stall {s}..{e}"
+                    ));
                 }
             }
         }
@@ -188,7 +203,14 @@ fn csv_text_laws(csv: String, out: &mut Vec<String>) {
         let c = df.column(name).ok()?.cast(&DataType::Float64).ok()?;
         c.f64().ok().cloned()
     };
-    let names = ["rtt_min_ms", "rtt_median_ms", "rtt_p95_ms", "rtt_max_ms", "goodput_bps", "bottleneck_bps"];
+    let names = [
+        "rtt_min_ms",
+        "rtt_median_ms",
+        "rtt_p95_ms",
+        "rtt_max_ms",
+        "goodput_bps",
+        "bottleneck_bps",
+    ];
     for name in names.iter().filter(|n| df.column(n).is_err()) {
         out.push(format!("csv: no column {name}"));
     }
@@ -215,9 +237,15 @@ fn csv_text_laws(csv: String, out: &mut Vec<String>) {
 fn the_csv_laws_catch_what_they_check() {
     let head = "flow,rtt_min_ms,rtt_median_ms,rtt_p95_ms,rtt_max_ms,goodput_bps,bottleneck_bps\n";
     let mut out = Vec::new();
-    csv_text_laws(format!("{head}1,1.5,1.2,2,3,100,200\n2,1,2,3,4,,200\n3,1,2,3,4,300,200\n"), &mut out);
+    csv_text_laws(
+        format!("{head}1,1.5,1.2,2,3,100,200\n2,1,2,3,4,,200\n3,1,2,3,4,300,200\n"),
+        &mut out,
+    );
     assert_eq!(out.len(), 2, "{out:?}");
-    assert!(out[0].contains("out of order") && out[1].contains("goodput 300"), "{out:?}");
+    assert!(
+        out[0].contains("out of order") && out[1].contains("goodput 300"),
+        "{out:?}"
+    );
     let mut out = Vec::new();
     csv_text_laws("flow,rtt_min_ms\n1,2\n".into(), &mut out);
     assert_eq!(out.len(), 5, "{out:?}");
@@ -267,15 +295,27 @@ fn every_flow_of_every_capture_keeps_the_laws_in_every_view() {
         packets_laws(c, &doc.flows, &mut here);
         violations.extend(here.into_iter().map(|v| format!("{name}: {v}")));
     }
-    eprintln!("laws: {} captures, {flows_checked} flows, {} violations", captures.len(), violations.len());
-    assert!(violations.is_empty(), "{} violations:\n{}", violations.len(), violations.join("\n"));
+    eprintln!(
+        "laws: {} captures, {flows_checked} flows, {} violations",
+        captures.len(),
+        violations.len()
+    );
+    assert!(
+        violations.is_empty(),
+        "{} violations:\n{}",
+        violations.len(),
+        violations.join("\n")
+    );
 }
 
 #[test]
 fn the_check_catches_a_broken_law() {
     // A real flow keeps the laws; the same flow with its RTT summary out of order, its
     // advice asking for less than it had, and a sentence that misstates a figure does not.
-    let (_, json) = run(&["analyze", "--format", "json"], &root().join("fixtures/rcvbuf_16k/client.pcap.gz"));
+    let (_, json) = run(
+        &["analyze", "--format", "json"],
+        &root().join("fixtures/rcvbuf_16k/client.pcap.gz"),
+    );
     let doc: Document = serde_json::from_str(&json).unwrap();
     let f = &doc.flows[0];
     assert_eq!(bdpscope::laws::check(f), vec![], "the fixture itself breaks a law");
@@ -283,21 +323,38 @@ fn the_check_catches_a_broken_law() {
     broken.rtt_ms.median = Some(broken.rtt_ms.min.unwrap() - 1.0);
     assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "rtt-ordered"));
     let mut broken = f.clone();
-    let a = broken.advice_items.iter_mut().find(|a| a.recommended_bytes.is_some()).expect("a raise");
+    let a = broken
+        .advice_items
+        .iter_mut()
+        .find(|a| a.recommended_bytes.is_some())
+        .expect("a raise");
     a.recommended_bytes = Some(a.current_bytes.unwrap() / 2);
     assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "advice"));
     let mut broken = f.clone();
     let e = broken.evidence.iter_mut().find(|e| e.starts_with("BDP ")).unwrap();
     *e = e.replacen("BDP ", "BDP 9", 1);
-    assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "evidence"), "{:?}", broken.evidence);
+    assert!(
+        bdpscope::laws::check(&broken).iter().any(|v| v.law == "evidence"),
+        "{:?}",
+        broken.evidence
+    );
     // Capture duplicates counted without their note, or a note with other counts.
     let mut broken = f.clone();
     broken.s2c.capture_duplicates = 3;
-    assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "capture-duplicates"));
-    broken.notes.insert(0, "2 records of this flow are capture duplicates (c2s 0, s2c 2): ...".into());
-    assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "capture-duplicates"));
+    assert!(bdpscope::laws::check(&broken)
+        .iter()
+        .any(|v| v.law == "capture-duplicates"));
+    broken.notes.insert(
+        0,
+        "2 records of this flow are capture duplicates (c2s 0, s2c 2): ...".into(),
+    );
+    assert!(bdpscope::laws::check(&broken)
+        .iter()
+        .any(|v| v.law == "capture-duplicates"));
     broken.notes[0] = "3 records of this flow are capture duplicates (c2s 0, s2c 3): ...".into();
-    assert!(!bdpscope::laws::check(&broken).iter().any(|v| v.law == "capture-duplicates"));
+    assert!(!bdpscope::laws::check(&broken)
+        .iter()
+        .any(|v| v.law == "capture-duplicates"));
     // And the text scan sees a zero printed for a non-zero value.
     assert!(zero_with_decimals("rtt  min 0.0 ms, median 0.1").is_some());
     assert!(zero_with_decimals("rtt  min 17.0 µs, 100 ms, 0 B, 10.05").is_none());
@@ -316,7 +373,10 @@ fn limits(receiver_window: f64, cwnd: f64, bottleneck: f64, sender: f64) -> Opti
 /// The first flow of a fixture, given the verdict `l` and `limits`, without any sentence
 /// explaining a verdict beside a larger share.
 fn judged(l: Label, limits: Option<Limits>) -> FlowSummary {
-    let (_, json) = run(&["analyze", "--format", "json"], &root().join("fixtures/rcvbuf_16k/client.pcap.gz"));
+    let (_, json) = run(
+        &["analyze", "--format", "json"],
+        &root().join("fixtures/rcvbuf_16k/client.pcap.gz"),
+    );
     let doc: Document = serde_json::from_str(&json).unwrap();
     let mut f = doc.flows[0].clone();
     f.verdict = Verdict::Limited(l);
@@ -377,7 +437,10 @@ fn the_sender_law_catches_a_sender_verdict_beside_a_full_pipe() {
     // the flat-flight split): a Windows sender's 8 KiB send buffer, 11x the BDP, with the
     // queue holding the excess (RTT 23 -> 190 ms), called sender-limited (40%: idle 4% and
     // this plateau 36%) beside this.
-    let (_, json) = run(&["analyze", "--format", "json"], &root().join("fixtures/rcvbuf_16k/client.pcap.gz"));
+    let (_, json) = run(
+        &["analyze", "--format", "json"],
+        &root().join("fixtures/rcvbuf_16k/client.pcap.gz"),
+    );
     let doc: Document = serde_json::from_str(&json).unwrap();
     let f = &doc.flows[0];
     let old = "flight flat at ~8.00 KiB for 36% of the time with no loss, below the receiver window (61.3 KiB) and above the BDP (924 B): the pipe was full";
@@ -406,15 +469,25 @@ fn the_sender_law_catches_a_sender_verdict_beside_a_full_pipe() {
     // share, and the sender's time is its own (a simulated draw: sender 44%, cwnd 40%, the
     // pipe full 5% of the time, all of it in the bottleneck's 5%); one whose share cannot
     // hold it is caught.
-    let counted = old.replace("36%", "5%").replace("the pipe was full", "the pipe was full (in the bottleneck's share)");
+    let counted = old
+        .replace("36%", "5%")
+        .replace("the pipe was full", "the pipe was full (in the bottleneck's share)");
     let v = bdpscope::laws::check(&as_printed(0.44, 0.05, 0.40, &counted));
     assert!(!v.iter().any(|v| v.law == "sender-not-full"), "{v:?}");
     let v = bdpscope::laws::check(&as_printed(0.44, 0.02, 0.43, &counted));
-    assert!(v.iter().any(|v| v.law == "sender-not-full" && v.detail.contains("said to be in the bottleneck's share")), "{v:?}");
+    assert!(
+        v.iter()
+            .any(|v| v.law == "sender-not-full" && v.detail.contains("said to be in the bottleneck's share")),
+        "{v:?}"
+    );
     // A full pipe needs the RTT printed beside it to have risen to hold the excess.
     let mut broken = f.clone();
     broken.rtt_ms.median = broken.rtt_ms.min;
     broken.evidence.push(old.into());
     let v = bdpscope::laws::check(&broken);
-    assert!(v.iter().any(|v| v.law == "evidence" && v.detail.contains("no rise of the RTT")), "{v:?}");
+    assert!(
+        v.iter()
+            .any(|v| v.law == "evidence" && v.detail.contains("no rise of the RTT")),
+        "{v:?}"
+    );
 }

@@ -31,7 +31,9 @@ fn an_outages_retransmissions_are_its_repair_not_path_loss() {
         let f = &flows(pcap)[0];
         assert!(f.retransmitted_segments > 0, "{:?}", f.evidence);
         assert!(
-            f.stalls.iter().any(|s| matches!(s.kind, StallKind::Outage | StallKind::RtoBackoff)),
+            f.stalls
+                .iter()
+                .any(|s| matches!(s.kind, StallKind::Outage | StallKind::RtoBackoff)),
             "{:?}",
             f.stalls
         );
@@ -42,7 +44,8 @@ fn an_outages_retransmissions_are_its_repair_not_path_loss() {
             .expect("a retransmission line");
         let spurious = line.contains("spurious");
         assert!(
-            line.contains("all repairing what an outage lost") || (spurious && line.contains("repairing what an outage lost")),
+            line.contains("all repairing what an outage lost")
+                || (spurious && line.contains("repairing what an outage lost")),
             "{line}"
         );
         assert!(

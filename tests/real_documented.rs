@@ -54,7 +54,9 @@ fn rel(f: &FlowSummary, t: f64) -> f64 {
 /// window update reopens it 10 ms later.
 #[test]
 fn zero_window_recovery() {
-    let Some((flows, text)) = analyze("chrissanders__packets__tcp_zerowindowrecovery.pcapng") else { return };
+    let Some((flows, text)) = analyze("chrissanders__packets__tcp_zerowindowrecovery.pcapng") else {
+        return;
+    };
     let z = stalls(&flows[0], StallKind::ZeroWindow);
     assert_eq!(z.len(), 1, "{:?}", flows[0].stalls);
     assert!(z[0].recovered && (z[0].duration_s - 0.010).abs() < 0.002, "{:?}", z[0]);
@@ -65,18 +67,27 @@ fn zero_window_recovery() {
 /// +3.4, +10.2, +23.7 s (the persist back-off); no recovery in 23.7 s.
 #[test]
 fn zero_window_that_never_reopens() {
-    let Some((flows, text)) = analyze("chrissanders__packets__tcp_zerowindowdead.pcapng") else { return };
+    let Some((flows, text)) = analyze("chrissanders__packets__tcp_zerowindowdead.pcapng") else {
+        return;
+    };
     let z = stalls(&flows[0], StallKind::ZeroWindow);
     assert_eq!(z.len(), 1, "{:?}", flows[0].stalls);
     assert!(!z[0].recovered && z[0].events == 3, "{:?}", z[0]);
-    let probes: Vec<f64> = z[0].intervals_s.iter().scan(0.0, |t, i| {
-        *t += i;
-        Some(*t)
-    }).collect();
+    let probes: Vec<f64> = z[0]
+        .intervals_s
+        .iter()
+        .scan(0.0, |t, i| {
+            *t += i;
+            Some(*t)
+        })
+        .collect();
     for (got, want) in probes.iter().zip([3.4, 10.2, 23.7]) {
         assert!((got - want).abs() < 0.1, "probes at {probes:?}");
     }
-    assert!(text.contains("never reopened") && text.contains("persist back-off"), "{text}");
+    assert!(
+        text.contains("never reopened") && text.contains("persist back-off"),
+        "{text}"
+    );
     // No RTT from the probes' spacing: the one sample is the 29 µs ACK.
     assert!(flows[0].rtt_ms.max.is_none_or(|m| m < 1.0), "{:?}", flows[0].rtt_ms);
 }
@@ -85,7 +96,9 @@ fn zero_window_that_never_reopens() {
 /// 0.6, 1.2, 2.4, 4.8 s), nothing from the receiver: the connection lost.
 #[test]
 fn retransmission_back_off_and_a_lost_connection() {
-    let Some((flows, text)) = analyze("chrissanders__packets__tcp_retransmissions.pcapng") else { return };
+    let Some((flows, text)) = analyze("chrissanders__packets__tcp_retransmissions.pcapng") else {
+        return;
+    };
     let f = &flows[0];
     assert_eq!(f.retransmitted_segments, 5);
     let lost = stalls(f, StallKind::Lost);
@@ -93,22 +106,34 @@ fn retransmission_back_off_and_a_lost_connection() {
     for (got, want) in lost[0].intervals_s.iter().zip([0.2, 0.6, 1.2, 2.4, 4.8]) {
         assert!((got - want).abs() < 0.01, "{:?}", lost[0].intervals_s);
     }
-    assert!(text.contains("RTO back-off") && text.contains("connection lost"), "{text}");
-    assert!(f.rtt_ms.samples == 0 && f.max_rwnd_bytes.is_none(), "one-sided: no RTT, rwnd unknown");
+    assert!(
+        text.contains("RTO back-off") && text.contains("connection lost"),
+        "{text}"
+    );
+    assert!(
+        f.rtt_ms.samples == 0 && f.max_rwnd_bytes.is_none(),
+        "one-sided: no RTT, rwnd unknown"
+    );
 }
 
 /// §1: 15 zero windows from the receiver between t = 0.985 s and 1.488 s; the SYN offers
 /// wscale 8, the SYN/ACK none: scaling off.
 #[test]
 fn smtp_upload_zero_windows_and_scaling_off() {
-    let Some((flows, text)) = analyze("OISF__suricata-verify__mime-stream-depth__input.pcap") else { return };
+    let Some((flows, text)) = analyze("OISF__suricata-verify__mime-stream-depth__input.pcap") else {
+        return;
+    };
     let f = &flows[0];
     assert_eq!(f.handshake.window_scaling, WindowScaling::Off);
     assert_eq!(f.handshake.client_wscale, Some(8));
     assert_eq!(f.handshake.server_wscale, None);
     let z = stalls(f, StallKind::ZeroWindow);
     assert_eq!(z.len(), 1, "{:?}", f.stalls);
-    assert!((rel(f, z[0].start) - 0.985).abs() < 0.01 && z[0].recovered, "{:?}", z[0]);
+    assert!(
+        (rel(f, z[0].start) - 0.985).abs() < 0.01 && z[0].recovered,
+        "{:?}",
+        z[0]
+    );
     assert!(text.contains("closed 15 times"), "{text}");
 }
 
@@ -116,7 +141,9 @@ fn smtp_upload_zero_windows_and_scaling_off() {
 /// requests"; the largest ack_rtt is 38.55 ms.
 #[test]
 fn nfs_stalls_of_about_38_ms() {
-    let Some((flows, text)) = analyze("realjimmy__sample-captures__nfs_bad_stalls.cap") else { return };
+    let Some((flows, text)) = analyze("realjimmy__sample-captures__nfs_bad_stalls.cap") else {
+        return;
+    };
     let f = flows.iter().max_by_key(|f| f.bytes.s2c).unwrap();
     let waits = stalls(f, StallKind::DelayedAck);
     assert_eq!(waits.len(), 1, "{:?}", f.stalls);
@@ -129,16 +156,27 @@ fn nfs_stalls_of_about_38_ms() {
 /// retransmissions, all between 60 and 80 s, where the rate dips; mid-stream, scale unknown.
 #[test]
 fn a_loss_episode_located_in_time() {
-    let Some((flows, _)) = analyze("seabhull__SharkFestTraces__SF20_Trace1.pcapng") else { return };
+    let Some((flows, _)) = analyze("seabhull__SharkFestTraces__SF20_Trace1.pcapng") else {
+        return;
+    };
     let f = &flows[0];
     let episodes = stalls(f, StallKind::LossEpisode);
     assert!(
-        episodes.iter().any(|e| (60.0..63.0).contains(&rel(f, e.start)) && (70.0..80.0).contains(&rel(f, e.end))),
+        episodes
+            .iter()
+            .any(|e| (60.0..63.0).contains(&rel(f, e.start)) && (70.0..80.0).contains(&rel(f, e.end))),
         "{:?}",
-        episodes.iter().map(|e| (rel(f, e.start), rel(f, e.end))).collect::<Vec<_>>()
+        episodes
+            .iter()
+            .map(|e| (rel(f, e.start), rel(f, e.end)))
+            .collect::<Vec<_>>()
     );
     // The 8 s of nothing acknowledged inside it is an outage of its own.
-    assert!(stalls(f, StallKind::Outage).iter().any(|o| o.duration_s > 5.0), "{:?}", f.stalls);
+    assert!(
+        stalls(f, StallKind::Outage).iter().any(|o| o.duration_s > 5.0),
+        "{:?}",
+        f.stalls
+    );
     assert_eq!(f.handshake.window_scaling, WindowScaling::Unknown);
 }
 
@@ -146,10 +184,15 @@ fn a_loss_episode_located_in_time() {
 /// stream 0 wscale 8/7, stream 1 wscale 8/none, stream 2 starts at the SYN/ACK (wscale 7).
 #[test]
 fn window_scaling_on_off_and_half_known() {
-    let Some((flows, text)) = analyze("larry-lime__packet-trace-research__win_tcp_scale_examples_anon.pcapng") else { return };
+    let Some((flows, text)) = analyze("larry-lime__packet-trace-research__win_tcp_scale_examples_anon.pcapng") else {
+        return;
+    };
     let states: Vec<WindowScaling> = flows.iter().map(|f| f.handshake.window_scaling).collect();
     assert_eq!(states, [WindowScaling::On, WindowScaling::Off, WindowScaling::On]);
-    assert_eq!((flows[2].handshake.client_wscale, flows[2].handshake.server_wscale), (None, Some(7)));
+    assert_eq!(
+        (flows[2].handshake.client_wscale, flows[2].handshake.server_wscale),
+        (None, Some(7))
+    );
     assert!(text.contains("only the SYN/ACK is in the capture: wscale 7"), "{text}");
 }
 
@@ -157,7 +200,9 @@ fn window_scaling_on_off_and_half_known() {
 /// flight reaches 466 KB: the raw value must not be read as the window in bytes.
 #[test]
 fn a_window_of_unknown_scale_is_not_shown_as_bytes() {
-    let Some((flows, text)) = analyze("realjimmy__sample-captures__SMB_445_upload_v2.pcap") else { return };
+    let Some((flows, text)) = analyze("realjimmy__sample-captures__SMB_445_upload_v2.pcap") else {
+        return;
+    };
     let f = flows.iter().max_by_key(|f| f.bytes.c2s).unwrap();
     assert!(f.max_rwnd_bytes.is_none_or(|w| w > 12_292), "{:?}", f.max_rwnd_bytes);
     assert!(!text.contains("12.0 KiB") && !text.contains("12292 B"), "{text}");
@@ -179,12 +224,20 @@ fn the_textbook_upload_is_not_receiver_window_limited() {
 /// (136 and 176 RSTs from 10.0.0.2).
 #[test]
 fn iperf_connections_reset_mid_transfer() {
-    for name in ["teto__pymptcpanalyzer__client_1_tcp_only.pcap", "teto__pymptcpanalyzer__server_1_tcp_only.pcap"] {
+    for name in [
+        "teto__pymptcpanalyzer__client_1_tcp_only.pcap",
+        "teto__pymptcpanalyzer__server_1_tcp_only.pcap",
+    ] {
         let Some((flows, _)) = analyze(name) else { return };
         let bulk: Vec<&FlowSummary> = flows.iter().filter(|f| f.bytes.c2s > 1_000_000).collect();
         assert_eq!(bulk.len(), 2, "{name}");
         for f in bulk {
-            assert!(!stalls(f, StallKind::Reset).is_empty(), "{name} flow {}: {:?}", f.id, f.stalls);
+            assert!(
+                !stalls(f, StallKind::Reset).is_empty(),
+                "{name} flow {}: {:?}",
+                f.id,
+                f.stalls
+            );
         }
     }
 }
@@ -193,10 +246,16 @@ fn iperf_connections_reset_mid_transfer() {
 /// falls after t = 20 s: long spells with nothing acknowledged, each reported.
 #[test]
 fn emerge_sync_silences_are_outages() {
-    let Some((flows, _)) = analyze("realjimmy__sample-captures__EmergeSync.cap") else { return };
+    let Some((flows, _)) = analyze("realjimmy__sample-captures__EmergeSync.cap") else {
+        return;
+    };
     let f = flows.iter().max_by_key(|f| f.bytes.s2c).unwrap();
     assert_eq!(f.handshake.window_scaling, WindowScaling::Unknown);
-    assert!(f.max_rwnd_bytes.is_none(), "raw windows of unknown scale: {:?}", f.max_rwnd_bytes);
+    assert!(
+        f.max_rwnd_bytes.is_none(),
+        "raw windows of unknown scale: {:?}",
+        f.max_rwnd_bytes
+    );
     assert!(stalls(f, StallKind::Outage).len() >= 3, "{:?}", f.stalls);
 }
 
@@ -205,7 +264,9 @@ fn emerge_sync_silences_are_outages() {
 /// SYN/ACK's among them), no loss: the congestion signal is ECN only.
 #[test]
 fn ecn_marks_from_frame_48() {
-    let Some((flows, text)) = analyze("realjimmy__sample-captures__tcp-ecn-sample.pcap") else { return };
+    let Some((flows, text)) = analyze("realjimmy__sample-captures__tcp-ecn-sample.pcap") else {
+        return;
+    };
     let f = &flows[0];
     assert_eq!(f.retransmitted_segments, 0);
     assert!(text.contains("52 CE from frame 48"), "{text}");
@@ -216,7 +277,9 @@ fn ecn_marks_from_frame_48() {
 /// §28: three duplicate ACKs from the client, then the server's fast retransmission.
 #[test]
 fn three_duplicate_acks_then_a_fast_retransmission() {
-    let Some((flows, _)) = analyze("chrissanders__packets__tcp_dupack.pcapng") else { return };
+    let Some((flows, _)) = analyze("chrissanders__packets__tcp_dupack.pcapng") else {
+        return;
+    };
     let f = &flows[0];
     assert_eq!((f.s2c.duplicate_acks, f.s2c.retransmitted_segments), (3, 1));
 }

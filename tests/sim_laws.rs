@@ -412,10 +412,14 @@ fn shared(d: &Draw) -> bool {
 /// Some capture host stamps packets in batches (interrupt coalescing).
 fn batched(d: &Draw) -> bool {
     let p = &d.path;
-    [Some(p.sender_capture), Some(p.receiver_capture), p.middle.map(|m| m.capture)]
-        .iter()
-        .flatten()
-        .any(|h| h.coalesce.is_some())
+    [
+        Some(p.sender_capture),
+        Some(p.receiver_capture),
+        p.middle.map(|m| m.capture),
+    ]
+    .iter()
+    .flatten()
+    .any(|h| h.coalesce.is_some())
 }
 
 /// The failure is a spacing estimate's (ACK or data-arrival dispersion).
@@ -864,7 +868,6 @@ fn a_window_limited_flow_on_a_coarse_clock_is_receiver_window_limited() {
     }
 }
 
-
 /// An on/off flow beside a bulk one on a 100 Mbit/s path with a 300 µs RTT (queue 30, ECN
 /// marks from 7 packets), captured at the receiver's interface: no estimate above the link.
 #[test]
@@ -1046,8 +1049,15 @@ fn a_full_window_before_an_outage_is_the_bottleneck_and_a_stall() {
     assert_holds(&d, true);
     let flows = analysed_at(&d, Vantage::Sender);
     let f = &flows[0];
-    assert_eq!(f.verdict, bdpscope::diagnose::Verdict::Limited(bdpscope::diagnose::Label::Bottleneck));
-    assert!(f.stalls.iter().any(|s| s.kind == bdpscope::summary::StallKind::Outage), "{:?}", f.stalls);
+    assert_eq!(
+        f.verdict,
+        bdpscope::diagnose::Verdict::Limited(bdpscope::diagnose::Label::Bottleneck)
+    );
+    assert!(
+        f.stalls.iter().any(|s| s.kind == bdpscope::summary::StallKind::Outage),
+        "{:?}",
+        f.stalls
+    );
 }
 
 /// Through a 5 Mbit/s shaper on a 10 Mbit/s path with a 10 ms RTT, an upload between

@@ -83,7 +83,9 @@ fn analyze(
     jobs: usize,
 ) -> PyResult<(ArrowStream, Vec<String>)> {
     let Outcome { flows, warnings, .. } = summaries(py, source, link_rate_bps, list_all, jobs)?;
-    let frame = py.detach(|| bdpscope::table::flows_frame(&flows)).map_err(arrow::polars_error)?;
+    let frame = py
+        .detach(|| bdpscope::table::flows_frame(&flows))
+        .map_err(arrow::polars_error)?;
     Ok((ArrowStream::new(vec![frame]), warnings))
 }
 
@@ -135,8 +137,12 @@ fn batch_input(
     let (flows, row) = py.detach(|| run::batch_input(source, name, size_bytes, mtime_ns, link_rate_bps));
     let record = batch::record::Record {
         unit: unit.clone(),
-        options: format!("bdpscope {}; spark; link_rate={link_rate_bps:?}", env!("CARGO_PKG_VERSION")),
-        schema: batch::tables::flows_schema_fingerprint().map_err(|e| arrow::polars_error(PolarsError::ComputeError(e.to_string().into())))?,
+        options: format!(
+            "bdpscope {}; spark; link_rate={link_rate_bps:?}",
+            env!("CARGO_PKG_VERSION")
+        ),
+        schema: batch::tables::flows_schema_fingerprint()
+            .map_err(|e| arrow::polars_error(PolarsError::ComputeError(e.to_string().into())))?,
         inputs: vec![batch::record::Stamp {
             path: unit,
             size: size_bytes,

@@ -94,7 +94,11 @@ impl Logged {
     /// The segment back, with its direction, record number and time.
     pub(crate) fn segment(&self, client: Endpoint, server: Endpoint, life: &Life) -> (Segment, Dir, u64, Timestamp) {
         let dir = if self.has(C2S) { Dir::C2S } else { Dir::S2C };
-        let (src, dst) = if dir == Dir::C2S { (client, server) } else { (server, client) };
+        let (src, dst) = if dir == Dir::C2S {
+            (client, server)
+        } else {
+            (server, client)
+        };
         let bit = |b: u8| self.has(b);
         let seg = Segment {
             src: src.addr,
@@ -121,7 +125,12 @@ impl Logged {
                 }),
             },
         };
-        (seg, dir, life.first_frame + self.frame as u64, life.first_ts + Span(self.ts))
+        (
+            seg,
+            dir,
+            life.first_frame + self.frame as u64,
+            life.first_ts + Span(self.ts),
+        )
     }
 }
 
@@ -196,8 +205,20 @@ mod tests {
         let (c, s) = ("10.0.0.1:40000", "[fd00::2]:80");
         let c6 = "[fd00::1]:40000";
         let packets = [
-            TcpPacket::new(c6, s).syn().seq(100).mss(1400).wscale(7).sack_perm().ts(5, 0),
-            TcpPacket::new(s, c6).syn().ack(101).seq(9).mss(1460).wscale(15).ts(77, 5),
+            TcpPacket::new(c6, s)
+                .syn()
+                .seq(100)
+                .mss(1400)
+                .wscale(7)
+                .sack_perm()
+                .ts(5, 0),
+            TcpPacket::new(s, c6)
+                .syn()
+                .ack(101)
+                .seq(9)
+                .mss(1460)
+                .wscale(15)
+                .ts(77, 5),
             TcpPacket::new(c6, s).rst().seq(101),
             TcpPacket::new(c, "10.0.0.2:80").fin().ack(3).seq(4).window(0),
             // An AccECN SYN (AE, CWR, ECE; RFC 9768 §3.1.1) sent ECT(0), as ECN++ would.
@@ -225,10 +246,16 @@ mod tests {
     #[test]
     fn payload_and_sack_blocks_are_not_logged() {
         let life = Life::new(0, true, true, 1, Timestamp(0));
-        let (_, bytes) = TcpPacket::new("10.0.0.1:1", "10.0.0.2:2").payload_len(1).ethernet().build();
+        let (_, bytes) = TcpPacket::new("10.0.0.1:1", "10.0.0.2:2")
+            .payload_len(1)
+            .ethernet()
+            .build();
         let seg = crate::decode::decode(LinkType::ETHERNET, &bytes).unwrap();
         assert_eq!(Logged::of(&seg, Dir::C2S, 1, Timestamp(0), &life), None);
-        let (_, bytes) = TcpPacket::new("10.0.0.1:1", "10.0.0.2:2").sack(&[(5, 9)]).ethernet().build();
+        let (_, bytes) = TcpPacket::new("10.0.0.1:1", "10.0.0.2:2")
+            .sack(&[(5, 9)])
+            .ethernet()
+            .build();
         let seg = crate::decode::decode(LinkType::ETHERNET, &bytes).unwrap();
         assert_eq!(Logged::of(&seg, Dir::C2S, 1, Timestamp(0), &life), None);
     }

@@ -380,7 +380,13 @@ impl Front {
                 // flags, one of the time).
                 let plain = seg.flags.0 & (TcpFlags::SYN | TcpFlags::RST | TcpFlags::FIN) == 0;
                 if plain && ts - e.life.last_ts <= self.shortest {
-                    if let Stage::Tracked { worker, slot: s, recent, .. } = &mut e.stage {
+                    if let Stage::Tracked {
+                        worker,
+                        slot: s,
+                        recent,
+                        ..
+                    } = &mut e.stage
+                    {
                         if seg.payload_len == 0 || e.life.any_data() {
                             let dir = if from_client { Dir::C2S } else { Dir::S2C };
                             e.life.observe_plain(seg, dir, ts);
@@ -433,7 +439,11 @@ impl Front {
     fn set_aside(&mut self, slot: u32, from_lo: bool) {
         let e = self.table.get_mut(slot);
         self.set_aside += 1;
-        let d = if from_lo == e.life.client_is_lo { Dir::C2S } else { Dir::S2C };
+        let d = if from_lo == e.life.client_is_lo {
+            Dir::C2S
+        } else {
+            Dir::S2C
+        };
         match &mut e.stage {
             Stage::Tracked { copies, .. } => copies[d.index()] += 1,
             Stage::Log(_) => {
@@ -496,7 +506,12 @@ impl Front {
         }
         let e = self.table.get_mut(slot);
         match &mut e.stage {
-            Stage::Tracked { worker, slot: s, recent, .. } => {
+            Stage::Tracked {
+                worker,
+                slot: s,
+                recent,
+                ..
+            } => {
                 *recent += 1;
                 let (w, s) = (*worker as usize, *s);
                 if e.first_payload.is_none() {
@@ -584,8 +599,11 @@ impl Front {
         self.quiet.push_back((ts, id, slot));
         if self.quiet.len() > 2 * self.table.live() + 1024 {
             let table = &self.table;
-            self.quiet
-                .retain(|&(_, id, slot)| table.try_get(slot).is_some_and(|e| e.life.id == id && !e.life.any_data()));
+            self.quiet.retain(|&(_, id, slot)| {
+                table
+                    .try_get(slot)
+                    .is_some_and(|e| e.life.id == id && !e.life.any_data())
+            });
         }
         (slot, Some(logged))
     }
@@ -594,7 +612,15 @@ impl Front {
     /// it (a flood's every SYN), done before the entry goes into its slot: a slot reused
     /// after thousands of others is cold, and reading it back (as `segment` does) waits for
     /// its cache lines, where writing it whole does not. Whether it was logged.
-    fn log_first(&mut self, key: &FlowKey, e: &mut Live, seg: &Segment, src: Endpoint, frame: u64, ts: Timestamp) -> bool {
+    fn log_first(
+        &mut self,
+        key: &FlowKey,
+        e: &mut Live,
+        seg: &Segment,
+        src: Endpoint,
+        frame: u64,
+        ts: Timestamp,
+    ) -> bool {
         let (client, server) = attempt::ends(key, &e.life);
         let dir = if client == src { Dir::C2S } else { Dir::S2C };
         let Stage::Log(log) = &mut e.stage else { return false };
@@ -748,7 +774,12 @@ impl Front {
                 self.logged -= 1;
                 self.ends.folded += 1;
             }
-            (Stage::Tracked { worker, slot, copies, .. }, fseq) => {
+            (
+                Stage::Tracked {
+                    worker, slot, copies, ..
+                },
+                fseq,
+            ) => {
                 let w = worker as usize;
                 self.balancer.on_end(w);
                 self.free_slots[w].push(slot);

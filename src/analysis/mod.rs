@@ -62,9 +62,9 @@ mod selected;
 mod shard;
 
 pub use front::{Budget, EndCounts};
-pub use parallel::{analyze_reader_parallel, analyze_reader_parallel_into};
 use front::{Cmd, Decisions, Expect, Front, FrontConfig};
 use output::Output;
+pub use parallel::{analyze_reader_parallel, analyze_reader_parallel_into};
 use selected::{Selected, Selection};
 use shard::Shard;
 
@@ -104,7 +104,13 @@ impl Counters {
         }
     }
 
-    fn summary(self, path: &str, reader: Option<&CaptureReader>, front: &Front, config: &AnalysisConfig) -> CaptureSummary {
+    fn summary(
+        self,
+        path: &str,
+        reader: Option<&CaptureReader>,
+        front: &Front,
+        config: &AnalysisConfig,
+    ) -> CaptureSummary {
         let mut skipped: Vec<SkipCount> = self
             .skipped
             .iter()
@@ -175,10 +181,12 @@ impl<O: Observer> Decisions for Local<'_, O> {
     #[inline]
     fn cmd(&mut self, _worker: usize, cmd: Cmd) {
         let output = &mut *self.output;
-        self.shard
-            .exec(cmd, self.observer, &mut |fseq, f| output.arrive(fseq, f), &mut |_, _, _| {
-                unreachable!("one shard: nothing moves")
-            });
+        self.shard.exec(
+            cmd,
+            self.observer,
+            &mut |fseq, f| output.arrive(fseq, f),
+            &mut |_, _, _| unreachable!("one shard: nothing moves"),
+        );
     }
     fn expect(&mut self, e: Expect) {
         self.output.expect(e);

@@ -237,10 +237,7 @@ impl Output {
             return;
         }
         let all = std::mem::take(held);
-        let (mut out, keep): (Vec<_>, Vec<_>) = all
-            .into_iter()
-            .zip(release)
-            .partition(|(_, r)| *r);
+        let (mut out, keep): (Vec<_>, Vec<_>) = all.into_iter().zip(release).partition(|(_, r)| *r);
         let mut out: Vec<Finished> = out.drain(..).map(|(f, _)| f).collect();
         let keep: Vec<Finished> = keep.into_iter().map(|(f, _)| f).collect();
         self.held_count -= out.len();

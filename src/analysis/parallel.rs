@@ -8,8 +8,8 @@
 use super::front::{Cmd, Decisions, Expect, Front};
 use super::output::Output;
 use super::router::REBALANCE_MIN_SEGMENTS;
-use super::shard::{Entry, Shard};
 use super::selected::{Selected, Selection};
+use super::shard::{Entry, Shard};
 use super::{front_config, AnalysisConfig, Counters, PROGRESS_EVERY};
 use crate::capture::{CaptureReader, Step};
 use crate::diagnose::Finished;

@@ -57,7 +57,11 @@ impl Selection {
 
     #[inline]
     fn left_out(&self, w: usize, slot: u32) -> bool {
-        self.out.get(w).and_then(|v| v.get(slot as usize)).copied().unwrap_or(false)
+        self.out
+            .get(w)
+            .and_then(|v| v.get(slot as usize))
+            .copied()
+            .unwrap_or(false)
     }
 
     fn accepts(&self, a: &Endpoint, b: &Endpoint) -> bool {

@@ -59,4 +59,3 @@ pub struct Record {
     pub captures: Vec<CaptureRow>,
     pub middlebox: Vec<MiddleboxRow>,
 }
-

@@ -143,15 +143,15 @@ impl Collector {
         (0..df.height())
             .map(|i| {
                 Ok(Worst {
-                capture: capture.get(i).unwrap_or("").to_string(),
-                id: id.get(i).unwrap_or(0),
-                client: end(client_addr.get(i), client_port.get(i)),
-                server: end(server_addr.get(i), server_port.get(i)),
-                verdict: verdict_of(verdict.get(i).unwrap_or(""))?,
-                goodput_bps: goodput.get(i).unwrap_or(0.0),
-                rtt_min_ms: rtt.get(i).unwrap_or(0.0),
-                max_rwnd_bytes: rwnd.get(i).unwrap_or(0),
-                bound_bps: bound.get(i).unwrap_or(0.0),
+                    capture: capture.get(i).unwrap_or("").to_string(),
+                    id: id.get(i).unwrap_or(0),
+                    client: end(client_addr.get(i), client_port.get(i)),
+                    server: end(server_addr.get(i), server_port.get(i)),
+                    verdict: verdict_of(verdict.get(i).unwrap_or(""))?,
+                    goodput_bps: goodput.get(i).unwrap_or(0.0),
+                    rtt_min_ms: rtt.get(i).unwrap_or(0.0),
+                    max_rwnd_bytes: rwnd.get(i).unwrap_or(0),
+                    bound_bps: bound.get(i).unwrap_or(0.0),
                 })
             })
             .collect()
@@ -626,7 +626,11 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!(c.flows, 7);
-        assert_eq!(c.verdicts, [3, 1, 0, 1, 2], "receiver window, cwnd, bottleneck, sender, undetermined");
+        assert_eq!(
+            c.verdicts,
+            [3, 1, 0, 1, 2],
+            "receiver window, cwnd, bottleneck, sender, undetermined"
+        );
         // Judged flows only; a missing number is left out of its distribution.
         assert_eq!(c.judged("goodput_bps").unwrap().null_count(), 1);
         assert_eq!(c.judged("rtt_min_ms").unwrap().len(), 5);

@@ -101,9 +101,10 @@ impl FlowRef {
     /// Whether this names flow `id` of the capture named `capture`.
     pub fn names(&self, capture: &str, id: u64) -> bool {
         self.id == id
-            && self.capture.as_deref().is_none_or(|c| {
-                c == capture || std::path::Path::new(capture).file_name().is_some_and(|n| n == c)
-            })
+            && self
+                .capture
+                .as_deref()
+                .is_none_or(|c| c == capture || std::path::Path::new(capture).file_name().is_some_and(|n| n == c))
     }
 }
 
@@ -186,7 +187,9 @@ pub fn threads(jobs: usize) -> usize {
 }
 
 #[derive(Args, Debug)]
-#[command(override_usage = "bdpscope analyze [OPTIONS] CAPTURE... [FILTER...]\n       bdpscope analyze [OPTIONS] -r CAPTURE [FILTER...]")]
+#[command(
+    override_usage = "bdpscope analyze [OPTIONS] CAPTURE... [FILTER...]\n       bdpscope analyze [OPTIONS] -r CAPTURE [FILTER...]"
+)]
 pub struct AnalyzeArgs {
     /// Capture files (pcap, pcapng, optionally gzip/zstd; `-` reads standard input), then
     /// optionally a capture filter as tcpdump takes it: `cap.pcap host 10.1.1.2 and port 443`.

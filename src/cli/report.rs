@@ -70,7 +70,9 @@ pub fn run(args: ReportArgs) -> Result<Status> {
     }
     let mut charts: HashMap<(String, u64), Charts> = HashMap::new();
     for f in &flows {
-        let Some(rec) = places.get(&f.capture).and_then(|&k| recorder.get(k, f.id)) else { continue };
+        let Some(rec) = places.get(&f.capture).and_then(|&k| recorder.get(k, f.id)) else {
+            continue;
+        };
         let ctx = Ctx::new(f, rec);
         charts.insert(
             html::chart_key(f),

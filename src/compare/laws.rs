@@ -68,7 +68,11 @@ pub fn claimed_on_evidence(c: &Comparison) -> Vec<String> {
                 k.match_strength, k.evidence_bits, k.evidence_needed_bits
             ));
         }
-        if !proven && k.middlebox.iter().any(|m| m.confidence == crate::summary::Confidence::Certain) {
+        if !proven
+            && k.middlebox
+                .iter()
+                .any(|m| m.confidence == crate::summary::Confidence::Certain)
+        {
             v.push("a certain finding on a match that is not proven".into());
         }
     });

@@ -274,7 +274,10 @@ impl Builder {
         };
         self.side.tcp_segments += 1;
         let (entry, dir, replaced) = self.table.lookup(&seg, frame.number, frame.ts);
-        if self.copies.is_copy(entry.conn.id, dir == Dir::C2S, &seg, &self.print, frame.ts) {
+        if self
+            .copies
+            .is_copy(entry.conn.id, dir == Dir::C2S, &seg, &self.print, frame.ts)
+        {
             self.side.duplicates += 1;
         } else {
             entry.conn.on_segment(&seg, dir, frame.number, frame.ts);

@@ -5,8 +5,8 @@
 use super::*;
 use crate::capture::{Frame, LinkType};
 use crate::decode::TcpFlags;
-use crate::testkit::TcpPacket;
 use crate::summary::HsSegment;
+use crate::testkit::TcpPacket;
 use crate::time::Timestamp;
 
 /// One segment of the connection, in relative numbers, at the client's clock.

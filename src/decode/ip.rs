@@ -116,10 +116,7 @@ fn ipv4(packet: &[u8], limit: usize, tunnels_left: u8) -> Result<TcpInIp<'_>, Sk
         ecn,
         tcp: payload,
         len: len as u32,
-        fixed: [
-            u64::from_le_bytes(array(h, 0)),
-            u32::from_le_bytes(array(h, 8)) as u64,
-        ],
+        fixed: [u64::from_le_bytes(array(h, 0)), u32::from_le_bytes(array(h, 8)) as u64],
         extra: packet.get(20..header_len).unwrap_or_default(),
         // RFC 6864 §4.2: a datagram that may be fragmented (DF clear) has an ID its source
         // does not repeat within a maximum datagram lifetime; §4.1: an atomic one (DF set)

@@ -76,7 +76,10 @@ fn word(b: &[u8], at: usize) -> u64 {
 fn fold(mut h: u64, bytes: &[u8]) -> u64 {
     let mut rest = bytes;
     while let Some((c, r)) = rest.split_first_chunk::<16>() {
-        h = mix(h ^ u64::from_le_bytes(array(c, 0)), u64::from_le_bytes(array(c, 8)) ^ K[3]);
+        h = mix(
+            h ^ u64::from_le_bytes(array(c, 0)),
+            u64::from_le_bytes(array(c, 8)) ^ K[3],
+        );
         rest = r;
     }
     if !rest.is_empty() {

@@ -175,7 +175,11 @@ fn the_ecn_codepoint_comes_from_the_tos_byte_and_the_traffic_class() {
 #[test]
 fn a_tunnel_passes_its_outer_ce_to_the_inner_packet_as_rfc_6040_decapsulates() {
     let tunnel = |p: TcpPacket, outer: &str| {
-        let (a, b) = if outer == "v4" { ("192.0.2.1", "192.0.2.2") } else { ("2001:db8::1", "2001:db8::2") };
+        let (a, b) = if outer == "v4" {
+            ("192.0.2.1", "192.0.2.2")
+        } else {
+            ("2001:db8::1", "2001:db8::2")
+        };
         p.ip_in_ip(a, b)
     };
     for (p, outer) in [(v4(), "v4"), (v6(), "v4"), (v4(), "v6"), (v6(), "v6")] {
@@ -192,7 +196,12 @@ fn a_tunnel_passes_its_outer_ce_to_the_inner_packet_as_rfc_6040_decapsulates() {
 
 #[test]
 fn the_ae_flag_is_the_low_bit_of_the_data_offset_byte() {
-    let s = ok(&v4().syn().ae().flags(TcpFlags::SYN | TcpFlags::ECE | TcpFlags::CWR).ae().mss(1460));
+    let s = ok(&v4()
+        .syn()
+        .ae()
+        .flags(TcpFlags::SYN | TcpFlags::ECE | TcpFlags::CWR)
+        .ae()
+        .mss(1460));
     assert!(s.ae);
     assert_eq!(s.flags, TcpFlags(TcpFlags::SYN | TcpFlags::ECE | TcpFlags::CWR));
     assert_eq!(s.options.mss, Some(1460), "the data offset is still read");

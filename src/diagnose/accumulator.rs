@@ -8,6 +8,7 @@
 //! by the loop through the sender.
 
 use super::dispersion::Dispersion;
+use super::drop_pace::DropPace;
 use super::packed::LiveTimeline;
 use super::receiver_clock::ReceiverClock;
 use super::timeline::SenderState;
@@ -69,6 +70,8 @@ pub struct DirAccumulator {
     arrival_train: Option<Train>,
     /// Start of a burst whose gaps wait for the state of its last segment.
     burst_from: Option<Timestamp>,
+    /// The pace of the ACKs between drops ([`DropPace`]).
+    pub drop_pace: DropPace,
 }
 
 /// How often (in data segments) the arrival-rate mode is recomputed.
@@ -99,7 +102,11 @@ fn account_with_pauses(
         .map(|at| (at, SenderState::Idle));
     let mut t = from;
     let mut now = state;
-    for (at, s) in lead.into_iter().chain(pauses.iter().copied()).filter(|&(at, _)| at < to) {
+    for (at, s) in lead
+        .into_iter()
+        .chain(pauses.iter().copied())
+        .filter(|&(at, _)| at < to)
+    {
         let at = at.max(t);
         tl.account(t, at, now);
         t = at;
@@ -280,7 +287,10 @@ impl DirAccumulator {
             }
             // Room again with data outstanding: the sender is busy from here.
             None => {
-                if self.pauses.last().is_some_and(|&(_, s)| s == SenderState::ReceiverWindow)
+                if self
+                    .pauses
+                    .last()
+                    .is_some_and(|&(_, s)| s == SenderState::ReceiverWindow)
                     && self.pauses.len() < MAX_PAUSES
                 {
                     self.pauses.push((at, SenderState::Busy));
@@ -334,6 +344,7 @@ impl DirAccumulator {
     /// Closes the chronograph at the end of the flow: the last state runs until the sender
     /// saw everything acknowledged (or until the last packet, if it never did).
     pub fn close(&mut self, last_ts: Timestamp) {
+        self.drop_pace.close();
         if let (Some((t0, state)), Some(tl)) = (self.last_data.take(), self.timeline.as_mut()) {
             // A transfer that ends idle ends where the sender had sent all it had; one that
             // ends with the window shut was held by it until the capture ended.
@@ -440,7 +451,12 @@ impl Accumulator {
             }
             let delivered = if across_stall { 0 } else { ev.acked.delivered as u64 };
             if let Some(tsval) = ev.tsval.filter(|_| !ev.flags.syn()) {
-                acc.receiver_clock.on_ack(ev.ts, tsval, delivered, conn.rtt.base_end_to_end());
+                acc.receiver_clock
+                    .on_ack(ev.ts, tsval, delivered, conn.rtt.base_end_to_end());
+            }
+            if let Some(round) = conn.rtt.base_end_to_end() {
+                acc.drop_pace
+                    .on_ack(ev.ts, delivered, ev.acked.new_hole, ev.acked.raised, round, min_span);
             }
             if ev.acked.delivered > 0 || pause.is_some() || was_paused {
                 let lp = conn.sender_loop(data_dir);
@@ -496,7 +512,11 @@ impl Accumulator {
         // A timestamp echo on new data times the loop through its sender: the ACK clock
         // (prompt) unless the data waited on the application.
         let ack_sample_prompt = ack_prompt;
-        let echo_prompt = if ev.len > 0 { ev.send.new_bytes > 0 && !waited } else { ack_prompt };
+        let echo_prompt = if ev.len > 0 {
+            ev.send.new_bytes > 0 && !waited
+        } else {
+            ack_prompt
+        };
         if ev.flags.ack() && !ev.flags.rst() {
             self.right_edge[d.index()] = match (ev.ack, ev.win_bytes) {
                 (Some(a), Some(w)) => Some(a.wrapping_add(w.min(u32::MAX as u64) as u32)),
@@ -555,16 +575,45 @@ mod tests {
     /// segments was "the next full segment does not fit": receiver-window-limited 100%.
     #[test]
     fn a_window_below_one_mss_does_not_hold_a_sender_of_small_segments() {
-        let (mut conn, mut acc) = (Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)), Accumulator::default());
+        let (mut conn, mut acc) = (
+            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
+            Accumulator::default(),
+        );
         let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
-        send(0.0, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(65495).mss(65495).wscale(7));
-        send(0.05, Dir::S2C, TcpPacket::new(S, C).syn().seq(0).ack(1).window(65483).mss(65495).wscale(7));
+        send(
+            0.0,
+            Dir::C2S,
+            TcpPacket::new(C, S).syn().seq(0).window(65495).mss(65495).wscale(7),
+        );
+        send(
+            0.05,
+            Dir::S2C,
+            TcpPacket::new(S, C)
+                .syn()
+                .seq(0)
+                .ack(1)
+                .window(65483)
+                .mss(65495)
+                .wscale(7),
+        );
         send(0.1, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(512));
         for i in 0..40u32 {
             let t = 1.0 + 10.0 * i as f64;
-            send(t, Dir::C2S, TcpPacket::new(C, S).seq(1 + i).ack(1 + i).window(512).payload_len(1));
-            send(t + 0.05, Dir::S2C, TcpPacket::new(S, C).seq(1 + i).ack(2 + i).window(502).payload_len(1));
-            send(t + 0.08, Dir::C2S, TcpPacket::new(C, S).seq(2 + i).ack(2 + i).window(512));
+            send(
+                t,
+                Dir::C2S,
+                TcpPacket::new(C, S).seq(1 + i).ack(1 + i).window(512).payload_len(1),
+            );
+            send(
+                t + 0.05,
+                Dir::S2C,
+                TcpPacket::new(S, C).seq(1 + i).ack(2 + i).window(502).payload_len(1),
+            );
+            send(
+                t + 0.08,
+                Dir::C2S,
+                TcpPacket::new(C, S).seq(2 + i).ack(2 + i).window(512),
+            );
         }
         let dacc = &mut acc.dirs[Dir::C2S.index()];
         let (busy, rwnd, idle) = dacc.timeline.as_ref().unwrap().full().totals();
@@ -582,26 +631,63 @@ mod tests {
     /// its sender's 96%).
     #[test]
     fn a_burst_the_path_spread_keeps_the_state_its_sender_had() {
-        let (mut conn, mut acc) = (Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)), Accumulator::default());
+        let (mut conn, mut acc) = (
+            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
+            Accumulator::default(),
+        );
         let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
-        send(0.0, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(8000).mss(1000).ts(1, 0));
-        send(40.0, Dir::S2C, TcpPacket::new(S, C).syn().seq(0).ack(1).window(65000).mss(1000).ts(10, 1));
-        send(40.1, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(8000).ts(2, 10));
+        send(
+            0.0,
+            Dir::C2S,
+            TcpPacket::new(C, S).syn().seq(0).window(8000).mss(1000).ts(1, 0),
+        );
+        send(
+            40.0,
+            Dir::S2C,
+            TcpPacket::new(S, C)
+                .syn()
+                .seq(0)
+                .ack(1)
+                .window(65000)
+                .mss(1000)
+                .ts(10, 1),
+        );
+        send(
+            40.1,
+            Dir::C2S,
+            TcpPacket::new(C, S).seq(1).ack(1).window(8000).ts(2, 10),
+        );
         let mut acked = 1u32;
         for k in 0..60u32 {
             let t0 = 100.0 + 50.0 * k as f64;
             let mut t = t0;
             for j in 0..8u32 {
                 let seq = acked + 1000 * j;
-                send(t, Dir::S2C, TcpPacket::new(S, C).seq(seq).ack(1).window(65000).payload_len(1000).ts(100 + k, 2 + k));
+                send(
+                    t,
+                    Dir::S2C,
+                    TcpPacket::new(S, C)
+                        .seq(seq)
+                        .ack(1)
+                        .window(65000)
+                        .payload_len(1000)
+                        .ts(100 + k, 2 + k),
+                );
                 t += if j == 3 { 5.0 } else { 0.1 };
             }
             acked += 8000;
-            send(t + 0.05, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(acked).window(8000).ts(3 + k, 100 + k));
+            send(
+                t + 0.05,
+                Dir::C2S,
+                TcpPacket::new(C, S).seq(1).ack(acked).window(8000).ts(3 + k, 100 + k),
+            );
         }
         let dacc = &mut acc.dirs[Dir::S2C.index()];
         let (busy, rwnd, _) = dacc.timeline.as_ref().unwrap().full().totals();
         let share = rwnd as f64 / (busy + rwnd) as f64;
-        assert!(share > 0.97, "receiver window {share:.3} (busy {busy} ns, rwnd {rwnd} ns)");
+        assert!(
+            share > 0.97,
+            "receiver window {share:.3} (busy {busy} ns, rwnd {rwnd} ns)"
+        );
     }
 }

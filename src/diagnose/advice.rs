@@ -99,7 +99,10 @@ pub fn law(a: &AdviceItem, goodput_bps: f64, capacity_bps: Option<f64>) -> Vec<S
     let mut out = Vec::new();
     if let (Some(c), Some(r)) = (a.current_bytes, a.recommended_bytes) {
         if raises(a.kind) && r <= c {
-            out.push(format!("{:?} asks for {r} B, no more than the flow had ({c} B)", a.kind));
+            out.push(format!(
+                "{:?} asks for {r} B, no more than the flow had ({c} B)",
+                a.kind
+            ));
         }
         if a.kind == AdviceKind::CutQueue && r >= c {
             out.push(format!("a queue cut to {r} B is no cut of {c} B"));
@@ -117,11 +120,17 @@ pub fn law(a: &AdviceItem, goodput_bps: f64, capacity_bps: Option<f64>) -> Vec<S
     }
     if let (Some(e), Some(g)) = (a.expected_bps, a.expected_gain) {
         if goodput_bps > 0.0 && (e / goodput_bps / g - 1.0).abs() > 0.01 {
-            out.push(format!("{:?}: expected {e} over goodput {goodput_bps} is not the gain {g}", a.kind));
+            out.push(format!(
+                "{:?}: expected {e} over goodput {goodput_bps} is not the gain {g}",
+                a.kind
+            ));
         }
     }
     if a.lower_bound && a.expected_bps.is_some() && !a.sentence.contains("lower bound") {
-        out.push(format!("{:?} rests on a lower-bound capacity and does not say so", a.kind));
+        out.push(format!(
+            "{:?} rests on a lower-bound capacity and does not say so",
+            a.kind
+        ));
     }
     out
 }

@@ -123,6 +123,10 @@ pub struct Input<'a> {
     pub stamps: Option<&'a ReceiverClock>,
     /// A token-bucket policer its losses showed ([`super::policer`]).
     pub policer: Option<super::policer::Policer>,
+    /// The rate the survivors of the flow's drops passed at, steady and with no queue
+    /// before the losses ([`super::policer::from_pace`]): a policer when below the line
+    /// rate the packet spacing shows.
+    pub paced_policer: Option<super::policer::Policer>,
     /// The highest delivery (bytes/s) reported during one of the direction's loss or ECN
     /// episodes of at least a round trip ([`crate::stall`]), timed to the packet where the timeline's
     /// windows are as wide as two of its bins (on a long flow, seconds).
@@ -235,7 +239,10 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     // Before any choice (the standing queue's returns early, and the choice is made again
     // when two-way traffic is found across connections): arrivals a holding element
     // compressed are no estimate at all.
-    if inp.arrivals.is_some_and(|a| a.batched_share() >= super::dispersion::MODE_SHARE) {
+    if inp
+        .arrivals
+        .is_some_and(|a| a.batched_share() >= super::dispersion::MODE_SHARE)
+    {
         out.compressed_arrivals();
     }
     // What the flow itself achieved: no estimate may be below it.
@@ -260,8 +267,13 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     let spacing = [
         out.dispersed.map(|r| (r, Method::Dispersion, "ACK dispersion")),
         arrived.map(|r| (r, Method::ArrivalDispersion, "data-arrival dispersion")),
-        out.receiver_clocked()
-            .map(|r| (r, Method::ReceiverClockDispersion, "ACK dispersion on the receiver's clock")),
+        out.receiver_clocked().map(|r| {
+            (
+                r,
+                Method::ReceiverClockDispersion,
+                "ACK dispersion on the receiver's clock",
+            )
+        }),
     ];
     if let Some(q) = queued {
         // The link was full while the queue stood: what it delivered then is its rate.
@@ -278,15 +290,35 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         });
         return out;
     }
-    if let Some(p) = inp.policer {
+    // The element that dropped the flow's packets passed the survivors at its rate
+    // (super::drop_pace); below the line the spacing shows (beyond the estimates' error) it
+    // is not the link's queue but an element that enforces a rate by dropping.
+    // (The spacing estimates that stand: arrivals an element compressed are none.)
+    let line = [out.dispersed, out.arrived, out.receiver_clocked()]
+        .into_iter()
+        .flatten()
+        .reduce(f64::max);
+    let policer = inp.policer.or_else(|| {
+        inp.paced_policer
+            .filter(|p| line.is_some_and(|l| p.rate < l * AT_CAPACITY))
+    });
+    out.policer = policer;
+    if let Some(p) = policer {
         // A policer passes the line rate for a bucket's worth and drops the rest: the
         // spacing shows the line, the delivery while it dropped the rate it enforced.
         set_aside_above(&mut out.set_aside, &spacing, p.rate, |name, r| {
-            format!(
+            match p.drop_gaps {
+            None => format!(
                 "{name} showed {}, but the flow lost packets whenever it ran ahead of {} (a token-bucket policer): the spacing is the line rate behind the bucket, not what the path carries",
                 rate(r),
                 rate(p.rate)
-            )
+            ),
+            Some(n) => format!(
+                "{name} showed {}, but the packets that survived the flow's drops passed at {} (the median of {n} gaps between drops, with no queue building before them): the element that dropped them enforces that rate (a token-bucket policer), and the spacing is the line rate behind its bucket, not what the path carries",
+                rate(r),
+                rate(p.rate)
+            ),
+        }
         });
         // The rate it sustains, not the bursts its bucket let through over a few RTTs
         // (the law allows those: depth / window above the rate).
@@ -443,7 +475,10 @@ impl Estimate {
     /// ([`super::receiver_clock`]). Whether the stamps gave an estimate.
     pub fn two_way(&mut self, why: &str) -> bool {
         let stamps = match self.stamped {
-            Some(r) => format!("; the receiver's own clock (its TCP timestamps) shows the data arriving at {}", rate(r)),
+            Some(r) => format!(
+                "; the receiver's own clock (its TCP timestamps) shows the data arriving at {}",
+                rate(r)
+            ),
             None => String::new(),
         };
         // The stamps may have shown the compression already: the two-way traffic is its
@@ -546,7 +581,10 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
     // Half a percent: the figures are compared as written, not as computed.
     let tol = 1.005;
     if f.goodput_bps > b * tol {
-        out.push(format!("goodput {} bit/s above the capacity estimate {b}", f.goodput_bps));
+        out.push(format!(
+            "goodput {} bit/s above the capacity estimate {b}",
+            f.goodput_bps
+        ));
     }
     if let Some(c) = &f.capacity {
         // A policer's bucket passes its depth above the rate over the delivery window.
@@ -562,7 +600,9 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
             .map(|s| s.delivered_bps);
         for d in [c.delivery_bps, c.app_limited_delivery_bps].into_iter().chain(episodes) {
             if let Some(d) = d.filter(|&d| d > (b + burst) * tol && !c.given) {
-                out.push(format!("the capacity {b} bit/s is below the delivery the flow achieved ({d})"));
+                out.push(format!(
+                    "the capacity {b} bit/s is below the delivery the flow achieved ({d})"
+                ));
             }
         }
         if Some(c.method) != f.bottleneck_method {
@@ -642,8 +682,38 @@ mod tests {
             receiver_clock: None,
             stamps: None,
             policer: None,
+            paced_policer: None,
             loss_delivery: None,
         }
+    }
+
+    #[test]
+    fn survivors_of_drops_paced_below_the_line_are_a_policer_and_at_it_the_links_queue() {
+        // A 100 Mbit/s line whose ACKs are spaced at the line; the flow delivered 2 MB/s.
+        let tl = busy_timeline(2_000);
+        let d = dispersion_at(12.0e6);
+        let paced = |rate| super::super::policer::Policer {
+            rate,
+            depth: 25_000.0,
+            drop_gaps: Some(9),
+        };
+        // Its drops' survivors passed at 1.8 MB/s: a policer at that rate (never below the
+        // goodput).
+        let mut inp = input(&tl, &d, 1.9e6);
+        inp.paced_policer = Some(paced(1.8e6));
+        let e = estimate(&inp);
+        let c = e.capacity.expect("an estimate");
+        assert_eq!((c.method, c.rate), (Method::PolicedRate, 1.9e6));
+        assert!(
+            e.set_aside.iter().any(|s| s.contains("survived the flow's drops")),
+            "{:?}",
+            e.set_aside
+        );
+        // At the line's rate, to within the estimates' error, the drops were the link's
+        // queue overflowing: the spacing stands.
+        inp.paced_policer = Some(paced(11.0e6));
+        let c = estimate(&inp).capacity.expect("an estimate");
+        assert_eq!(c.method, Method::Dispersion);
     }
 
     #[test]
@@ -657,7 +727,11 @@ mod tests {
         };
         e.compressed_arrivals();
         assert_eq!(e.arrived, None);
-        assert!(e.set_aside[0].contains("spaced after the bottleneck"), "{:?}", e.set_aside);
+        assert!(
+            e.set_aside[0].contains("spaced after the bottleneck"),
+            "{:?}",
+            e.set_aside
+        );
         assert_eq!(largest(&e, 0.0).map(|c| c.method), Some(Method::Dispersion));
         // Within the estimates' own error the two agree, and both stand.
         let mut e = Estimate {
@@ -679,7 +753,12 @@ mod tests {
             let sent_ms = i as f64 * 0.77;
             let arrived_ms = 20.0 + (i / 4) as f64 * 4.0 * 0.77 + 2.31 + (i % 4) as f64 * 0.003;
             let at = Timestamp(1_000_000_000) + Span::from_nanos((arrived_ms * 1e6) as i64);
-            clock.on_ack(at, 77_000u32.wrapping_add(sent_ms as u32), 2896, Some(Span::from_millis(60)));
+            clock.on_ack(
+                at,
+                77_000u32.wrapping_add(sent_ms as u32),
+                2896,
+                Some(Span::from_millis(60)),
+            );
         }
         let tl = busy_timeline(3_700);
         let d = dispersion_at(766e6 / 8.0);
@@ -688,7 +767,11 @@ mod tests {
             ..input(&tl, &d, 3.6e6)
         });
         assert_eq!(e.dispersed, None);
-        assert!(e.set_aside.iter().any(|s| s.contains("compressed on the way back")), "{:?}", e.set_aside);
+        assert!(
+            e.set_aside.iter().any(|s| s.contains("compressed on the way back")),
+            "{:?}",
+            e.set_aside
+        );
         assert_ne!(e.capacity.map(|c| c.method), Some(Method::Dispersion));
         // ACKs that came as the receiver sent them keep their spacing.
         let mut clock = ReceiverClock::default();
@@ -740,7 +823,11 @@ mod tests {
         for burst in 0..40i64 {
             let at = t0 + Span::from_millis(200 * burst);
             tl.account(at, at + Span::from_millis(20), SenderState::Busy);
-            tl.account(at + Span::from_millis(20), at + Span::from_millis(200), SenderState::Idle);
+            tl.account(
+                at + Span::from_millis(20),
+                at + Span::from_millis(200),
+                SenderState::Idle,
+            );
             for i in 1..=100 {
                 tl.ack(at + Span::from_micros(1_000 * i), 5_000);
             }

@@ -38,4 +38,3 @@ pub struct Classification {
     /// Duration the fractions are taken over, seconds.
     pub steady_s: f64,
 }
-

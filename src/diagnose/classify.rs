@@ -8,12 +8,12 @@
 
 use super::classification::Classification;
 use super::queue::StandingQueue;
-use super::Label;
+use super::restart;
 use super::rounds::{self, Round};
 use super::rules::{self, bottleneck, sender, Account, BinCtx, Left};
-use super::restart;
 use super::startup;
 use super::timeline::Timeline;
+use super::Label;
 use crate::time::{Span, Timestamp};
 
 pub struct Input<'a> {
@@ -50,7 +50,9 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     let startup_round = startup::ramp_end(
         &rounds,
         startup::end_round(&rounds),
-        inp.capacity.filter(|_| inp.shared_delivered.is_none()).map(|c| c * round_s),
+        inp.capacity
+            .filter(|_| inp.shared_delivered.is_none())
+            .map(|c| c * round_s),
     );
     let startup_bin = rounds.get(startup_round).map_or(tl.bins.len(), |r| r.first);
     let flat = sender::plateau_rounds(&rounds, inp.mss, startup_round);
@@ -156,7 +158,13 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     let fractions = frac(steady);
     let steady_ns: u64 = steady.iter().sum();
     let steady_s = steady_ns as f64 / 1e9;
-    let share_of_steady = |ns: u64| if steady_ns > 0 { ns as f64 / steady_ns as f64 } else { 0.0 };
+    let share_of_steady = |ns: u64| {
+        if steady_ns > 0 {
+            ns as f64 / steady_ns as f64
+        } else {
+            0.0
+        }
+    };
     let kept = |i: &usize| !out[steady_from + *i];
     let idle_ns: u64 = tl.bins[steady_from..]
         .iter()
@@ -185,7 +193,11 @@ pub fn classify(inp: &Input<'_>) -> Classification {
             .filter_map(|(_, l)| *l)
             .collect();
         levels.sort_unstable();
-        levels.get(levels.len() / 2).copied().unwrap_or(plateau_flight).min(plateau_flight)
+        levels
+            .get(levels.len() / 2)
+            .copied()
+            .unwrap_or(plateau_flight)
+            .min(plateau_flight)
     };
     let full_pipe_flight = typical_flight(&full);
     let full_pipe_share = share_of_steady(

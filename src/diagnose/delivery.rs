@@ -230,7 +230,18 @@ impl Grid<'_> {
     fn windows(&self, min_window: Span) -> (usize, Vec<Option<f64>>) {
         let w = self.width.nanos().max(1);
         let k = ((min_window.nanos() + w - 1) / w).max(1) as usize;
-        (k, intervals(self.last_ack_ns, self.group_idle, w, k, Interval::AckClocked, self.clock).collect())
+        (
+            k,
+            intervals(
+                self.last_ack_ns,
+                self.group_idle,
+                w,
+                k,
+                Interval::AckClocked,
+                self.clock,
+            )
+            .collect(),
+        )
     }
 
     /// The high end of the group's delivery rate over every window.
@@ -374,7 +385,11 @@ mod tests {
         for burst in 0..20i64 {
             let t0 = Timestamp(0) + Span::from_millis(100 * burst);
             tl.account(t0, t0 + Span::from_millis(8), SenderState::Busy);
-            tl.account(t0 + Span::from_millis(8), t0 + Span::from_millis(100), SenderState::Idle);
+            tl.account(
+                t0 + Span::from_millis(8),
+                t0 + Span::from_millis(100),
+                SenderState::Idle,
+            );
             for i in 1..=8 {
                 tl.ack(t0 + Span::from_millis(i), 2_500);
             }
@@ -444,7 +459,10 @@ mod tests {
             width,
         };
         let link = 1460.0 / (gap as f64 / 1e9);
-        for r in [g.rate_percentile(Span::from_millis(6)), g.busy_rate_percentile(Span::from_millis(6))] {
+        for r in [
+            g.rate_percentile(Span::from_millis(6)),
+            g.busy_rate_percentile(Span::from_millis(6)),
+        ] {
             let r = r.unwrap();
             assert!(r <= link * 1.001 && r >= link * 0.99, "{r} against {link}");
         }

@@ -10,8 +10,8 @@
 //! two window-limited trains — give lower rates; ACK compression gives a few higher ones.
 //! The capacity is the byte-weighted mode of the per-gap rates.
 
-use crate::fastmath::fast_log2;
 use super::train::Train;
+use crate::fastmath::fast_log2;
 use crate::time::{Span, Timestamp};
 
 /// Rates are binned on a log scale: 3% wide bins from 1 kB/s upward.

@@ -79,11 +79,17 @@ pub fn advice(f: &Findings<'_>, others: &[AdviceItem]) -> Option<AdviceItem> {
     let marked = if e.ce.count > 0 {
         format!("a queue marked {} of its segments CE", e.ce.count)
     } else {
-        format!("its receiver echoed congestion marks on {} (ECE)", count(e.ece.count, "ACK", "ACKs"))
+        format!(
+            "its receiver echoed congestion marks on {} (ECE)",
+            count(e.ece.count, "ACK", "ACKs")
+        )
     };
     let cut = match e.reductions() {
         0 => String::new(),
-        n => format!(" and the sender cut its congestion window {} (CWR)", count(n, "time", "times")),
+        n => format!(
+            " and the sender cut its congestion window {} (CWR)",
+            count(n, "time", "times")
+        ),
     };
     Some(plain(
         AdviceKind::CongestedPath,
@@ -140,7 +146,14 @@ pub fn law(f: &FlowSummary) -> Vec<String> {
             Some(n) if n != want => out.push(format!("\"{key}{n}\" but the count is {want}: {e}")),
             _ => {}
         };
-        count("ECN: ", if e.contains(" marked CE (") { d.ce_segments } else { d.ece_acks });
+        count(
+            "ECN: ",
+            if e.contains(" marked CE (") {
+                d.ce_segments
+            } else {
+                d.ece_acks
+            },
+        );
         count("echoed on ", d.ece_acks);
         count("of the direction's ", d.packets);
         count("congestion window ", d.cwr_segments);

@@ -6,8 +6,8 @@
 
 use super::capacity::Method;
 use super::facts::Findings;
-use super::Label;
 use super::rules;
+use super::Label;
 use crate::summary::{AdviceItem, AdviceKind, StallKind};
 use crate::units::{bytes, ms, pct, rate, secs};
 
@@ -52,7 +52,10 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
                 "delivery over 4 RTTs whatever the sender did (90th percentile)",
                 e.app_limited.filter(|&a| sets_figure(a)),
             ),
-            (episode_name(x, e.loss_delivery), e.loss_delivery.filter(|&a| sets_figure(a))),
+            (
+                episode_name(x, e.loss_delivery),
+                e.loss_delivery.filter(|&a| sets_figure(a)),
+            ),
             ("delivery while the queue stood", e.queued),
             ("delivery while losing to the policer", e.policer.map(|p| p.rate)),
             ("ACK dispersion", e.dispersed),
@@ -102,9 +105,15 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         ));
     }
     if let Some(p) = x.estimate.policer {
+        let passed = match p.drop_gaps {
+            None => format!("the flow delivering {} while it lost", rate(p.rate)),
+            Some(n) => format!(
+                "the packets that survived its drops passing at {} (the median of {n} gaps between drops)",
+                rate(p.rate)
+            ),
+        };
         out.push(format!(
-            "losses with no queue building before them, the flow delivering {} while it lost and never more than a {} burst above that rate: a token-bucket policer (Flach et al., SIGCOMM 2016) — it drops what a shaper would queue; pacing the sender below its rate avoids the losses",
-            rate(p.rate),
+            "losses with no queue building before them, {passed} and never more than a {} burst above that rate: a token-bucket policer (Flach et al., SIGCOMM 2016) — it drops what a shaper would queue; pacing the sender below its rate avoids the losses",
             bytes(p.depth)
         ));
     }
@@ -229,7 +238,11 @@ fn busy_share_disagrees(e: &str) -> Option<String> {
     let want = r / cap.max(1e-9);
     // Three printed digits on each of R and C, and the share's own rounding (whole
     // percents from 1%, one significant digit below: half a unit of the last digit).
-    let last_digit = if shown >= 0.01 { 0.01 } else { 10f64.powf((shown.max(1e-12) * 100.0).log10().floor()) / 100.0 };
+    let last_digit = if shown >= 0.01 {
+        0.01
+    } else {
+        10f64.powf((shown.max(1e-12) * 100.0).log10().floor()) / 100.0
+    };
     let holds = (shown - want).abs() <= 0.5 * last_digit + 0.015 * want + 1e-12;
     (!holds).then(|| format!("the share {shown} is not {r} / {cap} = {want}: {e}"))
 }
@@ -344,7 +357,10 @@ mod tests {
         assert_eq!(after(s, "BDP "), Some("47.8 KiB"));
         assert_eq!(after(s, "base RTT "), Some("40.7 ms"));
         assert_eq!(after(s, "max flight "), Some("18.4 KiB"));
-        assert_eq!(after("below the BDP (924 B): the pipe", "below the BDP ("), Some("924 B"));
+        assert_eq!(
+            after("below the BDP (924 B): the pipe", "below the BDP ("),
+            Some("924 B")
+        );
         assert_eq!(after("RTT base 17.0 µs median", "RTT base "), Some("17.0 µs"));
     }
 
@@ -361,19 +377,28 @@ mod tests {
         assert!(bad("steady delivery 54.5 bit/s (479 kbit/s while the sender had data) = 0.2% of the bottleneck estimate 949 Mbit/s (x)").is_some());
         assert_eq!(bad("steady delivery 5.15 Mbit/s (5.90 Mbit/s while the sender had data) = 5% of the bottleneck estimate 107 Mbit/s (x)"), None);
         // Without the busy rate the sentence names no second rate to check.
-        assert_eq!(bad("steady delivery 33.0 Mbit/s = 98% of the bottleneck estimate 38.5 Mbit/s (x)"), None);
+        assert_eq!(
+            bad("steady delivery 33.0 Mbit/s = 98% of the bottleneck estimate 38.5 Mbit/s (x)"),
+            None
+        );
     }
 
     #[test]
     fn no_steady_delivery_is_above_the_estimate() {
         use super::steady_above_estimate as bad;
         // tls-subjectaltname flow 32 before the steady floor.
-        assert!(bad("steady delivery 4.10 Mbit/s = 103% of the bottleneck estimate 3.99 Mbit/s (delivery-rate, a lower bound)").is_some());
+        assert!(bad(
+            "steady delivery 4.10 Mbit/s = 103% of the bottleneck estimate 3.99 Mbit/s (delivery-rate, a lower bound)"
+        )
+        .is_some());
         assert_eq!(bad("steady delivery 4.10 Mbit/s = 100% of the bottleneck estimate 4.10 Mbit/s (delivery-rate, a lower bound)"), None);
         // The group's rate counts too; the busy rate does not.
         assert!(bad("steady delivery 4.91 Mbit/s (2 flows together 40.0 Mbit/s) = 104% of the bottleneck estimate 38.5 Mbit/s (shared-delivery-rate)").is_some());
         assert_eq!(bad("steady delivery 1.34 Mbit/s (24.0 Mbit/s while the sender had data) = 79% of the bottleneck estimate 30.4 Mbit/s (delivery-rate)"), None);
         // A user's figure the flow beat is the user's to explain.
-        assert_eq!(bad("steady delivery 40.0 Mbit/s = 104% of the bottleneck estimate 38.5 Mbit/s (link-rate, given)"), None);
+        assert_eq!(
+            bad("steady delivery 40.0 Mbit/s = 104% of the bottleneck estimate 38.5 Mbit/s (link-rate, given)"),
+            None
+        );
     }
 }

@@ -160,7 +160,10 @@ impl Facts {
         // The faster ACKs were sent no faster by the receiver (its stamps say so): they were
         // compressed on the way back, not carried faster (`ReceiverClock::sent_pace`).
         let compressed = cap.method == Method::Dispersion
-            && self.ack_stamps.sent_pace(OUTPACED * cap.rate).is_some_and(|p| p < OUTPACED * cap.rate);
+            && self
+                .ack_stamps
+                .sent_pace(OUTPACED * cap.rate)
+                .is_some_and(|p| p < OUTPACED * cap.rate);
         (!compressed).then_some(share)
     }
 
@@ -169,7 +172,8 @@ impl Facts {
     /// the float's rounding (a median equal to the base printed "queueing delay
     /// 0.00000000173 ns").
     pub fn queueing_s(&self) -> Option<f64> {
-        self.median_rtt_s.map(|m| ((m - self.base_rtt_s) * 1e9).round().max(0.0) / 1e9)
+        self.median_rtt_s
+            .map(|m| ((m - self.base_rtt_s) * 1e9).round().max(0.0) / 1e9)
     }
 
     /// The RTT rose above the base enough to show a queue, a sign the pipe was full: the
@@ -179,7 +183,12 @@ impl Facts {
     /// queue at all); and the median RTT the summary prints, too, so that a sentence that
     /// says the RTT rose shows it.
     pub fn queue_shows(&self) -> bool {
-        queue_shows(self.base_rtt_s, self.prompt_queueing_s, self.queueing_s(), self.quantum_s)
+        queue_shows(
+            self.base_rtt_s,
+            self.prompt_queueing_s,
+            self.queueing_s(),
+            self.quantum_s,
+        )
     }
 
     /// The largest window the sender kept to: as it read the windows.

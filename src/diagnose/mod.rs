@@ -12,31 +12,32 @@ mod classification;
 mod classify;
 mod delivery;
 mod dispersion;
+mod drop_pace;
 mod ecn;
 mod explain;
 mod facts;
 mod gate;
 mod idle;
+mod packed;
+mod policer;
 mod queue;
 mod receiver_clock;
 mod restart;
 mod rounds;
 pub mod rules;
-mod packed;
-mod policer;
 mod startup;
 mod timeline;
 mod train;
 
+/// The limit labels and the verdict: the summary's vocabulary.
+pub use crate::summary::{Label, Verdict};
 pub use accumulator::{Accumulator, DirAccumulator};
 pub use advice::{flow_law as advice_flow_law, law as advice_law};
 pub use capacity::{law as capacity_law, Capacity, Method};
+pub use classification::Classification;
 pub use classify::law as limits_law;
 pub use ecn::law as ecn_law;
 pub use explain::evidence_law;
-pub use classification::Classification;
-/// The limit labels and the verdict: the summary's vocabulary.
-pub use crate::summary::{Label, Verdict};
 pub use packed::{estimated_bytes as estimated_timeline_bytes, LiveTimeline, PackedBins};
 pub use timeline::{Bin, BinStore, SenderState, Timeline, MAX_BINS};
 
@@ -103,7 +104,8 @@ pub fn finish(
             "only the client's SYN is in the capture: the server's window scale and MSS are not known from it".into(),
         ),
         (false, true) => summary.notes.push(
-            "only the server's SYN/ACK is in the capture: the client's window scale and MSS are not known from it".into(),
+            "only the server's SYN/ACK is in the capture: the client's window scale and MSS are not known from it"
+                .into(),
         ),
         (false, false) => summary
             .notes
@@ -132,7 +134,10 @@ pub fn finish(
     facts.outage_repairs = acc.stalls.outage_repairs(bulk, &summary.stalls);
     // The window the sender obeyed, when it read the receiver's windows with another scale
     // than the handshake's (a middlebox beyond the capture point rewrote the option).
-    let (shown, obeyed) = (conn.scale_of_sender(bulk.reverse()), conn.effective_scale(bulk.reverse()));
+    let (shown, obeyed) = (
+        conn.scale_of_sender(bulk.reverse()),
+        conn.effective_scale(bulk.reverse()),
+    );
     if shown != obeyed {
         facts.obeyed_rwnd = obeyed.shift().map(|k| (max_raw as u64) << k);
         facts.obeyed_scale = obeyed;
@@ -257,6 +262,10 @@ fn gather_facts(
         policer: match &queue {
             Some(q) if q.most_of_the_time() => None,
             _ => policer::find(tl, median_rtt.unwrap_or(base_rtt), floor),
+        },
+        paced_policer: match &queue {
+            Some(q) if q.most_of_the_time() => None,
+            _ => policer::from_pace(tl, &dacc.drop_pace.samples, capacity::AT_CAPACITY, floor),
         },
     });
     // Receivers that acknowledge whole bursts at once (stretch ACKs, a reader that lets the
@@ -434,8 +443,6 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     full.then_some(cap.rate)
 }
 
-
-
 /// Writes the diagnosis fields of the summary.
 fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
     // Every moment the sender had data lay in an outage or the slow start after one (the
@@ -488,7 +495,9 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
             delay_ms: (q.delay_s * 1e6).round() / 1e3,
             target_ms: (q.target_s * 1e6).round() / 1e3,
             queued_bytes: queued.map(|b| b.round() as u64),
-            flight_share: queued.filter(|_| f.max_flight > 0).map(|b| round4((b / f.max_flight as f64).min(1.0))),
+            flight_share: queued
+                .filter(|_| f.max_flight > 0)
+                .map(|b| round4((b / f.max_flight as f64).min(1.0))),
         }
     });
     s.sender_max_flight_bytes = Some(f.max_flight);

@@ -275,7 +275,15 @@ mod tests {
         (
             (n(), n(), n(), n(), n(), any::<u32>()),
             (n(), n(), proptest::option::of(n()), proptest::option::of(n())),
-            (proptest::option::of(i()), proptest::option::of(i()), i(), any::<u32>(), proptest::option::of(i()), any::<u32>(), proptest::option::of(i())),
+            (
+                proptest::option::of(i()),
+                proptest::option::of(i()),
+                i(),
+                any::<u32>(),
+                proptest::option::of(i()),
+                any::<u32>(),
+                proptest::option::of(i()),
+            ),
         )
             .prop_map(|(a, b, c)| Bin {
                 busy_ns: a.0,

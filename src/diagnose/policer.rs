@@ -50,6 +50,9 @@ const INFLATED_TOLERANCE: f64 = 0.2;
 pub struct Policer {
     pub rate: f64,
     pub depth: f64,
+    /// Gaps between drops the rate is the median of, when the survivors' pace showed it
+    /// ([`from_pace`]); `None` when the bucket's fill did ([`find`]).
+    pub drop_gaps: Option<usize>,
 }
 
 /// The policer on the path of the direction `tl` is the timeline of, if its losses show
@@ -87,7 +90,10 @@ pub fn find(tl: &Timeline, median_rtt: Span, floor: Span) -> Option<Policer> {
         return None;
     }
     let lossy = in_round.iter().filter(|&&x| x).count();
-    let during: u64 = (0..bins.len()).filter(|&i| in_round[i]).map(|i| bins[i].delivered).sum();
+    let during: u64 = (0..bins.len())
+        .filter(|&i| in_round[i])
+        .map(|i| bins[i].delivered)
+        .sum();
     let rate = during as f64 / (lossy as f64 * w);
     if rate <= 0.0 {
         return None;
@@ -127,10 +133,53 @@ pub fn find(tl: &Timeline, median_rtt: Span, floor: Span) -> Option<Policer> {
     }
     let strays = on_loss.iter().filter(|&&t| (t - loss_mid).abs() > loss_band).count();
     let short = on_pass.iter().filter(|&&t| t - loss_mid < -pass_band).count();
-    if strays as f64 > LOSS_OUT_OF_RANGE * on_loss.len() as f64 || short as f64 > PASS_OUT_OF_RANGE * on_pass.len() as f64 {
+    if strays as f64 > LOSS_OUT_OF_RANGE * on_loss.len() as f64
+        || short as f64 > PASS_OUT_OF_RANGE * on_pass.len() as f64
+    {
         return None;
     }
-    (!inflated_before_losses(tl, &losses, floor)).then_some(Policer { rate, depth })
+    (!inflated_before_losses(tl, &losses, floor)).then_some(Policer {
+        rate,
+        depth,
+        drop_gaps: None,
+    })
+}
+
+/// Drop gaps needed: quartiles need four.
+const MIN_GAPS: usize = 4;
+
+/// The policer the pace between the flow's drops shows ([`super::drop_pace`]), where the
+/// losses were too few for [`find`]'s test (a short flow that lost in two or three rounds):
+/// the survivors of an element's drops pass at its rate, and an element that enforces a
+/// rate passes them at that rate every time, to within the ACKs' timing error — the middle
+/// half of the gaps' rates within `band` (the estimates' error, `capacity::AT_CAPACITY`) of one rate each way —
+/// while random (not congestive) losses fall anywhere in the sender's bursts and their
+/// gaps read whatever it sent. No queue may have built before the losses (a drop-tail
+/// queue shared with other traffic drops this flow's packets between theirs). Whether the
+/// rate is below the line the packet spacing shows, which makes the element a policer
+/// rather than the link's own queue, is the estimate's to judge (`capacity::estimate`).
+pub fn from_pace(tl: &Timeline, gaps: &[(u64, Span)], band: f64, floor: Span) -> Option<Policer> {
+    if gaps.len() < MIN_GAPS {
+        return None;
+    }
+    let mut rates: Vec<f64> = gaps.iter().map(|&(b, s)| b as f64 / s.secs_f64()).collect();
+    rates.sort_by(f64::total_cmp);
+    let at = |q: f64| rates[((rates.len() - 1) as f64 * q).round() as usize];
+    let (q1, rate, q3) = (at(0.25), at(0.5), at(0.75));
+    if q3 * band * band > q1 {
+        return None;
+    }
+    let losses: Vec<usize> = (0..tl.bins.len()).filter(|&i| tl.bins[i].retransmissions > 0).collect();
+    if losses.is_empty() || inflated_before_losses(tl, &losses, floor) {
+        return None;
+    }
+    let start = tl.bins.iter().position(|b| b.sent > 0)?;
+    let depth = bucket_depth(&tl.bins[start..], rate, tl.width.secs_f64());
+    Some(Policer {
+        rate,
+        depth,
+        drop_gaps: Some(gaps.len()),
+    })
 }
 
 /// Whether more than the tolerated share of losses followed an inflated RTT: the last
@@ -155,7 +204,10 @@ fn inflated_before_losses(tl: &Timeline, losses: &[usize], floor: Span) -> bool 
     let inflated = losses
         .iter()
         .filter(|&&i| {
-            (0..i).rev().find_map(mean_rtt).is_some_and(|r| r >= p50 && r > INFLATED * p10 && r - p10 > floor.nanos() as f64)
+            (0..i)
+                .rev()
+                .find_map(mean_rtt)
+                .is_some_and(|r| r >= p50 && r > INFLATED * p10 && r - p10 > floor.nanos() as f64)
         })
         .count();
     inflated as f64 > INFLATED_TOLERANCE * losses.len() as f64
@@ -247,7 +299,10 @@ mod tests {
     fn losses_after_the_rtt_rose_are_a_queue_overflowing_not_a_policer() {
         // The same rates through a 100 kB drop-tail buffer: the RTT climbs by 33 ms before
         // every loss.
-        assert_eq!(find(&run(0.0, 100_000.0), Span::from_millis(45), Span::from_micros(10)), None);
+        assert_eq!(
+            find(&run(0.0, 100_000.0), Span::from_millis(45), Span::from_micros(10)),
+            None
+        );
     }
 
     #[test]
@@ -270,8 +325,55 @@ mod tests {
         assert_eq!(find(&tl, Span::from_millis(30), Span::from_micros(10)), None);
     }
 
+    /// The estimates' error (`capacity::AT_CAPACITY`).
+    const BAND: f64 = 0.85;
+
+    /// Gaps between drops: `rates` in bytes/s, 1328 bytes each.
+    fn gaps(rates: &[f64]) -> Vec<(u64, Span)> {
+        rates.iter().map(|&r| (1328, Span::from_secs_f64(1328.0 / r))).collect()
+    }
+
+    #[test]
+    fn drops_whose_survivors_pass_at_one_rate_with_no_queue_before_them_are_a_policer() {
+        let tl = run(100_000.0, 0.0);
+        let p = from_pace(
+            &tl,
+            &gaps(&[1.8e6, 1.75e6, 1.8e6, 1.85e6, 1.79e6]),
+            BAND,
+            Span::from_micros(10),
+        )
+        .expect("a policer");
+        assert!((p.rate / 1.8e6 - 1.0).abs() < 1e-3 && p.drop_gaps == Some(5), "{p:?}");
+        assert!(p.depth > 0.0, "{p:?}");
+        // Too few gaps to judge.
+        assert_eq!(
+            from_pace(&tl, &gaps(&[1.8e6, 1.8e6, 1.8e6]), BAND, Span::from_micros(10)),
+            None
+        );
+    }
+
+    #[test]
+    fn drops_whose_survivors_pass_at_scattered_rates_are_random_losses() {
+        // The lab's random loss on a 28.9 Mbit/s link: gaps from 6 to 26 Mbit/s.
+        let rates: Vec<f64> = [6.1, 11.5, 14.4, 19.0, 26.2].iter().map(|m| m * 1e6 / 8.0).collect();
+        assert_eq!(
+            from_pace(&run(100_000.0, 0.0), &gaps(&rates), BAND, Span::from_micros(10)),
+            None
+        );
+    }
+
+    #[test]
+    fn a_steady_pace_after_the_rtt_rose_is_a_queue_shared_with_other_traffic() {
+        // The drop-tail buffer's timeline: the RTT climbs before every loss.
+        let tl = run(0.0, 100_000.0);
+        assert_eq!(from_pace(&tl, &gaps(&[1.8e6; 8]), BAND, Span::from_micros(10)), None);
+    }
+
     #[test]
     fn bins_longer_than_a_round_trip_cannot_tell() {
-        assert_eq!(find(&run(100_000.0, 0.0), Span::from_millis(2), Span::from_micros(10)), None);
+        assert_eq!(
+            find(&run(100_000.0, 0.0), Span::from_millis(2), Span::from_micros(10)),
+            None
+        );
     }
 }

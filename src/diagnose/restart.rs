@@ -32,7 +32,12 @@ pub fn after_outages(
         let w = tl.width.nanos().max(1);
         (((t - tl.origin).nanos().max(0) / w) as usize).min(n)
     };
-    let round = |from: usize| -> u64 { tl.bins[from.min(n)..(from + bins_per_round).min(n)].iter().map(|x| x.delivered).sum() };
+    let round = |from: usize| -> u64 {
+        tl.bins[from.min(n)..(from + bins_per_round).min(n)]
+            .iter()
+            .map(|x| x.delivered)
+            .sum()
+    };
     let mut out = Vec::new();
     for &(start, end) in outages {
         let (a, b) = (index(start), index(end));

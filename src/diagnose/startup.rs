@@ -89,7 +89,15 @@ mod tests {
     /// Slow start left at 40 of a 100-per-round path, the window then growing to it.
     #[test]
     fn a_ramp_without_loss_ends_where_the_pipe_fills() {
-        let rs = [busy(10, 10), busy(20, 20), busy(40, 40), busy(45, 45), busy(60, 60), busy(90, 90), busy(100, 100)];
+        let rs = [
+            busy(10, 10),
+            busy(20, 20),
+            busy(40, 40),
+            busy(45, 45),
+            busy(60, 60),
+            busy(90, 90),
+            busy(100, 100),
+        ];
         let from = end_round(&rs);
         assert_eq!(from, 3);
         assert_eq!(ramp_end(&rs, from, Some(100.0)), 5);
@@ -100,7 +108,14 @@ mod tests {
     /// start-up ends where slow start did.
     #[test]
     fn a_ramp_cut_short_is_no_ramp() {
-        let mut rs = [busy(10, 10), busy(20, 20), busy(40, 40), busy(45, 45), busy(60, 60), busy(90, 90)];
+        let mut rs = [
+            busy(10, 10),
+            busy(20, 20),
+            busy(40, 40),
+            busy(45, 45),
+            busy(60, 60),
+            busy(90, 90),
+        ];
         assert_eq!(ramp_end(&rs, 3, Some(200.0)), 3);
         rs[4].retransmissions = 1;
         assert_eq!(ramp_end(&rs, 3, Some(100.0)), 3);

@@ -135,7 +135,10 @@ mod tests {
             arrivals.push((i * 2_000, 1448));
             arrivals.push((i * 2_000, 1448));
         }
-        assert_eq!(samples(&arrivals, ten_ms), vec![(10 * 1448, 10_000), (10 * 1448, 10_000)]);
+        assert_eq!(
+            samples(&arrivals, ten_ms),
+            vec![(10 * 1448, 10_000), (10 * 1448, 10_000)]
+        );
     }
 
     /// A host hands over batches of three segments 1 µs apart, one batch every 120 µs

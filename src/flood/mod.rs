@@ -130,10 +130,7 @@ impl Peak {
     fn result(&self) -> Option<PeakSecond> {
         let mut p = self.clone();
         p.close();
-        p.best.map(|(s, n)| PeakSecond {
-            ts: s as f64,
-            syns: n,
-        })
+        p.best.map(|(s, n)| PeakSecond { ts: s as f64, syns: n })
     }
 }
 
@@ -519,7 +516,9 @@ impl Watcher {
 }
 
 fn flood_met(s: &Service) -> bool {
-    s.window.best >= FLOOD_ATTEMPTS && s.ended.attempts >= MIN_ATTEMPTS && s.ended.failed_share() >= 1.0 - MALICIOUS_SUCCESS
+    s.window.best >= FLOOD_ATTEMPTS
+        && s.ended.attempts >= MIN_ATTEMPTS
+        && s.ended.failed_share() >= 1.0 - MALICIOUS_SUCCESS
 }
 
 fn unanswered_met(e: &Ended) -> bool {
@@ -580,7 +579,12 @@ mod tests {
         for i in 0..20_000u32 {
             let c = ep(0x0100_0000 + i, 40_000);
             w.on_syn(ms(i as i64), c, server, true);
-            w.on_end(ms(i as i64), c, server, if i % 10 == 0 { Outcome::Refused } else { Outcome::Data });
+            w.on_end(
+                ms(i as i64),
+                c,
+                server,
+                if i % 10 == 0 { Outcome::Refused } else { Outcome::Data },
+            );
         }
         assert!(!w.raised());
         assert!(w.findings().is_empty(), "a flash crowd completes its handshakes");
@@ -603,13 +607,17 @@ mod tests {
         w.on_end(ms(15), scanner, ep(0x0a00_0001, 15), Outcome::Refused);
         assert!(w.raised());
         let f = w.findings();
-        assert!(f.iter().any(|f| f.kind == FloodKind::PortScan && f.distinct_ports == Some(15)));
+        assert!(f
+            .iter()
+            .any(|f| f.kind == FloodKind::PortScan && f.distinct_ports == Some(15)));
         let mut w = Watcher::default();
         for h in 0..25u32 {
             w.on_end(ms(h as i64), scanner, ep(0x0a01_0000 + h, 22), Outcome::Unanswered);
         }
         let f = w.findings();
-        assert!(f.iter().any(|f| f.kind == FloodKind::AddressScan && f.distinct_hosts == Some(25)));
+        assert!(f
+            .iter()
+            .any(|f| f.kind == FloodKind::AddressScan && f.distinct_hosts == Some(25)));
     }
 
     #[test]

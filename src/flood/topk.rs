@@ -90,7 +90,11 @@ impl<K: Copy + Eq + Hash, V: Default + Clear> TopK<K, V> {
         let counts = &self.counts;
         let (_, mask) = *self.least.get_or_insert_with(|| {
             let least = counts.iter().copied().min().expect("k counters");
-            let mask = counts.iter().enumerate().filter(|&(_, &c)| c == least).fold(0u64, |m, (j, _)| m | 1 << j);
+            let mask = counts
+                .iter()
+                .enumerate()
+                .filter(|&(_, &c)| c == least)
+                .fold(0u64, |m, (j, _)| m | 1 << j);
             (least, mask)
         });
         let i = mask.trailing_zeros() as usize;
@@ -152,6 +156,11 @@ mod tests {
             }
         }
         let s = t.iter().find(|s| s.key == 7).expect("the heavy key holds a counter");
-        assert!(s.count - s.error <= 2_500 && s.count >= 2_500, "{} - {}", s.count, s.error);
+        assert!(
+            s.count - s.error <= 2_500 && s.count >= 2_500,
+            "{} - {}",
+            s.count,
+            s.error
+        );
     }
 }

@@ -476,7 +476,9 @@ mod tests {
         // 30 data segments in, then their copies out, 1.5 ms later, TTL one less.
         let far = |d: &mut Duplicates, t0: i64| {
             let ins: Vec<(TcpPacket, i64)> = (0..30).map(|i| (data(1 + 1000 * i, 0), t0 + i as i64 * 10)).collect();
-            let outs: Vec<(TcpPacket, i64)> = (0..30).map(|i| (data(1 + 1000 * i, 0).ttl(63), t0 + 1_500 + i as i64 * 10)).collect();
+            let outs: Vec<(TcpPacket, i64)> = (0..30)
+                .map(|i| (data(1 + 1000 * i, 0).ttl(63), t0 + 1_500 + i as i64 * 10))
+                .collect();
             run(d, &[ins, outs].concat())
         };
         // A fresh capture: the ring sees none of them.
@@ -493,7 +495,12 @@ mod tests {
         let h = ROUTED_HORIZON.nanos() / 1_000;
         let got = run(
             &mut d,
-            &[(data(50_001, 0), 100_000), (data(50_001, 0).ttl(63), 100_000 + h + 1), (data(60_001, 0), 100_000 + h + 2), (data(60_001, 0), 100_000 + h + 3_000)],
+            &[
+                (data(50_001, 0), 100_000),
+                (data(50_001, 0).ttl(63), 100_000 + h + 1),
+                (data(60_001, 0), 100_000 + h + 2),
+                (data(60_001, 0), 100_000 + h + 3_000),
+            ],
         );
         assert_eq!(got, [false; 4]);
     }

@@ -8,8 +8,8 @@
 //! was taken for the server), read from the few facts below, which follow the segments
 //! exactly as `Connection::track` does; expiry is [`Timeouts`].
 
-use crate::endpoint::{Dir, Endpoint};
 use crate::decode::Segment;
+use crate::endpoint::{Dir, Endpoint};
 use crate::seq::SeqNum;
 use crate::time::{Span, Timestamp};
 
@@ -266,7 +266,11 @@ impl Life {
     /// carried data goes first, then closed connections, then one-way, then two-way
     /// transfers (conntrack's early drop likewise spares "assured" connections).
     pub fn value(&self) -> u8 {
-        match (self.any_data(), self.closed(), self.data(Dir::C2S) && self.data(Dir::S2C)) {
+        match (
+            self.any_data(),
+            self.closed(),
+            self.data(Dir::C2S) && self.data(Dir::S2C),
+        ) {
             (false, _, _) => 0,
             (true, true, _) => 1,
             (true, false, false) => 2,
@@ -287,7 +291,11 @@ impl Life {
         let b = self.bits;
         self.bits = b | if dir == Dir::C2S {
             // The ACK after the SYN/ACK completes the handshake.
-            (if seg.flags.ack() && b & SYN_ACK != 0 { COMPLETED } else { 0 }) | if data { DATA_C2S } else { 0 }
+            (if seg.flags.ack() && b & SYN_ACK != 0 {
+                COMPLETED
+            } else {
+                0
+            }) | if data { DATA_C2S } else { 0 }
         } else {
             SERVER_SPOKE | if data { DATA_S2C } else { 0 }
         };
@@ -389,7 +397,11 @@ mod tests {
         l.observe(&seg(TcpPacket::new(C, S).seq(101).ack(8)), Dir::C2S, secs(2));
         assert_eq!((l.state(), l.outcome()), (State::Established, Outcome::Completed));
         assert_eq!(l.expired(secs(302), &t), None);
-        l.observe(&seg(TcpPacket::new(C, S).seq(101).ack(8).payload_len(10)), Dir::C2S, secs(3));
+        l.observe(
+            &seg(TcpPacket::new(C, S).seq(101).ack(8).payload_len(10)),
+            Dir::C2S,
+            secs(3),
+        );
         assert_eq!((l.outcome(), l.value()), (Outcome::Data, 2));
         l.observe(&seg(TcpPacket::new(S, C).rst().seq(8)), Dir::S2C, secs(4));
         assert_eq!((l.state(), l.value()), (State::Closed, 1));

@@ -65,9 +65,9 @@ impl<T> Slots<T> {
         }
         let (key, _) = FlowKey::of(*src, *dst);
         let slots = &self.slots;
-        let found = self
-            .map
-            .find(hash(&key), |&s| slots[s as usize].as_ref().is_some_and(|(k, _)| *k == key));
+        let found = self.map.find(hash(&key), |&s| {
+            slots[s as usize].as_ref().is_some_and(|(k, _)| *k == key)
+        });
         match found {
             Some(&slot) => {
                 self.last = Some((key, slot));
@@ -91,7 +91,10 @@ impl<T> Slots<T> {
         let slots = &self.slots;
         let h = hash(&key);
         debug_assert!(
-            self.map.find(h, |&s| s != slot && slots[s as usize].as_ref().is_some_and(|(k, _)| *k == key)).is_none(),
+            self.map
+                .find(h, |&s| s != slot
+                    && slots[s as usize].as_ref().is_some_and(|(k, _)| *k == key))
+                .is_none(),
             "inserted over a live entry"
         );
         self.map
@@ -148,7 +151,8 @@ impl<T> Slots<T> {
     pub fn take(&mut self, slot: u32) -> (FlowKey, T) {
         let (key, value) = self.slots[slot as usize].take().expect("a live slot");
         // A bit for every slot: the purge asks about every indexed one.
-        self.doomed.resize(self.slots.len().div_ceil(64).max(self.doomed.len()), 0);
+        self.doomed
+            .resize(self.slots.len().div_ceil(64).max(self.doomed.len()), 0);
         self.doomed[slot as usize / 64] |= 1 << (slot % 64);
         self.pending.push((slot, hash(&key)));
         if self.last.is_some_and(|(_, s)| s == slot) {
@@ -229,7 +233,10 @@ mod tests {
         let (a, b, c) = (ep(1, 40000), ep(2, 80), ep(3, 40001));
         let Found::Vacant(k) = t.find(&a, &b) else { panic!() };
         let s = t.insert(k, 7);
-        assert!(matches!(t.find(&b, &a), Found::Live(x) if x == s), "the shortcut, reversed");
+        assert!(
+            matches!(t.find(&b, &a), Found::Live(x) if x == s),
+            "the shortcut, reversed"
+        );
         let Found::Vacant(k2) = t.find(&c, &b) else { panic!() };
         let s2 = t.insert(k2, 8);
         assert!(matches!(t.find(&a, &b), Found::Live(x) if x == s), "through the map");
@@ -264,7 +271,9 @@ mod tests {
             }
         }
         // The freed slots are reused in the order they were taken.
-        let Found::Vacant(k) = t.find(&ep(3, 1), &ep(2, 80)) else { panic!() };
+        let Found::Vacant(k) = t.find(&ep(3, 1), &ep(2, 80)) else {
+            panic!()
+        };
         assert_eq!(t.insert(k, 7), taken[0]);
     }
 }

@@ -73,7 +73,11 @@ impl<T: Tracked> FlowTable<T> {
             Found::Vacant(key) => self.create(key, seg, src, dst, frame, ts),
         };
         let it = self.slots.get_mut(slot);
-        let dir = if it.value.conn().client == src { Dir::C2S } else { Dir::S2C };
+        let dir = if it.value.conn().client == src {
+            Dir::C2S
+        } else {
+            Dir::S2C
+        };
         it.life.observe(seg, dir, ts);
         (&mut *it.value, dir, replaced)
     }
@@ -121,6 +125,8 @@ impl<T: Tracked> FlowTable<T> {
     pub fn drain(&mut self) -> Vec<Box<T>> {
         let mut all: Vec<(u64, u32)> = self.slots.iter().map(|(slot, it)| (it.life.id, slot)).collect();
         all.sort_unstable();
-        all.into_iter().map(|(_, slot)| self.slots.remove(slot).1.value).collect()
+        all.into_iter()
+            .map(|(_, slot)| self.slots.remove(slot).1.value)
+            .collect()
     }
 }

@@ -185,6 +185,9 @@ mod tests {
         let (found, hints) = findings(&f.conn, &f.ev);
         assert!(hints.is_empty(), "{hints:?}");
         assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!((found[0].kind, found[0].confidence), (Kind::TimestampsStripped, Confidence::Possible));
+        assert_eq!(
+            (found[0].kind, found[0].confidence),
+            (Kind::TimestampsStripped, Confidence::Possible)
+        );
     }
 }

@@ -202,5 +202,6 @@ impl Flow {
 
 /// True when some finding has this kind and direction (any confidence).
 pub fn has(f: &[MiddleboxFinding], kind: &str, direction: &str) -> bool {
-    f.iter().any(|m| m.kind.as_str() == kind && m.direction.as_str() == direction)
+    f.iter()
+        .any(|m| m.kind.as_str() == kind && m.direction.as_str() == direction)
 }

@@ -2,10 +2,10 @@
 //! periods of what limited the flow.
 
 use super::style::*;
-use bdpscope::summary::Label;
-use bdpscope::units::{bits, bytes, millis};
 use super::{runs_below, split_gaps, steps, Ctx};
 use anyhow::Result;
+use bdpscope::summary::Label;
+use bdpscope::units::{bits, bytes, millis};
 use plotters::prelude::*;
 
 fn max_of(p: &[(f64, f64)]) -> f64 {
@@ -71,10 +71,7 @@ pub fn draw<DB: DrawingBackend>(ctx: &Ctx<'_>, root: &Area<DB>) -> Result<()> {
             Swatch::Dashed(pal::INK),
             format!("BDP {} = {} × {}", bytes(b), bits(rate), millis(rtt)),
         )),
-        (Some(b), _, _) => legend.push(LegendItem::new(
-            Swatch::Dashed(pal::INK),
-            format!("BDP {}", bytes(b)),
-        )),
+        (Some(b), _, _) => legend.push(LegendItem::new(Swatch::Dashed(pal::INK), format!("BDP {}", bytes(b)))),
         _ => {}
     }
     if d.retransmitted_segments > 0 {

@@ -16,8 +16,8 @@ mod throughput;
 mod timeseq;
 
 pub use rtt::far_loop;
-pub use throughput::bottleneck_label;
 pub use series::{FlowRecord, SeriesRecorder};
+pub use throughput::bottleneck_label;
 
 use anyhow::{Context, Result};
 use bdpscope::flow::Dir;
@@ -116,13 +116,7 @@ impl<'a> Ctx<'a> {
         self.flow
             .periods
             .iter()
-            .map(|p| {
-                (
-                    p.start - self.flow.start_ts,
-                    p.end - self.flow.start_ts,
-                    p.label,
-                )
-            })
+            .map(|p| (p.start - self.flow.start_ts, p.end - self.flow.start_ts, p.label))
             .collect()
     }
 

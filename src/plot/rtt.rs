@@ -103,7 +103,10 @@ pub fn draw<DB: DrawingBackend>(ctx: &Ctx<'_>, root: &Area<DB>) -> Result<()> {
         legend.push(LegendItem::new(Swatch::Line(pal::RED, 2), "smoothed RTT (RFC 6298)"));
     }
     if let Some(b) = base {
-        legend.push(LegendItem::new(Swatch::Dashed(pal::INK), format!("base RTT {}", bdpscope::units::millis(b))));
+        legend.push(LegendItem::new(
+            Swatch::Dashed(pal::INK),
+            format!("base RTT {}", bdpscope::units::millis(b)),
+        ));
         if !smoothed.is_empty() {
             legend.push(LegendItem::new(Swatch::Band(RGBColor(250, 205, 205)), "queueing delay"));
         }

@@ -4,9 +4,9 @@
 use super::bucket::{Bucketed, Sum};
 use super::style::*;
 use super::Ctx;
+use anyhow::Result;
 use bdpscope::summary::CapacityMethod;
 use bdpscope::units::{bits, secs};
-use anyhow::Result;
 use plotters::prelude::*;
 
 /// Rates in bit/s per interval: (interval start s, interval end s, bit/s).

@@ -294,10 +294,7 @@ fn cell(f: &FlowSummary, key: &str, link: Option<&str>) -> (String, Markup) {
             let b = bulk_bytes(f);
             (b.to_string(), html! { (bytes(b as f64)) " " (arrow(f)) })
         }
-        "duration" => (
-            format!("{:.6}", f.duration_s),
-            html! { (secs(f.duration_s)) },
-        ),
+        "duration" => (format!("{:.6}", f.duration_s), html! { (secs(f.duration_s)) }),
         "goodput" => (format!("{:.1}", f.goodput_bps), html! { (bits(f.goodput_bps)) }),
         "rtt" => (
             f.rtt_ms.min.map_or(String::new(), |m| format!("{m:.3}")),

@@ -40,7 +40,11 @@ impl<W: Write> Stream<W> {
     }
 
     pub fn finish(mut self, captures: &[CaptureSummary]) -> anyhow::Result<()> {
-        self.out.write_all(if self.first { b"],\n  \"captures\": " } else { b"\n  ],\n  \"captures\": " })?;
+        self.out.write_all(if self.first {
+            b"],\n  \"captures\": "
+        } else {
+            b"\n  ],\n  \"captures\": "
+        })?;
         nested(&mut self.out, &captures, 2)?;
         self.out.write_all(b"\n}\n")?;
         Ok(())
@@ -70,8 +74,10 @@ mod tests {
             // Compared as read back from their printed form: a float's shortest decimal
             // reads back to the same value either way, not always to the bits it came from.
             let read_back = |v: String| -> serde_json::Value { serde_json::from_str(&v).unwrap() };
-            let want: Vec<serde_json::Value> =
-                flows[..n].iter().map(|f| read_back(serde_json::to_string(f).unwrap())).collect();
+            let want: Vec<serde_json::Value> = flows[..n]
+                .iter()
+                .map(|f| read_back(serde_json::to_string(f).unwrap()))
+                .collect();
             assert_eq!(doc["flows"], serde_json::Value::Array(want));
             assert_eq!(doc["captures"][0], read_back(serde_json::to_string(&capture).unwrap()));
         }

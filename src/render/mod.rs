@@ -19,7 +19,11 @@ use bdpscope::units::{bytes, secs};
 pub fn max_flight(f: &FlowSummary) -> String {
     match f.sender_max_flight_bytes {
         Some(s) if s > f.max_flight_bytes + f.max_flight_bytes / 4 => {
-            format!("{} at the sender ({} seen here)", bytes(s as f64), bytes(f.max_flight_bytes as f64))
+            format!(
+                "{} at the sender ({} seen here)",
+                bytes(s as f64),
+                bytes(f.max_flight_bytes as f64)
+            )
         }
         _ => bytes(f.max_flight_bytes as f64),
     }
@@ -73,4 +77,3 @@ fn direction_ecn(d: &DirectionSummary, start: f64, mode: EcnMode) -> Option<Stri
     }
     (!parts.is_empty()).then(|| parts.join(", "))
 }
-

@@ -77,7 +77,10 @@ pub fn write<W: Write>(out: &mut W, captures: &[CaptureSummary], flows: &Collect
         // The capture's figures are the whole capture's (ids do not depend on the
         // selection); the header says what the selection kept of it.
         let kept = flows.selection.as_ref().map_or(String::new(), |sel| {
-            format!(", {} selected by {sel}", flows.selected.get(&c.path).copied().unwrap_or(0))
+            format!(
+                ", {} selected by {sel}",
+                flows.selected.get(&c.path).copied().unwrap_or(0)
+            )
         });
         // Capture duplicates are said where the counts are: they are records of the file
         // that no flow counts.
@@ -141,8 +144,14 @@ fn connections<W: Write>(out: &mut W, c: &CaptureSummary) -> std::io::Result<()>
         };
         writeln!(out, "  {:<12}{what}: {}", "flood", f.evidence)?;
         if let Some(p) = &f.peak {
-            let at = c.first_ts.map_or(String::new(), |t0| format!("+{}, ", bdpscope::units::secs((p.ts - t0).max(0.0))));
-            writeln!(out, "  {:<12}peak {} SYNs in one second ({at}{:.0} since the epoch)", "", p.syns, p.ts)?;
+            let at = c.first_ts.map_or(String::new(), |t0| {
+                format!("+{}, ", bdpscope::units::secs((p.ts - t0).max(0.0)))
+            });
+            writeln!(
+                out,
+                "  {:<12}peak {} SYNs in one second ({at}{:.0} since the epoch)",
+                "", p.syns, p.ts
+            )?;
         }
         writeln!(out, "  {:<12}rule: {}", "", f.rule)?;
     }
@@ -184,8 +193,16 @@ fn connections<W: Write>(out: &mut W, c: &CaptureSummary) -> std::io::Result<()>
 /// scaling off for both ends. A SYN's or SYN/ACK's SACK and timestamps answers are
 /// `Some` exactly when that segment was seen.
 fn half_handshake(h: &bdpscope::summary::HandshakeSummary) -> Option<String> {
-    let (which, other, ws, mss, sack, ts) = match (h.client_sack_permitted.is_some(), h.server_sack_permitted.is_some()) {
-        (true, false) => ("the SYN", "the server's", h.client_wscale, h.client_mss, h.client_sack_permitted, h.client_timestamps),
+    let (which, other, ws, mss, sack, ts) = match (h.client_sack_permitted.is_some(), h.server_sack_permitted.is_some())
+    {
+        (true, false) => (
+            "the SYN",
+            "the server's",
+            h.client_wscale,
+            h.client_mss,
+            h.client_sack_permitted,
+            h.client_timestamps,
+        ),
         (false, true) => (
             "the SYN/ACK",
             "the client's",

@@ -94,13 +94,22 @@ impl Marks {
         let (sender, receiver) = (sender_name(d), receiver_name(d));
         let mut what = Vec::new();
         if e.ce > 0 {
-            what.push(format!("a queue marked {} CE", count(e.ce as u64, &format!("{sender} segment"), &format!("{sender} segments"))));
+            what.push(format!(
+                "a queue marked {} CE",
+                count(e.ce as u64, &format!("{sender} segment"), &format!("{sender} segments"))
+            ));
         }
         if e.ece > 0 {
-            what.push(format!("the {receiver} echoed ECE on {}", count(e.ece as u64, "ACK", "ACKs")));
+            what.push(format!(
+                "the {receiver} echoed ECE on {}",
+                count(e.ece as u64, "ACK", "ACKs")
+            ));
         }
         if e.cwr > 0 {
-            what.push(format!("the {sender} reduced its congestion window {} (CWR)", count(e.cwr as u64, "time", "times")));
+            what.push(format!(
+                "the {sender} reduced its congestion window {} (CWR)",
+                count(e.cwr as u64, "time", "times")
+            ));
         }
         let rates = delivery.during(conn, &e.run, &mut s);
         let origin = conn.first_ts;
@@ -127,20 +136,31 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
     let mut out = Vec::new();
     for (d, x) in [(Dir::C2S, &f.c2s), (Dir::S2C, &f.s2c)] {
         let mut sum = [0u64; 3];
-        let episodes = f.stalls.iter().filter(|s| s.kind == StallKind::EcnEpisode && s.direction == Some(d));
+        let episodes = f
+            .stalls
+            .iter()
+            .filter(|s| s.kind == StallKind::EcnEpisode && s.direction == Some(d));
         for s in episodes {
             let n = |key: &str| -> u64 {
                 let Some(i) = s.sentence.find(key) else { return 0 };
                 let rest = &s.sentence[i + key.len()..];
-                rest[..rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len())].parse().unwrap_or(0)
+                rest[..rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len())]
+                    .parse()
+                    .unwrap_or(0)
             };
             sum[0] += n("a queue marked ");
             sum[1] += n("echoed ECE on ");
             sum[2] += n("congestion window ");
         }
-        for (stated, total, what) in [(sum[0], x.ce_segments, "CE marks"), (sum[1], x.ece_acks, "ECE echoes"), (sum[2], x.cwr_segments, "CWR")] {
+        for (stated, total, what) in [
+            (sum[0], x.ce_segments, "CE marks"),
+            (sum[1], x.ece_acks, "ECE echoes"),
+            (sum[2], x.cwr_segments, "CWR"),
+        ] {
             if stated > total {
-                out.push(format!("{d}'s ECN episodes state {stated} {what}, the direction has {total}"));
+                out.push(format!(
+                    "{d}'s ECN episodes state {stated} {what}, the direction has {total}"
+                ));
             }
         }
     }

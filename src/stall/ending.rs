@@ -83,16 +83,26 @@ impl Ending {
             let peer = sender_name(r.by.reverse());
             let (own, theirs) = (r.outstanding[r.by.index()], r.outstanding[r.by.reverse().index()]);
             s.sentence = if r.refused {
-                format!("the server refused the connection: it answered the SYN with a reset at +{}", rel(r.at))
+                format!(
+                    "the server refused the connection: it answered the SYN with a reset at +{}",
+                    rel(r.at)
+                )
             } else {
                 let mut parts = Vec::new();
                 if theirs > 0 {
-                    parts.push(format!("{} the {peer} had sent was not yet acknowledged", bytes(theirs as f64)));
+                    parts.push(format!(
+                        "{} the {peer} had sent was not yet acknowledged",
+                        bytes(theirs as f64)
+                    ));
                 }
                 if own > 0 {
                     parts.push(format!("{} of its own data was outstanding", bytes(own as f64)));
                 }
-                format!("the {who} reset the connection at +{} mid-transfer: {}", rel(r.at), parts.join(", and "))
+                format!(
+                    "the {who} reset the connection at +{} mid-transfer: {}",
+                    rel(r.at),
+                    parts.join(", and ")
+                )
             };
             out.push(s);
         }

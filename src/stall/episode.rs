@@ -73,7 +73,13 @@ impl Delivery {
     /// data (`acked`) a retransmission timer after the run's last signal. Nothing is copied
     /// on the way when there is no episode or no such ACK (nearly every segment).
     #[inline]
-    pub fn ended<E>(open: &mut Option<E>, run: fn(&E) -> &Run, acked: bool, conn: &Connection, at: Timestamp) -> Option<E> {
+    pub fn ended<E>(
+        open: &mut Option<E>,
+        run: fn(&E) -> &Run,
+        acked: bool,
+        conn: &Connection,
+        at: Timestamp,
+    ) -> Option<E> {
         let e = open.as_ref().filter(|_| acked)?;
         if at - run(e).last <= threshold(conn) {
             return None;
@@ -139,7 +145,11 @@ pub fn restate_overall(sentence: &str, all: &str) -> String {
         return sentence.to_string();
     };
     let head = &sentence[..end];
-    let Some(start) = ["against ", "), "].iter().filter_map(|p| head.rfind(p).map(|i| i + p.len())).max() else {
+    let Some(start) = ["against ", "), "]
+        .iter()
+        .filter_map(|p| head.rfind(p).map(|i| i + p.len()))
+        .max()
+    else {
         return sentence.to_string();
     };
     format!("{}{all}{}", &sentence[..start], &sentence[end..])

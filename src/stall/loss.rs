@@ -30,7 +30,14 @@ impl Losses {
     /// Every segment of the connection; `d` is the data direction this tracker watches.
     /// `delivery`: the direction's, this segment counted (`acked`: it acknowledged new data).
     #[inline]
-    pub fn on_segment(&mut self, conn: &Connection, ev: &SegmentEvent, d: Dir, delivery: &Delivery, acked: bool) -> Option<Stall> {
+    pub fn on_segment(
+        &mut self,
+        conn: &Connection,
+        ev: &SegmentEvent,
+        d: Dir,
+        delivery: &Delivery,
+        acked: bool,
+    ) -> Option<Stall> {
         if ev.dir == d {
             if ev.send.retransmission {
                 let e = self.open.get_or_insert_with(|| Episode {

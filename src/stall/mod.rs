@@ -187,7 +187,10 @@ impl StallTracker {
         // An episode's sentence was written when it ended, with the direction's figures of
         // then; the summary beside it prints the connection's final ones, so the sentence
         // states those too.
-        for s in out.iter_mut().filter(|s| matches!(s.kind, StallKind::LossEpisode | StallKind::EcnEpisode)) {
+        for s in out
+            .iter_mut()
+            .filter(|s| matches!(s.kind, StallKind::LossEpisode | StallKind::EcnEpisode))
+        {
             let Some(d) = s.direction else { continue };
             if let Some(all) = self.delivery[d.index()].overall(conn) {
                 s.sentence = episode::restate_overall(&s.sentence, &all);
@@ -271,7 +274,10 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
             .iter()
             .any(|s| s.kind == StallKind::ZeroWindow && s.direction == Some(dir));
         if d.zero_window_advertisements > 0 && !found {
-            out.push(format!("{} zero-window advertisements for {name} data and no zero-window stall", d.zero_window_advertisements));
+            out.push(format!(
+                "{} zero-window advertisements for {name} data and no zero-window stall",
+                d.zero_window_advertisements
+            ));
         }
     }
     out.extend(ecn::law(f));
@@ -296,7 +302,12 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
         }
         // Merged episodes report their time closed in all, never more than their span.
         if s.duration_s > (s.end - s.start) + 1e-6 && s.kind != StallKind::DelayedAck {
-            out.push(format!("a {} stall of {} s over a span of {} s", s.kind.as_str(), s.duration_s, s.end - s.start));
+            out.push(format!(
+                "a {} stall of {} s over a span of {} s",
+                s.kind.as_str(),
+                s.duration_s,
+                s.end - s.start
+            ));
         }
     }
     out

@@ -125,7 +125,10 @@ impl Outage {
                 }
             ),
         };
-        let outstanding = conn.dir(d).flight().map_or(String::new(), |f| format!(" with {} outstanding", bytes(f as f64)));
+        let outstanding = conn
+            .dir(d)
+            .flight()
+            .map_or(String::new(), |f| format!(" with {} outstanding", bytes(f as f64)));
         s.sentence = match kind {
             StallKind::Outage if answered => format!(
                 "nothing the {who} sent was acknowledged for {} from +{at} ({retrans}); an acknowledgment then resumed the transfer: an outage of the path or of the receiver",

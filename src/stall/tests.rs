@@ -34,7 +34,11 @@ impl Flow {
             stalls: StallTracker::default(),
         };
         f.send(0.0, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(65535).mss(1460));
-        f.send(1.0, Dir::S2C, TcpPacket::new(S, C).syn().ack(1).seq(0).window(65535).mss(1460));
+        f.send(
+            1.0,
+            Dir::S2C,
+            TcpPacket::new(S, C).syn().ack(1).seq(0).window(65535).mss(1460),
+        );
         f.send(1.1, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(65535));
         f
     }
@@ -50,7 +54,11 @@ impl Flow {
 
     /// Server data [seq, seq + len) at `ms`.
     fn data(&mut self, ms: f64, seq: u32, len: usize) {
-        self.send(ms, Dir::S2C, TcpPacket::new(S, C).seq(seq).ack(1).payload_len(len).window(65535));
+        self.send(
+            ms,
+            Dir::S2C,
+            TcpPacket::new(S, C).seq(seq).ack(1).payload_len(len).window(65535),
+        );
     }
 
     /// The client's ACK of `ack` with window `win` at `ms`.
@@ -192,7 +200,12 @@ fn keep_alives_after_acknowledged_data_are_reported() {
     let out = run(1100.0);
     let k = only(&out, StallKind::KeepAliveOnly);
     assert_eq!(k.len(), 1, "{out:?}");
-    assert!(k[0].sentence.contains("after its last data at +10.0 ms (120 B in all, acknowledged)"), "{}", k[0].sentence);
+    assert!(
+        k[0].sentence
+            .contains("after its last data at +10.0 ms (120 B in all, acknowledged)"),
+        "{}",
+        k[0].sentence
+    );
     // "One below SND.NXT" 100 ms after the data is no keep-alive timer's (at least 1 s).
     assert!(only(&run(110.0), StallKind::KeepAliveOnly).is_empty());
     // A 1 s timer counted in jiffies fires up to one jiffy (10 ms at HZ=100) early: the
@@ -253,10 +266,22 @@ fn a_delayed_ack_before_the_answer_holds_no_one() {
     let (mut cseq, mut sseq) = (1u32, 1u32);
     let mut t = 10.0;
     for _ in 0..4 {
-        f.send(t, Dir::C2S, TcpPacket::new(C, S).seq(cseq).ack(sseq).payload_len(300).window(65535));
+        f.send(
+            t,
+            Dir::C2S,
+            TcpPacket::new(C, S).seq(cseq).ack(sseq).payload_len(300).window(65535),
+        );
         cseq += 300;
-        f.send(t + 40.5, Dir::S2C, TcpPacket::new(S, C).seq(sseq).ack(cseq).window(65535));
-        f.send(t + 45.0, Dir::S2C, TcpPacket::new(S, C).seq(sseq).ack(cseq).payload_len(200).window(65535));
+        f.send(
+            t + 40.5,
+            Dir::S2C,
+            TcpPacket::new(S, C).seq(sseq).ack(cseq).window(65535),
+        );
+        f.send(
+            t + 45.0,
+            Dir::S2C,
+            TcpPacket::new(S, C).seq(sseq).ack(cseq).payload_len(200).window(65535),
+        );
         sseq += 200;
         t += 46.0;
     }
@@ -310,7 +335,11 @@ fn a_loss_episode_counts_what_was_delivered_in_it_not_the_hole_fills_jump() {
     let out = episode_after_a_hole(40.0);
     let l = only(&out, StallKind::LossEpisode);
     assert_eq!(l.len(), 1, "{out:?}");
-    assert!(l[0].sentence.contains("1.43 KiB delivered during it (584 kbit/s)"), "{}", l[0].sentence);
+    assert!(
+        l[0].sentence.contains("1.43 KiB delivered during it (584 kbit/s)"),
+        "{}",
+        l[0].sentence
+    );
     // The same rate as a figure: the direction's capacity estimate is floored by it.
     let r = l[0].delivered_bps.expect("a rated episode");
     assert!((r - 1460.0 * 8.0 / 0.020).abs() < 1.0, "{r}");
@@ -323,7 +352,11 @@ fn a_loss_episode_shorter_than_a_round_trip_gets_no_rate() {
     let out = episode_after_a_hole(20.6);
     let l = only(&out, StallKind::LossEpisode);
     assert_eq!(l.len(), 1, "{out:?}");
-    assert!(l[0].sentence.contains("less than a round trip: no rate"), "{}", l[0].sentence);
+    assert!(
+        l[0].sentence.contains("less than a round trip: no rate"),
+        "{}",
+        l[0].sentence
+    );
 }
 
 /// A transfer over ECN (`accecn`: the SYNs ask for AccECN instead of RFC 3168): the server's
@@ -337,10 +370,23 @@ fn ecn_transfer(marked: &[u32], accecn: bool) -> Vec<Stall> {
         conn: Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
         stalls: StallTracker::default(),
     };
-    let syn = TcpPacket::new(C, S).flags(TcpFlags::SYN | ece | cwr).seq(0).window(65535).mss(1460);
+    let syn = TcpPacket::new(C, S)
+        .flags(TcpFlags::SYN | ece | cwr)
+        .seq(0)
+        .window(65535)
+        .mss(1460);
     f.send(0.0, Dir::C2S, if accecn { syn.ae() } else { syn });
     let answer = if accecn { cwr } else { ece };
-    f.send(1.0, Dir::S2C, TcpPacket::new(S, C).flags(TcpFlags::SYN | TcpFlags::ACK | answer).ack(1).seq(0).window(65535).mss(1460));
+    f.send(
+        1.0,
+        Dir::S2C,
+        TcpPacket::new(S, C)
+            .flags(TcpFlags::SYN | TcpFlags::ACK | answer)
+            .ack(1)
+            .seq(0)
+            .window(65535)
+            .mss(1460),
+    );
     f.send(1.1, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(65535));
     let (mut echo, mut reduce) = (false, false);
     for i in 0..40u32 {
@@ -351,12 +397,32 @@ fn ecn_transfer(marked: &[u32], accecn: bool) -> Vec<Stall> {
             echo = false;
         }
         let seq = 1 + 1000 * i;
-        f.send(t, Dir::S2C, TcpPacket::new(S, C).seq(seq).ack(1).flags(flags).payload_len(1000).ecn(codepoint));
+        f.send(
+            t,
+            Dir::S2C,
+            TcpPacket::new(S, C)
+                .seq(seq)
+                .ack(1)
+                .flags(flags)
+                .payload_len(1000)
+                .ecn(codepoint),
+        );
         echo |= codepoint == Ecn::Ce;
-        f.send(t + 1.0, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(seq + 1000).flags(TcpFlags::ACK | if echo { ece } else { 0 }));
+        f.send(
+            t + 1.0,
+            Dir::C2S,
+            TcpPacket::new(C, S)
+                .seq(1)
+                .ack(seq + 1000)
+                .flags(TcpFlags::ACK | if echo { ece } else { 0 }),
+        );
         reduce = echo;
     }
-    f.send(2500.0, Dir::S2C, TcpPacket::new(S, C).seq(40_001).ack(1).payload_len(1000).ecn(Ecn::Ect0));
+    f.send(
+        2500.0,
+        Dir::S2C,
+        TcpPacket::new(S, C).seq(40_001).ack(1).payload_len(1000).ecn(Ecn::Ect0),
+    );
     f.send(2501.0, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(41_001));
     f.finish()
 }
@@ -385,5 +451,9 @@ fn one_mark_is_ordinary_and_accecn_counts_only_the_marks() {
     let out = ecn_transfer(&[3, 10], true);
     let e = only(&out, StallKind::EcnEpisode);
     assert_eq!(e.len(), 1, "{out:?}");
-    assert!(e[0].sentence.starts_with("a queue marked 2 server segments CE from +"), "{}", e[0].sentence);
+    assert!(
+        e[0].sentence.starts_with("a queue marked 2 server segments CE from +"),
+        "{}",
+        e[0].sentence
+    );
 }

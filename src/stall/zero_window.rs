@@ -65,7 +65,10 @@ impl ZeroWindow {
             self.probes.push(ev.ts);
             self.probe_count = 0;
             // A closing long after the last reopening starts a new episode.
-            let apart = self.episode.as_ref().is_some_and(|e| ev.ts - e.last_reopen > threshold(conn));
+            let apart = self
+                .episode
+                .as_ref()
+                .is_some_and(|e| ev.ts - e.last_reopen > threshold(conn));
             return if apart {
                 self.episode.take().map(|e| self.sentence(data, e, true))
             } else {
@@ -121,7 +124,11 @@ impl ZeroWindow {
             format!(
                 " after {}{}",
                 list_secs(spacing),
-                if super::backs_off(spacing) { " (persist back-off)" } else { "" }
+                if super::backs_off(spacing) {
+                    " (persist back-off)"
+                } else {
+                    ""
+                }
             )
         } else {
             String::new()
@@ -161,7 +168,12 @@ impl ZeroWindow {
 
     /// At the end of the connection: the last episode, and a window still closed.
     pub fn finish(&self, data: Dir, end: Timestamp) -> Vec<Stall> {
-        let mut out: Vec<Stall> = self.episode.clone().map(|e| self.sentence(data, e, true)).into_iter().collect();
+        let mut out: Vec<Stall> = self
+            .episode
+            .clone()
+            .map(|e| self.sentence(data, e, true))
+            .into_iter()
+            .collect();
         if let Some(start) = self.open {
             let mut s = stall(StallKind::ZeroWindow, Some(data), start, end);
             s.events = self.probe_count;

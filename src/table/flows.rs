@@ -201,7 +201,10 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
     t.col("max_rwnd_bytes", it().map(|f| f.max_rwnd_bytes));
     t.col("retransmitted_segments", it().map(|f| Some(f.retransmitted_segments)));
     t.col("bottleneck_bps", it().map(|f| f.bottleneck_bps));
-    t.col("bottleneck_method", it().map(|f| f.bottleneck_method.map(|m| m.as_str())));
+    t.col(
+        "bottleneck_method",
+        it().map(|f| f.bottleneck_method.map(|m| m.as_str())),
+    );
     t.col(
         "bottleneck_lower_bound",
         it().map(|f| f.capacity.as_ref().map(|c| c.lower_bound)),

@@ -2,8 +2,8 @@
 //! bookkeeping that ties them together (RFC 9293 segment processing, observed passively).
 
 use super::direction::Direction;
-use super::event::{SackRanges, SegmentEvent};
 use super::ecn::SetupFlags;
+use super::event::{SackRanges, SegmentEvent};
 use super::handshake::{Handshake, SynOptions};
 use super::rtt::{Echo, End, RttSource, RttTracker};
 use super::scale_infer::{Confidence, ScaleInference};
@@ -211,9 +211,10 @@ impl Connection {
     /// Whether the connection may use SACK: no handshake segment in the capture says it
     /// does not (RFC 2018 §2: both SYNs must carry SACK-permitted).
     fn may_sack(&self) -> bool {
-        [&self.handshake.syn, &self.handshake.syn_ack]
-            .into_iter()
-            .all(|o| o.as_ref().is_none_or(|o| !matches!(o.sack_permitted, crate::decode::Seen::Absent)))
+        [&self.handshake.syn, &self.handshake.syn_ack].into_iter().all(|o| {
+            o.as_ref()
+                .is_none_or(|o| !matches!(o.sack_permitted, crate::decode::Seen::Absent))
+        })
     }
 
     /// Segment size of direction `d`: the MSS its receiver announced, else the largest
@@ -392,7 +393,12 @@ impl Connection {
             let prompt = acked.acked as u64 >= 2 * rx_mss as u64;
             let raw = match rx.data_ack_rtt.on_ack(seg.ack, ts) {
                 Some(raw) => Some(raw),
-                None => seg.options.sack.iter().next().and_then(|(_, end)| rx.data_ack_rtt.on_sack(end, ts)),
+                None => seg
+                    .options
+                    .sack
+                    .iter()
+                    .next()
+                    .and_then(|(_, end)| rx.data_ack_rtt.on_sack(end, ts)),
             };
             if let Some(raw) = raw.filter(|&raw| first_ack(raw)) {
                 ack_rtt = self.rtt.add_sample(ts, from, RttSource::DataAck, raw, prompt);
@@ -422,7 +428,9 @@ impl Connection {
             let sender_window = if effective == scale {
                 win_bytes
             } else {
-                effective.bytes(seg.window, flags.syn()).or((seg.window == 0).then_some(0))
+                effective
+                    .bytes(seg.window, flags.syn())
+                    .or((seg.window == 0).then_some(0))
             };
             self.views[dir.reverse().index()].on_ack(ts, seg.ack, sender_window, seg.window, tsval);
         }
@@ -619,10 +627,29 @@ mod tests {
         let (ece, cwr) = (TcpFlags::ECE, TcpFlags::CWR);
         let mut k = conn(true);
         // RFC 3168 §6.1.1: an ECN-setup SYN (ECE, CWR) and SYN/ACK (ECE alone).
-        track(&mut k, TcpPacket::new(c, s).flags(TcpFlags::SYN | ece | cwr).seq(100), Dir::C2S, 0);
-        assert_eq!((k.handshake.client_ecn(), k.handshake.ecn()), (Some(EcnOffer::Rfc3168), EcnMode::Unknown));
-        track(&mut k, TcpPacket::new(s, c).flags(TcpFlags::SYN | TcpFlags::ACK | ece).ack(101).seq(500), Dir::S2C, 10);
-        assert_eq!((k.handshake.server_ecn(), k.handshake.ecn()), (Some(EcnOffer::Rfc3168), EcnMode::Rfc3168));
+        track(
+            &mut k,
+            TcpPacket::new(c, s).flags(TcpFlags::SYN | ece | cwr).seq(100),
+            Dir::C2S,
+            0,
+        );
+        assert_eq!(
+            (k.handshake.client_ecn(), k.handshake.ecn()),
+            (Some(EcnOffer::Rfc3168), EcnMode::Unknown)
+        );
+        track(
+            &mut k,
+            TcpPacket::new(s, c)
+                .flags(TcpFlags::SYN | TcpFlags::ACK | ece)
+                .ack(101)
+                .seq(500),
+            Dir::S2C,
+            10,
+        );
+        assert_eq!(
+            (k.handshake.server_ecn(), k.handshake.ecn()),
+            (Some(EcnOffer::Rfc3168), EcnMode::Rfc3168)
+        );
         track(&mut k, TcpPacket::new(c, s).seq(101).ack(501), Dir::C2S, 11);
         // Server data sent ECT(0); a queue marks two segments CE (frames 5 and 6); the
         // client echoes ECE until the server's CWR, which rides on its next new data.
@@ -637,7 +664,13 @@ mod tests {
         at(&mut k, ack(1501), Dir::C2S, 7, 30);
         at(&mut k, ack(2501).flags(TcpFlags::ACK | ece), Dir::C2S, 8, 31);
         at(&mut k, ack(3501).flags(TcpFlags::ACK | ece), Dir::C2S, 9, 32);
-        at(&mut k, data(3501).ecn(Ecn::Ect0).flags(TcpFlags::ACK | cwr), Dir::S2C, 10, 40);
+        at(
+            &mut k,
+            data(3501).ecn(Ecn::Ect0).flags(TcpFlags::ACK | cwr),
+            Dir::S2C,
+            10,
+            40,
+        );
         at(&mut k, ack(4501), Dir::C2S, 11, 50);
         let e = &k.dir(Dir::S2C).ecn;
         assert_eq!((e.ect0, e.ect1, e.ce.count, e.ece.count, e.cwr.count), (2, 0, 2, 2, 1));
@@ -650,14 +683,38 @@ mod tests {
         assert!(!k.dir(Dir::C2S).ecn.any());
         // An ECN-setup SYN answered without ECE: off.
         let mut off = conn(true);
-        track(&mut off, TcpPacket::new(c, s).flags(TcpFlags::SYN | ece | cwr).seq(100), Dir::C2S, 0);
+        track(
+            &mut off,
+            TcpPacket::new(c, s).flags(TcpFlags::SYN | ece | cwr).seq(100),
+            Dir::C2S,
+            0,
+        );
         track(&mut off, TcpPacket::new(s, c).syn().ack(101).seq(500), Dir::S2C, 10);
-        assert_eq!((off.handshake.server_ecn(), off.handshake.ecn()), (Some(EcnOffer::No), EcnMode::Off));
+        assert_eq!(
+            (off.handshake.server_ecn(), off.handshake.ecn()),
+            (Some(EcnOffer::No), EcnMode::Off)
+        );
         // AccECN (RFC 9768): AE, CWR and ECE on the SYN; (AE, CWR, ECE) = 010 answers it.
         let mut acc = conn(true);
-        track(&mut acc, TcpPacket::new(c, s).flags(TcpFlags::SYN | ece | cwr).ae().seq(100), Dir::C2S, 0);
-        track(&mut acc, TcpPacket::new(s, c).flags(TcpFlags::SYN | TcpFlags::ACK | cwr).ack(101).seq(500), Dir::S2C, 10);
-        assert_eq!((acc.handshake.client_ecn(), acc.handshake.ecn()), (Some(EcnOffer::AccEcn), EcnMode::AccEcn));
+        track(
+            &mut acc,
+            TcpPacket::new(c, s).flags(TcpFlags::SYN | ece | cwr).ae().seq(100),
+            Dir::C2S,
+            0,
+        );
+        track(
+            &mut acc,
+            TcpPacket::new(s, c)
+                .flags(TcpFlags::SYN | TcpFlags::ACK | cwr)
+                .ack(101)
+                .seq(500),
+            Dir::S2C,
+            10,
+        );
+        assert_eq!(
+            (acc.handshake.client_ecn(), acc.handshake.ecn()),
+            (Some(EcnOffer::AccEcn), EcnMode::AccEcn)
+        );
     }
 
     #[test]

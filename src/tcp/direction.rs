@@ -46,6 +46,15 @@ pub struct AckOutcome {
     /// receiver's window updates with data outstanding look the same, and it moved neither
     /// simulated case.
     pub options_cut: bool,
+    /// A SACK block of this ACK reported bytes above a gap beyond everything reported
+    /// before (the cumulative ACK and every block): the receiver got a segment whose
+    /// predecessor did not arrive, so something dropped it (or reordered it) just before
+    /// this survivor passed. The pace of such ACKs is the dropping element's
+    /// (`diagnose::drop_pace`).
+    pub new_hole: bool,
+    /// This ACK raised the highest byte the receiver had reported (cumulatively or in a
+    /// SACK block).
+    pub raised: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -236,7 +245,11 @@ impl Direction {
             // each byte has its number), so the connection carried it. Counted now: its fill,
             // when it comes, lies below the highest sequence and is a retransmission here.
             // At a receiver-side capture every byte lost upstream arrives once, as the fill.
-            let gap = if start.is_after(nxt) { start.bytes_after(nxt) as u64 } else { 0 };
+            let gap = if start.is_after(nxt) {
+                start.bytes_after(nxt) as u64
+            } else {
+                0
+            };
             self.unique_bytes += gap;
             self.nxt = Some(end);
             if new_payload > 0 {
@@ -326,6 +339,11 @@ impl Direction {
         self.note_number(ack, false);
         let mut out = AckOutcome::default();
         let sacked_before = self.sacks.sacked_bytes();
+        // The highest byte the receiver had reported before this ACK.
+        let reported_before = match (self.una, self.sacks.high_sacked()) {
+            (Some(u), Some(h)) if h.is_after(u) => Some(h),
+            (u, _) => u,
+        };
         match self.una {
             Some(una) if !ack.is_after(una) => {
                 let outstanding = self.nxt.is_some_and(|n| n.is_after(una));
@@ -365,6 +383,14 @@ impl Direction {
         for (l, r) in sack.iter() {
             self.sacks.on_sack(l, r, una);
         }
+        out.raised = match (reported_before, self.sacks.high_sacked()) {
+            (None, _) => out.acked > 0,
+            (Some(h), high) => una.is_after(h) || high.is_some_and(|x| x.is_after(h)),
+        };
+        out.new_hole = reported_before.is_some_and(|h| {
+            sack.iter()
+                .any(|(l, r)| l.is_after(h) && l.is_after(una) && r.is_after(l))
+        });
         let sacked_after = self.sacks.sacked_bytes();
         let mut delivered = out.acked as i64 + sacked_after as i64 - sacked_before as i64;
         if delivered > 0 {
@@ -394,7 +420,9 @@ impl Direction {
             // twice, or reordered, otherwise credits a full MSS for each (710 kB "delivered"
             // by a FIX session that carried 9 kB, nDPI fix2).
             let outstanding = self.nxt.map_or(0, |n| n.bytes_after(una) as u64);
-            let room = outstanding.saturating_sub(mss as u64).saturating_sub(self.dupack_credit);
+            let room = outstanding
+                .saturating_sub(mss as u64)
+                .saturating_sub(self.dupack_credit);
             let credit = (mss as u64).min(room);
             self.dupack_credit += credit;
             delivered += credit as i64;
@@ -433,9 +461,7 @@ fn dsack(sack: &SackBlocks, ack: SeqNum) -> Option<u32> {
     if !r.is_after(l) {
         return None;
     }
-    let inside_next = it
-        .next()
-        .is_some_and(|(l1, r1)| !l.is_before(l1) && !r.is_after(r1));
+    let inside_next = it.next().is_some_and(|(l1, r1)| !l.is_before(l1) && !r.is_after(r1));
     (!r.is_after(ack) || inside_next).then(|| r.bytes_after(l))
 }
 
@@ -563,14 +589,101 @@ mod tests {
             s
         };
         // Segment 2 lost: SACK of 3..5, no D-SACK.
-        d.on_ack(SeqNum(1001), Some(65535), 65535, &blocks(&[(2001, 4001)]), false, false, 1000);
+        d.on_ack(
+            SeqNum(1001),
+            Some(65535),
+            65535,
+            &blocks(&[(2001, 4001)]),
+            false,
+            false,
+            1000,
+        );
         assert_eq!(d.dsack_segments, 0);
         // Segment 1 (below the ACK) arrived twice.
-        d.on_ack(SeqNum(1001), Some(65535), 65535, &blocks(&[(1, 1001), (2001, 4001)]), false, false, 1000);
+        d.on_ack(
+            SeqNum(1001),
+            Some(65535),
+            65535,
+            &blocks(&[(1, 1001), (2001, 4001)]),
+            false,
+            false,
+            1000,
+        );
         assert_eq!(d.dsack_segments, 1);
         // Segment 4 (inside the second block) arrived twice.
-        d.on_ack(SeqNum(1001), Some(65535), 65535, &blocks(&[(3001, 4001), (2001, 5001)]), false, false, 1000);
+        d.on_ack(
+            SeqNum(1001),
+            Some(65535),
+            65535,
+            &blocks(&[(3001, 4001), (2001, 5001)]),
+            false,
+            false,
+            1000,
+        );
         assert_eq!(d.dsack_segments, 2);
+    }
+
+    #[test]
+    fn a_sack_block_above_a_gap_past_everything_reported_is_a_new_hole() {
+        let mut d = Direction::default();
+        d.on_send(&seg(0, 0, TcpFlags::SYN), Timestamp(0));
+        for i in 0..8 {
+            d.on_send(&seg(1 + i * 1000, 1000, ACK), Timestamp(0));
+        }
+        let blocks = |b: &[(u32, u32)]| {
+            let mut s = NOSACK;
+            for (k, &(l, r)) in b.iter().enumerate() {
+                s.blocks[k] = (SeqNum(l), SeqNum(r));
+            }
+            s.len = b.len() as u8;
+            s
+        };
+        let o = d.on_ack(SeqNum(1001), Some(65535), 65535, &NOSACK, false, false, 1000);
+        assert!(o.raised && !o.new_hole);
+        // Segment 2 dropped: segment 3 is a survivor above a new gap.
+        let o = d.on_ack(
+            SeqNum(1001),
+            Some(65535),
+            65535,
+            &blocks(&[(2001, 3001)]),
+            false,
+            false,
+            1000,
+        );
+        assert!(o.raised && o.new_hole);
+        // Segment 4 follows it: no new gap.
+        let o = d.on_ack(
+            SeqNum(1001),
+            Some(65535),
+            65535,
+            &blocks(&[(2001, 4001)]),
+            false,
+            false,
+            1000,
+        );
+        assert!(o.raised && !o.new_hole);
+        // Segments 5 and 6 dropped, 7 survives.
+        let o = d.on_ack(
+            SeqNum(1001),
+            Some(65535),
+            65535,
+            &blocks(&[(6001, 7001), (2001, 4001)]),
+            false,
+            false,
+            1000,
+        );
+        assert!(o.raised && o.new_hole);
+        // The retransmission of segment 2 fills a gap below: nothing raised, no new gap.
+        let o = d.on_ack(
+            SeqNum(4001),
+            Some(65535),
+            65535,
+            &blocks(&[(6001, 7001)]),
+            false,
+            false,
+            1000,
+        );
+        assert!(!o.raised && !o.new_hole);
     }
 
     #[test]
@@ -651,13 +764,17 @@ mod tests {
         for i in 0..4 {
             d.on_send(&seg(1 + i * 100, 100, ACK), Timestamp(0));
         }
-        let mut delivered = d.on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000).delivered as u64;
+        let mut delivered = d
+            .on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000)
+            .delivered as u64;
         for _ in 0..20 {
             let o = d.on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000);
             assert!(o.duplicate);
             delivered += o.delivered as u64;
         }
-        delivered += d.on_ack(SeqNum(401), Some(65535), 65535, &NOSACK, false, false, 1000).delivered as u64;
+        delivered += d
+            .on_ack(SeqNum(401), Some(65535), 65535, &NOSACK, false, false, 1000)
+            .delivered as u64;
         assert!(delivered <= 400, "{delivered} B delivered of 400 sent");
     }
 

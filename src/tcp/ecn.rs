@@ -21,7 +21,9 @@ impl SetupFlags {
     pub fn of(seg: &Segment) -> SetupFlags {
         let bit = |on: bool, b: u8| if on { b } else { 0 };
         SetupFlags(
-            bit(seg.ae, Self::AE) | bit(seg.flags.has(TcpFlags::CWR), Self::CWR) | bit(seg.flags.has(TcpFlags::ECE), Self::ECE),
+            bit(seg.ae, Self::AE)
+                | bit(seg.flags.has(TcpFlags::CWR), Self::CWR)
+                | bit(seg.flags.has(TcpFlags::ECE), Self::ECE),
         )
     }
 
@@ -215,7 +217,13 @@ mod tests {
         c.on_codepoint(Ecn::Ce, 53, Timestamp(53));
         c.on_codepoint(Ecn::Ect1, 54, Timestamp(54));
         assert_eq!((c.ect0, c.ect1, c.ce.count), (1, 1, 2));
-        assert_eq!(c.ce.first, Some(Mark { frame: 48, ts: Timestamp(48) }));
+        assert_eq!(
+            c.ce.first,
+            Some(Mark {
+                frame: 48,
+                ts: Timestamp(48)
+            })
+        );
         assert_eq!(c.ce.last.map(|m| m.frame), Some(53));
         assert!(c.any());
     }

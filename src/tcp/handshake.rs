@@ -5,8 +5,8 @@
 use super::ecn::{self, SetupFlags};
 use super::window::WindowScale;
 use crate::decode::{Seen, TcpOptions};
-use crate::summary::{EcnMode, EcnOffer};
 use crate::seq::SeqNum;
+use crate::summary::{EcnMode, EcnOffer};
 use crate::time::Timestamp;
 
 /// The options one end announced in its SYN or SYN/ACK.

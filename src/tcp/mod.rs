@@ -19,7 +19,7 @@ pub use ecn::EcnCounts;
 pub use event::{SackRanges, SegmentEvent, SenderView};
 pub use handshake::{Handshake, SynOptions};
 pub use ranges::RangeSet;
-pub use scale_infer::{Confidence, InferredShift, ScaleInference};
 pub(crate) use scale_infer::first_consistent_shift;
+pub use scale_infer::{Confidence, InferredShift, ScaleInference};
 pub use scoreboard::Scoreboard;
 pub use window::WindowScale;

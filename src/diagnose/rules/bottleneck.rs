@@ -346,7 +346,9 @@ mod tests {
             judged: 1.0,
             delay_s: 0.05,
             target_s: 0.002,
-            bins: (0..tl.bins.len()).map(|i| (i as f64) < share * tl.bins.len() as f64).collect(),
+            bins: (0..tl.bins.len())
+                .map(|i| (i as f64) < share * tl.bins.len() as f64)
+                .collect(),
             intervals: 50,
             standing: (50.0 * share) as usize,
         };

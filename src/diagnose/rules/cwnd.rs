@@ -17,9 +17,9 @@
 //! 50 Mbit/s, 80 ms, 1% random loss, CUBIC: 13 retransmissions in 4 s, flight saw-tooths
 //! between 40 and 115 kB, goodput 3.7 Mbit/s.
 
+use super::super::advice::plain;
 use super::super::facts::Findings;
 use super::super::Label;
-use super::super::advice::plain;
 use super::{BinCtx, Claim, Left};
 use crate::summary::{AdviceItem, AdviceKind};
 use crate::units::{pct, rate};
@@ -65,11 +65,17 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     if x.retransmitted_segments > 0 {
         let spurious = match x.spurious_retransmissions {
             0 => String::new(),
-            n if n == x.retransmitted_segments => ", all spurious: the receiver reported each received twice (D-SACK, RFC 2883), so none was a loss".to_string(),
+            n if n == x.retransmitted_segments => {
+                ", all spurious: the receiver reported each received twice (D-SACK, RFC 2883), so none was a loss"
+                    .to_string()
+            }
             n => format!(", {n} of them spurious: the receiver reported them received twice (D-SACK, RFC 2883)"),
         };
         // Counted once: a spurious one is not also an outage's repair.
-        let outage = match x.outage_repairs.min(x.retransmitted_segments - x.spurious_retransmissions.min(x.retransmitted_segments)) {
+        let outage = match x
+            .outage_repairs
+            .min(x.retransmitted_segments - x.spurious_retransmissions.min(x.retransmitted_segments))
+        {
             0 => String::new(),
             n if n == x.retransmitted_segments => ", all repairing what an outage lost (see the stalls)".to_string(),
             n => format!(", {n} of them repairing what an outage lost (see the stalls)"),
@@ -148,7 +154,9 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
     }
     let shares = format!("({} against {})", pct(l.bottleneck), pct(l.cwnd));
     match f.evidence.iter().find(|e| e.starts_with("cwnd-limited though")) {
-        None => vec![format!("cwnd-limited beside a larger bottleneck share {shares}, and no sentence says why")],
+        None => vec![format!(
+            "cwnd-limited beside a larger bottleneck share {shares}, and no sentence says why"
+        )],
         Some(e) if !e.contains(&shares) => vec![format!("the sentence's shares are not the limits' {shares}: {e}")],
         Some(_) => Vec::new(),
     }

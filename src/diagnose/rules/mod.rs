@@ -20,8 +20,8 @@ pub mod receiver_window;
 pub mod sender;
 
 use super::facts::Findings;
-use super::Label;
 use super::timeline::Bin;
+use super::Label;
 use crate::summary::AdviceItem;
 
 /// What a limit's share is called in a sentence that names it.
@@ -110,7 +110,10 @@ pub fn verdict_law(f: &crate::summary::FlowSummary) -> Vec<String> {
     };
     let said = beside(l, other, share(other), share(l));
     if !f.evidence.iter().any(|e| e.starts_with(&said)) {
-        out.push(format!("{l} beside a larger {} share, and no sentence says why ({said})", other.as_str()));
+        out.push(format!(
+            "{l} beside a larger {} share, and no sentence says why ({said})",
+            other.as_str()
+        ));
     }
     out
 }
@@ -121,7 +124,10 @@ pub fn verdict_law(f: &crate::summary::FlowSummary) -> Vec<String> {
 /// colon or semicolon ends one). None when every one holds; else what broke ("26% is not
 /// at least the 40%").
 fn sign_contradicted(sentence: &str) -> Option<String> {
-    let bare = |w: &str| w.trim_matches(|c: char| matches!(c, ',' | '(' | ')' | ':' | ';')).to_string();
+    let bare = |w: &str| {
+        w.trim_matches(|c: char| matches!(c, ',' | '(' | ')' | ':' | ';'))
+            .to_string()
+    };
     let percent = |w: &str| -> Option<f64> { w.strip_suffix('%')?.parse().ok() };
     let words: Vec<&str> = sentence.split(' ').collect();
     let mut last: Option<f64> = None;

@@ -82,9 +82,9 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             super::kept_below(f, &held).unwrap_or_else(|| format!("the receiver's window held the sender {} of the time", pct(share)))
         }
     }));
-    let bound = x
-        .window_bound()
-        .map_or(String::new(), |b| format!("; the window allowed at most rwnd/RTT = {}", rate(b)));
+    let bound = x.window_bound().map_or(String::new(), |b| {
+        format!("; the window allowed at most rwnd/RTT = {}", rate(b))
+    });
     match (x.max_rwnd, x.obeyed_rwnd, x.obeyed_scale.shift()) {
         (Some(w), Some(o), Some(k)) => out.push(format!(
             "the sender read the receiver's windows with shift {k}, not the handshake's: it kept to at most {} where the handshake's scale makes {} of them (see the middlebox finding){bound}; goodput {}",

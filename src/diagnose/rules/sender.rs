@@ -32,8 +32,8 @@
 
 use super::super::advice::{self, plain};
 use super::super::facts::Findings;
-use super::super::Label;
 use super::super::rounds::Round;
+use super::super::Label;
 use super::{Account, BinCtx, Claim, Left, Verdict};
 use crate::summary::{AdviceItem, AdviceKind};
 use crate::units::{bytes, pct};
@@ -283,7 +283,11 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
                 parse(&e[from..end]).is_some_and(|p| p / 100.0 < crate::diagnose::capacity::AT_CAPACITY)
             })
     });
-    let bottleneck = if below_capacity { claimed + unknown } else { l.bottleneck };
+    let bottleneck = if below_capacity {
+        claimed + unknown
+    } else {
+        l.bottleneck
+    };
     let largest_other = l.receiver_window.max(l.cwnd).max(bottleneck);
     let decides = idle + tol >= MIN_IDLE_SHARE || own + tol >= MIN_SHARE || own + tol >= largest_other;
     if !decides {

@@ -65,7 +65,9 @@ mod tests {
             f.c2s(1 + i * 1448, 1, 1448, 501, None);
         }
         let out = f.findings();
-        let m = out.iter().find(|m| m.kind.as_str() == "mss-clamped" && m.confidence.as_str() == "likely");
+        let m = out
+            .iter()
+            .find(|m| m.kind.as_str() == "mss-clamped" && m.confidence.as_str() == "likely");
         assert!(m.is_some_and(|m| m.direction.as_str() == "syn"), "{out:?}");
     }
 

@@ -136,7 +136,11 @@ mod tests {
         let out = f.findings();
         assert!(has(&out, "wscale-stripped", "syn"), "{out:?}");
         assert_eq!(
-            out.iter().find(|m| m.kind.as_str() == "wscale-stripped").unwrap().confidence.as_str(),
+            out.iter()
+                .find(|m| m.kind.as_str() == "wscale-stripped")
+                .unwrap()
+                .confidence
+                .as_str(),
             "likely"
         );
     }

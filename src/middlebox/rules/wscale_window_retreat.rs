@@ -96,7 +96,10 @@ mod tests {
             .at_ms(60.1);
         f.c2s(1, 1, 0, 65535, None).at_ms(121.0).s2c(1, 1, 1448, 64, None);
         let out = f.findings();
-        let m = out.iter().find(|m| m.kind.as_str() == "wscale-mismatch").expect("mismatch");
+        let m = out
+            .iter()
+            .find(|m| m.kind.as_str() == "wscale-mismatch")
+            .expect("mismatch");
         assert_eq!((m.direction.as_str(), m.confidence.as_str()), ("syn-ack", "certain"));
         assert!(m.evidence.contains("≥ 10"), "{}", m.evidence);
     }
@@ -110,7 +113,10 @@ mod tests {
             .at_ms(60.1);
         f.c2s(1, 1, 1448, 64240, None).at_ms(60.3).s2c(1, 1449, 0, 32784, None);
         let out = f.findings();
-        let m = out.iter().find(|m| m.kind.as_str() == "wscale-mismatch").expect("mismatch");
+        let m = out
+            .iter()
+            .find(|m| m.kind.as_str() == "wscale-mismatch")
+            .expect("mismatch");
         assert_eq!((m.direction.as_str(), m.confidence.as_str()), ("syn-ack", "likely"));
 
         // unscaled receiver whose window shrinks only as data arrives: the edge stays put
@@ -134,7 +140,10 @@ mod tests {
             .at_ms(172.0);
         f.c2s(1, 1, 215, 343, None).at_ms(350.0).s2c(1, 216, 0, 62, None);
         let out = f.findings();
-        let m = out.iter().find(|m| m.kind.as_str() == "wscale-mismatch").expect("mismatch");
+        let m = out
+            .iter()
+            .find(|m| m.kind.as_str() == "wscale-mismatch")
+            .expect("mismatch");
         assert_eq!(
             (m.direction.as_str(), m.confidence.as_str()),
             ("syn-ack", "possible"),

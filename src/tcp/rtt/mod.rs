@@ -200,7 +200,8 @@ impl Loop {
     /// The least prompt sample within two rounds of `round` before `now` (the ring forgets
     /// old samples only when a new one comes): the loop now, queue included.
     pub fn prompt_min_at(&self, now: Timestamp, round: Span) -> Option<Span> {
-        self.prompt_recent.min_since(now, Span(round.nanos().saturating_mul(RECENT_ROUNDS)))
+        self.prompt_recent
+            .min_since(now, Span(round.nanos().saturating_mul(RECENT_ROUNDS)))
     }
 
     /// The latest prompt sample's value: how long this loop's round takes now.
@@ -252,7 +253,11 @@ impl Recent {
 
     /// The least of the samples no older than `horizon` before `now`.
     fn min_since(&self, now: Timestamp, horizon: Span) -> Option<Span> {
-        (0..self.len).map(|i| self.at(i)).filter(|&(t, _)| now - t <= horizon).map(|(_, r)| r).min()
+        (0..self.len)
+            .map(|i| self.at(i))
+            .filter(|&(t, _)| now - t <= horizon)
+            .map(|(_, r)| r)
+            .min()
     }
 }
 
@@ -303,7 +308,14 @@ impl RttTracker {
     /// loop in the other loop's end-to-end samples ([`Self::other_now`]): a request's
     /// answer after the server's think time, or an ACK that waited for its timer, would
     /// otherwise be added to every sample of the other loop until the next one.
-    pub fn add_sample(&mut self, at: Timestamp, through: End, source: RttSource, raw: Span, prompt: bool) -> Option<RttSample> {
+    pub fn add_sample(
+        &mut self,
+        at: Timestamp,
+        through: End,
+        source: RttSource,
+        raw: Span,
+        prompt: bool,
+    ) -> Option<RttSample> {
         if raw.nanos() < 0 {
             return None;
         }
@@ -364,7 +376,10 @@ impl RttTracker {
             // so behind a queue they come a queue's length apart at the least when the path
             // delivers in bursts (a link that aggregates, a host that batches), and two
             // base RTTs would forget them between bursts.
-            let round = self.base_end_to_end().unwrap_or(base).max(o.prompt_latest().unwrap_or(Span::ZERO));
+            let round = self
+                .base_end_to_end()
+                .unwrap_or(base)
+                .max(o.prompt_latest().unwrap_or(Span::ZERO));
             o.prompt_min_at(at, round).map_or(base, |r| r.max(base))
         } else {
             base
@@ -524,14 +539,22 @@ mod tests {
         // Before the quantum settles, round first timestamps prove nothing: only zero goes.
         let mut early = RttTracker::default();
         early.quantum.on(Timestamp(1_700_000_000_123_000_000));
-        assert!(early.add(Timestamp(0), End::Client, RttSource::DataAck, Span::from_micros(2)).is_some());
-        assert!(early.add(Timestamp(0), End::Client, RttSource::DataAck, Span(0)).is_none());
+        assert!(early
+            .add(Timestamp(0), End::Client, RttSource::DataAck, Span::from_micros(2))
+            .is_some());
+        assert!(early
+            .add(Timestamp(0), End::Client, RttSource::DataAck, Span(0))
+            .is_none());
         let mut r = RttTracker::default();
         for _ in 0..crate::time::QUANTUM_SETTLED_AFTER {
             r.quantum.on(Timestamp(1_700_000_000_123_456_000)); // a microsecond capture
         }
-        assert!(r.add(Timestamp(0), End::Client, RttSource::DataAck, Span::from_micros(2)).is_none());
-        assert!(r.add(Timestamp(0), End::Client, RttSource::DataAck, Span::from_micros(10)).is_some());
+        assert!(r
+            .add(Timestamp(0), End::Client, RttSource::DataAck, Span::from_micros(2))
+            .is_none());
+        assert!(r
+            .add(Timestamp(0), End::Client, RttSource::DataAck, Span::from_micros(10))
+            .is_some());
         assert_eq!(r.through(End::Client).min, Some(Span::from_micros(10)));
         assert_eq!(r.through(End::Client).unresolved, 1);
     }
@@ -552,14 +575,22 @@ mod tests {
         let mut r = millisecond_tracker();
         let t = Timestamp(0);
         for raw in [0, 1, 0, 0] {
-            assert!(r.add(t, End::Client, RttSource::DataAck, Span::from_millis(raw)).is_none());
+            assert!(r
+                .add(t, End::Client, RttSource::DataAck, Span::from_millis(raw))
+                .is_none());
         }
-        assert!(r.add(t, End::Client, RttSource::DataAck, Span::from_millis(39)).is_some());
+        assert!(r
+            .add(t, End::Client, RttSource::DataAck, Span::from_millis(39))
+            .is_some());
         assert!(r.add_loop(End::Client, Span::from_millis(45)));
         assert_eq!(r.through(End::Client).least(), None, "the loop is within a tick");
         assert!(r.through(End::Client).measured());
         let s = r.add(t, End::Server, RttSource::TsEcho, Span::from_millis(40)).unwrap();
-        assert_eq!(s.end_to_end, Span::from_millis(40), "no delayed ACK added to the far loop");
+        assert_eq!(
+            s.end_to_end,
+            Span::from_millis(40),
+            "no delayed ACK added to the far loop"
+        );
         assert_eq!(r.min_end_to_end(), Some(Span::from_millis(40)));
         assert_eq!(r.unresolved_bound(), None);
         // Read as 1 ms at best: that is the loop's figure.
@@ -595,12 +626,17 @@ mod tests {
         let mut r = tracker();
         let t = Timestamp(0);
         r.add(t, End::Server, RttSource::Handshake, Span::from_millis(30));
-        let s = r.add(t, End::Client, RttSource::Handshake, Span::from_millis(20)).unwrap();
+        let s = r
+            .add(t, End::Client, RttSource::Handshake, Span::from_millis(20))
+            .unwrap();
         assert_eq!(s.end_to_end, Span::from_millis(50));
         assert_eq!(r.min_end_to_end(), Some(Span::from_millis(50)));
         let s = r.add(t, End::Server, RttSource::TsEcho, Span::from_millis(40)).unwrap();
         assert_eq!(s.end_to_end, Span::from_millis(60));
-        assert!(r.add(t, End::Server, RttSource::TsEcho, Span::ZERO).is_none(), "a zero is below resolution");
+        assert!(
+            r.add(t, End::Server, RttSource::TsEcho, Span::ZERO).is_none(),
+            "a zero is below resolution"
+        );
         assert_eq!(r.min_end_to_end(), Some(Span::from_millis(50)));
     }
 
@@ -618,17 +654,39 @@ mod tests {
         // A queue of 40 ms builds: echoes through the server read 90 ms.
         r.add(t(100), End::Server, RttSource::TsEcho, ms(90));
         r.add(t(101), End::Client, RttSource::DataAck, ms(40)); // a delayed ACK
-        let s = r.add(t(102), End::Client, RttSource::DataAck, Span::from_micros(100)).unwrap();
-        assert_eq!(s.end_to_end, ms(90) + Span::from_micros(100), "the near sample reads the path now");
+        let s = r
+            .add(t(102), End::Client, RttSource::DataAck, Span::from_micros(100))
+            .unwrap();
+        assert_eq!(
+            s.end_to_end,
+            ms(90) + Span::from_micros(100),
+            "the near sample reads the path now"
+        );
         let s = r.add(t(103), End::Server, RttSource::TsEcho, ms(91)).unwrap();
-        assert_eq!(s.end_to_end, ms(91) + Span::from_micros(100), "the far sample adds the near loop's minimum");
+        assert_eq!(
+            s.end_to_end,
+            ms(91) + Span::from_micros(100),
+            "the far sample adds the near loop's minimum"
+        );
         // After a silence longer than two rounds no far sample is recent: its minimum stands.
-        let s = r.add(t(5_000), End::Client, RttSource::DataAck, Span::from_micros(100)).unwrap();
-        assert_eq!(s.end_to_end, ms(50) + Span::from_micros(100), "no sample spans the silence");
+        let s = r
+            .add(t(5_000), End::Client, RttSource::DataAck, Span::from_micros(100))
+            .unwrap();
+        assert_eq!(
+            s.end_to_end,
+            ms(50) + Span::from_micros(100),
+            "no sample spans the silence"
+        );
         // An answer that waited on the server's application is no measure of the loop now.
         r.add_sample(t(6_000), End::Server, RttSource::TsEcho, ms(400), false);
-        let s = r.add(t(6_001), End::Client, RttSource::DataAck, Span::from_micros(100)).unwrap();
-        assert_eq!(s.end_to_end, ms(50) + Span::from_micros(100), "a held answer stands for nothing");
+        let s = r
+            .add(t(6_001), End::Client, RttSource::DataAck, Span::from_micros(100))
+            .unwrap();
+        assert_eq!(
+            s.end_to_end,
+            ms(50) + Span::from_micros(100),
+            "a held answer stands for nothing"
+        );
     }
 
     /// On a LAN behind a 10 ms queue whose link releases data in bursts, the far loop's
@@ -647,7 +705,11 @@ mod tests {
         let s = r.add(t(25_000), End::Client, RttSource::DataAck, us(10)).unwrap();
         assert_eq!(s.end_to_end, us(10_010), "5 ms after the burst the queue still stands");
         let s = r.add(t(60_000), End::Client, RttSource::DataAck, us(10)).unwrap();
-        assert_eq!(s.end_to_end, us(610), "40 ms later (four of its rounds) nothing says so");
+        assert_eq!(
+            s.end_to_end,
+            us(610),
+            "40 ms later (four of its rounds) nothing says so"
+        );
     }
 
     #[test]
@@ -657,7 +719,9 @@ mod tests {
         assert_eq!(r.min_end_to_end(), None);
         assert_eq!(r.lone_loop(), Some((End::Server, Span::from_millis(30))));
         // The near end's turnaround, under a tick: measured as negligible.
-        assert!(r.add(Timestamp(0), End::Client, RttSource::Handshake, Span::ZERO).is_none());
+        assert!(r
+            .add(Timestamp(0), End::Client, RttSource::Handshake, Span::ZERO)
+            .is_none());
         assert_eq!(r.min_end_to_end(), Some(Span::from_millis(30)));
         assert_eq!(r.lone_loop(), None);
     }

@@ -104,10 +104,20 @@ fn a_coarse_clock_and_a_coalescing_tap() {
     assert!(a.windows(2).all(|w| w[0].ts <= w[1].ts));
     // The tap's batches share one stamp; a tap changes no timing: the receiver's
     // capture is that of the same path without the tap.
-    let t: Vec<i64> = data_times(&p, out.pcap(Vantage::Middle).unwrap()).iter().map(|d| d.1).collect();
+    let t: Vec<i64> = data_times(&p, out.pcap(Vantage::Middle).unwrap())
+        .iter()
+        .map(|d| d.1)
+        .collect();
     let same = t.windows(2).filter(|w| w[1] == w[0]).count();
     assert!(same * 2 > t.len(), "{same} of {}", t.len());
-    let without = run(&Path { middle: None, ..p.clone() }, &[Flow::default()], ms(1000));
+    let without = run(
+        &Path {
+            middle: None,
+            ..p.clone()
+        },
+        &[Flow::default()],
+        ms(1000),
+    );
     assert_eq!(without.receiver_side_pcap, out.receiver_side_pcap);
 }
 

@@ -67,7 +67,10 @@ enum Kind {
     /// A packet leaves the shaper for the bottleneck queue.
     Shaped(Box<Pkt>),
     /// A coalescing host's interrupt for the batch of this generation.
-    Interrupt { host: usize, gen: u64 },
+    Interrupt {
+        host: usize,
+        gen: u64,
+    },
     /// The host's stack (and capture) takes a packet of a coalesced batch.
     Deliver(Box<Pkt>),
     /// A packet of cross traffic reaches the bottleneck queue.
@@ -537,7 +540,11 @@ impl Sim {
         let data = link == SENDER && pkt.seg.len > 0;
         // The AQM marks an ECN-capable packet CE where it would drop (`Path::ecn_mark_pkts`),
         // as long as the queue has room for it at all.
-        if let Some(k) = self.path.ecn_mark_pkts.filter(|_| link == SENDER && pkt.seg.ecn.is_ect()) {
+        if let Some(k) = self
+            .path
+            .ecn_mark_pkts
+            .filter(|_| link == SENDER && pkt.seg.ecn.is_ect())
+        {
             let backlog = self.links[link].backlog(now);
             if backlog >= k && backlog < self.path.queue_pkts.max(1) {
                 pkt.seg.ecn = Ecn::Ce;
@@ -708,7 +715,12 @@ impl Sim {
             seq: e.isn,
             ack: 0,
             // RFC 3168 §6.1.1: an ECN-setup SYN.
-            flags: TcpFlags::SYN | if self.flows[f].cfg.ecn { TcpFlags::ECE | TcpFlags::CWR } else { 0 },
+            flags: TcpFlags::SYN
+                | if self.flows[f].cfg.ecn {
+                    TcpFlags::ECE | TcpFlags::CWR
+                } else {
+                    0
+                },
             win: e.syn_wnd as u16,
             len: 0,
             ts: None,
@@ -859,7 +871,15 @@ impl Sim {
             let ts_data = fl.end[SENDER].ts_on || r.ts_on;
             let rcv_mss = peer.saturating_sub(if ts_data { 12 } else { 0 }).max(64);
             let stack = fl.stack[RECEIVER];
-            let mut rcv = Receiver::new(r.space, r.rcv_wscale, r.syn_wnd, rcv_mss, fl.cfg.reader, r.peer_syn_ts, &stack);
+            let mut rcv = Receiver::new(
+                r.space,
+                r.rcv_wscale,
+                r.syn_wnd,
+                rcv_mss,
+                fl.cfg.reader,
+                r.peer_syn_ts,
+                &stack,
+            );
             rcv.start_reader(now);
             fl.rcv = Some(rcv);
             self.reader_timer(f);

@@ -120,20 +120,34 @@ fn cross_traffic_takes_its_share_of_the_bottleneck() {
     assert!(gb < 0.7 * ga && gb > 0.3 * ga, "{gb} vs {ga}");
     // Cross traffic is no captured host's: the captures hold the flow's packets only.
     assert_eq!(
-        records(&a.sender_side_pcap).iter().filter(|r| r.seg.flags.syn()).count(),
-        records(&b.sender_side_pcap).iter().filter(|r| r.seg.flags.syn()).count()
+        records(&a.sender_side_pcap)
+            .iter()
+            .filter(|r| r.seg.flags.syn())
+            .count(),
+        records(&b.sender_side_pcap)
+            .iter()
+            .filter(|r| r.seg.flags.syn())
+            .count()
     );
 }
 
 #[test]
 fn the_extremes_of_rate_and_delay_run() {
     // A 1 Gbit/s LAN of 0.2 ms and a 1 Mbit/s path of 400 ms.
-    for (rate, rtt, bytes) in [(1_000_000_000u64, Duration::from_micros(200), 2_000_000u64), (1_000_000, ms(400), 20_000)] {
+    for (rate, rtt, bytes) in [
+        (1_000_000_000u64, Duration::from_micros(200), 2_000_000u64),
+        (1_000_000, ms(400), 20_000),
+    ] {
         let p = Path::new(rate, rtt);
         let out = run(&p, &[Flow::default()], ms(1000));
         let t = &out.truth[0];
         assert!(t.closed && t.bytes_read > bytes, "{rate}: {t:?}");
-        assert!(t.min_rtt.unwrap() >= t.base_rtt, "{rate}: {:?} {:?}", t.min_rtt, t.base_rtt);
+        assert!(
+            t.min_rtt.unwrap() >= t.base_rtt,
+            "{rate}: {:?} {:?}",
+            t.min_rtt,
+            t.base_rtt
+        );
         assert!(t.base_rtt >= rtt);
     }
 }

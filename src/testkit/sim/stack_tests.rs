@@ -111,7 +111,11 @@ fn delayed_acks_wait_as_long_as_the_stack_says() {
                 assert!(waited >= 3, "{}: {delays:?}", stack.name);
                 assert!(max < (w + 1) * 1_000_000, "{}: {delays:?}", stack.name);
                 // The others went at once, one per second segment.
-                assert!(delays.iter().filter(|&&d| d < 1_000_000).count() >= 3, "{}: {delays:?}", stack.name);
+                assert!(
+                    delays.iter().filter(|&&d| d < 1_000_000).count() >= 3,
+                    "{}: {delays:?}",
+                    stack.name
+                );
             }
             None => assert!(max < 1_000_000, "{}: {delays:?}", stack.name),
         }
@@ -145,8 +149,14 @@ fn an_old_stack_never_passes_64_kib() {
         .iter()
         .all(|r| r.seg.options.wscale.is_none() && r.seg.options.timestamps.is_none() && r.seg.options.sack_permitted));
     // IW 2: two segments leave before the first ACK of data comes back.
-    let first_ack_ts = from_receiver(&p, &recs).filter(|r| !r.seg.flags.syn()).nth(1).unwrap().ts;
-    let before = from_sender(&p, &recs).filter(|r| r.seg.payload_len > 0 && r.ts < first_ack_ts).count();
+    let first_ack_ts = from_receiver(&p, &recs)
+        .filter(|r| !r.seg.flags.syn())
+        .nth(1)
+        .unwrap()
+        .ts;
+    let before = from_sender(&p, &recs)
+        .filter(|r| r.seg.payload_len > 0 && r.ts < first_ack_ts)
+        .count();
     assert_eq!(before, 2);
 }
 
@@ -169,7 +179,9 @@ fn a_windows_sender_holds_its_send_buffer() {
         assert!(t.steady.sender_share() > 0.9, "{buf}: {:?}", t.steady);
         // The Linux receiver offered timestamps; the Windows sender did not answer them.
         let recs = records(&out.receiver_side_pcap);
-        assert!(recs.iter().all(|r| r.seg.options.timestamps.is_none() || (r.seg.flags.syn() && !r.seg.flags.ack())));
+        assert!(recs
+            .iter()
+            .all(|r| r.seg.options.timestamps.is_none() || (r.seg.flags.syn() && !r.seg.flags.ack())));
         assert!(recs.iter().any(|r| r.seg.options.timestamps.is_some()));
     }
 }

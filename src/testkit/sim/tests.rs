@@ -201,7 +201,10 @@ fn bytes_are_conserved() {
             Flow {
                 upload: true,
                 cc: Cc::Reno,
-                sender_stack: Stack { sack: false, ..Stack::linux() },
+                sender_stack: Stack {
+                    sack: false,
+                    ..Stack::linux()
+                },
                 ..Flow::default()
             },
         ),
@@ -520,7 +523,10 @@ fn odd_configurations_run_to_the_end() {
                 ..base.clone()
             },
             vec![Flow {
-                sender_stack: Stack { sack: false, ..Stack::linux() },
+                sender_stack: Stack {
+                    sack: false,
+                    ..Stack::linux()
+                },
                 cc: Cc::Reno,
                 ..Flow::default()
             }],

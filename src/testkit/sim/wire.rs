@@ -296,7 +296,10 @@ mod tests {
 
     #[test]
     fn a_mark_sets_ce_and_keeps_the_ipv4_checksum_valid() {
-        for (src, dst, v6) in [("10.0.0.2:5001", "10.0.0.1:40000", false), ("[fd00::2]:5001", "[fd00::1]:40000", true)] {
+        for (src, dst, v6) in [
+            ("10.0.0.2:5001", "10.0.0.1:40000", false),
+            ("[fd00::2]:5001", "[fd00::1]:40000", true),
+        ] {
             let (link, mut bytes) = TcpPacket::new(src, dst).payload_len(100).ecn(Ecn::Ect0).build();
             mark_ce(&mut bytes, v6);
             assert_eq!(decode(link, &bytes).unwrap().ecn, Ecn::Ce);

@@ -1,0 +1,201 @@
+//! The pace of the element that dropped a flow's packets, from the survivors of its drops.
+//!
+//! An element drops only while it is saturated: a drop-tail queue when it is full (its link
+//! then busy), a token-bucket policer when its bucket is empty (each packet then waits for
+//! its tokens). Between two of its drops it was saturated throughout, so what passed it
+//! in between passed at its service rate: the link's for a queue, the token rate for a
+//! policer (a bucket empty at both drops gained exactly what passed, Cruz 1991). The
+//! receiver reports each survivor of a drop at once (RFC 5681 §4.2: an out-of-order
+//! segment gets an immediate ACK) with a SACK block above a new gap (RFC 2018), so the
+//! ACKs between the first and the last such report of a burst carry that pace, at the
+//! receiver and, a one-way trip later, at the sender.
+//!
+//! The pace is what tells a policer's rate from the line's: its bucket lets bursts through
+//! at the line rate, which the packet spacing shows, while the pace while it dropped is the
+//! rate it enforces (Flach et al., SIGCOMM 2016, §3.1). Where a queue dropped, the pace
+//! is the link's and agrees with the spacing.
+//!
+//! A train is the ACKs of one burst from its first new gap to its last; a gap of more than
+//! half a round trip between new gaps ends it (the next round's drops come a round trip
+//! later, after the bucket or the queue had time to recover). One gap is a packet pair
+//! across a loss, which a random (not congestive) loss also makes, spaced by whatever the
+//! sender sent; only trains of [`MIN_HOLES`] gaps count, repeated drops between survivors
+//! of one burst, which independent random losses make rarely (their probability is the
+//! loss rate's square). Constant memory: the open train and the totals.
+
+use crate::time::{Span, Timestamp};
+
+/// New gaps a train needs: the first starts the span, the others are drops within it.
+pub const MIN_HOLES: u32 = 3;
+
+#[derive(Clone, Debug, Default)]
+pub struct DropPace {
+    /// The open train: its first new-gap ACK, its last, the bytes reported after the
+    /// first (all ACKs) and as of the last new gap, and its new gaps.
+    first: Option<Timestamp>,
+    last_hole: Option<Timestamp>,
+    running: u64,
+    at_last_hole: u64,
+    holes: u32,
+    /// Closed trains of at least [`MIN_HOLES`] gaps: how many, their bytes and spans.
+    pub trains: u32,
+    bytes: u64,
+    span: Span,
+    /// The shortest span the clock resolves, as of the last ACK.
+    min_span: Span,
+    /// The last ACK that raised the highest byte reported.
+    last_raise: Option<Timestamp>,
+    /// Per gap between consecutive drops of a train: bytes reported and the time taken
+    /// (at most [`MAX_SAMPLES`]).
+    pub samples: Vec<(u64, Span)>,
+    /// Bytes reported since the train's last drop.
+    since_hole: u64,
+}
+
+/// Gap samples kept: the first this many drops tell the pace.
+const MAX_SAMPLES: usize = 256;
+
+impl DropPace {
+    /// An ACK at `ts` that newly reported `delivered` bytes, `new_hole` when above a new
+    /// gap (`tcp::AckOutcome::new_hole`). `round` is the base round trip; `min_span` the
+    /// shortest span the capture's clock resolves.
+    pub fn on_ack(&mut self, ts: Timestamp, delivered: u64, new_hole: bool, raised: bool, round: Span, min_span: Span) {
+        self.min_span = min_span;
+        let half = Span(round.nanos() / 2);
+        if self.last_hole.is_some_and(|t| ts - t > half) {
+            self.close();
+        }
+        // A gap above a byte reported a round trip ago was dropped then, not beside this
+        // survivor: only a gap above one reported within the burst is a drop in it.
+        let new_hole = new_hole && self.last_raise.is_some_and(|t| ts - t <= half);
+        if raised {
+            self.last_raise = Some(ts);
+        }
+        match (new_hole, self.first) {
+            (true, None) => {
+                self.first = Some(ts);
+                self.last_hole = Some(ts);
+                self.holes = 1;
+                self.running = 0;
+                self.at_last_hole = 0;
+                self.since_hole = 0;
+            }
+            (true, Some(_)) => {
+                self.running += delivered;
+                let gap = ts - self.last_hole.unwrap_or(ts);
+                let bytes = self.since_hole + delivered;
+                if gap >= min_span && gap.nanos() > 0 && bytes > 0 && self.samples.len() < MAX_SAMPLES {
+                    self.samples.push((bytes, gap));
+                }
+                self.since_hole = 0;
+                self.holes += 1;
+                self.last_hole = Some(ts);
+                self.at_last_hole = self.running;
+            }
+            (false, Some(_)) => {
+                self.running += delivered;
+                self.since_hole += delivered;
+            }
+            (false, None) => {}
+        }
+    }
+
+    /// Ends the open train; it counts when it has enough gaps over a span the clock resolves.
+    pub fn close(&mut self) {
+        let min_span = self.min_span;
+        if let (Some(first), Some(last)) = (self.first.take(), self.last_hole.take()) {
+            let span = last - first;
+            if self.holes >= MIN_HOLES && span >= min_span && span.nanos() > 0 && self.at_last_hole > 0 {
+                self.trains += 1;
+                self.bytes += self.at_last_hole;
+                self.span = self.span + span;
+            }
+        }
+        self.holes = 0;
+    }
+
+    /// The pace (bytes/s) over every counted train, with how many there were.
+    pub fn rate(&self) -> Option<(f64, u32)> {
+        (self.trains > 0 && self.span.nanos() > 0).then(|| (self.bytes as f64 / self.span.secs_f64(), self.trains))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROUND: Span = Span::from_millis(50);
+    const CLOCK: Span = Span::from_micros(10);
+
+    fn at(ms: f64) -> Timestamp {
+        Timestamp(1_000_000_000) + Span::from_secs_f64(ms / 1000.0)
+    }
+
+    /// One burst through a bucket at `pace_ms` per 1328-byte segment: 20 segments at the
+    /// line (0.11 ms apart, no gaps), then `drops` survivors each above a new gap.
+    fn burst(p: &mut DropPace, from_ms: f64, pace_ms: f64, drops: usize) {
+        for i in 0..20 {
+            p.on_ack(at(from_ms + i as f64 * 0.11), 1328, false, true, ROUND, CLOCK);
+        }
+        let start = from_ms + 20.0 * 0.11;
+        for i in 0..drops {
+            p.on_ack(at(start + i as f64 * pace_ms), 1328, true, true, ROUND, CLOCK);
+        }
+    }
+
+    #[test]
+    fn survivors_of_a_policers_drops_come_at_its_token_rate() {
+        let mut p = DropPace::default();
+        // 0.74 ms per 1328-byte segment: 14.4 Mbit/s of payload, in three rounds.
+        for round in 0..3 {
+            burst(&mut p, round as f64 * 50.0, 0.74, 4);
+        }
+        p.close();
+        assert_eq!(p.trains, 3);
+        assert_eq!(p.samples.len(), 9);
+        for &(b, s) in &p.samples {
+            assert!((b as f64 / s.secs_f64() * 8e-6 - 14.36).abs() < 0.05, "{b} B in {s:?}");
+        }
+        let (rate, n) = p.rate().expect("a pace");
+        assert_eq!(n, 3);
+        assert!((rate * 8e-6 - 14.36).abs() < 0.05, "{rate}");
+    }
+
+    #[test]
+    fn a_gap_above_data_reported_a_round_ago_is_no_drop_of_this_burst() {
+        let mut p = DropPace::default();
+        // The last survivor of a burst; the segments after it were dropped at the burst's
+        // end, and the next survivor comes with the next round, 45 ms later.
+        p.on_ack(at(0.0), 1328, false, true, ROUND, CLOCK);
+        p.on_ack(at(45.0), 1328, true, true, ROUND, CLOCK);
+        p.on_ack(at(45.7), 1328, true, true, ROUND, CLOCK);
+        p.close();
+        // One drop within the burst: no gap between two of them, no train.
+        assert!(p.samples.is_empty());
+        assert_eq!(p.trains, 0);
+    }
+
+    #[test]
+    fn a_single_drop_per_burst_gives_no_pace() {
+        // Random losses: one gap per burst, bursts a round trip apart.
+        let mut p = DropPace::default();
+        for round in 0..10 {
+            burst(&mut p, round as f64 * 50.0, 0.11, 1);
+        }
+        p.close();
+        assert!(p.samples.is_empty());
+        assert_eq!(p.rate(), None);
+    }
+
+    #[test]
+    fn gaps_the_clock_cannot_resolve_are_no_samples() {
+        let mut p = DropPace::default();
+        let coarse = Span::from_millis(10);
+        p.on_ack(at(0.0), 1328, false, true, ROUND, coarse);
+        for i in 1..6 {
+            p.on_ack(at(i as f64), 1328, true, true, ROUND, coarse);
+        }
+        p.close();
+        assert!(p.samples.is_empty());
+    }
+}

@@ -591,7 +591,8 @@ pub struct CapacitySummary {
     /// A token-bucket policer the losses showed: its rate (bit/s, payload) and the depth of
     /// the least bucket that passed what the flow delivered (bytes). Over an interval T
     /// such a path carries up to depth + rate x T, so delivery over a few RTTs may exceed
-    /// the rate it sustains.
+    /// the rate it sustains. The depth is absent when nothing passed above the rate at the
+    /// timeline's resolution (a bucket smaller than one bin's tokens).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policed_bps: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

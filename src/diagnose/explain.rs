@@ -112,9 +112,15 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
                 rate(p.rate)
             ),
         };
+        // A bucket that let nothing through above the rate at the timeline's resolution
+        // is not measured: no burst is named rather than a zero one.
+        let burst = if p.depth >= 1.0 {
+            format!(" and never more than a {} burst above that rate", bytes(p.depth))
+        } else {
+            String::new()
+        };
         out.push(format!(
-            "losses with no queue building before them, {passed} and never more than a {} burst above that rate: a token-bucket policer (Flach et al., SIGCOMM 2016) — it drops what a shaper would queue; pacing the sender below its rate avoids the losses",
-            bytes(p.depth)
+            "losses with no queue building before them, {passed}{burst}: a token-bucket policer (Flach et al., SIGCOMM 2016) — it drops what a shaper would queue; pacing the sender below its rate avoids the losses"
         ));
     }
     out.extend(rules::evidence(f));

@@ -484,7 +484,7 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
         queue_delivery_bps: f.estimate.queued.map(|r| r * 8.0),
         app_limited_delivery_bps: f.estimate.app_limited.map(|r| r * 8.0),
         policed_bps: f.estimate.policer.map(|p| p.rate * 8.0),
-        policer_bucket_bytes: f.estimate.policer.map(|p| p.depth.round() as u64),
+        policer_bucket_bytes: f.estimate.policer.map(|p| p.depth.round() as u64).filter(|&d| d > 0),
         timestamp_resolution_s: f.quantum_s,
         set_aside: f.estimate.set_aside.clone(),
     });

@@ -57,7 +57,14 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
                 e.loss_delivery.filter(|&a| sets_figure(a)),
             ),
             ("delivery while the queue stood", e.queued),
-            ("delivery while losing to the policer", e.policer.map(|p| p.rate)),
+            (
+                "delivery while losing to the policer",
+                e.policer.filter(|p| p.drop_gaps.is_none()).map(|p| p.rate),
+            ),
+            (
+                "pace between the policer's drops",
+                e.policer.filter(|p| p.drop_gaps.is_some()).map(|p| p.rate),
+            ),
             ("ACK dispersion", e.dispersed),
             ("data-arrival dispersion", e.arrived),
             ("ACK dispersion on the receiver's clock", e.receiver_clocked()),

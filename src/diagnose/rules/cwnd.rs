@@ -113,14 +113,19 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
             ),
             _ => format!("losses held the congestion window back ({losses})"),
         };
-        out.push(plain(
-            AdviceKind::FindLoss,
-            None,
-            format!(
+        // A policer the losses showed is the loss found: a sender paced below its rate
+        // loses nothing to it (Flach et al., SIGCOMM 2016, §6: pacing and BBR avoid its
+        // drops), while one that backs off at each drop stays well below it.
+        let sentence = match x.estimate.policer {
+            Some(p) => format!(
+                "{held}: a token-bucket policer on the path dropped what ran ahead of {} (the evidence says how it showed): pace the sender at or below that rate (tc fq maxrate, SO_MAX_PACING_RATE, or BBR, which paces at the rate it measures), or have the policer's rate or bucket raised",
+                rate(p.rate)
+            ),
+            None => format!(
                 "{held}: find the loss on the path (errors, a policer, a shallow buffer); a congestion control that does not treat random loss as congestion (BBR) would fill the pipe"
             ),
-            x,
-        ));
+        };
+        out.push(plain(AdviceKind::FindLoss, None, sentence, x));
         if x.sack_permitted == Some(false) {
             out.push(plain(
                 AdviceKind::EnableSack,

@@ -187,6 +187,43 @@ mod tests {
         assert_eq!(p.rate(), None);
     }
 
+    proptest::proptest! {
+        /// Any policer rate, segment size and number of drops per burst: every sample is
+        /// the token pace (to within the jitter drawn), and a burst of one drop gives none.
+        #[test]
+        fn every_gap_between_drops_reads_the_pace_they_passed_at(
+            mbit in 1.0f64..500.0,
+            seg in 500u64..1461,
+            drops in proptest::collection::vec(1usize..8, 1..10),
+            jitter in 0.0f64..0.05,
+        ) {
+            let pace_ms = seg as f64 * 8.0 / (mbit * 1e3);
+            let mut p = DropPace::default();
+            let mut expected = 0;
+            for (k, &n) in drops.iter().enumerate() {
+                let from = k as f64 * 200.0;
+                p.on_ack(at(from), seg, false, true, ROUND, CLOCK);
+                for i in 0..n {
+                    // Each survivor up to `jitter` of a pace late, never before the last.
+                    let wobble = if i % 2 == 1 { jitter * pace_ms } else { 0.0 };
+                    p.on_ack(at(from + 1.0 + i as f64 * pace_ms + wobble), seg, true, true, ROUND, CLOCK);
+                }
+                expected += n.saturating_sub(1);
+            }
+            p.close();
+            let resolvable = pace_ms * (1.0 - jitter) * 1e6 >= CLOCK.nanos() as f64;
+            if resolvable {
+                proptest::prop_assert_eq!(p.samples.len(), expected);
+            }
+            for &(b, span) in &p.samples {
+                let r = b as f64 * 8e-6 / span.secs_f64();
+                proptest::prop_assert!(span >= CLOCK);
+                proptest::prop_assert!((r / mbit - 1.0).abs() <= jitter / (1.0 - jitter) + 1e-3, "{r} against {mbit}");
+            }
+            proptest::prop_assert_eq!(p.trains as usize, if resolvable { drops.iter().filter(|&&n| n >= MIN_HOLES as usize).count() } else { p.trains as usize });
+        }
+    }
+
     #[test]
     fn gaps_the_clock_cannot_resolve_are_no_samples() {
         let mut p = DropPace::default();

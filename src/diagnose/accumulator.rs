@@ -455,8 +455,15 @@ impl Accumulator {
                     .on_ack(ev.ts, tsval, delivered, conn.rtt.base_end_to_end());
             }
             if let Some(round) = conn.rtt.base_end_to_end() {
-                acc.drop_pace
-                    .on_ack(ev.ts, delivered, ev.acked.new_hole, ev.acked.raised, round, min_span);
+                acc.drop_pace.on_ack(
+                    ev.ts,
+                    delivered,
+                    ev.acked.new_hole,
+                    ev.acked.survivor_at,
+                    ev.acked.raised,
+                    round,
+                    min_span,
+                );
             }
             if ev.acked.delivered > 0 || pause.is_some() || was_paused {
                 let lp = conn.sender_loop(data_dir);

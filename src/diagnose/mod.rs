@@ -265,7 +265,14 @@ fn gather_facts(
         },
         paced_policer: match &queue {
             Some(q) if q.most_of_the_time() => None,
-            _ => policer::from_pace(tl, &dacc.drop_pace.samples, capacity::AT_CAPACITY, floor),
+            _ => {
+                // Past the bottleneck the survivors' arrivals are the drops' pace itself;
+                // before it the data has yet to queue for the line, and the ACKs carry the
+                // pace back (with what they met on the way).
+                let pace = &dacc.drop_pace;
+                let gaps = if past_bottleneck { &pace.by_data } else { &pace.by_ack };
+                policer::from_pace(tl, &gaps.samples, capacity::AT_CAPACITY, floor)
+            }
         },
     });
     // Receivers that acknowledge whole bursts at once (stretch ACKs, a reader that lets the

@@ -52,6 +52,10 @@ pub struct AckOutcome {
     /// this survivor passed. The pace of such ACKs is the dropping element's
     /// (`diagnose::drop_pace`).
     pub new_hole: bool,
+    /// With `new_hole`: when the capture saw the survivor's data (its arrival next to the
+    /// receiver, its sending next to the sender): the pace of the drops in the data's own
+    /// time, free of what the ACKs met on their way back.
+    pub survivor_at: Option<Timestamp>,
     /// This ACK raised the highest byte the receiver had reported (cumulatively or in a
     /// SACK block).
     pub raised: bool,
@@ -387,10 +391,12 @@ impl Direction {
             (None, _) => out.acked > 0,
             (Some(h), high) => una.is_after(h) || high.is_some_and(|x| x.is_after(h)),
         };
-        out.new_hole = reported_before.is_some_and(|h| {
+        let survivor = reported_before.and_then(|h| {
             sack.iter()
-                .any(|(l, r)| l.is_after(h) && l.is_after(una) && r.is_after(l))
+                .find(|&(l, r)| l.is_after(h) && l.is_after(una) && r.is_after(l))
         });
+        out.new_hole = survivor.is_some();
+        out.survivor_at = survivor.and_then(|(l, _)| self.data_ack_rtt.sent_at(l));
         let sacked_after = self.sacks.sacked_bytes();
         let mut delivered = out.acked as i64 + sacked_after as i64 - sacked_before as i64;
         if delivered > 0 {
@@ -628,7 +634,7 @@ mod tests {
         let mut d = Direction::default();
         d.on_send(&seg(0, 0, TcpFlags::SYN), Timestamp(0));
         for i in 0..8 {
-            d.on_send(&seg(1 + i * 1000, 1000, ACK), Timestamp(0));
+            d.on_send(&seg(1 + i * 1000, 1000, ACK), Timestamp(1 + i as i64));
         }
         let blocks = |b: &[(u32, u32)]| {
             let mut s = NOSACK;
@@ -651,6 +657,8 @@ mod tests {
             1000,
         );
         assert!(o.raised && o.new_hole);
+        // When the capture saw the survivor's data (segment 3, seen at 3).
+        assert_eq!(o.survivor_at, Some(Timestamp(3)));
         // Segment 4 follows it: no new gap.
         let o = d.on_ack(
             SeqNum(1001),

@@ -107,6 +107,14 @@ impl DataAckSampler {
         (rtt.nanos() >= 0).then_some(rtt)
     }
 
+    /// When the segment holding byte `seq` was seen (its first copy), if it is still
+    /// outstanding and was not sent again: where a survivor of drops passed, in the
+    /// capture's own time of that data.
+    pub fn sent_at(&self, seq: SeqNum) -> Option<Timestamp> {
+        let i = self.timed.partition_point(|t| !t.end.is_after(seq));
+        self.timed.get(i).filter(|t| !t.retransmitted).map(|t| t.sent)
+    }
+
     pub fn outstanding(&self) -> usize {
         self.timed.len()
     }

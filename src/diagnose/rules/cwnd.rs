@@ -116,7 +116,9 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
         // A policer the losses showed is the loss found: a sender paced below its rate
         // loses nothing to it (Flach et al., SIGCOMM 2016, §6: pacing and BBR avoid its
         // drops), while one that backs off at each drop stays well below it.
-        let sentence = match x.estimate.policer {
+        // (Only below its rate: a flow that delivered more, on its bucket's bursts, is not
+        // told to pace below what it had.)
+        let sentence = match x.estimate.policer.filter(|p| x.goodput < p.rate) {
             Some(p) => format!(
                 "{held}: a token-bucket policer on the path dropped what ran ahead of {} (the evidence says how it showed): pace the sender at or below that rate (tc fq maxrate, SO_MAX_PACING_RATE, or BBR, which paces at the rate it measures), or have the policer's rate or bucket raised",
                 rate(p.rate)

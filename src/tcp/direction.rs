@@ -500,6 +500,16 @@ mod tests {
         blocks: [(SeqNum(0), SeqNum(0)); 4],
     };
 
+    /// SACK blocks `[left, right)`, in the order given (at most four).
+    fn blocks(b: &[(u32, u32)]) -> SackBlocks {
+        let mut s = NOSACK;
+        for (k, &(l, r)) in b.iter().enumerate() {
+            s.blocks[k] = (SeqNum(l), SeqNum(r));
+        }
+        s.len = b.len() as u8;
+        s
+    }
+
     #[test]
     fn the_ack_shortcut_leaves_what_the_full_path_leaves() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
@@ -586,14 +596,6 @@ mod tests {
         for i in 0..6 {
             d.on_send(&seg(1 + i * 1000, 1000, ACK), Timestamp(0));
         }
-        let blocks = |b: &[(u32, u32)]| {
-            let mut s = NOSACK;
-            for (k, &(l, r)) in b.iter().enumerate() {
-                s.blocks[k] = (SeqNum(l), SeqNum(r));
-            }
-            s.len = b.len() as u8;
-            s
-        };
         // Segment 2 lost: SACK of 3..5, no D-SACK.
         d.on_ack(
             SeqNum(1001),
@@ -636,14 +638,6 @@ mod tests {
         for i in 0..8 {
             d.on_send(&seg(1 + i * 1000, 1000, ACK), Timestamp(1 + i as i64));
         }
-        let blocks = |b: &[(u32, u32)]| {
-            let mut s = NOSACK;
-            for (k, &(l, r)) in b.iter().enumerate() {
-                s.blocks[k] = (SeqNum(l), SeqNum(r));
-            }
-            s.len = b.len() as u8;
-            s
-        };
         let o = d.on_ack(SeqNum(1001), Some(65535), 65535, &NOSACK, false, false, 1000);
         assert!(o.raised && !o.new_hole);
         // Segment 2 dropped: segment 3 is a survivor above a new gap.

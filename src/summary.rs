@@ -580,6 +580,12 @@ pub struct CapacitySummary {
     pub arrival_dispersion_bps: Option<f64>,
     /// Delivery while a standing queue showed the link full.
     pub queue_delivery_bps: Option<f64>,
+    /// On a link shared with traffic the capture does not show (a standing queue while the
+    /// flow delivered well below the link's packet spacing): what the link left this flow,
+    /// the rate it is judged against (bit/s, payload). `bottleneck_bps` is the link's; the
+    /// difference is the traffic the capture does not show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub available_bps: Option<f64>,
     /// ACK dispersion on the receiver's clock (TSval), where it was used: the ACKs came
     /// back compressed behind data going the other way.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -199,3 +199,34 @@ fn two_way_traffic_takes_the_rate_from_the_receivers_clock() {
     let clocked = upload["capacity"]["receiver_clock_dispersion_bps"].as_f64().unwrap();
     assert!((clocked / link - 1.0).abs() < 0.1, "{clocked}");
 }
+
+/// A bulk flow on a 25 Mbit/s link that also carried 8 Mbit/s of constant-rate traffic the
+/// capture does not hold (fixtures/cross_cbr): the capacity is the link's, read from the
+/// flow's packet spacing while its queue stood (the BDP check above), the flow is judged
+/// against what the link left it, and the difference is the unseen traffic the lab sent.
+#[test]
+fn a_link_shared_with_unseen_traffic_is_read_at_its_rate_and_the_rest_named() {
+    let dir = fixtures().join("cross_cbr");
+    let truth: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();
+    let report = analyze(&dir.join("client.pcap.gz"));
+    let f = &report["flows"][0];
+    let cap = &f["capacity"];
+    let link = f["bottleneck_bps"].as_f64().expect("a capacity");
+    let left = cap["available_bps"]
+        .as_f64()
+        .expect("what the shared link left the flow");
+    assert!(left < link * 0.85, "{cap}");
+    // Payload bits per frame bit for this flow's segments (the lab's rates are of frames).
+    let eff = truth["flows"][0]["payload_efficiency"].as_f64().unwrap();
+    let unseen = truth["link"]["cross_traffic"]["s2c"]["measured_mbit"].as_f64().unwrap() * 1e6 * eff;
+    let got = link - left;
+    assert!(
+        (got - unseen).abs() <= 0.25 * unseen,
+        "unseen traffic {got} vs the lab's {unseen}"
+    );
+    // The flow delivered at what it was left: bottleneck-limited, and the evidence says why.
+    assert_eq!(f["verdict"], "bottleneck-limited");
+    let evidence = f["evidence"].to_string();
+    assert!(evidence.contains("traffic this capture does not show"), "{evidence}");
+    assert!(evidence.contains("the shared link left this flow"), "{evidence}");
+}

@@ -57,6 +57,11 @@ impl Capacity {
     }
 }
 
+/// A gap of up to this many serialization times at a shared link's rate is the flow's own
+/// packet and the few others a FIFO served between two of its waiting packets (see
+/// [`estimate`]): one of its own and three others', a quarter of the link.
+const INTERLEAVED_PACKETS: f64 = 4.0;
+
 /// The words of a spacing estimate set aside for a standing queue's delivery (see
 /// [`Estimate::without_queue`]).
 const QUEUE_SUSTAINED: &str = "while a queue stood the path sustained";
@@ -168,6 +173,10 @@ pub struct Estimate {
     /// The ACK dispersion the receiver's stamps showed compressed ([`Self::compressed_acks`])
     /// and where its note is in `set_aside`: two-way traffic found later names the cause.
     pub stamps_set_aside: Option<(f64, usize)>,
+    /// The capacity is a spacing estimate of a link the flow shared with traffic the
+    /// capture does not show: a queue stood most of the time while the flow delivered well
+    /// below that spacing ([`Estimate::available`] is what the link left it).
+    pub link_shared: bool,
 }
 
 /// The estimate: with a standing queue most of the time, the delivery while it stood;
@@ -225,6 +234,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         by_length,
         set_aside: Vec::new(),
         stamps_set_aside: None,
+        link_shared: false,
     };
     if inp.two_way {
         out.two_way(TWO_WAY_WITHIN);
@@ -276,6 +286,47 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         }),
     ];
     if let Some(q) = queued {
+        // The link was full while the queue stood. A spacing estimate that stands (no
+        // batches, no compression on the way back: both set aside above) well above what
+        // the flow delivered meanwhile is the link's own rate: segments that queued behind
+        // each other left it one serialization time apart (Keshav's packet pair), and the
+        // mode of their gaps is the link's however much else it carried (Dovrolis,
+        // Ramanathan & Moore, IEEE/ACM ToN 2004: the mode of a pair's dispersion is the
+        // capacity; a train's mean, the flow's share of it). A busy link whose rate is
+        // above the flow's delivery carried other traffic for the rest: the capacity is
+        // the link's (the BDP, RFC 6349 §3.3.1, is of the bottleneck link), and the flow is
+        // judged against what the link left it ([`Estimate::available`]).
+        //
+        // A FIFO serves what other traffic brought meanwhile between two of the flow's
+        // waiting packets, so on a shared link the flow's gaps are its own serialization
+        // plus that of the packets served between (Dovrolis et al. §III: cross traffic
+        // that interferes with a pair widens its dispersion by its transmission times), and
+        // a flow that got a quarter of the link or more has at most three others between
+        // two of its packets on average. Most of the time in longer silences is what an
+        // element past the bottleneck gives, holding packets and releasing them at its own
+        // faster rate (Dovrolis et al.'s post-narrow modes; a modem, a wireless hop's
+        // aggregates), or bursts of other traffic: neither shows the link's rate as shared,
+        // and the queue's delivery stands as the rate (below).
+        let standing_spacing = [
+            out.dispersed.map(|r| (r, Method::Dispersion, inp.dispersion)),
+            out.arrived
+                .zip(inp.arrivals)
+                .map(|(r, d)| (r, Method::ArrivalDispersion, d)),
+        ]
+        .into_iter()
+        .flatten()
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+        let interleaved = |r: f64, d: &Dispersion| {
+            d.time_share_at_least(r / INTERLEAVED_PACKETS)
+                .is_some_and(|s| s >= super::queue::MOST)
+        };
+        if let Some((r, method, _)) =
+            standing_spacing.filter(|&(r, _, d)| r * AT_CAPACITY > q.max(achieved) && interleaved(r, d))
+        {
+            out.link_shared = true;
+            out.capacity = Some(Capacity { rate: r, method });
+            return out;
+        }
         // The link was full while the queue stood: what it delivered then is its rate.
         set_aside_above(&mut out.set_aside, &spacing, q, |name, r| {
             format!(
@@ -460,6 +511,14 @@ impl Estimate {
         self.acks_compressed = true;
     }
 
+    /// What a link shared with traffic the capture does not show left this flow
+    /// ([`Estimate::link_shared`]), bytes/s: its delivery while the queue stood, never below
+    /// what it was seen to deliver (`goodput` among it) nor above the link's `capacity`.
+    pub fn available(&self, goodput: f64, capacity: f64) -> Option<f64> {
+        let q = self.queued.filter(|_| self.link_shared)?;
+        Some(q.max(self.achieved(goodput)).min(capacity))
+    }
+
     /// The most the flow was seen to deliver over its delivery windows, busy or not, or over
     /// the connection (`goodput`): no capacity estimate may be below it (the path carried
     /// it).
@@ -516,6 +575,7 @@ impl Estimate {
     /// crossed another transfer's queue, which says nothing of this direction's link.
     pub fn without_queue(&mut self) {
         self.queued = None;
+        self.link_shared = false;
         if let Some(b) = self.by_length.as_mut() {
             b.1 = None;
         }
@@ -788,11 +848,79 @@ mod tests {
         assert!(e.dispersed.is_some() && e.set_aside.is_empty(), "{:?}", e.set_aside);
     }
 
+    fn standing_queue(tl: &Timeline) -> StandingQueue {
+        StandingQueue {
+            share: 1.0,
+            judged: 1.0,
+            delay_s: 0.02,
+            target_s: 0.001,
+            bins: vec![true; tl.bins.len()],
+            intervals: 40,
+            standing: 40,
+        }
+    }
+
+    /// Bursts of `burst` two-segment samples at `fast` (bytes/s), each followed by the
+    /// silence that brings the train's mean down to `mean`.
+    fn bursts_at(fast: f64, mean: f64, burst: usize) -> Dispersion {
+        let mut d = Dispersion::default();
+        for _ in 0..40 {
+            for _ in 0..burst {
+                d.add(2896, Span::from_nanos((2896.0 / fast * 1e9) as i64));
+            }
+            let silence = 2896.0 * (burst + 1) as f64 / mean - 2896.0 * burst as f64 / fast;
+            d.add(2896, Span::from_nanos((silence * 1e9) as i64));
+        }
+        d
+    }
+
+    /// A link shared with traffic the capture does not show, kept busy by a standing queue:
+    /// the flow's gaps are its own serialization (most of them) or that with one or two
+    /// other packets between, and its delivery (4 MB/s) is well below the link's 5.6 MB/s.
+    /// The capacity is the link's, and the flow is judged against what it was left. The same
+    /// mode between long silences (an element releasing bursts after the bottleneck) is no
+    /// shared link: the queue's delivery stands.
+    #[test]
+    fn a_standing_queue_with_interleaved_spacing_above_its_delivery_is_a_shared_link() {
+        let tl = busy_timeline(4_000);
+        let link = 5.6e6;
+        let mut d = Dispersion::default();
+        for i in 0..300 {
+            let others = [0.0, 0.0, 0.0, 1.0, 1.0, 2.0][i % 6];
+            d.add(1448, Span::from_nanos((1448.0 * (1.0 + others) / link * 1e9) as i64));
+        }
+        let q = standing_queue(&tl);
+        let e = estimate(&Input {
+            queue: Some(&q),
+            ..input(&tl, &d, 3.9e6)
+        });
+        let c = e.capacity.unwrap();
+        assert_eq!(c.method, Method::Dispersion, "{e:?}");
+        assert!((c.rate / link - 1.0).abs() < 0.05, "{c:?}");
+        assert!(e.link_shared && e.set_aside.is_empty(), "{e:?}");
+        let left = e.available(3.9e6, c.rate).unwrap();
+        assert!((left / 4e6 - 1.0).abs() < 0.02, "{left}");
+        // Not the rate a queue-less flow is judged by: without the queue, no shared link.
+        let mut e2 = e.clone();
+        e2.without_queue();
+        assert_eq!(e2.available(3.9e6, c.rate), None);
+        // Bursts at the same spacing between silences that hold most of the time (1.5 MB/s
+        // delivered): what an element past the bottleneck that holds packets gives.
+        let tl = busy_timeline(1_500);
+        let bursty = bursts_at(link, 1.5e6, 6);
+        let e = estimate(&Input {
+            queue: Some(&q),
+            ..input(&tl, &bursty, 1.45e6)
+        });
+        assert_eq!(e.capacity.unwrap().method, Method::QueueDeliveryRate, "{e:?}");
+        assert!(!e.link_shared && e.available(1.45e6, 5.6e6).is_none());
+    }
+
     #[test]
     fn a_standing_queue_makes_the_delivery_the_rate_and_sets_a_burst_rate_aside() {
         // A 50 Mbit/s token bucket releasing bursts at 5.8 Gbit/s: 6.25 MB/s delivered.
         let tl = busy_timeline(6_250);
-        let d = dispersion_at(725e6);
+        let d = bursts_at(725e6, 6.25e6, 10);
         let q = StandingQueue {
             share: 1.0,
             judged: 1.0,

@@ -152,6 +152,21 @@ impl Dispersion {
         self.batched * 2 > self.bytes
     }
 
+    /// The share of the samples' time (each bin's bytes over its rate) spent in gaps at
+    /// `rate` or faster; None without samples.
+    pub fn time_share_at_least(&self, rate: f64) -> Option<f64> {
+        let (mut near, mut total) = (0.0, 0.0);
+        for (i, &w) in self.weights.iter().enumerate() {
+            let r = Self::rate_of((self.first + i) as f64);
+            let t = w as f64 / r;
+            total += t;
+            if r >= rate {
+                near += t;
+            }
+        }
+        (total > 0.0).then(|| near / total)
+    }
+
     /// All `BINS` weights, zero outside the span held.
     fn full(&self) -> Vec<f32> {
         let mut w = vec![0.0; BINS];
@@ -289,6 +304,21 @@ impl Dispersion {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Time, not bytes: one gap at the rate and one four times as long at a quarter of it
+    /// carry the same bytes and a fifth and four fifths of the time.
+    #[test]
+    fn time_share_weighs_each_gap_by_its_length() {
+        let mut d = Dispersion::default();
+        for _ in 0..10 {
+            d.add(1000, Span::from_micros(100)); // 10 MB/s
+            d.add(1000, Span::from_micros(400)); // 2.5 MB/s
+        }
+        let s = d.time_share_at_least(9e6).unwrap();
+        assert!((s - 0.2).abs() < 0.01, "{s}");
+        assert!((d.time_share_at_least(2e6).unwrap() - 1.0).abs() < 1e-9);
+        assert_eq!(Dispersion::default().time_share_at_least(1e6), None);
+    }
 
     #[test]
     fn the_share_at_or_above_a_rate_counts_bytes() {

@@ -29,10 +29,14 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         // The share is of the rate the sentence ends on: the busy rate when it is printed
         // (a lower-bound estimate gives the classification no utilisation, and the share
         // of the steady rate printed beside the busy rate read as the busy rate's).
+        // On a shared link the share is of what the link left the flow (what it is judged
+        // against), named as such.
+        let available = x.available();
+        let judged = available.unwrap_or(cap.rate).max(1.0);
         let util = c.utilisation.unwrap_or(if shows_busy {
-            c.busy_rate / cap.rate.max(1.0)
+            c.busy_rate / judged
         } else {
-            c.steady_rate.max(c.shared_steady_rate.unwrap_or(0.0)) / cap.rate.max(1.0)
+            c.steady_rate.max(c.shared_steady_rate.unwrap_or(0.0)) / judged
         });
         let busy = if shows_busy {
             format!(" ({} while the sender had data)", rate(c.busy_rate))
@@ -76,8 +80,12 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             Method::LinkRate => "link-rate, given".to_string(),
             m => m.as_str().to_string(),
         };
+        let of = match available {
+            Some(a) => format!("the {} {LEFT_THIS_FLOW}; ", rate(a)),
+            None => String::new(),
+        };
         out.push(format!(
-            "steady delivery {}{}{} = {} of the bottleneck estimate {} ({how}{}{})",
+            "steady delivery {}{}{} = {} of {of}the bottleneck estimate {} ({how}{}{})",
             rate(c.steady_rate),
             shared,
             busy,
@@ -90,6 +98,14 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
                 format!("; {}", others.join(", "))
             }
         ));
+        if let (Some(a), Some(other)) = (available, x.unseen_traffic()) {
+            out.push(format!(
+                "the link was shared: a queue stood for most of the steady transfer, so the link never idled, yet while it stood this flow delivered {} of the {} its packet spacing shows; about {} of it carried traffic this capture does not show",
+                rate(a),
+                rate(cap.rate),
+                rate(other)
+            ));
+        }
     }
     if let Some(bdp) = x.bdp {
         out.push(format!(
@@ -224,6 +240,10 @@ pub fn notes(f: &Findings<'_>) -> Vec<String> {
     out
 }
 
+/// The words after the rate a link shared with traffic the capture does not show left the
+/// flow, in the delivery sentence: the share printed before them is of that rate.
+pub const LEFT_THIS_FLOW: &str = "the shared link left this flow";
+
 /// The quantity written right after `key` in `s` (up to the next ' ', ',', ';', ')' after
 /// the unit), e.g. `after("BDP 47.8 KiB = ...", "BDP ")` is "47.8 KiB".
 fn after<'a>(s: &'a str, key: &str) -> Option<&'a str> {
@@ -247,7 +267,12 @@ fn busy_share_disagrees(e: &str) -> Option<String> {
     let end = e.find(" while the sender had data)")?;
     let r = parse(&e[e[..end].rfind('(')? + 1..end])?;
     let shown = parse(after(e, "= ")?)?;
-    let cap = parse(after(e, "bottleneck estimate ")?)?;
+    // The share is of what a shared link left the flow where the sentence names it.
+    let cap = if e.contains(LEFT_THIS_FLOW) {
+        parse(after(e, "% of the ")?)?
+    } else {
+        parse(after(e, "bottleneck estimate ")?)?
+    };
     let want = r / cap.max(1e-9);
     // Three printed digits on each of R and C, and the share's own rounding (whole
     // percents from 1%, one significant digit below: half a unit of the last digit).
@@ -389,6 +414,11 @@ mod tests {
         assert_eq!(bad("steady delivery 54.5 bit/s (479 kbit/s while the sender had data) = 0.05% of the bottleneck estimate 949 Mbit/s (x)"), None);
         assert!(bad("steady delivery 54.5 bit/s (479 kbit/s while the sender had data) = 0.2% of the bottleneck estimate 949 Mbit/s (x)").is_some());
         assert_eq!(bad("steady delivery 5.15 Mbit/s (5.90 Mbit/s while the sender had data) = 5% of the bottleneck estimate 107 Mbit/s (x)"), None);
+        // On a shared link the share is of what the link left the flow, named before the
+        // estimate: against the estimate it would read 70%.
+        let shared = "steady delivery 30.0 Mbit/s (31.0 Mbit/s while the sender had data) = 97% of the 31.8 Mbit/s the shared link left this flow; the bottleneck estimate 43.0 Mbit/s (arrival-dispersion)";
+        assert_eq!(bad(shared), None);
+        assert!(bad(&shared.replace("= 97%", "= 72%")).is_some());
         // Without the busy rate the sentence names no second rate to check.
         assert_eq!(
             bad("steady delivery 33.0 Mbit/s = 98% of the bottleneck estimate 38.5 Mbit/s (x)"),

@@ -237,7 +237,24 @@ impl Facts {
     /// Bytes that sat in the standing queue (Little's law: delay x rate).
     pub fn queued_bytes(&self) -> Option<f64> {
         let q = self.standing_queue()?;
-        Some(q.delay_s * self.capacity?.rate)
+        // A FIFO holds each sender's packets for the same wait: the flow's own bytes in it
+        // are its rate through it times that wait (Little's law), the share a shared link
+        // left it where there was one.
+        Some(q.delay_s * self.available().or(self.capacity.map(|c| c.rate))?)
+    }
+
+    /// What a link shared with traffic the capture does not show left this flow (bytes/s):
+    /// the rate the flow is judged against, the capacity being the link's
+    /// ([`super::capacity::Estimate::link_shared`]).
+    pub fn available(&self) -> Option<f64> {
+        let c = self.capacity?;
+        self.estimate.available(self.goodput, c.rate)
+    }
+
+    /// The traffic the capture does not show on a shared link (bytes/s): the link's rate
+    /// less what it left this flow.
+    pub fn unseen_traffic(&self) -> Option<f64> {
+        Some(self.capacity?.rate - self.available()?).filter(|&r| r > 0.0)
     }
 
     /// The outages of the flow (data outstanding, nothing acknowledged for longer than a

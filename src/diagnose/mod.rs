@@ -398,6 +398,11 @@ fn classify_kept(k: &Kept, tl: &Timeline, shared: Option<&[f64]>) -> Classificat
 /// rate, is that pace, not the path's: it is all such a clock shows.
 fn judged_capacity(f: &Facts) -> Option<f64> {
     let cap = f.capacity?;
+    // A link shared with traffic the capture does not show: the flow is judged against what
+    // it left the flow, measured while a standing queue showed it full.
+    if let Some(a) = f.available() {
+        return Some(a);
+    }
     let achieved = f.estimate.achieved(f.goodput);
     let spacing_method = matches!(
         cap.method,
@@ -489,6 +494,7 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
         arrival_dispersion_bps: f.estimate.arrived.map(|r| r * 8.0),
         receiver_clock_dispersion_bps: f.estimate.receiver_clocked().map(|r| r * 8.0),
         queue_delivery_bps: f.estimate.queued.map(|r| r * 8.0),
+        available_bps: f.available().map(|r| r * 8.0),
         app_limited_delivery_bps: f.estimate.app_limited.map(|r| r * 8.0),
         policed_bps: f.estimate.policer.map(|p| p.rate * 8.0),
         policer_bucket_bytes: f.estimate.policer.map(|p| p.depth.round() as u64).filter(|&d| d > 0),
@@ -699,8 +705,13 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
         let f = &mut flows[i];
         let Some(mut k) = f.kept.take() else { continue };
         let own = k.facts.capacity;
-        let use_shared = own.is_none_or(|c| c.method != Method::LinkRate && shared_rate > c.rate);
+        // Against what the member's own measure judged it by: on a link shared with traffic
+        // the capture does not show, what the link left it (which the group's delivery
+        // includes: the group is judged by its own).
+        let own_rate = k.facts.available().or(own.map(|c| c.rate));
+        let use_shared = own.is_none_or(|c| c.method != Method::LinkRate) && own_rate.is_none_or(|r| shared_rate > r);
         if use_shared {
+            k.facts.estimate.link_shared = false;
             // Never below what this member was seen to deliver on its own (a flow with no
             // estimate of its own, whose windows the group's summed delivery missed on a
             // coarse clock: 424 kbit/s beside its goodput of 474).

@@ -20,6 +20,10 @@ pub struct Classification {
     /// Steady delivery (shared when shared) over capacity, over the time the sender was
     /// not idle.
     pub utilisation: Option<f64>,
+    /// The link's utilisation over the same time: the intervals a queue stood in count at
+    /// the capacity (the link behind a standing queue never idled, RFC 8289), the others at
+    /// the flow's delivery (`classify`).
+    pub link_utilisation: Option<f64>,
     /// Steady delivery (shared when shared) over the time the sender was not idle (B/s).
     pub busy_rate: f64,
     pub idle_share: f64,

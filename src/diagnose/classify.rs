@@ -262,8 +262,18 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     // flight it did not follow up, or what the others delivered) as if it had gone through
     // in its busy time, and reads above the capacity (RFC 6349 §3.3: a link's throughput is
     // bounded by its bottleneck bandwidth).
-    let busy_rate = {
-        let (mut d, mut had_ns) = (0.0, 0u64);
+    //
+    // The link's own delivery rate beside it: where a queue stood (RFC 8289: the least RTT
+    // of the interval stayed above base + target) the link behind it never idled, whatever
+    // this flow delivered there — traffic the capture does not show took the rest, as the
+    // standing-queue claim says per bin. Those bins together count at the capacity (if the
+    // flow delivered less over them: bin by bin, ACK timing moves bytes between neighbours,
+    // and the larger of each would count some twice), the others at the flow's delivery.
+    // For a flow alone on its path the two agree (its queue stands only while it delivers
+    // at the capacity); not for a group of flows, whose summed delivery is the link's
+    // already.
+    let (busy_rate, link_busy_rate) = {
+        let (mut d, mut d_queued, mut had_ns, mut queued_ns) = (0.0, 0.0, 0u64, 0u64);
         for (i, b) in tl.bins[steady_from..].iter().enumerate().filter(|(i, _)| kept(i)) {
             let total = b.busy_ns + b.rwnd_ns + b.idle_ns;
             let had = b.busy_ns + b.rwnd_ns;
@@ -272,17 +282,29 @@ pub fn classify(inp: &Input<'_>) -> Classification {
                     Some(s) => s.get(steady_from + i).copied().unwrap_or(0.0),
                     None => b.delivered as f64,
                 };
-                d += delivered * had as f64 / total as f64;
+                let queued = inp.shared_delivered.is_none()
+                    && inp
+                        .queue
+                        .is_some_and(|q| q.bins.get(steady_from + i).copied().unwrap_or(false));
+                let share = delivered * had as f64 / total as f64;
+                d += share;
                 had_ns += had;
+                if queued {
+                    d_queued += share;
+                    queued_ns += had;
+                }
             }
         }
         if had_ns > 0 && busy_share > 0.0 {
-            d / (had_ns as f64 / 1e9)
+            let had_s = had_ns as f64 / 1e9;
+            let full = inp.capacity.unwrap_or(0.0) * queued_ns as f64 / 1e9;
+            (d / had_s, (d - d_queued + d_queued.max(full)) / had_s)
         } else {
-            0.0
+            (0.0, 0.0)
         }
     };
     let utilisation = inp.capacity.map(|c| busy_rate / c);
+    let link_utilisation = inp.capacity.map(|c| link_busy_rate / c);
 
     let account = Account {
         fractions,
@@ -306,7 +328,10 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         // it (`FullPipe`): no backing off after losses, and a queue the ACK clock drained at
         // the link's pace. Below capacity the bottleneck competes with that time alone (an
         // estimate above what the ACK clock showed does not unmake a full pipe).
-        let below_capacity = !account.shared && utilisation.is_some_and(|u| u < bottleneck::AT_CAPACITY);
+        // The link's utilisation is what says whether the path was full: below capacity
+        // counts the intervals a queue stood in as full.
+        let below_capacity = !account.shared
+            && utilisation.is_some_and(|u| u.max(link_utilisation.unwrap_or(0.0)) < bottleneck::AT_CAPACITY);
         let share = |l: Label| {
             if below_capacity && l == Label::Bottleneck {
                 full_pipe_share
@@ -332,6 +357,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         steady_rate,
         shared_steady_rate,
         utilisation,
+        link_utilisation,
         busy_rate,
         idle_share,
         plateau_share: plateau_share.max(0.0),

@@ -156,6 +156,19 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             ),
         }
     }));
+    // Below the capacity by the flow's own delivery, at it by the link's: the intervals a
+    // queue stood in made the difference (`classify`), and the verdict says so.
+    if let (Some(u), Some(l), Some(q)) = (c.utilisation, c.link_utilisation, x.queue.as_ref()) {
+        if c.verdict == Label::Bottleneck && u < AT_CAPACITY && l >= AT_CAPACITY {
+            out.push(format!(
+                "the flow delivered {} of the capacity while it had data, but a queue stood in {} of the steady transfer, and the link behind a standing queue never idles (RFC 8289): counting those intervals as full, the link was busy {} of the time the flow had data, at least the {} a full path gives",
+                pct(u),
+                pct(q.share),
+                pct(l),
+                pct(AT_CAPACITY)
+            ));
+        }
+    }
     if let Some(q) = x.standing_queue() {
         let held = match (x.queued_bytes(), x.max_flight) {
             (Some(b), flight) if flight > 0 => format!(
@@ -371,6 +384,68 @@ mod tests {
         // The verdict follows the queue's own judgement (the one its evidence prints):
         // standing 40% of the transfer is not most of it.
         assert_eq!(verdict(&queue(0.4)).verdict, Label::ReceiverWindow);
+    }
+
+    /// Other traffic on the link part of the time (on/off cross traffic the capture does not
+    /// show): while it was on, a queue stood and the flow delivered 65% of the capacity;
+    /// while it was off, 95%. The flow's own utilisation (81%) is below a full path's, the
+    /// link's — the queued intervals counted full, as the link behind a standing queue
+    /// never idles — is 97%: bottleneck-limited. A flow alone that backs off after its
+    /// losses and fills the queue between them (at the capacity while the queue stands,
+    /// 60% after each back-off) has both figures alike: the window kept it below.
+    #[test]
+    fn intervals_a_queue_stood_in_count_full_for_the_links_utilisation() {
+        let queue_in = |tl: &crate::diagnose::timeline::Timeline, from: f64, to: f64| StandingQueue {
+            share: to - from,
+            judged: 1.0,
+            delay_s: 0.01,
+            target_s: 0.002,
+            bins: (0..tl.bins.len())
+                .map(|i| {
+                    let x = i as f64 / tl.bins.len() as f64;
+                    x >= from && x < to
+                })
+                .collect(),
+            intervals: 50,
+            standing: (50.0 * (to - from)) as usize,
+        };
+        let judge = |tl: &crate::diagnose::timeline::Timeline, q: &StandingQueue| {
+            classify(&Input {
+                tl,
+                capacity: Some(CAPACITY),
+                base_rtt: Span::from_millis(40),
+                mss: MSS,
+                shared_delivered: None,
+                queue: Some(q),
+                rtt_rose: true,
+                excluded: &[],
+            })
+        };
+        // Cross traffic on in the middle 45% of the transfer.
+        let shared = timeline(|i| Bin {
+            delivered: if (100..325).contains(&i) { at(0.65) } else { at(0.95) },
+            flight: 80_000,
+            ..BUSY
+        });
+        // Bins 100..325 of the 500 made.
+        let q = queue_in(&shared, 0.2, 0.65);
+        let c = judge(&shared, &q);
+        let (u, l) = (c.utilisation.unwrap(), c.link_utilisation.unwrap());
+        assert!(u < super::AT_CAPACITY && l > 0.95, "{u} {l}");
+        assert_eq!(c.verdict, Label::Bottleneck, "{c:?}");
+        // Alone: at the capacity while its own queue stood, 60% after each back-off.
+        let alone = timeline(|i| Bin {
+            delivered: if (100..325).contains(&i) { at(0.97) } else { at(0.6) },
+            flight: 80_000,
+            retransmissions: (i % 100 == 99) as u32,
+            ..BUSY
+        });
+        let c = judge(&alone, &queue_in(&alone, 0.2, 0.65));
+        let (u, l) = (c.utilisation.unwrap(), c.link_utilisation.unwrap());
+        // (The link's figure is the flow's but for the 3% it fell short while its queue
+        // stood, within the estimate's margin.)
+        assert!(l - u < 0.02 && l < super::AT_CAPACITY, "{u} {l}");
+        assert_eq!(c.verdict, Label::Cwnd, "{c:?}");
     }
 
     #[test]

@@ -74,9 +74,23 @@ pub fn beside_larger_share(f: &Findings<'_>, l: Label, why: impl FnOnce() -> Str
 /// flow below capacity over the steady transfer and named what kept it there (`holder`).
 /// None when the flow was not below capacity (or had no judged capacity).
 pub fn kept_below(f: &Findings<'_>, holder: &str) -> Option<String> {
-    let u = f.class.utilisation.filter(|&u| u < bottleneck::AT_CAPACITY)?;
+    let u = f.class.utilisation?;
+    // The link's figure, where the intervals a queue stood in raise it (`classify`).
+    let link = f
+        .class
+        .link_utilisation
+        .filter(|&l| crate::units::pct(l) != crate::units::pct(u));
+    if u.max(link.unwrap_or(0.0)) >= bottleneck::AT_CAPACITY {
+        return None;
+    }
+    let link = link.map_or(String::new(), |l| {
+        format!(
+            " and the link, counting the intervals a queue stood in as full, carried {}",
+            crate::units::pct(l)
+        )
+    });
     Some(format!(
-        "over the steady transfer the flow delivered {} of the capacity while it had data, below the {} a full path gives, so the path did not hold it back as a whole; {holder} kept it below",
+        "over the steady transfer the flow delivered {} of the capacity while it had data{link}, below the {} a full path gives, so the path did not hold it back as a whole; {holder} kept it below",
         crate::units::pct(u),
         crate::units::pct(bottleneck::AT_CAPACITY)
     ))

@@ -921,15 +921,7 @@ mod tests {
         // A 50 Mbit/s token bucket releasing bursts at 5.8 Gbit/s: 6.25 MB/s delivered.
         let tl = busy_timeline(6_250);
         let d = bursts_at(725e6, 6.25e6, 10);
-        let q = StandingQueue {
-            share: 1.0,
-            judged: 1.0,
-            delay_s: 0.02,
-            target_s: 0.001,
-            bins: vec![true; tl.bins.len()],
-            intervals: 40,
-            standing: 40,
-        };
+        let q = standing_queue(&tl);
         let e = estimate(&Input {
             queue: Some(&q),
             ..input(&tl, &d, 6.0e6)

@@ -426,7 +426,7 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>, anchor: &str) -> Marku
                 } }
                 @if let Some(b) = f.bottleneck_bps {
                     div { dt { "bottleneck" } dd {
-                        (bits(b)) " (" (f.bottleneck_method.map_or("?", |m| m.as_str())) "), BDP "
+                        (bits(b)) " (" (super::bottleneck_how(f)) "), BDP "
                         (f.bdp_bytes.map_or("–".into(), |b| bytes(b as f64)))
                     } }
                 }

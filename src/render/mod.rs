@@ -11,7 +11,7 @@ pub mod text;
 
 use bdpscope::endpoint::Dir;
 use bdpscope::summary::{DirectionSummary, EcnMode, FlowSummary};
-use bdpscope::units::{bytes, secs};
+use bdpscope::units::{bits, bytes, secs};
 
 /// A flow's largest flight as every view says it: the sender's when it had clearly more
 /// in flight than the capture point saw (a capture next to the receiver sees little in
@@ -26,6 +26,17 @@ pub fn max_flight(f: &FlowSummary) -> String {
             )
         }
         _ => bytes(f.max_flight_bytes as f64),
+    }
+}
+
+/// How the bottleneck rate was found, as every view says it: the method, and on a link
+/// shared with traffic the capture does not show what it left this flow ("arrival-dispersion;
+/// 31.8 Mbit/s left to this flow").
+pub fn bottleneck_how(f: &FlowSummary) -> String {
+    let method = f.bottleneck_method.map_or("?", |m| m.as_str());
+    match f.capacity.as_ref().and_then(|c| c.available_bps) {
+        Some(a) => format!("{method}; shared, {} left to this flow", bits(a)),
+        None => method.to_string(),
     }
 }
 

@@ -326,7 +326,7 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
             "  {:<12}{} ({}), BDP {}",
             "bottleneck",
             bits(b),
-            f.bottleneck_method.map_or("?", |m| m.as_str()),
+            super::bottleneck_how(f),
             bytes(bdp as f64)
         )?;
     }

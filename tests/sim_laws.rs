@@ -1275,3 +1275,44 @@ fn a_middle_tap_on_a_one_ms_clock_is_not_faster_than_the_link() {
     };
     assert_holds(&d, true);
 }
+
+/// A bulk flow on a 40 Mbit/s link that also carries 12 Mbit/s of cross traffic the
+/// captures do not hold (packets arriving at random, as many users' do): where the data's
+/// own spacing shows the link (at the receiver), the capacity is the link's and the flow
+/// is judged against what the link left it; the rest is named as unseen traffic.
+#[test]
+fn unseen_cross_traffic_leaves_the_link_its_rate_and_the_flow_its_share() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 100,
+            cross: Some(CrossTraffic {
+                rate_bps: 12_000_000,
+                frame_bytes: 1514,
+            }),
+            ..Path::new(40_000_000, ms(30))
+        },
+        flows: vec![Flow::default()],
+        secs: 5,
+    };
+    let flows = analysed_at(&d, Vantage::Receiver);
+    let f = flows.iter().find(|f| f.goodput_bps > 0.0).expect("the bulk flow");
+    let cap = f.capacity.as_ref().expect("a capacity");
+    eprintln!("{d:?}\n{:?} {cap:?}", f.verdict);
+    for e in &f.evidence {
+        eprintln!("  {e}");
+    }
+    // Payload bits per frame bit of a full segment (1448 B of payload in 1514 B frames).
+    let eff = 1448.0 / 1514.0;
+    let link = 40e6 * eff;
+    let b = f.bottleneck_bps.unwrap();
+    assert!(b <= link * 1.03 && b >= link * 0.85, "bottleneck {b} on a {link} link");
+    let left = cap.available_bps.expect("what the shared link left the flow");
+    let unseen = 12e6 * eff;
+    assert!(
+        ((b - left) - unseen).abs() <= 0.25 * unseen,
+        "unseen {} vs {unseen}",
+        b - left
+    );
+    assert_eq!(f.verdict.to_string(), "bottleneck-limited");
+    assert_holds(&d, true);
+}

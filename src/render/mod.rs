@@ -31,7 +31,7 @@ pub fn max_flight(f: &FlowSummary) -> String {
 
 /// How the bottleneck rate was found, as every view says it: the method, and on a link
 /// shared with traffic the capture does not show what it left this flow ("arrival-dispersion;
-/// 31.8 Mbit/s left to this flow").
+/// shared, 31.8 Mbit/s left to this flow").
 pub fn bottleneck_how(f: &FlowSummary) -> String {
     let method = f.bottleneck_method.map_or("?", |m| m.as_str());
     match f.capacity.as_ref().and_then(|c| c.available_bps) {

@@ -159,12 +159,31 @@ impl Default for Quantum {
 /// coarse clock.
 pub const QUANTUM_SETTLED_AFTER: u32 = 16;
 
+/// Whether 10^`zeros` divides `t`. Each arm divides by a constant, which compiles to a
+/// multiply and a shift: `t % POW10[zeros]` was a 64-bit `idiv` (~40 cycles) on every
+/// segment, 4-5% of the tracker's time on the benchmark capture.
+#[inline(always)]
+fn divides(zeros: usize, t: i64) -> bool {
+    match zeros {
+        0 => true,
+        1 => t % 10 == 0,
+        2 => t % 100 == 0,
+        3 => t % 1_000 == 0,
+        4 => t % 10_000 == 0,
+        5 => t % 100_000 == 0,
+        6 => t % 1_000_000 == 0,
+        7 => t % 10_000_000 == 0,
+        8 => t % 100_000_000 == 0,
+        _ => t % 1_000_000_000 == 0,
+    }
+}
+
 impl Quantum {
     /// One more timestamp: the quantum can only get finer. Most calls test one remainder.
     #[inline]
     pub fn on(&mut self, ts: Timestamp) {
         self.seen = self.seen.saturating_add(1);
-        while self.zeros > 0 && ts.0 % POW10[self.zeros] != 0 {
+        while self.zeros > 0 && !divides(self.zeros, ts.0) {
             self.zeros -= 1;
         }
     }
@@ -224,5 +243,15 @@ mod quantum_tests {
         q.on(Timestamp(1_700_000_000_123_456_789));
         assert_eq!(q.get(), Span(1));
         assert_eq!(q.min_sample_span(), Span(10));
+    }
+
+    proptest::proptest! {
+        /// The constant-divisor test is the remainder by the table's power, for every power
+        /// and any timestamp (negative ones too: a capture before 1970).
+        #[test]
+        fn divides_is_the_remainder_test(zeros in 0usize..10, t in proptest::prelude::any::<i64>(), scale in 0usize..10) {
+            let t = t / POW10[scale] * POW10[scale];
+            proptest::prop_assert_eq!(divides(zeros, t), t % POW10[zeros] == 0);
+        }
     }
 }

@@ -18,7 +18,7 @@ use crate::flow::Dir;
 use crate::summarize::WindowStats;
 use crate::tcp::ecn::flags_signal;
 use crate::tcp::{Connection, SegmentEvent};
-use crate::time::{Quantum, Span, Timestamp};
+use crate::time::{Span, Timestamp};
 
 #[derive(Clone, Debug, Default)]
 pub struct DirAccumulator {
@@ -367,8 +367,6 @@ pub struct Accumulator {
     pub windows: WindowStats,
     pub middlebox: crate::middlebox::Evidence,
     pub stalls: crate::stall::StallTracker,
-    /// The resolution of this connection's timestamps.
-    pub quantum: Quantum,
     /// Per direction, the right edge of the window its last ACK offered the other end
     /// (relative ACK number + scaled window), when the scale is known.
     right_edge: [Option<u32>; 2],
@@ -377,8 +375,9 @@ pub struct Accumulator {
 impl Accumulator {
     pub fn on_segment(&mut self, conn: &Connection, ev: &SegmentEvent) {
         let d = ev.dir;
-        self.quantum.on(ev.ts);
-        let min_span = self.quantum.min_sample_span();
+        // The connection's tracker has learnt the clock's resolution from the same stamps,
+        // this one included.
+        let min_span = conn.rtt.quantum.min_sample_span();
         self.middlebox.on_segment(conn, ev);
         self.stalls.on_segment(conn, ev);
         if !ev.flags.rst() {

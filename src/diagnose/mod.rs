@@ -93,7 +93,7 @@ pub fn finish(
     summary.middlebox = findings;
     summary.notes.extend(hints);
     let bulk = summarize::bulk_direction(conn);
-    let quantum = acc.quantum;
+    let quantum = conn.rtt.quantum;
     let dacc = &mut acc.dirs[bulk.index()];
     dacc.close(conn.last_ts);
     // One handshake segment alone tells its own end's options, and the scale state (RFC

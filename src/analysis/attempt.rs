@@ -44,6 +44,8 @@ pub(crate) struct Logged {
     bits: u8,
     /// The IP header's ECN codepoint (in the padding: still 40 bytes).
     ecn: Ecn,
+    /// The option area's longest NOP run (SYNs; in the padding too).
+    nop_run: u8,
 }
 
 impl Logged {
@@ -84,6 +86,7 @@ impl Logged {
             over_14: o.wscale_raw_over_14.unwrap_or(0),
             bits,
             ecn: seg.ecn,
+            nop_run: o.nop_run,
         })
     }
 
@@ -123,6 +126,7 @@ impl Logged {
                     val: self.tsval,
                     ecr: self.tsecr,
                 }),
+                nop_run: self.nop_run,
             },
         };
         (

@@ -7,6 +7,7 @@
 mod ecn;
 mod ip;
 mod link;
+mod nop_run;
 mod print;
 mod skip;
 mod tcp;
@@ -16,6 +17,7 @@ mod wire;
 mod tests;
 
 pub use ecn::Ecn;
+pub use nop_run::longest_nop_run;
 pub use print::Print;
 pub use skip::{Layer, Skip};
 pub use tcp::{SackBlocks, Seen, TcpFlags, TcpOptions, Timestamps};

@@ -104,6 +104,9 @@ pub struct TcpOptions {
     pub sack_permitted: bool,
     pub sack: SackBlocks,
     pub timestamps: Option<Timestamps>,
+    /// SYN segments only (0 on others): the longest run of NOPs in the option area as
+    /// captured, where a middlebox that overwrote an option leaves it.
+    pub nop_run: u8,
 }
 
 /// Tri-state view of one option for callers that must not confuse "absent" with "cut off".
@@ -174,10 +177,11 @@ pub(crate) fn segment(ip: TcpInIp<'_>) -> Result<Segment, Skip> {
     }
     // The option area as far as it was captured; `complete` when the snaplen kept all of it.
     let captured_header = ip.tcp.get(..header_len).unwrap_or(ip.tcp);
-    let options = options(
-        captured_header.get(20..).unwrap_or_default(),
-        captured_header.len() == header_len,
-    );
+    let area = captured_header.get(20..).unwrap_or_default();
+    let mut options = options(area, captured_header.len() == header_len);
+    if h[13] & TcpFlags::SYN != 0 {
+        options.nop_run = super::longest_nop_run(area).min(u8::MAX as usize) as u8;
+    }
     Ok(Segment {
         src: ip.src,
         dst: ip.dst,

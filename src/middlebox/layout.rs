@@ -13,33 +13,7 @@
 //! beginning of a subsequent option on a word boundary. There is no guarantee that
 //! senders will use this option".
 
-const EOL: u8 = 0;
-const NOP: u8 = 1;
-
-/// The longest run of NOP options in an option area (option bodies are skipped by their
-/// length, so NOP-valued bytes inside them do not count). A malformed length ends the walk.
-pub fn longest_nop_run(area: &[u8]) -> usize {
-    let (mut best, mut run, mut i) = (0, 0, 0);
-    while i < area.len() {
-        match area[i] {
-            EOL => break,
-            NOP => {
-                run += 1;
-                best = best.max(run);
-                i += 1;
-            }
-            _ => {
-                run = 0;
-                let Some(&len) = area.get(i + 1) else { break };
-                if len < 2 {
-                    break;
-                }
-                i += len as usize;
-            }
-        }
-    }
-    best
-}
+pub use crate::decode::longest_nop_run;
 
 /// A NOP run long enough to be an overwritten option rather than alignment.
 pub const SUSPICIOUS_RUN: usize = 3;
@@ -51,6 +25,40 @@ pub fn overwritten_option(n: usize) -> Option<&'static str> {
         3..=5 => Some("window scale (3 bytes, 4 with its NOP)"),
         6..=9 => Some("an option of 6-9 bytes (window scale with SACK-permitted, or MSS)"),
         _ => Some("timestamps (10 bytes, 12 with its NOPs)"),
+    }
+}
+
+/// The timestamps option with the two NOPs stacks put before it.
+const TS_BYTES: usize = 10;
+/// The window-scale option; with the NOP before it, 4.
+const WS_BYTES: usize = 3;
+
+/// What a handshake segment's NOP run says a middlebox overwrote before the capture point,
+/// counting only options the segment lacks: the run holds their bytes (timestamps 10,
+/// window scale 3), beside at most two alignment NOPs. `ws_alone` is false when an absent
+/// MSS (4 bytes) could explain the same run as well as window scale could.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overwritten {
+    pub timestamps: bool,
+    pub wscale: bool,
+    pub ws_alone: bool,
+}
+
+pub fn overwritten(o: &crate::tcp::SynOptions) -> Overwritten {
+    use crate::decode::Seen;
+    let run = o.nop_run as usize;
+    if run < SUSPICIOUS_RUN {
+        return Overwritten::default();
+    }
+    // Absent, not cut off by the snaplen: an unknown option may be there.
+    let timestamps = o.timestamps == Seen::Absent && run >= TS_BYTES;
+    let rest = if timestamps { run - TS_BYTES } else { run };
+    let wscale = o.wscale == Seen::Absent && rest >= WS_BYTES;
+    Overwritten {
+        timestamps,
+        wscale,
+        // An MSS option (4 bytes) beside two alignment NOPs: 6.
+        ws_alone: wscale && !(o.mss == Seen::Absent && rest <= 6),
     }
 }
 

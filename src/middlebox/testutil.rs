@@ -21,6 +21,8 @@ pub struct Opts {
     pub sack: bool,
     pub ts: bool,
     pub ws: Option<u8>,
+    /// NOPs written after SACK-permitted: where a middlebox overwrote an option.
+    pub nops: usize,
 }
 
 impl Opts {
@@ -29,6 +31,7 @@ impl Opts {
         sack: true,
         ts: true,
         ws: Some(7),
+        nops: 0,
     };
 
     pub fn ws(self, ws: Option<u8>) -> Opts {
@@ -43,6 +46,22 @@ impl Opts {
     pub fn no_ts(self) -> Opts {
         Opts { ts: false, ..self }
     }
+    /// The timestamps option overwritten with NOPs on the way (Linux xt_TCPOPTSTRIP).
+    pub fn ts_nopped(self) -> Opts {
+        Opts {
+            ts: false,
+            nops: 10,
+            ..self
+        }
+    }
+    /// The window-scale option overwritten with NOPs (its own NOP stays).
+    pub fn ws_nopped(self) -> Opts {
+        Opts {
+            ws: None,
+            nops: 4,
+            ..self
+        }
+    }
     fn apply(self, mut p: TcpPacket, tsval: u32, tsecr: u32) -> TcpPacket {
         if let Some(m) = self.mss {
             p = p.mss(m);
@@ -50,6 +69,7 @@ impl Opts {
         if self.sack {
             p = p.sack_perm();
         }
+        p = p.raw_options(&vec![1; self.nops]);
         if self.ts {
             p = p.ts(tsval, tsecr);
         }

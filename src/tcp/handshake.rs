@@ -24,6 +24,8 @@ pub struct SynOptions {
     pub count: u32,
     /// Its ECN flags (AE, CWR, ECE).
     pub ecn: SetupFlags,
+    /// The longest run of NOPs in its option area (see `middlebox::layout`).
+    pub nop_run: u8,
 }
 
 impl SynOptions {
@@ -42,6 +44,7 @@ impl SynOptions {
             },
             count: 1,
             ecn: SetupFlags::default(),
+            nop_run: o.nop_run,
         }
     }
 

@@ -13,6 +13,7 @@
 //! | MB203 | `mss_below_announced`       | mss-clamped         | data sizes vs. both MSS       |
 //! | MB301 | `timestamps_stripped`       | timestamps-stripped | handshake (+ server echoes)   |
 //! | MB302 | `timestamps_unused`         | timestamps-stripped | an end that never echoes      |
+//! | MB303 | `timestamps_overwritten`    | timestamps-stripped | a handshake segment's NOPs    |
 //! | MB401 | `sack_stripped`             | sack-stripped       | handshake (+ server SACKs)    |
 //! | MB402 | `sack_unused`               | sack-stripped       | duplicate ACKs without SACK   |
 
@@ -21,8 +22,10 @@ mod mss_asymmetric;
 mod mss_below_announced;
 mod sack_stripped;
 mod sack_unused;
+mod timestamps_overwritten;
 mod timestamps_stripped;
 mod timestamps_unused;
+mod wscale_overwritten;
 mod wscale_sender_over_window;
 mod wscale_sender_unscaled;
 mod wscale_stripped;
@@ -33,6 +36,7 @@ use super::evidence::{Advert, EndEvidence};
 use super::{Evidence, Found};
 use crate::decode::Seen;
 use crate::flow::Dir;
+use crate::summary::HsSegment;
 use crate::tcp::{Connection, SynOptions};
 
 pub struct Rule {
@@ -68,6 +72,11 @@ pub const ALL: &[Rule] = &[
         check: wscale_sender_unscaled::check,
     },
     Rule {
+        code: "MB106",
+        name: "wscale_overwritten",
+        check: wscale_overwritten::check,
+    },
+    Rule {
         code: "MB201",
         name: "mss_asymmetric",
         check: mss_asymmetric::check,
@@ -93,6 +102,11 @@ pub const ALL: &[Rule] = &[
         check: timestamps_unused::check,
     },
     Rule {
+        code: "MB303",
+        name: "timestamps_overwritten",
+        check: timestamps_overwritten::check,
+    },
+    Rule {
         code: "MB401",
         name: "sack_stripped",
         check: sack_stripped::check,
@@ -107,6 +121,23 @@ pub const ALL: &[Rule] = &[
 /// Both handshake segments, when the capture has them.
 pub fn handshake(conn: &Connection) -> Option<(SynOptions, SynOptions)> {
     Some((conn.handshake.syn?, conn.handshake.syn_ack?))
+}
+
+/// Each handshake segment the capture has (a SYN alone counts): the direction its end
+/// sends in, which segment it is, its options.
+pub(crate) fn handshake_segments(conn: &Connection) -> impl Iterator<Item = (Dir, HsSegment, SynOptions)> {
+    let syn = conn.handshake.syn.map(|o| (Dir::C2S, HsSegment::Syn, o));
+    let syn_ack = conn.handshake.syn_ack.map(|o| (Dir::S2C, HsSegment::SynAck, o));
+    syn.into_iter().chain(syn_ack)
+}
+
+/// The segment as a sentence names it.
+pub(crate) fn segment_name(s: HsSegment) -> &'static str {
+    match s {
+        HsSegment::Syn => "SYN",
+        HsSegment::SynAck => "SYN/ACK",
+        HsSegment::Both => "SYN and SYN/ACK",
+    }
 }
 
 /// An option's presence: Some(true/false), None when the snaplen cut the option area.

@@ -185,6 +185,7 @@ mod tests {
                 sack: false,
                 ts: false,
                 ws: None,
+                nops: 0,
             },
             8192,
         );
@@ -200,6 +201,7 @@ mod tests {
                 sack: true,
                 ts: false,
                 ws: None,
+                nops: 0,
             },
             65535,
         )

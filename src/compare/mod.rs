@@ -33,8 +33,8 @@ mod tests;
 pub use evidence::{Basis, Strength};
 pub use matching::{Match, Outcome, Pair};
 pub use record::{
-    option_area, payload_prefix, read, Builder, ConnRecord, DirRecord, Fp, HsRecord, Sample, Side, MAX_FPS_PER_DIR,
-    MAX_FPS_TOTAL, MAX_SAMPLES_PER_DIR, MAX_SAMPLES_TOTAL, SAMPLE_BYTES,
+    payload_prefix, read, Builder, ConnRecord, DirRecord, Fp, HsRecord, Sample, Side, MAX_FPS_PER_DIR, MAX_FPS_TOTAL,
+    MAX_SAMPLES_PER_DIR, MAX_SAMPLES_TOTAL, SAMPLE_BYTES,
 };
 pub use report::{
     CaptureInfo, Comparison, ConnComparison, ConnInfo, Difference, DirComparison, HandshakePair, RttSplit,

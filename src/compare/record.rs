@@ -9,7 +9,6 @@
 use crate::capture::{CaptureReader, Frame, Step};
 use crate::decode::{self, Print, Segment, TcpFlags};
 use crate::flow::{Dir, Duplicates, Endpoint, FlowTable, TableConfig, Tracked};
-use crate::middlebox::layout::longest_nop_run;
 use crate::tcp::rtt::End;
 use crate::tcp::Connection;
 
@@ -318,7 +317,8 @@ fn record(rec: &mut ConnRecord, seg: &Segment, dir: Dir, frame: &Frame<'_>, budg
             sack_permitted: o.sack_permitted,
             timestamps: o.timestamps.is_some(),
             complete: o.complete,
-            nop_run: option_area(frame.data, seg).map(longest_nop_run),
+            // Measured by the decoder on every SYN (see `decode::longest_nop_run`).
+            nop_run: Some(o.nop_run as usize),
             count: prev.map_or(0, |p| p.count) + 1,
         };
         match (f.ack(), dir) {
@@ -391,12 +391,6 @@ fn tcp_header<'a>(frame: &'a [u8], seg: &Segment) -> Option<(&'a [u8], usize)> {
     Some((tcp, hlen))
 }
 
-/// The TCP option bytes of a decoded segment within its captured frame.
-pub fn option_area<'a>(frame: &'a [u8], seg: &Segment) -> Option<&'a [u8]> {
-    let (tcp, hlen) = tcp_header(frame, seg)?;
-    tcp.get(20..hlen.min(tcp.len()))
-}
-
 /// The payload bytes the frame holds (the snaplen may have cut them; the link layer's
 /// padding after a short IP packet is not payload: at most `payload_len` bytes).
 pub fn payload_prefix<'a>(frame: &'a [u8], seg: &Segment) -> Option<&'a [u8]> {
@@ -411,31 +405,37 @@ mod tests {
     use crate::testkit::TcpPacket;
 
     #[test]
-    fn the_option_area_is_found_behind_any_link_layer() {
+    fn the_payload_is_found_behind_any_link_layer() {
         for p in [
             TcpPacket::new("10.0.0.1:40000", "10.0.0.2:5001")
                 .seq(7)
                 .flags(TcpFlags::SYN)
                 .mss(1460)
-                .wscale(7),
+                .wscale(7)
+                .payload_len(10),
             TcpPacket::new("10.0.0.1:40000", "10.0.0.2:5001")
                 .seq(7)
                 .flags(TcpFlags::SYN)
                 .mss(1460)
                 .wscale(7)
                 .vlan(5)
-                .sll(),
+                .sll()
+                .payload_len(10),
             TcpPacket::new("[fd00::1]:40000", "[fd00::2]:5001")
                 .seq(7)
                 .flags(TcpFlags::SYN)
                 .mss(1440)
                 .wscale(7)
-                .raw_ip(),
+                .raw_ip()
+                .payload_len(10),
         ] {
             let (link, bytes) = p.build();
             let seg = decode::decode(link, &bytes).unwrap();
-            let area = option_area(&bytes, &seg).unwrap();
-            assert_eq!(&area[4..], &[1, 3, 3, 7]);
+            let payload = payload_prefix(&bytes, &seg).unwrap();
+            assert_eq!(payload.len(), 10);
+            // the bytes after the options: the option area ends where the payload starts
+            let end = bytes.len() - 10;
+            assert_eq!(&bytes[end - 4..end], &[1, 3, 3, 7]);
         }
     }
 }

@@ -131,6 +131,27 @@ pub(crate) fn handshake_segments(conn: &Connection) -> impl Iterator<Item = (Dir
     syn.into_iter().chain(syn_ack)
 }
 
+/// The evidence of an option a middlebox overwrote with NOPs (MB106, MB303): `option`
+/// names it, `size` gives its length and where it is defined, `or` another option the run
+/// may have been (or ""), `then` what its loss did.
+pub(crate) fn overwritten_sentence(
+    d: Dir,
+    segment: HsSegment,
+    run: u8,
+    option: &str,
+    size: &str,
+    or: &str,
+    then: &str,
+) -> String {
+    let (who, peer) = (super::end_name(d), super::end_name(d.reverse()));
+    format!(
+        "the {who}'s {} reached the capture point with a run of {run} NOPs and no {option} option: stacks put at most \
+         two NOPs together, to align an option (RFC 9293 §3.2), and the {option} option is {size}; a middlebox between \
+         the {who} and the capture point overwrote it{or}, so the {peer} never received it{then}",
+        segment_name(segment)
+    )
+}
+
 /// The segment as a sentence names it.
 pub(crate) fn segment_name(s: HsSegment) -> &'static str {
     match s {

@@ -14,9 +14,9 @@
 //! there the SYN/ACK has no option either (the server answers only what it received), and
 //! MB301, which needs the SYN's offer, sees nothing.
 
-use super::{handshake_segments, segment_name};
+use super::{handshake_segments, overwritten_sentence};
 use crate::middlebox::layout::overwritten;
-use crate::middlebox::{end_name, Confidence, Evidence, Found, Kind};
+use crate::middlebox::{Confidence, Evidence, Found, Kind};
 use crate::tcp::Connection;
 
 pub fn check(conn: &Connection, _ev: &Evidence, out: &mut Vec<Found>) {
@@ -24,19 +24,19 @@ pub fn check(conn: &Connection, _ev: &Evidence, out: &mut Vec<Found>) {
         if !overwritten(&o).timestamps {
             continue;
         }
-        let (who, peer) = (end_name(d), end_name(d.reverse()));
         out.push(Found {
             hint: false,
             kind: Kind::TimestampsStripped,
             segment,
             confidence: Confidence::Likely,
-            evidence: format!(
-                "the {who}'s {segment} reached the capture point with a run of {} NOPs and no timestamps option: stacks put at \
-                 most two NOPs together, to align an option (RFC 9293 §3.2), and the timestamps option is 10 bytes (RFC 7323 \
-                 §3.2); a middlebox between the {who} and the capture point overwrote it, so the {peer} never received it and \
-                 the connection runs without timestamps (no PAWS, no RTT sample from retransmitted data: RFC 7323 §3, §5)",
+            evidence: overwritten_sentence(
+                d,
+                segment,
                 o.nop_run,
-                segment = segment_name(segment),
+                "timestamps",
+                "10 bytes (RFC 7323 §3.2)",
+                "",
+                " and the connection runs without timestamps (no PAWS, no RTT sample from retransmitted data: RFC 7323 §3, §5)",
             ),
         });
     }

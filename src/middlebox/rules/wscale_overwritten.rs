@@ -12,9 +12,9 @@
 //! removed from the SYN/ACK, the client believes it off while the server scales its
 //! windows, which MB101-MB105 then see in the windows.
 
-use super::{handshake_segments, segment_name};
+use super::{handshake_segments, overwritten_sentence};
 use crate::middlebox::layout::overwritten;
-use crate::middlebox::{end_name, Confidence, Evidence, Found, Kind};
+use crate::middlebox::{Confidence, Evidence, Found, Kind};
 use crate::tcp::Connection;
 
 pub fn check(conn: &Connection, _ev: &Evidence, out: &mut Vec<Found>) {
@@ -23,7 +23,6 @@ pub fn check(conn: &Connection, _ev: &Evidence, out: &mut Vec<Found>) {
         if !w.wscale {
             continue;
         }
-        let (who, peer) = (end_name(d), end_name(d.reverse()));
         let (confidence, or_mss) = if w.ws_alone {
             (Confidence::Likely, "")
         } else {
@@ -37,13 +36,14 @@ pub fn check(conn: &Connection, _ev: &Evidence, out: &mut Vec<Found>) {
             kind: Kind::WscaleStripped,
             segment,
             confidence,
-            evidence: format!(
-                "the {who}'s {segment} reached the capture point with a run of {} NOPs and no window-scale option: stacks \
-                 put at most two NOPs together, to align an option (RFC 9293 §3.2), and the window-scale option is 3 bytes, 4 \
-                 with its NOP (RFC 7323 §2.2); a middlebox between the {who} and the capture point overwrote it{or_mss}, so \
-                 the {peer} never received it",
+            evidence: overwritten_sentence(
+                d,
+                segment,
                 o.nop_run,
-                segment = segment_name(segment),
+                "window-scale",
+                "3 bytes, 4 with its NOP (RFC 7323 §2.2)",
+                or_mss,
+                "",
             ),
         });
     }

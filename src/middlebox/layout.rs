@@ -28,7 +28,8 @@ pub fn overwritten_option(n: usize) -> Option<&'static str> {
     }
 }
 
-/// The timestamps option with the two NOPs stacks put before it.
+/// The timestamps option itself (kind, length, two 4-byte values); 12 with the two NOPs
+/// stacks put before it, which the run may or may not include.
 const TS_BYTES: usize = 10;
 /// The window-scale option; with the NOP before it, 4.
 const WS_BYTES: usize = 3;

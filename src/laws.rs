@@ -22,6 +22,10 @@ pub const LAWS: &[Law] = &[
         check: crate::summarize::rtt_law,
     },
     Law {
+        name: "goodput-over-a-round-trip",
+        check: crate::summarize::goodput_law,
+    },
+    Law {
         name: "scale-negotiated",
         check: crate::summarize::scale_law,
     },

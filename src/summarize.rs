@@ -292,13 +292,27 @@ pub fn capture_duplicates(summary: &mut FlowSummary, copies: [u64; 2]) {
 /// than that loop's forward part after it passed here, and the bytes that ACK covers no
 /// later than its return part before it came back. (RFC 6349 §6.1: goodput is payload
 /// delivered over the transfer's time; tcp_rate.c measures delivery by ACKs the same way.)
+///
+/// Neither span is taken shorter than the round trip: tcp_rate.c discards a delivery-rate
+/// sample whose interval is below the minimum RTT (`tcp_rate_gen`), for data is not
+/// delivered, in the sense that its sender learns it arrived, faster than a round trip
+/// carries it. A direction whose data all passed within one round trip (one flight: a
+/// response of a few segments, 3.6 KiB in a 1 µs burst) was delivered over that round
+/// trip, not over the microseconds the hop before the capture took to serialise it. With
+/// no round trip timed end to end, data that passed within the one loop the capture does
+/// time (or at one instant) came in one flight too, and nothing rates it: 0, which the
+/// views print as not measured ([`goodput_law`]).
 pub fn goodput(conn: &Connection, bulk: Dir) -> f64 {
     let d = conn.dir(bulk);
     let Some(first) = d.first_data else { return 0.0 };
-    let sent = match d.last_data {
-        Some(b) if b > first => d.unique_bytes as f64 * 8.0 / (b - first).secs_f64(),
-        _ => return 0.0,
-    };
+    let span = d.last_data.map_or(Span::ZERO, |b| b - first);
+    let round = conn.rtt.min_end_to_end().unwrap_or(Span::ZERO);
+    let one_flight = |lone: Span| span.nanos() <= 0 || span < lone;
+    if round.nanos() <= 0 && conn.rtt.lone_loop().map_or(span.nanos() <= 0, |(_, l)| one_flight(l)) {
+        return 0.0;
+    }
+    let span = span.max(round);
+    let sent = d.unique_bytes as f64 * 8.0 / span.secs_f64();
     let turnaround = conn
         .rtt
         .through(Connection::sender_end(bulk.reverse()))
@@ -306,7 +320,7 @@ pub fn goodput(conn: &Connection, bulk: Dir) -> f64 {
         .unwrap_or(Span::ZERO);
     match d.new_acks[0] {
         Some((at, acked)) if at - first > turnaround => {
-            sent.min(acked as f64 * 8.0 / (at - first - turnaround).secs_f64())
+            sent.min(acked as f64 * 8.0 / (at - first - turnaround).max(round).secs_f64())
         }
         _ => sent,
     }
@@ -468,6 +482,32 @@ pub fn rtt_law(f: &FlowSummary) -> Vec<String> {
     out
 }
 
+/// The law of goodput ([`goodput`]): never more than the bulk direction's data over the
+/// least round trip (no delivery rate is measured over less than one, tcp_rate.c), and
+/// measured, not zero, for data sent where a round trip is timed.
+pub fn goodput_law(f: &FlowSummary) -> Vec<String> {
+    let bytes = f.dir(f.bulk_direction).bytes;
+    let mut out = Vec::new();
+    let Some(rtt) = f.rtt_ms.min.filter(|&m| m > 0.0) else {
+        return out;
+    };
+    // The minimum is written to the microsecond: half of one is its rounding.
+    let most = bytes as f64 * 8.0 / ((rtt - 0.0005).max(1e-6) / 1e3);
+    if f.goodput_bps > most * (1.0 + 1e-9) {
+        out.push(format!(
+            "goodput {} bit/s above the {bytes} bytes of the {} over the least round trip ({rtt} ms)",
+            f.goodput_bps, f.bulk_direction
+        ));
+    }
+    if bytes > 0 && f.goodput_bps <= 0.0 {
+        out.push(format!(
+            "goodput not measured for {bytes} bytes of the {} though a round trip ({rtt} ms) is timed",
+            f.bulk_direction
+        ));
+    }
+    out
+}
+
 /// The law of window scales: a scale the handshake negotiated is the scale (RFC 7323 §2.2:
 /// both SYNs carried the option, or one lacked it and scaling is off; a SYN/ACK carries it
 /// only in answer to a SYN that did); inference only for an end the handshake leaves
@@ -504,4 +544,105 @@ pub fn scale_law(f: &FlowSummary) -> Vec<String> {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::decode;
+    use crate::flow::Endpoint;
+    use crate::testkit::TcpPacket;
+    use crate::time::Timestamp;
+
+    const C: &str = "10.0.0.1:40000";
+    const S: &str = "10.0.0.2:443";
+
+    fn ep(s: &str) -> Endpoint {
+        let a: std::net::SocketAddr = s.parse().unwrap();
+        Endpoint {
+            addr: a.ip(),
+            port: a.port(),
+        }
+    }
+
+    fn feed(conn: &mut Connection, micros: f64, dir: Dir, p: TcpPacket) {
+        let (link, bytes) = p.build();
+        let seg = decode(link, &bytes).unwrap();
+        let ts = Timestamp(0) + Span::from_nanos((micros * 1e3) as i64);
+        conn.track(&seg, dir, 0, ts);
+    }
+
+    /// A response of four segments at the client, 1 µs apart, after a 30 ms handshake;
+    /// the client ACKs them at once. With `handshake` false the capture starts after it.
+    fn one_flight(handshake: bool) -> Connection {
+        let mut conn = Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0));
+        if handshake {
+            feed(
+                &mut conn,
+                0.0,
+                Dir::C2S,
+                TcpPacket::new(C, S).syn().seq(0).window(65535),
+            );
+            feed(
+                &mut conn,
+                30_000.0,
+                Dir::S2C,
+                TcpPacket::new(S, C).syn().ack(1).seq(0).window(65535),
+            );
+            feed(
+                &mut conn,
+                30_050.0,
+                Dir::C2S,
+                TcpPacket::new(C, S).seq(1).ack(1).window(65535),
+            );
+        }
+        for k in 0..4u32 {
+            let p = TcpPacket::new(S, C)
+                .seq(1 + 1000 * k)
+                .ack(1)
+                .payload_len(1000)
+                .window(65535);
+            feed(&mut conn, 60_000.0 + k as f64, Dir::S2C, p);
+        }
+        feed(
+            &mut conn,
+            60_020.0,
+            Dir::C2S,
+            TcpPacket::new(C, S).seq(1).ack(4001).window(65535),
+        );
+        conn
+    }
+
+    /// tcp_rate.c rates no delivery over less than the minimum RTT: 4000 bytes that passed
+    /// in 3 µs were delivered over the 30 ms round trip, not at 10 Gbit/s.
+    #[test]
+    fn one_flight_is_rated_over_the_round_trip_not_its_burst() {
+        let conn = one_flight(true);
+        let rtt = conn.rtt.min_end_to_end().unwrap().secs_f64();
+        assert!((rtt - 0.030).abs() < 1e-3, "{rtt}");
+        let g = goodput(&conn, Dir::S2C);
+        assert!(g > 0.0 && g <= 4000.0 * 8.0 / rtt * (1.0 + 1e-9), "{g}");
+        let f = base(&conn, "t", &WindowStats::default());
+        assert_eq!(goodput_law(&f), Vec::<String>::new());
+        // The law catches what the burst's span gave before.
+        let burst = FlowSummary {
+            goodput_bps: 4000.0 * 8.0 / 3e-6,
+            ..f.clone()
+        };
+        assert_eq!(goodput_law(&burst).len(), 1, "{:?}", goodput_law(&burst));
+        let unmeasured = FlowSummary { goodput_bps: 0.0, ..f };
+        assert!(goodput_law(&unmeasured)[0].contains("not measured"));
+    }
+
+    /// No round trip timed end to end (the capture began after the handshake, at the
+    /// client: only its own 20 µs turnaround is timed): one flight has nothing to be
+    /// rated over, and is not rated at its burst's pace either.
+    #[test]
+    fn one_flight_with_no_round_trip_timed_is_not_measured() {
+        let conn = one_flight(false);
+        assert_eq!(conn.rtt.min_end_to_end(), None);
+        assert_eq!(goodput(&conn, Dir::S2C), 0.0);
+        let f = base(&conn, "t", &WindowStats::default());
+        assert_eq!(goodput_law(&f), Vec::<String>::new());
+    }
 }

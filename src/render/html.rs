@@ -295,7 +295,7 @@ fn cell(f: &FlowSummary, key: &str, link: Option<&str>) -> (String, Markup) {
             (b.to_string(), html! { (bytes(b as f64)) " " (arrow(f)) })
         }
         "duration" => (format!("{:.6}", f.duration_s), html! { (secs(f.duration_s)) }),
-        "goodput" => (format!("{:.1}", f.goodput_bps), html! { (bits(f.goodput_bps)) }),
+        "goodput" => (format!("{:.1}", f.goodput_bps), html! { (super::goodput(f)) }),
         "rtt" => (
             f.rtt_ms.min.map_or(String::new(), |m| format!("{m:.3}")),
             html! { (ms(f.rtt_ms.min)) },
@@ -415,7 +415,7 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>, anchor: &str) -> Marku
             }
             dl.facts {
                 div { dt { "data" } dd { "c2s " (bytes(f.bytes.c2s as f64)) ", s2c " (bytes(f.bytes.s2c as f64)) " (" (f.bulk_direction.as_str()) " bulk)" } }
-                div { dt { "goodput" } dd { (bits(f.goodput_bps)) } }
+                div { dt { "goodput" } dd { (super::goodput(f)) } }
                 div { dt { "RTT" } dd {
                     "min " (ms(r.min)) ", median " (ms(r.median)) ", p95 " (ms(r.p95)) ", max " (ms(r.max))
                     " (" (r.samples) " samples; capture near " (r.vantage.as_str()) ")"

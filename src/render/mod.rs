@@ -29,6 +29,22 @@ pub fn max_flight(f: &FlowSummary) -> String {
     }
 }
 
+/// A flow's goodput as every view says it: the rate, or why there is none. The analysis
+/// leaves it 0 for data that came in one flight (at one instant, or within the one loop
+/// the capture times) where no round trip is timed to rate it over
+/// (`bdpscope::summarize::goodput`): not a zero rate, no rate at all.
+pub fn goodput(f: &FlowSummary) -> String {
+    let bulk = f.dir(f.bulk_direction);
+    if f.goodput_bps > 0.0 || bulk.bytes == 0 {
+        return bits(f.goodput_bps);
+    }
+    if bulk.first_data_ts == bulk.last_data_ts {
+        "not measured, its data came at one instant".to_string()
+    } else {
+        "not measured, its data came in one flight and no round trip is timed".to_string()
+    }
+}
+
 /// How the bottleneck rate was found, as every view says it: the method, and on a link
 /// shared with traffic the capture does not show what it left this flow ("arrival-dispersion;
 /// shared, 31.8 Mbit/s left to this flow").

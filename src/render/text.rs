@@ -263,14 +263,7 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
         "not in the capture (window scale unknown)".to_string()
     };
     writeln!(out, "  {:<12}client/server: {hs}", "handshake")?;
-    // A direction whose data came at one instant (a single segment) has no span to rate
-    // it over: its goodput is not zero, it is not measured.
-    let bulk = f.dir(f.bulk_direction);
-    let goodput = if f.goodput_bps == 0.0 && bulk.bytes > 0 && bulk.first_data_ts == bulk.last_data_ts {
-        "not measured, its data came at one instant".to_string()
-    } else {
-        bits(f.goodput_bps)
-    };
+    let goodput = super::goodput(f);
     writeln!(
         out,
         "  {:<12}c2s {}, s2c {} in {}; goodput {} ({})",

@@ -186,7 +186,12 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
     t.col("bulk_direction", it().map(|f| Some(f.bulk_direction.as_str())));
     t.col("bytes_c2s", it().map(|f| Some(f.bytes.c2s)));
     t.col("bytes_s2c", it().map(|f| Some(f.bytes.s2c)));
-    t.col("goodput_bps", it().map(|f| Some(f.goodput_bps)));
+    // Empty where it was not measured (data in one flight and no round trip timed: the
+    // analysis's 0 for bytes sent is no rate, see `summarize::goodput`).
+    t.col(
+        "goodput_bps",
+        it().map(|f| Some(f.goodput_bps).filter(|&g| g > 0.0 || f.dir(f.bulk_direction).bytes == 0)),
+    );
     let rtt = || it().map(|f| &f.rtt_ms);
     t.col("rtt_samples", rtt().map(|r| Some(r.samples)));
     t.col("rtt_min_ms", rtt().map(|r| r.min));

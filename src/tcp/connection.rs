@@ -450,8 +450,15 @@ impl Connection {
             let (tx, rx) = (&mut self.dirs[dir.index()], dir.reverse().index());
             tx.ts_echo_rtt.on_tsval(o.val, ts, releases, drains);
             // The SYN/ACK's echo of the SYN's TSval times the same loop as the handshake
-            // sample, which already counts it.
-            if flags.ack() && o.ecr != 0 && !flags.syn() {
+            // sample, which already counts it; but it is that TSval's first echo, and a
+            // later one is no round trip from the SYN: on a coarse clock (Linux's 1 ms
+            // tick, RFC 7323 §5.4 allows up to 1 s) the first data can carry the SYN's
+            // TSval, and the echo of that data timed from the SYN's sighting read a
+            // loopback's 25 µs loop as 78 µs. Consumed here, unsampled.
+            if flags.ack() && o.ecr != 0 && flags.syn() {
+                let rx = dir.reverse().index();
+                let _ = self.dirs[rx].ts_echo_rtt.on_tsecr(o.ecr, ts, Echo::default());
+            } else if flags.ack() && o.ecr != 0 {
                 let echo = Echo {
                     acks_new_data: acked.acked > 0,
                     new_data: send.new_bytes > 0,
@@ -617,6 +624,54 @@ mod tests {
             }
         };
         Connection::new(0, ep("10.0.0.1:40000"), ep("10.0.0.2:80"), by_syn, 1, Timestamp(0))
+    }
+
+    /// A coarse timestamp clock (Mac OS's 100 ms tick, from tcpreplay's test.pcap): the
+    /// request carries the SYN's TSval, and the server's ACK of it echoes that value. The
+    /// SYN/ACK echoed it first, so the ACK's echo is no round trip from the SYN: the 28 ms
+    /// path must not read 56 ms.
+    #[test]
+    fn an_echo_of_the_syns_tsval_after_the_syn_ack_is_not_timed_from_the_syn() {
+        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80");
+        let mut k = conn(true);
+        track(
+            &mut k,
+            TcpPacket::new(c, s).syn().seq(100).ts(7, 0).window(65535),
+            Dir::C2S,
+            0,
+        );
+        track(
+            &mut k,
+            TcpPacket::new(s, c).syn().ack(101).seq(500).ts(900, 7).window(65535),
+            Dir::S2C,
+            28,
+        );
+        track(
+            &mut k,
+            TcpPacket::new(c, s).seq(101).ack(501).ts(7, 900).window(65535),
+            Dir::C2S,
+            28,
+        );
+        track(
+            &mut k,
+            TcpPacket::new(c, s)
+                .seq(101)
+                .ack(501)
+                .ts(7, 900)
+                .window(65535)
+                .payload_len(506),
+            Dir::C2S,
+            28,
+        );
+        track(
+            &mut k,
+            TcpPacket::new(s, c).seq(501).ack(607).ts(903, 7).window(65535),
+            Dir::S2C,
+            56,
+        );
+        let max = k.rtt.end_to_end_max.unwrap();
+        assert!(max <= Span::from_millis(29), "{max:?}");
+        assert_eq!(k.rtt.through(End::Server).by_source[RttSource::TsEcho as usize], 0);
     }
 
     #[test]

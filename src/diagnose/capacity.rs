@@ -678,6 +678,10 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
         if (bdp as f64 - want).abs() > 1.0 + 0.002 * want {
             out.push(format!("BDP {bdp} B is not {b} bit/s x {min} ms = {want:.0} B"));
         }
+        // No zero printed for a BDP that is not (`super::whole_bytes`).
+        if bdp == 0 && want > 0.0 {
+            out.push(format!("BDP 0 B for {b} bit/s x {min} ms = {want} B"));
+        }
     }
     out
 }

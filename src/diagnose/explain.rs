@@ -108,10 +108,14 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         }
     }
     if let Some(bdp) = x.bdp {
+        // The summary's figure is whole bytes, and never 0 for a BDP that is not (a
+        // loopback's 149 kbit/s x 18 µs is a third of a byte): see `super::whole_bytes`.
+        let whole = super::whole_bytes(bdp) as f64;
+        // The share is of the BDP as computed, unless under a byte: then of the byte shown.
+        let bdp = if whole > bdp.round() { whole } else { bdp };
         out.push(format!(
             "BDP {} = {} x base RTT {}; max flight {} ({} of BDP)",
-            // The summary's figure is whole bytes: a BDP under a KiB shows as it does.
-            bytes(bdp.round()),
+            bytes(whole),
             x.capacity.map_or("?".into(), |c| rate(c.rate)),
             ms(x.base_rtt_s),
             bytes(x.max_flight as f64),

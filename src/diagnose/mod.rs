@@ -455,6 +455,17 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     full.then_some(cap.rate)
 }
 
+/// A BDP in whole bytes as every view shows it: rounded, but never 0 for a path that
+/// holds anything (a link's rate times a round trip under a byte, a loopback's, is still a
+/// path a one-byte window fills; printing 0 would say there is no path).
+pub fn whole_bytes(bdp: f64) -> u64 {
+    if bdp > 0.0 {
+        (bdp.round() as u64).max(1)
+    } else {
+        0
+    }
+}
+
 /// Writes the diagnosis fields of the summary.
 fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
     // Every moment the sender had data lay in an outage or the slow start after one (the
@@ -484,7 +495,7 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
     let f = &k.facts;
     s.bottleneck_bps = f.capacity.map(|c| c.rate * 8.0);
     s.bottleneck_method = f.capacity.map(|c| c.method);
-    s.bdp_bytes = f.bdp.map(|b| b.round() as u64);
+    s.bdp_bytes = f.bdp.map(whole_bytes);
     s.capacity = f.capacity.map(|cap| CapacitySummary {
         method: cap.method,
         lower_bound: f.lower_bound,
@@ -771,6 +782,35 @@ fn gather(grid: &[f64], start: Timestamp, width: i64, t: Timestamp, len: i64) ->
 mod tests {
     use super::facts::{EcnFacts, Facts};
     use super::*;
+
+    /// A BDP under a byte (a loopback's rate times its microseconds) shows as one byte, never
+    /// as zero; a figure of bytes rounds as before.
+    #[test]
+    fn a_bdp_is_whole_bytes_and_never_zero_for_a_path() {
+        assert_eq!(whole_bytes(0.34), 1);
+        assert_eq!(whole_bytes(0.0), 0);
+        assert_eq!(whole_bytes(1.49), 1);
+        assert_eq!(whole_bytes(96_321.5), 96_322);
+        let ep = |s: &str| {
+            let a: std::net::SocketAddr = s.parse().unwrap();
+            crate::flow::Endpoint {
+                addr: a.ip(),
+                port: a.port(),
+            }
+        };
+        let conn = Connection::new(0, ep("127.0.0.1:49754"), ep("127.0.0.1:4445"), true, 1, Timestamp(0));
+        let mut f = summarize::base(&conn, "t", &summarize::WindowStats::default());
+        f.bottleneck_bps = Some(149e3);
+        f.rtt_ms.min = Some(0.018);
+        f.bdp_bytes = Some(0);
+        assert!(
+            capacity_law(&f).iter().any(|v| v.contains("BDP 0 B")),
+            "{:?}",
+            capacity_law(&f)
+        );
+        f.bdp_bytes = Some(whole_bytes(149e3 / 8.0 * 0.018e-3));
+        assert!(capacity_law(&f).is_empty(), "{:?}", capacity_law(&f));
+    }
     use crate::summary::EcnMode;
     use crate::tcp::ecn::{Events, Mark};
 

@@ -307,8 +307,8 @@ pub fn goodput(conn: &Connection, bulk: Dir) -> f64 {
     let Some(first) = d.first_data else { return 0.0 };
     let span = d.last_data.map_or(Span::ZERO, |b| b - first);
     let round = conn.rtt.min_end_to_end().unwrap_or(Span::ZERO);
-    let one_flight = |lone: Span| span.nanos() <= 0 || span < lone;
-    if round.nanos() <= 0 && conn.rtt.lone_loop().map_or(span.nanos() <= 0, |(_, l)| one_flight(l)) {
+    let one_flight = span.nanos() <= 0 || conn.rtt.lone_loop().is_some_and(|(_, l)| span < l);
+    if round.nanos() <= 0 && one_flight {
         return 0.0;
     }
     let span = span.max(round);

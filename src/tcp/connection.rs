@@ -456,7 +456,6 @@ impl Connection {
             // TSval, and the echo of that data timed from the SYN's sighting read a
             // loopback's 25 µs loop as 78 µs. Consumed here, unsampled.
             if flags.ack() && o.ecr != 0 && flags.syn() {
-                let rx = dir.reverse().index();
                 let _ = self.dirs[rx].ts_echo_rtt.on_tsecr(o.ecr, ts, Echo::default());
             } else if flags.ack() && o.ecr != 0 {
                 let echo = Echo {

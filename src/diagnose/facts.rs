@@ -49,6 +49,10 @@ pub struct Facts {
     pub base_rtt_s: f64,
     pub median_rtt_s: Option<f64>,
     pub p95_rtt_s: Option<f64>,
+    /// The longest round trip of the flows whose ACKs its delivery counts (its own; a
+    /// group's longest for a flow sharing a path): the longest a byte could have crossed
+    /// the path before the ACK that counted it.
+    pub max_rtt_s: Option<f64>,
     pub bdp: Option<f64>,
     pub max_rwnd: Option<u64>,
     /// The largest window as the sender read it, when that differs from the handshake's

@@ -291,6 +291,7 @@ fn gather_facts(
         base_rtt_s: base_rtt.secs_f64(),
         median_rtt_s: summary.rtt_ms.median.map(|m| m / 1000.0),
         p95_rtt_s: summary.rtt_ms.p95.map(|m| m / 1000.0),
+        max_rtt_s: summary.rtt_ms.max.map(|m| m / 1000.0),
         bdp: estimate.capacity.map(|c| c.rate * base_rtt.secs_f64()),
         max_rwnd: summary.max_rwnd_bytes,
         max_flight: tl.bins.iter().map(|b| b.max_flight).max().unwrap_or(0),
@@ -355,7 +356,15 @@ fn two_way(conn: &Connection, bulk: Dir) -> bool {
 /// window no longer counted).
 fn classify_floored(k: &mut Kept, tl: &Timeline, shared: Option<&[f64]>) -> Classification {
     let class = classify_kept(k, tl, shared);
-    let steady = class.steady_rate.max(class.shared_steady_rate.unwrap_or(0.0));
+    let mut steady = class.steady_rate.max(class.shared_steady_rate.unwrap_or(0.0));
+    // A lower bound is raised by any rate the path was shown to pass: the delivery while
+    // the sender had data, less what ACKs of data sent before a bin can have added to it
+    // (`busy_floor`). An estimate that claims the capacity is not raised by it: that
+    // allowance is a bound, and beside a flow that keeps the link busy the busy rate of an
+    // on/off flow read 159.8 Mbit/s on a 100 Mbit/s link (tests/sim_laws.rs).
+    if k.facts.lower_bound {
+        steady = steady.max(busy_floor(class.busy_rate, tl.width, k.facts.max_rtt_s));
+    }
     match k.facts.capacity {
         Some(c) if c.method != Method::LinkRate && steady > c.rate => {
             k.facts.capacity = Some(c.raised_to(steady));
@@ -364,6 +373,22 @@ fn classify_floored(k: &mut Kept, tl: &Timeline, shared: Option<&[f64]>) -> Clas
             classify_kept(k, tl, shared)
         }
         _ => class,
+    }
+}
+
+/// The rate a path must have passed for a flow to deliver `busy_rate` while its sender had
+/// data. That rate shares each bin's delivery out by the time the sender had data in it;
+/// the bytes ACKed in a bin of width T crossed the path within T plus the longest round
+/// trip R before it (data crosses, then its ACK comes back), so each bin's delivery is at
+/// most C x (T + R) and the busy rate at most C x (1 + R / T): C >= busy x T / (T + R).
+/// Bins much longer than a round trip give nearly the busy rate itself (a loopback's
+/// 94 ms bins against 0.8 ms); bins of a round trip or less, under half of it, as a
+/// delivery-rate sample over less than a round trip is none (tcp_rate.c).
+fn busy_floor(busy_rate: f64, width: Span, max_rtt_s: Option<f64>) -> f64 {
+    let t = width.secs_f64();
+    match max_rtt_s {
+        Some(r) if t > 0.0 => busy_rate * t / (t + r),
+        _ => 0.0,
     }
 }
 
@@ -424,7 +449,13 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     }
     let standing = f.queue.as_ref().is_some_and(|q| q.standing > 0);
     if f.window_held {
-        return (f.queue_shows() || standing).then_some(cap.rate);
+        // A queue that stood shows the link busy while it stood (RFC 8289), and what the
+        // flow delivered then is the link's rate: only a figure measured there is shown
+        // full by it. Intervals too few to hold one delivery window (a slow reader's
+        // window bursts queueing twice in 4 s, R12 slow_reader at the sender) leave the
+        // figure the delivery of other windows: the reader's pace, a lower bound.
+        let stood_measured = standing && f.estimate.queued.is_some();
+        return (f.queue_shows() || stood_measured).then_some(cap.rate);
     }
     // A floor above the busy windows' delivery (what the flow's app-limited windows or its
     // whole connection carried) shows what the path passed, not that it was full: a lower
@@ -712,6 +743,7 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
     let busy_windows = cells.busy_rate_percentile(Span(window));
     let shared_rate = every.unwrap_or(0.0).max(busy_windows.unwrap_or(0.0));
     let count = group.len();
+    let group_max_rtt = members.iter().filter_map(|k| k.facts.max_rtt_s).reduce(f64::max);
     for &i in group {
         let f = &mut flows[i];
         let Some(mut k) = f.kept.take() else { continue };
@@ -732,9 +764,14 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
                 method: Method::SharedDeliveryRate,
             });
             k.facts.bdp = Some(rate * k.base_rtt.secs_f64());
-            k.facts.lower_bound = false;
+            // No window in which the group was mostly busy: its delivery is what the
+            // applications offered, not what the path could pass (RFC 6349 §3.3 measures
+            // the bottleneck on a saturated path), so the figure is a lower bound.
+            k.facts.lower_bound = busy_windows.is_none();
         }
         k.facts.flows_sharing = count;
+        // The group's delivery counts every member's ACKs.
+        k.facts.max_rtt_s = group_max_rtt;
         // This flow's bins, filled with the group's delivery.
         let tl = k.tl.full();
         let shared: Vec<f64> = (0..tl.bins.len())
@@ -840,6 +877,7 @@ mod tests {
             base_rtt_s: 0.04,
             median_rtt_s: Some(0.04),
             p95_rtt_s: Some(0.04),
+            max_rtt_s: Some(0.04),
             bdp: Some(rate * 0.04),
             max_rwnd: Some(1 << 20),
             obeyed_rwnd: None,
@@ -872,6 +910,41 @@ mod tests {
                 ..Default::default()
             },
         }
+    }
+
+    /// A receiver-window-held flow whose window bursts stood in a queue for two intervals,
+    /// too few to hold one delivery window (R12 slow_reader at the sender): the figure, the
+    /// delivery of other windows (the reader's pace), is not shown full by them, and stays
+    /// a lower bound; a queue whose own delivery was measured shows it full.
+    #[test]
+    fn a_held_flows_brief_queue_does_not_show_a_figure_measured_elsewhere_full() {
+        let mut f = own_delivery();
+        f.window_held = true;
+        f.estimate.delivered = None;
+        f.estimate.app_limited = Some(1_000_000.0);
+        f.queue = Some(super::queue::StandingQueue {
+            share: 0.06,
+            judged: 1.0,
+            delay_s: 0.01,
+            target_s: 0.006,
+            bins: Vec::new(),
+            intervals: 35,
+            standing: 2,
+        });
+        assert_eq!(judged_capacity(&f), None);
+        f.estimate.queued = Some(1_000_000.0);
+        assert_eq!(judged_capacity(&f), Some(1_000_000.0));
+    }
+
+    /// The delivery while the sender had data floors a lower bound by what the bins' ACKs
+    /// can have counted: bins 100x a round trip give nearly all of it, bins of one round
+    /// trip half, and no round trip timed gives nothing.
+    #[test]
+    fn the_busy_floor_allows_for_acks_of_data_sent_a_round_trip_before() {
+        let floor = |w_ms: i64, r: Option<f64>| busy_floor(1e6, Span::from_millis(w_ms), r);
+        assert!((floor(100, Some(0.001)) - 1e6 * 100.0 / 101.0).abs() < 1e-6);
+        assert!((floor(10, Some(0.01)) - 0.5e6).abs() < 1e-6);
+        assert_eq!(floor(10, None), 0.0);
     }
 
     /// A flat flight below the BDP is the send buffer's, unless Nagle's waits for delayed

@@ -61,10 +61,11 @@ impl Default for Budget {
 /// What a tracker costs whatever it sees: `Connection` and `Accumulator` (4.3 KB), their
 /// boxes and queues, the RTT histogram's first chunks.
 pub(crate) const TRACKER_BYTES: u64 = 8 << 10;
-/// What each direction that carries data adds besides its timeline: the two dispersion
+/// What each direction that carries data adds besides its timeline: the three dispersion
 /// histograms (only the span of rates they reached, a few hundred bytes), the RTT and
-/// timestamp queues.
-pub(crate) const DATA_DIRECTION_BYTES: u64 = 2 << 10;
+/// timestamp queues, and the arrival batches in flight (`diagnose::train::DataBatches`, 8
+/// bytes each: 45 for a 64 KiB window of full segments, at most 1024).
+pub(crate) const DATA_DIRECTION_BYTES: u64 = 3 << 10;
 
 /// The timeline of a direction whose data has run for `span`: a bin per millisecond until
 /// there are `MAX_BINS` (then they widen); bins are allocated as time reaches them, and

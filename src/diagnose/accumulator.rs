@@ -12,9 +12,10 @@ use super::drop_pace::DropPace;
 use super::packed::LiveTimeline;
 use super::receiver_clock::ReceiverClock;
 use super::timeline::SenderState;
-use super::train::Train;
+use super::train::{DataBatches, Train};
 use crate::decode::{Ecn, TcpFlags};
 use crate::flow::Dir;
+use crate::seq::SeqNum;
 use crate::summarize::WindowStats;
 use crate::tcp::ecn::flags_signal;
 use crate::tcp::{Connection, SegmentEvent};
@@ -50,6 +51,11 @@ pub struct DirAccumulator {
     /// become rates).
     ack_train: Option<Train>,
     pub dispersion: Dispersion,
+    /// The same ACKs batched also by the data they complete ([`DataBatches`]): the ACK
+    /// spacing of a capture past the bottleneck.
+    ack_train_by_data: Option<Train>,
+    pub dispersion_by_data: Dispersion,
+    data_batches: DataBatches,
     /// The same ACKs timed on the receiver's clock (their TSval).
     pub receiver_clock: ReceiverClock,
     pub first_data: Option<Timestamp>,
@@ -162,6 +168,7 @@ impl DirAccumulator {
         }
         self.data_events += 1;
         let len = ev.send.new_bytes as u64;
+        self.data_batches.on_data(ts, SeqNum(ev.seq).add(ev.len));
         let tl = self.timeline.get_or_insert_with(|| LiveTimeline::new(ts));
         if let Some((t0, state)) = self.last_data {
             let gap = ts - t0;
@@ -252,6 +259,8 @@ impl DirAccumulator {
     fn on_ack(
         &mut self,
         ts: Timestamp,
+        ack: Option<SeqNum>,
+        mss: u64,
         delivered: u64,
         reported: u64,
         pause: Option<SenderState>,
@@ -271,9 +280,17 @@ impl DirAccumulator {
             if let (Some(train), Some(r)) = (self.ack_train.as_ref(), round) {
                 if ts - train.last() > r {
                     self.dispersion.end(&mut self.ack_train, min_span);
+                    self.dispersion_by_data.end(&mut self.ack_train_by_data, min_span);
                 }
             }
             self.dispersion.feed(&mut self.ack_train, ts, reported, min_span);
+            // Only an ACK of more than two full segments (a stretch ACK: RFC 5681 §4.2 asks
+            // for one at least every second) says its host was handed the data together; a
+            // receiver that ACKs each segment or pair as it comes keeps the arrivals'
+            // spacing, compressed pairs included.
+            let same = ack.is_some_and(|a| self.data_batches.on_ack(a)) && reported > 2 * mss;
+            self.dispersion_by_data
+                .feed_in(&mut self.ack_train_by_data, ts, reported, min_span, same);
         }
         let at = ts + sender_loop;
         match pause {
@@ -467,7 +484,17 @@ impl Accumulator {
             if ev.acked.delivered > 0 || pause.is_some() || was_paused {
                 let lp = conn.sender_loop(data_dir);
                 let round = conn.rtt.base_end_to_end();
-                acc.on_ack(ev.ts, delivered, ev.acked.delivered as u64, pause, lp, round, min_span);
+                acc.on_ack(
+                    ev.ts,
+                    ev.ack.map(SeqNum),
+                    data_mss,
+                    delivered,
+                    ev.acked.delivered as u64,
+                    pause,
+                    lp,
+                    round,
+                    min_span,
+                );
             }
             // Room the sender did not use (see `UnusedRoom`).
             let outstanding = match (dd.una, dd.nxt) {

@@ -91,10 +91,16 @@ impl Dispersion {
     /// A packet of `bytes` at `at` on `train` (a new train from it when there is none):
     /// counted, and the sample it completes added.
     pub fn feed(&mut self, train: &mut Option<Train>, at: Timestamp, bytes: u64, min_span: Span) {
+        self.feed_in(train, at, bytes, min_span, false)
+    }
+
+    /// As [`Dispersion::feed`], the packet being of the latest one's batch also when
+    /// `same_batch` says so ([`Train::add_in`]).
+    pub fn feed_in(&mut self, train: &mut Option<Train>, at: Timestamp, bytes: u64, min_span: Span, same_batch: bool) {
         match train.as_mut() {
             Some(t) => {
-                self.on_packet(bytes, t.batched(at));
-                if let Some((b, gap)) = t.add(at, bytes, min_span) {
+                self.on_packet(bytes, same_batch || t.batched(at));
+                if let Some((b, gap)) = t.add_in(at, bytes, min_span, same_batch) {
                     self.add(b, gap);
                 }
             }

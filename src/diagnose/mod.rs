@@ -186,6 +186,13 @@ fn gather_facts(
         _ => false,
     };
     let arrivals = past_bottleneck.then_some(&dacc.arrivals);
+    // Past the bottleneck the receiver's ACKs leave as its host takes the data in: ACKs of
+    // one arrival batch are one batch (`train::DataBatches`).
+    let ack_spacing = if past_bottleneck {
+        &dacc.dispersion_by_data
+    } else {
+        &dacc.dispersion
+    };
     let goodput = summary.goodput_bps / 8.0;
     // The flow went as fast as its receive window let it: its ACK spacing may be the
     // window's pace.
@@ -237,7 +244,7 @@ fn gather_facts(
     );
     let estimate = capacity::estimate(&capacity::Input {
         tl,
-        dispersion: &dacc.dispersion,
+        dispersion: ack_spacing,
         arrivals,
         base_rtt,
         mss,
@@ -313,7 +320,7 @@ fn gather_facts(
         queue,
         quantum_s: quantum.get().secs_f64(),
         window_held,
-        ack_spacing: dacc.dispersion.clone(),
+        ack_spacing: ack_spacing.clone(),
         ack_stamps: dacc.receiver_clock.clone(),
         arrival_spacing: arrivals.cloned(),
         prompt_queueing_s,

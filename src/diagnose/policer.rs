@@ -89,11 +89,18 @@ pub fn find(tl: &Timeline, median_rtt: Span, floor: Span) -> Option<Policer> {
     if rounds < MIN_LOSS_ROUNDS {
         return None;
     }
-    let lossy = in_round.iter().filter(|&&x| x).count();
-    let during: u64 = (0..bins.len())
-        .filter(|&i| in_round[i])
-        .map(|i| bins[i].delivered)
-        .sum();
+    // Only where the sender was free to send: a bin in which the receiver's window held
+    // it delivered what the reader took (a reader that fell behind closes the window
+    // while the losses go on: P7 bursty_reader read its 7 Mbit/s reader as an 8.7 Mbit/s
+    // policer), and shows nothing of a bucket.
+    let free: Vec<usize> = (0..bins.len())
+        .filter(|&i| in_round[i] && bins[i].rwnd_ns == 0)
+        .collect();
+    let lossy = free.len();
+    if lossy == 0 {
+        return None;
+    }
+    let during: u64 = free.iter().map(|&i| bins[i].delivered).sum();
     let rate = during as f64 / (lossy as f64 * w);
     if rate <= 0.0 {
         return None;
@@ -293,6 +300,19 @@ mod tests {
         // at its calmer rate (the lab's tbf policer, 28.7 Mbit/s of payload, reads 28.67).
         assert!((p.rate / 3.0e6 - 1.0).abs() < 0.1, "{p:?}");
         assert!((p.depth / 100_000.0 - 1.0).abs() < 0.3, "{p:?}");
+    }
+
+    /// The same losses with the receiver's window holding the sender in every bin (a
+    /// reader that fell behind while the losses went on): the delivery is the reader's,
+    /// and no bucket is told from it.
+    #[test]
+    fn losses_while_the_receivers_window_held_the_sender_show_no_bucket() {
+        let mut tl = run(100_000.0, 0.0);
+        for b in tl.bins.iter_mut() {
+            b.rwnd_ns = b.busy_ns;
+            b.busy_ns = 0;
+        }
+        assert_eq!(find(&tl, Span::from_millis(30), Span::from_micros(10)), None);
     }
 
     #[test]

@@ -209,6 +209,16 @@ pub fn notes(f: &Findings<'_>) -> Vec<String> {
             crate::units::ms(rise)
         ));
     }
+    // A capture that began mid-connection has no round trip timed before the flow's own
+    // queue formed: where a queue stood most of what it shows, the least RTT it saw holds
+    // that queue's floor too (R12 late_capture: 35.6 ms seen, the kernel's 14.2 ms taken
+    // at the handshake), and only bounds the path's from above.
+    if !x.handshake_timed && x.queue.as_ref().is_some_and(|q| q.most_of_the_time()) {
+        out.push(format!(
+            "with no round trip timed at the handshake and a queue standing for most of the transfer, the base RTT ({}) is the least RTT seen after the queue may already have formed: it and the BDP are upper bounds",
+            crate::units::ms(x.base_rtt_s)
+        ));
+    }
     if x.capacity.is_none() {
         let why = match x.stretch_acks {
             Some(n) => {

@@ -53,6 +53,9 @@ pub struct Facts {
     /// group's longest for a flow sharing a path): the longest a byte could have crossed
     /// the path before the ACK that counted it.
     pub max_rtt_s: Option<f64>,
+    /// The handshake gave a round-trip sample: the base RTT was measured with the path's
+    /// queue empty of this flow's data (a SYN waits behind nothing of its own).
+    pub handshake_timed: bool,
     pub bdp: Option<f64>,
     pub max_rwnd: Option<u64>,
     /// The largest window as the sender read it, when that differs from the handshake's

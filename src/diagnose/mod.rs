@@ -299,6 +299,7 @@ fn gather_facts(
         median_rtt_s: summary.rtt_ms.median.map(|m| m / 1000.0),
         p95_rtt_s: summary.rtt_ms.p95.map(|m| m / 1000.0),
         max_rtt_s: summary.rtt_ms.max.map(|m| m / 1000.0),
+        handshake_timed: summary.rtt_ms.handshake_samples > 0,
         bdp: estimate.capacity.map(|c| c.rate * base_rtt.secs_f64()),
         max_rwnd: summary.max_rwnd_bytes,
         max_flight: tl.bins.iter().map(|b| b.max_flight).max().unwrap_or(0),
@@ -885,6 +886,7 @@ mod tests {
             median_rtt_s: Some(0.04),
             p95_rtt_s: Some(0.04),
             max_rtt_s: Some(0.04),
+            handshake_timed: true,
             bdp: Some(rate * 0.04),
             max_rwnd: Some(1 << 20),
             obeyed_rwnd: None,
@@ -941,6 +943,38 @@ mod tests {
         assert_eq!(judged_capacity(&f), None);
         f.estimate.queued = Some(1_000_000.0);
         assert_eq!(judged_capacity(&f), Some(1_000_000.0));
+    }
+
+    /// A capture that began mid-connection, with a queue standing most of the time: the
+    /// base RTT and the BDP are said to be upper bounds; with the handshake timed, not.
+    #[test]
+    fn a_late_capture_over_a_standing_queue_bounds_the_base_rtt_from_above() {
+        use super::facts::Findings;
+        use super::rules::fixture::{at, run, Bin, BUSY};
+        let c = run(|_| Bin {
+            delivered: at(1.0),
+            ..BUSY
+        });
+        let mut f = own_delivery();
+        f.queue = Some(super::queue::StandingQueue {
+            share: 0.73,
+            judged: 1.0,
+            delay_s: 0.002,
+            target_s: 0.0018,
+            bins: Vec::new(),
+            intervals: 30,
+            standing: 22,
+        });
+        let said = |f: &Facts| {
+            explain::notes(&Findings { facts: f, class: &c })
+                .iter()
+                .any(|n| n.contains("upper bounds"))
+        };
+        assert!(!said(&f), "the handshake timed the base");
+        f.handshake_timed = false;
+        assert!(said(&f));
+        f.queue = None;
+        assert!(!said(&f), "no queue stood");
     }
 
     /// The delivery while the sender had data floors a lower bound by what the bins' ACKs

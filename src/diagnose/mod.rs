@@ -390,8 +390,8 @@ fn classify_floored(k: &mut Kept, tl: &Timeline, shared: Option<&[f64]>) -> Clas
 /// trip R before it (data crosses, then its ACK comes back), so each bin's delivery is at
 /// most C x (T + R) and the busy rate at most C x (1 + R / T): C >= busy x T / (T + R).
 /// Bins much longer than a round trip give nearly the busy rate itself (a loopback's
-/// 94 ms bins against 0.8 ms); bins of a round trip or less, under half of it, as a
-/// delivery-rate sample over less than a round trip is none (tcp_rate.c).
+/// 94 ms bins against 0.8 ms); bins of one round trip give half of it, shorter ones less
+/// (tcp_rate.c takes no delivery-rate sample over less than a round trip at all).
 fn busy_floor(busy_rate: f64, width: Span, max_rtt_s: Option<f64>) -> f64 {
     let t = width.secs_f64();
     match max_rtt_s {

@@ -198,11 +198,17 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     let delivered = delivery::max_rate(inp.tl, window, interval);
     let app_limited = delivery::app_limited_rate(inp.tl, window, interval);
     let queue_window = window;
-    let dispersed = match (inp.dispersion.capacity(), inp.window_rate) {
+    // The receiver's window paced the sender: at rwnd per round trip, or held by a reader
+    // that fell behind (its window opening as it read) with no queue in its round trips.
+    // Where the flight raised the RTT it sat in the bottleneck's queue, and the strongest
+    // spacing is the queue's drain, the path's own (PcapPlusPlus sll.pcap: a window-held
+    // download whose RTT rose 18 ms; its arrivals' 15.0 Mbit/s, not a faster ACK mode).
+    let window_paced = inp.window_rate.is_some() || (inp.window_held && !inp.rtt_rose);
+    let dispersed = match (inp.dispersion.capacity(), window_paced) {
         // The strongest spacing may be the window's own pace (it is never faster than the
         // path): segments that did queue at the bottleneck (the initial window, bursts
         // after a window update) leave a separate, faster mode, and that one is the path's.
-        (Some(mode), Some(_)) => inp
+        (Some(mode), true) => inp
             .dispersion
             .modes()
             .into_iter()
@@ -749,6 +755,34 @@ mod tests {
             paced_policer: None,
             loss_delivery: None,
         }
+    }
+
+    /// A sender held by a reader that fell behind (R12 slow_reader at the sender): most of
+    /// its ACKs come at the reader's pace, 190 kB/s; the bursts each window opening released
+    /// queued at the 2.7 MB/s link and left a faster mode. With no queue in the round trips
+    /// the faster mode is the path's; where the flight raised the RTT, the strongest mode is
+    /// the queue's drain and stands; a flow the window did not hold keeps its strongest.
+    #[test]
+    fn a_window_held_flows_faster_spacing_mode_is_the_path() {
+        let tl = busy_timeline(200);
+        let mut d = Dispersion::default();
+        for i in 0..80 {
+            let rate = if i % 4 == 0 { 2.7e6 } else { 1.9e5 };
+            d.add(2896, Span::from_nanos((2896.0 / rate * 1e9) as i64));
+        }
+        let rate = |inp: Input<'_>| estimate(&inp).dispersed.expect("a spacing estimate");
+        let held = Input {
+            window_held: true,
+            ..input(&tl, &d, 1.8e5)
+        };
+        assert!((rate(held) / 2.7e6 - 1.0).abs() < 0.05);
+        let queued = Input {
+            window_held: true,
+            rtt_rose: true,
+            ..input(&tl, &d, 1.8e5)
+        };
+        assert!((rate(queued) / 1.9e5 - 1.0).abs() < 0.05);
+        assert!((rate(input(&tl, &d, 1.8e5)) / 1.9e5 - 1.0).abs() < 0.05);
     }
 
     #[test]

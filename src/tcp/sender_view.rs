@@ -106,13 +106,37 @@ impl SenderViewTracker {
         let usable = |a: &Advert| a.at <= then && by_echo.is_none_or(|e| a.tsval.is_none_or(|v| ts_not_after(v, e)));
         // The latest usable advert, and the first one of its timestamp tick: the sender had
         // one of the ACKs of that tick (a millisecond of ACKs share one TSval on Linux).
+        h.first()?;
         let mut latest = 0;
         while latest + 1 < h.len() && usable(&h[latest + 1]) {
             latest += 1;
         }
+        // An echo equal to an ACK's TSval proves the sender had processed an ACK of that
+        // tick (RFC 7323 §4.3: TSecr is the TSval of the latest segment it took), whatever
+        // the loop's minimum says: the first ACK of the tick that passed here before the
+        // data is the least it had. The minimum loop is learnt from samples and can start
+        // above the real one (a handshake loop of 42 us against a data loop of 29 us left
+        // a sender a whole request "in flight" that its echo showed acknowledged).
+        // Only ACKs after the latest usable one, up to the data, are looked at: one loop's
+        // worth. Several ACKs share a tick, so only its first is proven.
+        let proven = by_echo.and_then(|e| {
+            let had = usable(&h[latest]);
+            if had && h[latest].tsval == Some(e) {
+                return None; // the tick's first ACK is no later than the one chosen
+            }
+            let from = latest + usize::from(had);
+            h.get(from..)?
+                .iter()
+                .take_while(|a| a.at <= at && a.tsval.is_none_or(|v| ts_not_after(v, e)))
+                .position(|a| a.tsval == Some(e))
+                .map(|p| from + p)
+        });
+        if let Some(p) = proven {
+            latest = p;
+        }
         let tick = h.get(latest)?.tsval;
         // Whether the sender had any usable ACK yet; the choice below may move past `then`.
-        let known = h[latest].at <= then;
+        let known = h[latest].at <= then || proven.is_some();
         let mut first = latest;
         if by_echo.is_some() {
             // Data can be late at the capture point by its queueing on the way there, so
@@ -258,6 +282,43 @@ mod tests {
             )
             .unwrap();
         assert_eq!(s.flight, 26_001 - 6_001);
+    }
+
+    #[test]
+    fn an_echo_of_an_ack_proves_it_had_arrived_whatever_the_minimum_loop() {
+        // Next to the sender: the handshake's loop (42 us) set the minimum; the request's
+        // next write left 29 us after the ACK of the first, echoing that ACK's TSval.
+        let mut v = SenderViewTracker::default();
+        v.on_ack(t(0), SeqNum(1), Some(64_000), 500, Some(100));
+        let ack_at = t(60);
+        v.on_ack(ack_at, SeqNum(201), Some(64_000), 500, Some(160));
+        let data_at = ack_at + Span::from_micros(29);
+        let s = v
+            .view(
+                data_at,
+                Some(160),
+                Span::from_micros(42),
+                Span::from_micros(42),
+                SeqNum(1201),
+                None,
+            )
+            .unwrap();
+        assert_eq!(s.flight, 1000, "the echoed ACK had arrived");
+        // Without the echo the minimum loop is all there is: the earlier ACK.
+        let mut v = SenderViewTracker::default();
+        v.on_ack(t(0), SeqNum(1), Some(64_000), 500, None);
+        v.on_ack(ack_at, SeqNum(201), Some(64_000), 500, None);
+        let s = v
+            .view(
+                data_at,
+                None,
+                Span::from_micros(42),
+                Span::from_micros(42),
+                SeqNum(1201),
+                None,
+            )
+            .unwrap();
+        assert_eq!(s.flight, 1200);
     }
 
     #[test]

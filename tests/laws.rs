@@ -104,11 +104,33 @@ fn text_laws(f: &FlowSummary, block: &str, out: &mut Vec<String>) {
             }
         }
     }
+    if let Some(v) = window_line_flight_disagrees(block) {
+        out.push(format!("flow {}: {v}", f.id));
+    }
     for s in &f.stalls {
         if !block.contains(s.kind.as_str()) {
             out.push(format!("flow {}: stall {} not in the text view", f.id, s.kind.as_str()));
         }
     }
+}
+
+/// The window line's largest flight (the sender's, when it names both) is the one the
+/// evidence states: two different "max flight" figures in one block contradict each other.
+fn window_line_flight_disagrees(block: &str) -> Option<String> {
+    let figure = |line: &str| {
+        line.split("max flight ").nth(1).map(|s| {
+            s.split([',', '('])
+                .next()
+                .unwrap_or("")
+                .replace(" at the sender", "")
+                .trim()
+                .to_string()
+        })
+    };
+    let window = block.lines().find(|l| l.trim_start().starts_with("window "))?;
+    let evidence = block.lines().find(|l| l.contains("; max flight "))?;
+    let (w, e) = (figure(window)?, figure(evidence)?);
+    (w != e).then(|| format!("the window line's max flight {w} is not the evidence's {e}"))
 }
 
 /// Splits the text view into flow blocks by their header line.
@@ -355,6 +377,11 @@ fn the_check_catches_a_broken_law() {
     assert!(!bdpscope::laws::check(&broken)
         .iter()
         .any(|v| v.law == "capture-duplicates"));
+    // Two figures of one flight in one block.
+    let block = "  window      max flight 1000 B, max rwnd 64.0 KiB\n  evidence    - BDP 535 B = 71.0 kbit/s x base RTT 60.3 ms; max flight 1.17 KiB (224% of BDP)\n";
+    assert!(window_line_flight_disagrees(block).is_some());
+    let block = block.replace("1000 B,", "1.17 KiB at the sender (1000 B seen here),");
+    assert_eq!(window_line_flight_disagrees(&block), None);
     // And the text scan sees a zero printed for a non-zero value.
     assert!(zero_with_decimals("rtt  min 0.0 ms, median 0.1").is_some());
     assert!(zero_with_decimals("rtt  min 17.0 µs, 100 ms, 0 B, 10.05").is_none());

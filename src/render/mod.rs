@@ -13,12 +13,13 @@ use bdpscope::endpoint::Dir;
 use bdpscope::summary::{DirectionSummary, EcnMode, FlowSummary};
 use bdpscope::units::{bits, bytes, secs};
 
-/// A flow's largest flight as every view says it: the sender's when it had clearly more
-/// in flight than the capture point saw (a capture next to the receiver sees little in
-/// flight while the sender had a window's worth), else the capture point's.
+/// A flow's largest flight as every view says it: the sender's, with the capture point's
+/// beside it when the two print differently (a capture next to the receiver sees little
+/// in flight while the sender had a window's worth). The evidence states the sender's
+/// figure, so a view that printed only the capture point's would contradict it.
 pub fn max_flight(f: &FlowSummary) -> String {
     match f.sender_max_flight_bytes {
-        Some(s) if s > f.max_flight_bytes + f.max_flight_bytes / 4 => {
+        Some(s) if bytes(s as f64) != bytes(f.max_flight_bytes as f64) => {
             format!(
                 "{} at the sender ({} seen here)",
                 bytes(s as f64),

@@ -73,6 +73,10 @@ pub const LAWS: &[Law] = &[
         name: "capture-duplicates",
         check: crate::summarize::copies_law,
     },
+    Law {
+        name: "flight-in-network",
+        check: crate::summarize::flight_law,
+    },
 ];
 
 /// A broken law, on one flow.

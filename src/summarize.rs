@@ -216,6 +216,7 @@ pub fn direction(
         zero_window_probes: x.zero_window_probes,
         window_full_events: x.window_full_events,
         max_flight_bytes: x.max_flight,
+        max_in_network_bytes: x.max_in_network,
         max_segment_bytes: x.max_segment,
         max_rwnd_bytes: max_rwnd,
         min_rwnd_bytes: min_rwnd,
@@ -235,6 +236,28 @@ pub fn direction(
         last_cwr_ts: e.cwr.last.map(|m| m.ts.secs_f64()),
         capture_duplicates: 0,
     }
+}
+
+/// What was in the network is part of what was outstanding (RFC 6675: pipe <= flight,
+/// the rest SACKed or presumed lost), at the sender and at the capture point.
+pub fn flight_law(f: &FlowSummary) -> Vec<String> {
+    let mut out = Vec::new();
+    if let (Some(n), Some(o)) = (f.sender_max_in_network_bytes, f.sender_max_flight_bytes) {
+        if n > o {
+            out.push(format!(
+                "the sender's flight in the network {n} B exceeds its flight {o} B"
+            ));
+        }
+    }
+    for (name, d) in [("c2s", &f.c2s), ("s2c", &f.s2c)] {
+        if d.max_in_network_bytes > d.max_flight_bytes {
+            out.push(format!(
+                "{name}: flight in the network {} B exceeds the flight {} B",
+                d.max_in_network_bytes, d.max_flight_bytes
+            ));
+        }
+    }
+    out
 }
 
 /// The words of the copies' note a reader (and [`copies_law`]) finds it by.
@@ -357,6 +380,7 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
         rtt_ms: rtt(conn),
         max_flight_bytes: d.max_flight,
         sender_max_flight_bytes: None,
+        sender_max_in_network_bytes: None,
         max_rwnd_bytes: windows.max_rwnd(conn, bulk),
         retransmitted_segments: d.retransmitted_segments,
         bottleneck_bps: None,

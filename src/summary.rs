@@ -685,6 +685,10 @@ pub struct DirectionSummary {
     pub zero_window_probes: u64,
     pub window_full_events: u64,
     pub max_flight_bytes: u64,
+    /// The most of `max_flight_bytes` that was in the network at the capture point (RFC
+    /// 6675 pipe: neither SACKed nor presumed lost).
+    #[serde(default)]
+    pub max_in_network_bytes: u64,
     pub max_segment_bytes: u32,
     /// Largest window the receiver of this direction advertised (bytes, scaled).
     pub max_rwnd_bytes: Option<u64>,
@@ -752,6 +756,11 @@ pub struct FlowSummary {
     /// `max_flight_bytes` next to the sender; next to the receiver the capture point sees
     /// almost nothing in flight while the sender had a window's worth).
     pub sender_max_flight_bytes: Option<u64>,
+    /// The most of the sender's flight that was in the network (RFC 6675 pipe: neither
+    /// SACKed nor presumed lost; Linux's packets_in_flight). Below `sender_max_flight_bytes`
+    /// where a loss left data above a hole outstanding, held at the receiver.
+    #[serde(default)]
+    pub sender_max_in_network_bytes: Option<u64>,
     pub max_rwnd_bytes: Option<u64>,
     pub retransmitted_segments: u64,
     pub bottleneck_bps: Option<f64>,

@@ -377,6 +377,12 @@ fn the_check_catches_a_broken_law() {
     assert!(!bdpscope::laws::check(&broken)
         .iter()
         .any(|v| v.law == "capture-duplicates"));
+    // More in the network than outstanding.
+    let mut broken = f.clone();
+    broken.sender_max_in_network_bytes = broken.sender_max_flight_bytes.map(|b| b + 1);
+    assert!(bdpscope::laws::check(&broken)
+        .iter()
+        .any(|v| v.law == "flight-in-network"));
     // Two figures of one flight in one block.
     let block = "  window      max flight 1000 B, max rwnd 64.0 KiB\n  evidence    - BDP 535 B = 71.0 kbit/s x base RTT 60.3 ms; max flight 1.17 KiB (224% of BDP)\n";
     assert!(window_line_flight_disagrees(block).is_some());

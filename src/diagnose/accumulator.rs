@@ -46,6 +46,11 @@ pub struct DirAccumulator {
     retransmitted: bool,
     /// The flight after the last new data segment.
     last_flight: u64,
+    /// The most of the sender's flight that was in the network: its flight less what the
+    /// ACK it had reported SACKed or lost (`SenderView::held`), over data the receiver
+    /// reported progress after (`pending_in_network` until it does).
+    pub max_in_network: u64,
+    pending_in_network: u64,
     /// The ACK train (samples span whole batches and at least the quantum's minimum: see
     /// [`Train`], so timestamp resolution and a host that stamps packets in batches do not
     /// become rates).
@@ -229,6 +234,19 @@ impl DirAccumulator {
         } else {
             SenderState::Busy
         };
+        // Out of the network: what the ACK the sender had reported SACKed or left lost. Near
+        // the receiver the capture point's scoreboard is a loop ahead and may have seen the
+        // hole repaired already, so the ACK's own counts; but while the capture point's
+        // cumulative ACK is still the sender's (the same hole), its scoreboard holds the
+        // SACKs the sender had and those on their way to it: an echo frozen on an old ACK
+        // (tcp-ethereal's MPTCP client echoed one 3.8 s old through a recovery) leaves the
+        // sender's ACK the earliest the window allows, with the SACKs of that moment.
+        let held = match ev.sender_view {
+            Some(v) if Some(v.flight) == ev.naive_flight => v.held.max(ev.not_in_network),
+            Some(v) => v.held,
+            None => ev.not_in_network,
+        };
+        self.pending_in_network = self.pending_in_network.max(flight.saturating_sub(held));
         let b = tl.bin(ts);
         b.sent += len;
         b.max_flight = b.max_flight.max(flight);
@@ -452,6 +470,9 @@ impl Accumulator {
                 _ => None,
             };
             let acc = &mut self.dirs[data_dir.index()];
+            if ev.acked.raised {
+                acc.max_in_network = acc.max_in_network.max(std::mem::take(&mut acc.pending_in_network));
+            }
             let was_paused = !acc.pauses.is_empty();
             // Delivery reported after a retransmission timer's worth of silence with data
             // outstanding (an outage, a lost connection's last gasp) is what went through

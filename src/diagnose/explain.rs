@@ -113,8 +113,19 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         let whole = super::whole_bytes(bdp) as f64;
         // The share is of the BDP as computed, unless under a byte: then of the byte shown.
         let bdp = if whole > bdp.round() { whole } else { bdp };
+        // Little's law bounds what the path carried, not what stayed outstanding above a
+        // hole (RFC 6675 pipe): where they differ the sentence names both.
+        let carried = if bytes(x.max_in_network as f64) != bytes(x.max_flight as f64) {
+            format!(
+                ", of it in the network {} ({} of BDP; the rest SACKed or presumed lost, RFC 6675)",
+                bytes(x.max_in_network as f64),
+                pct(x.max_in_network as f64 / bdp.max(1e-9))
+            )
+        } else {
+            String::new()
+        };
         out.push(format!(
-            "BDP {} = {} x base RTT {}; max flight {} ({} of BDP)",
+            "BDP {} = {} x base RTT {}; max flight {} ({} of BDP){carried}",
             bytes(whole),
             x.capacity.map_or("?".into(), |c| rate(c.rate)),
             ms(x.base_rtt_s),
@@ -343,6 +354,11 @@ pub fn evidence_law(f: &crate::summary::FlowSummary) -> Vec<String> {
             check(e, "BDP ", f.bdp_bytes.map(|b| b as f64));
             check(e, "base RTT ", f.rtt_ms.min.map(|m| m / 1e3));
             check(e, "max flight ", flight);
+            check(
+                e,
+                "of it in the network ",
+                f.sender_max_in_network_bytes.map(|b| b as f64),
+            );
         }
         if e.starts_with("RTT base ") {
             check(e, "RTT base ", f.rtt_ms.min.map(|m| m / 1e3));

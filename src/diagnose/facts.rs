@@ -64,6 +64,10 @@ pub struct Facts {
     pub obeyed_scale: WindowScale,
     /// Largest flight the sender had (reconstructed where the capture is not at it).
     pub max_flight: u64,
+    /// The most of that flight that was in the network (RFC 6675 pipe: neither SACKed nor
+    /// presumed lost). What Little's law and the BDP bound; `max_flight` is what the
+    /// receiver's window bounds.
+    pub max_in_network: u64,
     /// Goodput of the bulk direction, bytes/s.
     pub goodput: f64,
     pub mss: u32,

@@ -303,6 +303,7 @@ fn gather_facts(
         bdp: estimate.capacity.map(|c| c.rate * base_rtt.secs_f64()),
         max_rwnd: summary.max_rwnd_bytes,
         max_flight: tl.bins.iter().map(|b| b.max_flight).max().unwrap_or(0),
+        max_in_network: dacc.max_in_network,
         goodput,
         mss,
         data_segments: d.data_segments,
@@ -559,11 +560,12 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
             target_ms: (q.target_s * 1e6).round() / 1e3,
             queued_bytes: queued.map(|b| b.round() as u64),
             flight_share: queued
-                .filter(|_| f.max_flight > 0)
-                .map(|b| round4((b / f.max_flight as f64).min(1.0))),
+                .filter(|_| f.max_in_network > 0)
+                .map(|b| round4((b / f.max_in_network as f64).min(1.0))),
         }
     });
     s.sender_max_flight_bytes = Some(f.max_flight);
+    s.sender_max_in_network_bytes = Some(f.max_in_network);
     s.limits = Some(Limits {
         receiver_window: round4(c.fractions[Label::ReceiverWindow.index()]),
         cwnd: round4(c.fractions[Label::Cwnd.index()]),
@@ -892,6 +894,7 @@ mod tests {
             obeyed_rwnd: None,
             obeyed_scale: WindowScale::Unknown,
             max_flight: 40_000,
+            max_in_network: 40_000,
             goodput: 0.9 * rate,
             mss: 1448,
             data_segments: 5000,

@@ -17,8 +17,11 @@ use bdpscope::units::{bits, bytes, secs};
 /// beside it when the two print differently (a capture next to the receiver sees little
 /// in flight while the sender had a window's worth). The evidence states the sender's
 /// figure, so a view that printed only the capture point's would contradict it.
+/// Where a loss left data above a hole outstanding (SACKed, held at the receiver), the most
+/// the path carried (RFC 6675 pipe) follows: the figure the BDP and Little's law bound.
 pub fn max_flight(f: &FlowSummary) -> String {
-    match f.sender_max_flight_bytes {
+    let outstanding = f.sender_max_flight_bytes.unwrap_or(f.max_flight_bytes);
+    let flight = match f.sender_max_flight_bytes {
         Some(s) if bytes(s as f64) != bytes(f.max_flight_bytes as f64) => {
             format!(
                 "{} at the sender ({} seen here)",
@@ -27,6 +30,13 @@ pub fn max_flight(f: &FlowSummary) -> String {
             )
         }
         _ => bytes(f.max_flight_bytes as f64),
+    };
+    match f.sender_max_in_network_bytes {
+        Some(n) if bytes(n as f64) != bytes(outstanding as f64) => format!(
+            "{flight}, of it in the network {} (the rest SACKed or presumed lost)",
+            bytes(n as f64)
+        ),
+        _ => flight,
     }
 }
 

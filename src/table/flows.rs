@@ -258,6 +258,19 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
     // Added after the direction blocks (columns are appended, never moved).
     t.col("c2s_capture_duplicates", it().map(|f| Some(f.c2s.capture_duplicates)));
     t.col("s2c_capture_duplicates", it().map(|f| Some(f.s2c.capture_duplicates)));
+    // Schema 4: the flight the path carried (RFC 6675 pipe), appended.
+    t.col(
+        "sender_max_in_network_bytes",
+        it().map(|f| f.sender_max_in_network_bytes),
+    );
+    t.col(
+        "c2s_max_in_network_bytes",
+        it().map(|f| Some(f.c2s.max_in_network_bytes)),
+    );
+    t.col(
+        "s2c_max_in_network_bytes",
+        it().map(|f| Some(f.s2c.max_in_network_bytes)),
+    );
     let height = flows.len();
     DataFrame::new(height, t.cols)
 }

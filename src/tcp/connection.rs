@@ -432,7 +432,9 @@ impl Connection {
                     .bytes(seg.window, flags.syn())
                     .or((seg.window == 0).then_some(0))
             };
-            self.views[dir.reverse().index()].on_ack(ts, seg.ack, sender_window, seg.window, tsval);
+            let data_dir = dir.reverse();
+            let held = self.dirs[data_dir.index()].not_in_network(self.mss(data_dir));
+            self.views[data_dir.index()].on_ack(ts, seg.ack, sender_window, seg.window, tsval, held);
         }
         let rx = &self.dirs[dir.reverse().index()];
         let rx_una = rx.una;
@@ -516,6 +518,18 @@ impl Connection {
         } else {
             None
         };
+        // What of the outstanding data the path carried (RFC 6675 SetPipe): the rest is
+        // SACKed or presumed lost, held at the receiver or gone.
+        let not_in_network = if carries_data {
+            let d = &mut self.dirs[dir.index()];
+            let held = d.not_in_network(mss);
+            if let Some(f) = d.flight() {
+                d.pending_in_network = d.pending_in_network.max(f - held.min(f));
+            }
+            held
+        } else {
+            0
+        };
         let d = &self.dirs[dir.index()];
         let mut sack = SackRanges::default();
         if flags.ack() {
@@ -557,6 +571,7 @@ impl Connection {
             echo: seg.options.timestamps.map(|t| t.ecr).filter(|_| flags.ack()),
             tsval: seg.options.timestamps.map(|t| t.val),
             sender_view,
+            not_in_network,
             sack,
         }
     }
@@ -671,6 +686,62 @@ mod tests {
         let max = k.rtt.end_to_end_max.unwrap();
         assert!(max <= Span::from_millis(29), "{max:?}");
         assert_eq!(k.rtt.through(End::Server).by_source[RttSource::TsEcho as usize], 0);
+    }
+
+    /// RFC 6675 SetPipe: data SACKed above a hole is outstanding (the window holds it) but
+    /// no longer in the network; and data sent after the receiver's last report of
+    /// progress (here into a reset) reached no one.
+    #[test]
+    fn in_the_network_excludes_sacked_data_and_what_followed_the_last_report() {
+        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80");
+        let mut k = conn(true);
+        track(
+            &mut k,
+            TcpPacket::new(c, s).syn().seq(0).sack_perm().mss(1000).window(65535),
+            Dir::C2S,
+            0,
+        );
+        track(
+            &mut k,
+            TcpPacket::new(s, c)
+                .syn()
+                .ack(1)
+                .seq(0)
+                .sack_perm()
+                .mss(1000)
+                .window(65535),
+            Dir::S2C,
+            10,
+        );
+        track(&mut k, TcpPacket::new(c, s).seq(1).ack(1).window(65535), Dir::C2S, 10);
+        let data = |k: &mut Connection, i: u32, ms: i64| {
+            let p = TcpPacket::new(c, s)
+                .seq(1 + i * 1000)
+                .ack(1)
+                .window(65535)
+                .payload_len(1000);
+            track(k, p, Dir::C2S, ms);
+        };
+        for i in 0..10 {
+            data(&mut k, i, 11);
+        }
+        // The first segment is lost; the receiver SACKs the other nine.
+        let sacks = TcpPacket::new(s, c).seq(1).ack(1).window(65535).sack(&[(1001, 10_001)]);
+        track(&mut k, sacks, Dir::S2C, 21);
+        // Two more go out: 12 000 B outstanding, of which 9 000 SACKed and 1 000 lost.
+        data(&mut k, 10, 22);
+        data(&mut k, 11, 22);
+        let d = k.dir(Dir::C2S);
+        assert_eq!(d.flight(), Some(12_000));
+        assert_eq!(d.not_in_network(1000), 10_000);
+        // The 10 000 B before the SACK counted once it came; the two since wait for a report.
+        assert_eq!((d.max_in_network, d.pending_in_network), (10_000, 2_000));
+        // The receiver resets; what is sent after it is not counted.
+        track(&mut k, TcpPacket::new(s, c).rst().seq(1).ack(1).window(0), Dir::S2C, 30);
+        for i in 12..40 {
+            data(&mut k, i, 31);
+        }
+        assert_eq!(k.dir(Dir::C2S).max_in_network, 10_000);
     }
 
     #[test]

@@ -96,6 +96,15 @@ pub struct Direction {
     pub zero_window_probes: u64,
     pub window_full_events: u64,
     pub max_flight: u64,
+    /// Most of the outstanding data that was in the network (RFC 6675 SetPipe at the
+    /// capture point: neither SACKed nor presumed lost, retransmissions counted). It is
+    /// `max_flight` until a loss: then the data above a hole stays outstanding, held at the
+    /// receiver, and only the pipe is what the path carried (Linux's packets_in_flight).
+    pub max_in_network: u64,
+    /// The most in the network since the receiver last reported progress: counted into
+    /// `max_in_network` by the next ACK that does. Data sent after the receiver's last
+    /// report (into a reset connection, a path that died) reached no one.
+    pub pending_in_network: u64,
     pub max_segment: u32,
     pub first_data: Option<Timestamp>,
     pub last_data: Option<Timestamp>,
@@ -186,6 +195,15 @@ impl Direction {
         let nxt = self.nxt?;
         let una = self.una.or(self.base.map(|b| b.add(1)))?;
         Some(self.sacks.pipe(una, nxt, mss.max(1)))
+    }
+
+    /// Outstanding bytes out of the network: SACKed, or presumed lost and not retransmitted
+    /// (RFC 6675: flight - pipe).
+    pub fn not_in_network(&self, mss: u32) -> u64 {
+        match (self.flight(), self.pipe(mss)) {
+            (Some(f), Some(p)) => f.saturating_sub(p),
+            _ => 0,
+        }
     }
 
     /// Unwrapped 64-bit offset of `n` from the base.
@@ -391,6 +409,9 @@ impl Direction {
             (None, _) => out.acked > 0,
             (Some(h), high) => una.is_after(h) || high.is_some_and(|x| x.is_after(h)),
         };
+        if out.raised {
+            self.max_in_network = self.max_in_network.max(std::mem::take(&mut self.pending_in_network));
+        }
         let survivor = reported_before.and_then(|h| {
             sack.iter()
                 .find(|&(l, r)| l.is_after(h) && l.is_after(una) && r.is_after(l))

@@ -32,6 +32,9 @@ pub struct SenderView {
     /// sender is estimated from above, and next to the sender it is microseconds). A
     /// window exceeded under both is exceeded for sure.
     pub next_ack: Option<(u64, u16)>,
+    /// Of `flight`, the bytes the ACK it is against had reported SACKed or left presumed
+    /// lost (RFC 6675: flight - pipe then): outstanding, but not in the network.
+    pub held: u64,
 }
 
 /// The SACK blocks of an ACK (RFC 2018), in relative sequence numbers of the data they
@@ -97,6 +100,10 @@ pub struct SegmentEvent {
     /// The segment's TSval (RFC 7323): its sender's clock when it sent it.
     pub tsval: Option<u32>,
     pub sender_view: Option<SenderView>,
+    /// Bytes of this direction's outstanding data the capture point's SACK scoreboard puts
+    /// out of the network: SACKed, or presumed lost and not retransmitted (RFC 6675 §4,
+    /// flight - pipe). 0 without data or without SACK information.
+    pub not_in_network: u64,
     /// The SACK blocks this segment carried (for the time-sequence graph).
     pub sack: SackRanges,
 }

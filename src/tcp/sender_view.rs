@@ -30,6 +30,8 @@ struct Advert {
     window: Option<u64>,
     raw: u16,
     tsval: Option<u32>,
+    /// Outstanding bytes this ACK left out of the network (SACKed or presumed lost).
+    held: u64,
 }
 
 /// RFC 7323 timestamp order (wrapping).
@@ -60,11 +62,13 @@ impl SenderViewTracker {
         }
     }
 
-    /// An ACK for this direction's data passed the capture point.
+    /// An ACK for this direction's data passed the capture point; `held`: the outstanding
+    /// bytes its SACK scoreboard put out of the network (RFC 6675 flight - pipe).
     #[inline]
-    pub fn on_ack(&mut self, at: Timestamp, ack: SeqNum, window: Option<u64>, raw: u16, tsval: Option<u32>) {
+    pub fn on_ack(&mut self, at: Timestamp, ack: SeqNum, window: Option<u64>, raw: u16, tsval: Option<u32>, held: u64) {
         if let Some(back) = self.buf[self.head..].last_mut() {
-            if back.ack == ack && back.raw == raw && back.window == window {
+            // A duplicate ACK with news in its SACK blocks is news to the sender's pipe.
+            if back.ack == ack && back.raw == raw && back.window == window && back.held == held {
                 if tsval.is_some() {
                     back.tsval = tsval; // the same advert, re-sent later: the later tick
                 }
@@ -83,6 +87,7 @@ impl SenderViewTracker {
             window,
             raw,
             tsval,
+            held,
         });
     }
 
@@ -183,6 +188,7 @@ impl SenderViewTracker {
             window_raw: e.raw,
             tick_flight: nxt.bytes_after(a.ack) as u64,
             tick_window: scaled(a),
+            held: o.held,
         });
         self.drop_front(first);
         view // None: no ACK old enough, the sender had nothing from the peer yet
@@ -200,7 +206,7 @@ mod tests {
     #[test]
     fn next_to_the_sender_it_is_the_naive_flight() {
         let mut v = SenderViewTracker::default();
-        v.on_ack(t(0), SeqNum(1000), Some(64_000), 500, None);
+        v.on_ack(t(0), SeqNum(1000), Some(64_000), 500, None, 0);
         let s = v.view(t(1), None, Span::ZERO, Span::ZERO, SeqNum(5000), None).unwrap();
         assert_eq!((s.flight, s.window, s.window_raw), (4000, Some(64_000), 500));
     }
@@ -210,7 +216,7 @@ mod tests {
         let mut v = SenderViewTracker::default();
         // the receiver acknowledges everything at once; the sender learns it 100 ms later
         for i in 0..10 {
-            v.on_ack(t(i * 10), SeqNum(1 + i as u32 * 10_000), Some(100_000), 100, None);
+            v.on_ack(t(i * 10), SeqNum(1 + i as u32 * 10_000), Some(100_000), 100, None, 0);
         }
         // data arriving at 105 ms was sent against the ACK of 0..5 ms
         let s = v
@@ -229,7 +235,7 @@ mod tests {
     #[test]
     fn no_view_before_any_ack_is_old_enough() {
         let mut v = SenderViewTracker::default();
-        v.on_ack(t(50), SeqNum(1), None, 1, None);
+        v.on_ack(t(50), SeqNum(1), None, 1, None, 0);
         assert!(v
             .view(
                 t(60),
@@ -252,7 +258,7 @@ mod tests {
         let view = |first: (u32, u64), second: (u32, u64), nxt: u32| {
             let mut v = SenderViewTracker::default();
             for (at, (ack, win)) in [(t(0), first), (t(0) + Span::from_micros(500), second)] {
-                v.on_ack(at, SeqNum(ack), Some(win), win as u16, Some(7));
+                v.on_ack(at, SeqNum(ack), Some(win), win as u16, Some(7), 0);
             }
             let (at, min) = (t(0) + Span::from_micros(508), Span::from_micros(10));
             let s = v.view(at, Some(7), min, min, SeqNum(nxt), None).unwrap();
@@ -269,7 +275,7 @@ mod tests {
         // ACKs every ms, TSval = ms; the sender's data echoes TSval 3 although a loop-based
         // lookup would pick a later ACK (the data was queued on the way).
         for i in 0..10u32 {
-            v.on_ack(t(i as i64), SeqNum(1 + i * 2000), Some(20_000), 20_000, Some(i));
+            v.on_ack(t(i as i64), SeqNum(1 + i * 2000), Some(20_000), 20_000, Some(i), 0);
         }
         let s = v
             .view(
@@ -289,9 +295,9 @@ mod tests {
         // Next to the sender: the handshake's loop (42 us) set the minimum; the request's
         // next write left 29 us after the ACK of the first, echoing that ACK's TSval.
         let mut v = SenderViewTracker::default();
-        v.on_ack(t(0), SeqNum(1), Some(64_000), 500, Some(100));
+        v.on_ack(t(0), SeqNum(1), Some(64_000), 500, Some(100), 0);
         let ack_at = t(60);
-        v.on_ack(ack_at, SeqNum(201), Some(64_000), 500, Some(160));
+        v.on_ack(ack_at, SeqNum(201), Some(64_000), 500, Some(160), 0);
         let data_at = ack_at + Span::from_micros(29);
         let s = v
             .view(
@@ -306,8 +312,8 @@ mod tests {
         assert_eq!(s.flight, 1000, "the echoed ACK had arrived");
         // Without the echo the minimum loop is all there is: the earlier ACK.
         let mut v = SenderViewTracker::default();
-        v.on_ack(t(0), SeqNum(1), Some(64_000), 500, None);
-        v.on_ack(ack_at, SeqNum(201), Some(64_000), 500, None);
+        v.on_ack(t(0), SeqNum(1), Some(64_000), 500, None, 0);
+        v.on_ack(ack_at, SeqNum(201), Some(64_000), 500, None, 0);
         let s = v
             .view(
                 data_at,
@@ -319,6 +325,27 @@ mod tests {
             )
             .unwrap();
         assert_eq!(s.flight, 1200);
+    }
+
+    #[test]
+    fn the_view_carries_what_its_ack_held_out_of_the_network() {
+        // Duplicate ACKs of one hole, each SACKing more: each is news for the pipe, and the
+        // sender one loop (10 ms) behind the capture point had the SACKs of 10 ms ago.
+        let mut v = SenderViewTracker::default();
+        for i in 0..5u32 {
+            v.on_ack(t(i as i64 * 5), SeqNum(1), Some(1 << 20), 1000, None, i as u64 * 3000);
+        }
+        let s = v
+            .view(
+                t(21),
+                None,
+                Span::from_millis(10),
+                Span::from_millis(10),
+                SeqNum(30_001),
+                None,
+            )
+            .unwrap();
+        assert_eq!((s.flight, s.held), (30_000, 6000));
     }
 
     #[test]
@@ -335,9 +362,10 @@ mod tests {
                 Some(40_000),
                 40_000,
                 Some(7),
+                0,
             );
         }
-        v.on_ack(t(8), SeqNum(1 + 4 * 2896), Some(40_000), 40_000, Some(8));
+        v.on_ack(t(8), SeqNum(1 + 4 * 2896), Some(40_000), 40_000, Some(8), 0);
         let s = v
             .view(
                 t(32),
@@ -356,7 +384,7 @@ mod tests {
     #[test]
     fn adverts_of_unknown_scale_are_scaled_once_inferred() {
         let mut v = SenderViewTracker::default();
-        v.on_ack(t(0), SeqNum(1), None, 1000, None);
+        v.on_ack(t(0), SeqNum(1), None, 1000, None, 0);
         let s = v
             .view(t(1), None, Span::ZERO, Span::ZERO, SeqNum(2001), Some(3))
             .unwrap();
@@ -369,7 +397,7 @@ mod tests {
         // against the ACK of 10 ms before. Thousands of adverts pass through the buffer.
         let mut v = SenderViewTracker::default();
         for i in 0..5_000i64 {
-            v.on_ack(t(i), SeqNum(1 + i as u32 * 1000), Some(50_000), 50_000, None);
+            v.on_ack(t(i), SeqNum(1 + i as u32 * 1000), Some(50_000), 50_000, None, 0);
             if i >= 10 {
                 let nxt = SeqNum(1 + i as u32 * 1000 + 30_000);
                 let s = v

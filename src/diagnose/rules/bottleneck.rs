@@ -170,7 +170,8 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         }
     }
     if let Some(q) = x.standing_queue() {
-        let held = match (x.queued_bytes(), x.max_flight) {
+        // Of the flight the path carried: data SACKed above a hole sits at the receiver.
+        let held = match (x.queued_bytes(), x.max_in_network) {
             (Some(b), flight) if flight > 0 => format!(
                 "; about {} waited in it ({} of the largest flight, {})",
                 bytes(b),
@@ -217,8 +218,9 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     let (Some(bdp), Some(q)) = (x.bdp, queue_delay) else {
         return out;
     };
-    // This flow, not its neighbours, built the queue: its flight went past the BDP.
-    let flight = x.max_flight as f64;
+    // This flow, not its neighbours, built the queue: its flight in the network went past
+    // the BDP (data SACKed above a hole is outstanding but waits at the receiver).
+    let flight = x.max_in_network as f64;
     // The window that keeps the link busy: the BDP, plus the segment being serialised
     // (the base RTT is the handshake's, of small segments) and the one a delayed ACK waits
     // for (RFC 5681 §4.2); a buffer of BUFFER_PER_WINDOW times that lets it reach it. On a

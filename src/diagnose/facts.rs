@@ -56,6 +56,12 @@ pub struct Facts {
     /// The handshake gave a round-trip sample: the base RTT was measured with the path's
     /// queue empty of this flow's data (a SYN waits behind nothing of its own).
     pub handshake_timed: bool,
+    /// The loop through the data sender, the far one from here, was timed at the handshake
+    /// only: no TCP timestamp echo, no window edge the sender waited at, no ACK of its data
+    /// seen before it (the capture point sits by the receiver). Every end-to-end sample then
+    /// adds that handshake value to the receiver's turnaround: a queue between the sender
+    /// and here (the bottleneck's, for a download captured at the client) is in none.
+    pub sender_loop_untimed: bool,
     pub bdp: Option<f64>,
     pub max_rwnd: Option<u64>,
     /// The largest window as the sender read it, when that differs from the handshake's

@@ -300,6 +300,7 @@ fn gather_facts(
         p95_rtt_s: summary.rtt_ms.p95.map(|m| m / 1000.0),
         max_rtt_s: summary.rtt_ms.max.map(|m| m / 1000.0),
         handshake_timed: summary.rtt_ms.handshake_samples > 0,
+        sender_loop_untimed: sender_loop_untimed(conn, bulk),
         bdp: estimate.capacity.map(|c| c.rate * base_rtt.secs_f64()),
         max_rwnd: summary.max_rwnd_bytes,
         max_flight: tl.bins.iter().map(|b| b.max_flight).max().unwrap_or(0),
@@ -338,6 +339,15 @@ fn gather_facts(
     }
     f.lower_bound = judged_capacity(&f).is_none() && f.capacity.is_some();
     f
+}
+
+/// See [`Facts::sender_loop_untimed`].
+fn sender_loop_untimed(conn: &Connection, bulk: Dir) -> bool {
+    use crate::tcp::rtt::RttSource;
+    let far = conn.rtt.through(Connection::sender_end(bulk));
+    let near = conn.rtt.through(Connection::sender_end(bulk.reverse()));
+    let timed = far.by_source[RttSource::DataAck as usize] + far.by_source[RttSource::TsEcho as usize] + far.bounds;
+    timed == 0 && near.samples > 0 && far.base().is_some_and(|f| near.base().is_none_or(|n| f > n))
 }
 
 /// Whether the other direction carried a bulk transfer of its own (twenty full segments at
@@ -889,6 +899,7 @@ mod tests {
             p95_rtt_s: Some(0.04),
             max_rtt_s: Some(0.04),
             handshake_timed: true,
+            sender_loop_untimed: false,
             bdp: Some(rate * 0.04),
             max_rwnd: Some(1 << 20),
             obeyed_rwnd: None,
@@ -978,6 +989,31 @@ mod tests {
         assert!(said(&f));
         f.queue = None;
         assert!(!said(&f), "no queue stood");
+    }
+
+    /// Next to the receiver with the sender's loop timed only at the handshake: the note
+    /// says the RTT cannot show the queue before here, and the queueing evidence says its
+    /// figure is the receiver's turnaround only.
+    #[test]
+    fn a_sender_loop_timed_at_the_handshake_only_is_said_to_hide_the_queue() {
+        use super::facts::Findings;
+        use super::rules::fixture::{at, run, Bin, BUSY};
+        let c = run(|_| Bin {
+            delivered: at(1.0),
+            ..BUSY
+        });
+        let mut f = own_delivery();
+        let said = |f: &Facts| {
+            let notes = explain::notes(&Findings { facts: f, class: &c });
+            let evidence = explain::evidence(&Findings { facts: f, class: &c });
+            (
+                notes.iter().any(|n| n.contains("timed at the handshake only")),
+                evidence.iter().any(|e| e.contains("the receiver's turnaround only")),
+            )
+        };
+        assert_eq!(said(&f), (false, false));
+        f.sender_loop_untimed = true;
+        assert_eq!(said(&f), (true, true));
     }
 
     /// The delivery while the sender had data floors a lower bound by what the bins' ACKs

@@ -155,9 +155,11 @@ pub fn find(tl: &Timeline, median_rtt: Span, floor: Span) -> Option<Policer> {
 /// Drop gaps needed: quartiles need four.
 const MIN_GAPS: usize = 4;
 
-/// The policer the pace between the flow's drops shows ([`super::drop_pace`]), where the
-/// losses were too few for [`find`]'s test (a short flow that lost in two or three rounds):
-/// the survivors of an element's drops pass at its rate, and an element that enforces a
+/// The policer the pace between the flow's drops shows ([`super::drop_pace`]): taken before
+/// [`find`]'s reading wherever it shows (see `capacity::estimate`: the pace times the
+/// bucket empty, the delivery between losses does not), and where the losses were too few
+/// for [`find`]'s test (a short flow that lost in two or three rounds). The survivors of an
+/// element's drops pass at its rate, and an element that enforces a
 /// rate passes them at that rate every time, to within the ACKs' timing error — the middle
 /// half of the gaps' rates within `band` (the estimates' error, `capacity::AT_CAPACITY`) of one rate each way —
 /// while random (not congestive) losses fall anywhere in the sender's bursts and their

@@ -508,9 +508,12 @@ impl Connection {
             let min_loop = self.min_sender_loop(dir);
             let shift = self.effective_scale(dir.reverse()).shift();
             let echo = seg.options.timestamps.map(|t| t.ecr).filter(|_| flags.ack());
-            let view = d
-                .nxt
-                .and_then(|nxt| self.views[dir.index()].view(ts, echo, min_loop, lp, nxt, shift));
+            let view = d.nxt.and_then(|nxt| {
+                let rto = self.rtt.rto_bound();
+                let views = &mut self.views[dir.index()];
+                views.set_echo_horizon(rto);
+                views.view(ts, echo, min_loop, lp, nxt, shift)
+            });
             if let Some(v) = view {
                 self.scale_evidence[dir.index()].observe(v.loop_flight, v.window_raw, v.next_ack, mss);
             }

@@ -46,9 +46,22 @@ fn ts_not_after(a: u32, b: u32) -> bool {
 pub struct SenderViewTracker {
     buf: Vec<Advert>,
     head: usize,
+    /// How old the ACK an echo names may be before the echo is taken for stale (see
+    /// [`Self::set_echo_horizon`]); None: never.
+    echo_horizon: Option<Span>,
 }
 
 impl SenderViewTracker {
+    /// A sender that sends new data with nothing but the ACK its echo names for longer
+    /// than a retransmission timeout would have retransmitted instead (RFC 6298 §5: the
+    /// timer runs while data is outstanding and no ACK comes): where later ACKs had reached
+    /// it by the loop, the echo is a TS.Recent the host stopped updating (tcp-ethereal's
+    /// MPTCP client echoed one ACK for 3.8 s through a recovery while hundreds passed),
+    /// and the loop names the ACK instead. `rto`: the connection's RTO bound now.
+    pub fn set_echo_horizon(&mut self, rto: Span) {
+        self.echo_horizon = Some(rto);
+    }
+
     fn live(&self) -> &[Advert] {
         &self.buf[self.head..]
     }
@@ -106,7 +119,23 @@ impl SenderViewTracker {
         shift: Option<u8>,
     ) -> Option<SenderView> {
         let h = self.live();
-        let by_echo = echo.filter(|_| h.first().is_some_and(|a| a.tsval.is_some()));
+        let mut by_echo = echo.filter(|_| h.first().is_some_and(|a| a.tsval.is_some()));
+        if let (Some(e), Some(horizon)) = (by_echo, self.echo_horizon) {
+            // The latest ACK the echo allows, and the latest the loop says had arrived.
+            let named = h
+                .iter()
+                .rposition(|a| a.at <= at && a.tsval.is_some_and(|v| ts_not_after(v, e)));
+            let by_loop = h.iter().rposition(|a| a.at <= at - loop_now.max(min_loop));
+            let stale = match (named, by_loop) {
+                // Older than every ACK still kept: earlier views moved past it already.
+                (None, Some(_)) => true,
+                (Some(n), Some(l)) => l > n && h[n].at < at - horizon && h[l].ack.is_after(h[n].ack),
+                _ => false,
+            };
+            if stale {
+                by_echo = None;
+            }
+        }
         let then = at - if by_echo.is_some() { min_loop } else { loop_now };
         let usable = |a: &Advert| a.at <= then && by_echo.is_none_or(|e| a.tsval.is_none_or(|v| ts_not_after(v, e)));
         // The latest usable advert, and the first one of its timestamp tick: the sender had
@@ -346,6 +375,44 @@ mod tests {
             )
             .unwrap();
         assert_eq!((s.flight, s.held), (30_000, 6000));
+    }
+
+    #[test]
+    fn an_echo_older_than_a_retransmission_timeout_is_stale_where_the_loop_shows_later_acks() {
+        // ACKs every 10 ms for 3 s (TSval = ms), each acknowledging 1000 B more; the data
+        // 20 ms after the last still echoes the TSval of the ACK at 0 ms.
+        let acks = |v: &mut SenderViewTracker| {
+            for i in 0..=300u32 {
+                v.on_ack(
+                    t(i as i64 * 10),
+                    SeqNum(1 + i * 1000),
+                    Some(1 << 20),
+                    1000,
+                    Some(i * 10),
+                    0,
+                );
+            }
+        };
+        let at = t(3020);
+        let lp = Span::from_millis(15);
+        let mut v = SenderViewTracker::default();
+        acks(&mut v);
+        // Without a horizon the echo rules: the ACK at 0 ms.
+        let s = v.view(at, Some(0), lp, lp, SeqNum(400_001), None).unwrap();
+        assert_eq!(s.flight, 400_000);
+        // A sender that had heard nothing for 3 s would have timed out: the loop names the
+        // ACK at 3000 ms (the latest 15 ms before the data).
+        let mut v = SenderViewTracker::default();
+        acks(&mut v);
+        v.set_echo_horizon(Span::from_millis(1000));
+        let s = v.view(at, Some(0), lp, lp, SeqNum(400_001), None).unwrap();
+        assert_eq!(s.flight, 400_000 - 300_000);
+        // Within the horizon the echo stands (an ACK 500 ms back, a long queue's loop).
+        let mut v = SenderViewTracker::default();
+        acks(&mut v);
+        v.set_echo_horizon(Span::from_millis(1000));
+        let s = v.view(at, Some(2500), lp, lp, SeqNum(400_001), None).unwrap();
+        assert_eq!(s.flight, 400_000 - 250_000);
     }
 
     #[test]

@@ -238,9 +238,9 @@ impl DirAccumulator {
         // the receiver the capture point's scoreboard is a loop ahead and may have seen the
         // hole repaired already, so the ACK's own counts; but while the capture point's
         // cumulative ACK is still the sender's (the same hole), its scoreboard holds the
-        // SACKs the sender had and those on their way to it: an echo frozen on an old ACK
-        // (tcp-ethereal's MPTCP client echoed one 3.8 s old through a recovery) leaves the
-        // sender's ACK the earliest the window allows, with the SACKs of that moment.
+        // SACKs the sender had and those on their way to it, where the ACK the view chose
+        // (the earliest the window allows, when the echo says little) has only the SACKs of
+        // its own moment.
         let held = match ev.sender_view {
             Some(v) if Some(v.flight) == ev.naive_flight => v.held.max(ev.not_in_network),
             Some(v) => v.held,

@@ -55,9 +55,10 @@ impl SenderViewTracker {
     /// A sender that sends new data with nothing but the ACK its echo names for longer
     /// than a retransmission timeout would have retransmitted instead (RFC 6298 §5: the
     /// timer runs while data is outstanding and no ACK comes): where later ACKs had reached
-    /// it by the loop, the echo is a TS.Recent the host stopped updating (tcp-ethereal's
-    /// MPTCP client echoed one ACK for 3.8 s through a recovery while hundreds passed),
-    /// and the loop names the ACK instead. `rto`: the connection's RTO bound now.
+    /// it by the loop, the echo is a TS.Recent the host stopped updating (the MPTCP client
+    /// of teto/pymptcpanalyzer's capture echoed one ACK for 3.8 s through a recovery while
+    /// hundreds passed), and the loop names the ACK instead. `rto`: the connection's RTO
+    /// bound now.
     pub fn set_echo_horizon(&mut self, rto: Span) {
         self.echo_horizon = Some(rto);
     }

@@ -127,6 +127,11 @@ pub struct Direction {
     latest_sack_bytes: u64,
     /// Bytes credited by duplicate ACKs without SACK, not yet covered by the cumulative ACK.
     dupack_credit: u64,
+    /// Without SACK, the highest byte sent when the first duplicate ACK of a hole came: the
+    /// recovery point (RFC 6582 `recover`). Once the cumulative ACK reaches it the sender
+    /// leaves recovery and its count of duplicate ACKs is reset (Linux tcp_reset_reno_sack);
+    /// `dupack_credit` stays, for the delivery it repays.
+    reno_recover: Option<SeqNum>,
     pub data_ack_rtt: DataAckSampler,
     pub ts_echo_rtt: TsEchoSampler,
     /// The receiver's window edges, and the data of this direction each one released.
@@ -198,10 +203,20 @@ impl Direction {
     }
 
     /// Outstanding bytes out of the network: SACKed, or presumed lost and not retransmitted
-    /// (RFC 6675: flight - pipe).
+    /// (RFC 6675: flight - pipe); without SACK, a segment for each duplicate ACK since the
+    /// hole (RFC 5681 §3.2: each one means a segment has left the network; Linux counts
+    /// them as sacked_out for a Reno connection, tcp_add_reno_sack, which `dupack_credit`
+    /// follows, bounds included).
     pub fn not_in_network(&self, mss: u32) -> u64 {
         match (self.flight(), self.pipe(mss)) {
-            (Some(f), Some(p)) => f.saturating_sub(p),
+            (Some(f), Some(p)) => {
+                let reno = if self.reno_recover.is_some() {
+                    self.dupack_credit
+                } else {
+                    0
+                };
+                (f.saturating_sub(p) + reno).min(f)
+            }
             _ => 0,
         }
     }
@@ -394,6 +409,9 @@ impl Direction {
         let una = self.una.expect("set above");
         if out.acked > 0 {
             self.sacks.on_cumulative_ack(una);
+            if self.reno_recover.is_some_and(|r| !una.is_before(r)) {
+                self.reno_recover = None;
+            }
         }
         if !self.skip_seen {
             self.seen_unacked.clip_below(una);
@@ -452,6 +470,9 @@ impl Direction {
                 .saturating_sub(self.dupack_credit);
             let credit = (mss as u64).min(room);
             self.dupack_credit += credit;
+            if self.reno_recover.is_none() {
+                self.reno_recover = self.nxt;
+            }
             delivered += credit as i64;
         }
         out.delivered = delivered.clamp(0, u32::MAX as i64) as u32;
@@ -775,6 +796,27 @@ mod tests {
         }
         let o = d.on_ack(SeqNum(4001), Some(65535), 65535, &NOSACK, false, false, 1000);
         assert_eq!(o.delivered, 1000);
+    }
+
+    /// Without SACK each duplicate ACK takes a segment out of the network (RFC 5681 §3.2)
+    /// until the cumulative ACK reaches the recovery point; then the count is reset (Linux
+    /// tcp_reset_reno_sack), though the delivery credit is still being repaid.
+    #[test]
+    fn without_sack_duplicate_acks_leave_the_network_until_recovery_ends() {
+        let mut d = Direction::default();
+        d.on_send(&seg(0, 0, TcpFlags::SYN), Timestamp(0));
+        for i in 0..6 {
+            d.on_send(&seg(1 + i * 1000, 1000, ACK), Timestamp(0));
+        }
+        d.on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000);
+        for _ in 0..3 {
+            d.on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000);
+        }
+        assert_eq!((d.flight(), d.not_in_network(1000)), (Some(6000), 3000));
+        // The retransmission repaired the hole: the ACK covers all six, recovery is over.
+        d.on_ack(SeqNum(6001), Some(65535), 65535, &NOSACK, false, false, 1000);
+        d.on_send(&seg(6001, 1000, ACK), Timestamp(0));
+        assert_eq!((d.flight(), d.not_in_network(1000)), (Some(1000), 0));
     }
 
     /// More duplicate ACKs than segments outstanding above the hole (a capture holding ACKs

@@ -208,6 +208,11 @@ impl Direction {
     /// them as sacked_out for a Reno connection, tcp_add_reno_sack, which `dupack_credit`
     /// follows, bounds included).
     pub fn not_in_network(&self, mss: u32) -> u64 {
+        // Every segment asks (the data's and each ACK's advert): nothing SACKed and no
+        // duplicate ACKs counted leaves all of it in the network, without the scoreboard.
+        if !self.sacks.has_sacks() && self.reno_recover.is_none() {
+            return 0;
+        }
         match (self.flight(), self.pipe(mss)) {
             (Some(f), Some(p)) => {
                 let reno = if self.reno_recover.is_some() {

@@ -126,11 +126,15 @@ impl SenderViewTracker {
             let named = h
                 .iter()
                 .rposition(|a| a.at <= at && a.tsval.is_some_and(|v| ts_not_after(v, e)));
-            let by_loop = h.iter().rposition(|a| a.at <= at - loop_now.max(min_loop));
+            // The loop's ACK is looked up only for an echo that old (not per segment).
+            let old = named.is_none_or(|n| h[n].at < at - horizon);
+            let by_loop = old
+                .then(|| h.iter().rposition(|a| a.at <= at - loop_now.max(min_loop)))
+                .flatten();
             let stale = match (named, by_loop) {
                 // Older than every ACK still kept: earlier views moved past it already.
                 (None, Some(_)) => true,
-                (Some(n), Some(l)) => l > n && h[n].at < at - horizon && h[l].ack.is_after(h[n].ack),
+                (Some(n), Some(l)) => l > n && h[l].ack.is_after(h[n].ack),
                 _ => false,
             };
             if stale {

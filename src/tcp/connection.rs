@@ -366,6 +366,19 @@ impl Connection {
         let sack_unread = !seg.options.complete && self.may_sack();
         let rx = &mut self.dirs[dir.reverse().index()];
         let window_was_closed = rx.peer_window_raw == Some(0);
+        // The receiver's application is behind: unread data fills half its buffer or more (its
+        // window at most half the largest it offered). Such a receiver sends the ACK of two
+        // full segments at once only if the window's right edge still advances; otherwise
+        // the ACK waits for a read that at least doubles the window (Linux
+        // `__tcp_ack_snd_check`: "right edge of window advances far enough ... tcp_recvmsg()
+        // will send ACK otherwise"; `tcp_cleanup_rbuf`: a read that doubles a window at most
+        // half the clamp sends the update; RFC 1122 §4.2.3.3). Its ACK times the reader, not
+        // the path. A window that only dips by a few segments (a fast reader a read behind)
+        // is not this: that read comes at once.
+        let reader_behind = scale
+            .bytes(seg.window, false)
+            .zip(scale.bytes(rx.peer_window_raw_max, false))
+            .is_some_and(|(now, most)| 2 * now <= most);
         let mut acked: super::direction::AckOutcome = Default::default();
         let mut ack_rtt = None;
         // The least time this segment shows for the loop through the far end, queue
@@ -390,7 +403,7 @@ impl Connection {
             // An ACK of two full segments or more went out as the data came (RFC 5681 §4.2:
             // a receiver ACKs at least every second full segment at once); one of less may
             // have waited for the delayed-ACK timer or the application's answer.
-            let prompt = acked.acked as u64 >= 2 * rx_mss as u64;
+            let prompt = acked.acked as u64 >= 2 * rx_mss as u64 && !reader_behind;
             let raw = match rx.data_ack_rtt.on_ack(seg.ack, ts) {
                 Some(raw) => Some(raw),
                 None => seg
@@ -481,7 +494,7 @@ impl Connection {
                     // application's answer to carry it: RFC 1122 §4.2.3.2); else new data the
                     // echoed segment released (the sampler keeps only such data echoes).
                     let prompt = if acked.acked > 0 {
-                        acked.acked as u64 >= 2 * rx_mss as u64
+                        acked.acked as u64 >= 2 * rx_mss as u64 && !reader_behind
                     } else {
                         send.new_bytes > 0
                     };
@@ -689,6 +702,58 @@ mod tests {
         let max = k.rtt.end_to_end_max.unwrap();
         assert!(max <= Span::from_millis(29), "{max:?}");
         assert_eq!(k.rtt.through(End::Server).by_source[RttSource::TsEcho as usize], 0);
+    }
+
+    /// A receiver whose unread data fills half its buffer holds its ACKs for the application's
+    /// read (Linux `__tcp_ack_snd_check`, `tcp_cleanup_rbuf`): an ACK of three segments then
+    /// times the reader, not the path, and is no prompt sample of the loop; the same ACK
+    /// from a receiver whose window stayed open is.
+    #[test]
+    fn an_ack_from_a_receiver_whose_reader_is_behind_is_not_prompt() {
+        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80");
+        let prompt_after = |window: u16| {
+            let mut k = conn(true);
+            track(
+                &mut k,
+                TcpPacket::new(c, s).syn().seq(0).mss(1000).window(60000),
+                Dir::C2S,
+                0,
+            );
+            track(
+                &mut k,
+                TcpPacket::new(s, c).syn().ack(1).seq(0).mss(1000).window(60000),
+                Dir::S2C,
+                20,
+            );
+            track(&mut k, TcpPacket::new(c, s).seq(1).ack(1).window(60000), Dir::C2S, 20);
+            for i in 0..3u32 {
+                track(
+                    &mut k,
+                    TcpPacket::new(s, c)
+                        .seq(1 + 1000 * i)
+                        .ack(1)
+                        .window(60000)
+                        .payload_len(1000),
+                    Dir::S2C,
+                    21,
+                );
+            }
+            track(
+                &mut k,
+                TcpPacket::new(c, s).seq(1).ack(3001).window(window),
+                Dir::C2S,
+                61,
+            );
+            let l = k.rtt.through(End::Client);
+            assert_eq!(
+                l.by_source[RttSource::DataAck as usize],
+                1,
+                "the ACK is timed either way"
+            );
+            l.prompt_latest()
+        };
+        assert_eq!(prompt_after(60000), Some(Span::from_millis(40)));
+        assert_eq!(prompt_after(30000), None);
     }
 
     /// RFC 6675 SetPipe: data SACKed above a hole is outstanding (the window holds it) but

@@ -46,6 +46,15 @@ pub struct DirAccumulator {
     retransmitted: bool,
     /// The flight after the last new data segment.
     last_flight: u64,
+    /// The largest receiver window the sender's flight has filled (the next segment did not
+    /// fit) since its last retransmission or pause: its congestion window was at least that
+    /// window less a segment, and stays so until a loss or an idle restart (RFC 5681 §3.1,
+    /// §4.1). See [`deferred_for_window`].
+    window_filled: u64,
+    /// The end-to-end base RTT at the last ACK: a sender silent longer may restart its
+    /// congestion window (RFC 5681 §4.1 says after an RTO; a round trip is the cautious
+    /// side), which ends `window_filled`'s proof.
+    base_round: Option<Span>,
     /// The most of the sender's flight that was in the network: its flight less what the
     /// ACK it had reported SACKed or lost (`SenderView::held`), over data the receiver
     /// reported progress after (`pending_in_network` until it does).
@@ -124,6 +133,20 @@ fn account_with_pauses(
         now = s;
     }
     tl.account(t, to, now);
+}
+
+/// Whether a sender that stopped with room for a segment in the receiver's window `w` (its
+/// flight `flight`) was held by that window: Linux defers a send (TSO/GSO, on by default)
+/// while the room is under a third of the smaller of the two windows (`tcp_tso_should_defer`,
+/// `sysctl_tcp_tso_win_divisor` = 3) and an ACK is due, and counts the wait against the
+/// receiver's window when it is the smaller (`is_rwnd_limited`). It is, when the sender's
+/// flight has filled a window at least as large since its last loss or pause (`filled`):
+/// its congestion window is at least that flight and has not shrunk since. A sender whose
+/// flight never reached the window is not claimed: its congestion window may be the
+/// smaller.
+fn deferred_for_window(w: u64, flight: u64, filled: u64) -> bool {
+    let room = w.saturating_sub(flight);
+    w > 0 && 3 * room < w && w <= filled
 }
 
 /// Room an ACK left the sender that it did not use, outside loss recovery: the ACK moved
@@ -222,13 +245,27 @@ impl DirAccumulator {
         };
         // The next segment does not fit in the window the sender had (Linux
         // tcp_snd_wnd_test), or the window was closed.
-        let full = ev
-            .sender_view
-            .and_then(|v| v.tick_window.map(|w| w == 0 || v.tick_flight + next > w))
-            .unwrap_or(false);
+        // A silence longer than a round trip, or a loss, ends the proof of the sender's
+        // congestion window (`window_filled`).
+        if self
+            .last_data
+            .zip(self.base_round)
+            .is_some_and(|((t0, _), r)| ts - t0 > r)
+        {
+            self.window_filled = 0;
+        }
+        let fit = ev.sender_view.and_then(|v| {
+            v.tick_window
+                .map(|w| (w, w == 0 || v.tick_flight + next > w, v.tick_flight))
+        });
+        let full = fit.is_some_and(|(_, full, _)| full);
         if full {
             self.window_full_segments += 1;
         }
+        if let Some((w, true, _)) = fit {
+            self.window_filled = self.window_filled.max(w);
+        }
+        let full = full || fit.is_some_and(|(w, _, flight)| deferred_for_window(w, flight, self.window_filled));
         let state = if full {
             SenderState::ReceiverWindow
         } else {
@@ -286,6 +323,9 @@ impl DirAccumulator {
         round: Option<Span>,
         min_span: Span,
     ) {
+        if round.is_some() {
+            self.base_round = round;
+        }
         if reported > 0 {
             self.delivery_acks += 1;
             self.delivered_bytes += reported;
@@ -343,6 +383,7 @@ impl DirAccumulator {
 
     fn on_retransmission(&mut self, ts: Timestamp) {
         self.retransmitted = true;
+        self.window_filled = 0;
         self.unused_room = UnusedRoom::default();
         if let Some(tl) = self.timeline.as_mut() {
             tl.bin(ts).retransmissions += 1;
@@ -602,6 +643,22 @@ mod tests {
     use crate::decode::decode;
     use crate::flow::Endpoint;
     use crate::testkit::TcpPacket;
+
+    /// R8 rcvbuf_192k at the sender: a 244,960 B window, the flight stopping 1,696 B short
+    /// of it each round (room for a segment) though it had filled that window before: the
+    /// window held it (the kernel counted 100% rwnd-limited; the room alone said 70%).
+    #[test]
+    fn a_sender_that_filled_this_window_before_and_stops_short_of_it_is_held_by_it() {
+        assert!(deferred_for_window(244_960, 243_264, 244_960));
+        // It filled only a smaller window: its congestion window may be what stopped it.
+        assert!(!deferred_for_window(244_960, 243_264, 200_000));
+        // Nothing filled since its last loss or pause.
+        assert!(!deferred_for_window(244_960, 243_264, 0));
+        // A third of the window free: Linux sends at once, this is no deferral.
+        assert!(!deferred_for_window(90_000, 60_000, 90_000));
+        assert!(deferred_for_window(90_000, 60_001, 90_000));
+        assert!(!deferred_for_window(0, 0, 90_000));
+    }
 
     const C: &str = "127.0.0.1:40000";
     const S: &str = "127.0.0.1:7000";

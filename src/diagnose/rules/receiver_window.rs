@@ -2,9 +2,12 @@
 //!
 //! ## What it detects
 //! The sender's next full segment did not fit in the window the receiver had granted
-//! (flight + 1 MSS > rwnd, Linux's `tcp_snd_wnd_test`), or the window was zero. The time
-//! until the sender could send again is receiver-window time, as Linux accounts
-//! `tcpi_rwnd_limited`.
+//! (flight + 1 MSS > rwnd, Linux's `tcp_snd_wnd_test`), or the window was zero; or the
+//! sender stopped with room for a segment but under a third of the window, after its
+//! flight had filled a window that large since its last loss or pause (Linux defers the
+//! send until a bigger piece fits and counts the wait as the window's:
+//! `tcp_tso_should_defer`, see `accumulator::deferred_for_window`). The time until the
+//! sender could send again is receiver-window time, as Linux accounts `tcpi_rwnd_limited`.
 //!
 //! ## Why
 //! A window smaller than the bandwidth-delay product caps throughput at rwnd / RTT no

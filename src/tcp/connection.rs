@@ -374,11 +374,10 @@ impl Connection {
         // will send ACK otherwise"; `tcp_cleanup_rbuf`: a read that doubles a window at most
         // half the clamp sends the update; RFC 1122 §4.2.3.3). Its ACK times the reader, not
         // the path. A window that only dips by a few segments (a fast reader a read behind)
-        // is not this: that read comes at once.
-        let reader_behind = scale
-            .bytes(seg.window, false)
-            .zip(scale.bytes(rx.peer_window_raw_max, false))
-            .is_some_and(|(now, most)| 2 * now <= most);
+        // is not this: that read comes at once. One shift scales both raw values alike: the
+        // test needs no scale, and holds where the handshake is missing.
+        let most = rx.peer_window_raw_max as u32;
+        let reader_behind = most > 0 && !flags.syn() && 2 * seg.window as u32 <= most;
         let mut acked: super::direction::AckOutcome = Default::default();
         let mut ack_rtt = None;
         // The least time this segment shows for the loop through the far end, queue

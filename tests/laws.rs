@@ -423,6 +423,20 @@ fn breaks(f: &FlowSummary, law: &str) -> bool {
     bdpscope::laws::check(f).iter().any(|v| v.law == law)
 }
 
+/// A window unknown in bytes (its scale unknown) cannot be shown full: a 0% share of it must
+/// say it is no measurement (R6 late_capture at the client, SF20_Trace1).
+#[test]
+fn the_limits_law_wants_an_unknown_windows_zero_share_qualified() {
+    let mut f = judged(Label::Bottleneck, limits(0.0, 0.0, 1.0, 0.0));
+    let law = |f: &FlowSummary| breaks(f, "limits");
+    assert!(!law(&f), "a known window's 0% is a measurement");
+    f.max_rwnd_bytes = None;
+    f.notes.retain(|n| !n.contains("share is not measured"));
+    assert!(law(&f));
+    f.notes.push("the receiver's window is not known in bytes (its scale is not known): the time it held the sender cannot be told from the rest and is counted under the other limits, so the receiver window's share is not measured".into());
+    assert!(!law(&f));
+}
+
 /// A cwnd verdict beside a larger bottleneck share must say why (the flow delivered below
 /// capacity over the steady transfer), with the shares the limits print.
 #[test]

@@ -437,6 +437,17 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
             if (sum - 1.0).abs() > 0.001 {
                 out.push(format!("limit shares sum to {sum}"));
             }
+            // A window unknown in bytes cannot be shown full: its 0% is no measurement, and
+            // the output must say so rather than let it read as "never the limit".
+            if f.max_rwnd_bytes.is_none()
+                && l.receiver_window == 0.0
+                && !f
+                    .notes
+                    .iter()
+                    .any(|n| n.contains("the receiver window's share is not measured"))
+            {
+                out.push("receiver window's share 0% with the window unknown in bytes, unqualified".into());
+            }
         }
         (l, v) => out.push(format!("verdict {v} with limits {l:?}")),
     }

@@ -236,6 +236,14 @@ pub fn notes(f: &Findings<'_>) -> Vec<String> {
             "the loop through the sender was timed at the handshake only: at this capture point no TCP timestamp echo, no window edge and no ACK before the data times it, so the RTT's median, p95 and max add that handshake value to the receiver's turnaround and show no queue between the sender and here (the bottleneck's, for data that crossed it before this point); a capture at the sender, or with TCP timestamps, measures it".to_string()
         );
     }
+    // Without the window's scale no segment's window is known in bytes, so no moment can
+    // be told window-bound (the next segment fitting or not is unknowable): that time went
+    // to the other limits, and the 0% the window's share then shows is no measurement.
+    if x.sender_rwnd().is_none() {
+        out.push(
+            "the receiver's window is not known in bytes (its scale is not known): the time it held the sender cannot be told from the rest and is counted under the other limits, so the receiver window's share is not measured".to_string(),
+        );
+    }
     // A capture that began mid-connection has no round trip timed before the flow's own
     // queue formed: where a queue stood most of what it shows, the least RTT it saw holds
     // that queue's floor too (R12 late_capture: 35.6 ms seen, the kernel's 14.2 ms taken

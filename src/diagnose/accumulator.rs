@@ -243,8 +243,6 @@ impl DirAccumulator {
             Some(v) => (v.flight, v.window),
             None => (ev.naive_flight.unwrap_or(0), None),
         };
-        // The next segment does not fit in the window the sender had (Linux
-        // tcp_snd_wnd_test), or the window was closed.
         // A silence longer than a round trip, or a loss, ends the proof of the sender's
         // congestion window (`window_filled`).
         if self
@@ -254,6 +252,9 @@ impl DirAccumulator {
         {
             self.window_filled = 0;
         }
+        // The next segment does not fit in the window the sender had (Linux
+        // tcp_snd_wnd_test), or the window was closed; or the sender stopped short of a
+        // window it had filled (`deferred_for_window`).
         let fit = ev.sender_view.and_then(|v| {
             v.tick_window
                 .map(|w| (w, w == 0 || v.tick_flight + next > w, v.tick_flight))

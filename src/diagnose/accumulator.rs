@@ -243,12 +243,14 @@ impl DirAccumulator {
             Some(v) => (v.flight, v.window),
             None => (ev.naive_flight.unwrap_or(0), None),
         };
-        // A silence longer than a round trip, or a loss, ends the proof of the sender's
+        // A silence longer than a round trip, a loss, or a congestion window reduced for an
+        // ECN echo (the sender's CWR, RFC 3168 §6.1.2) ends the proof of the sender's
         // congestion window (`window_filled`).
-        if self
-            .last_data
-            .zip(self.base_round)
-            .is_some_and(|((t0, _), r)| ts - t0 > r)
+        if ev.flags.has(TcpFlags::CWR)
+            || self
+                .last_data
+                .zip(self.base_round)
+                .is_some_and(|((t0, _), r)| ts - t0 > r)
         {
             self.window_filled = 0;
         }

@@ -682,6 +682,61 @@ mod tests {
         }
     }
 
+    /// At the sender, a 10-segment window (MSS 1000, no scaling): it fills the window once,
+    /// then after every ACK of two segments sends two and stops a segment short of the
+    /// window's edge (Linux's TSO deferral), waiting 1 ms for the next ACK. Those waits are
+    /// the window's. Unless the sender cut its congestion window for an ECN echo (CWR on
+    /// its next segment) after filling it: then nothing proves the window the smaller, and
+    /// only the first wait (40 ms, the window full) of the 240 ms is the window's.
+    fn short_of_a_filled_window(cwr: bool) -> f64 {
+        let (mut conn, mut acc) = (
+            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
+            Accumulator::default(),
+        );
+        let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
+        send(0.0, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(10000).mss(1000));
+        send(
+            40.0,
+            Dir::S2C,
+            TcpPacket::new(S, C).syn().seq(0).ack(1).window(10000).mss(1000),
+        );
+        send(40.01, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(10000));
+        let data = |seq: u32, first_after_fill: bool| {
+            let p = TcpPacket::new(C, S).seq(seq).ack(1).window(10000).payload_len(1000);
+            if cwr && first_after_fill {
+                p.flags(0x80 | 0x10)
+            } else {
+                p
+            }
+        };
+        let mut next = 1u32;
+        for i in 0..10 {
+            send(41.0 + 0.01 * i as f64, Dir::C2S, data(next, false));
+            next += 1000;
+        }
+        let mut acked = 1u32;
+        for n in 0..200u32 {
+            let t = 81.0 + n as f64;
+            acked += 2000;
+            send(t, Dir::S2C, TcpPacket::new(S, C).seq(1).ack(acked).window(10000));
+            // Two segments after each ACK, one after the first: a segment's room stays.
+            for k in 0..if n == 0 { 1 } else { 2 } {
+                send(t + 0.05 + 0.01 * k as f64, Dir::C2S, data(next, n == 0));
+                next += 1000;
+            }
+        }
+        let (busy, rwnd, _) = acc.dirs[Dir::C2S.index()].timeline.as_ref().unwrap().full().totals();
+        rwnd as f64 / (busy + rwnd) as f64
+    }
+
+    #[test]
+    fn stops_short_of_a_window_the_sender_filled_are_the_windows_unless_it_cut_its_own() {
+        let held = short_of_a_filled_window(false);
+        assert!(held > 0.9, "receiver window {held:.3} of the time");
+        let cut = short_of_a_filled_window(true);
+        assert!(cut < 0.5, "receiver window {cut:.3} of the time after a CWR");
+    }
+
     /// An echo over loopback: MSS 65 495, windows of 64 KiB (raw 502 << 7), one-byte
     /// messages each echoed. The sender never waits for the window: its next segment is one
     /// byte, and a window of 64 KiB holds half the largest window ever offered (RFC 1122

@@ -786,14 +786,21 @@ mod tests {
         assert_eq!(o.delivered, 1000);
     }
 
-    #[test]
-    fn without_sack_duplicate_acks_credit_one_segment_each() {
+    /// A SYN and `n` segments of 1000 B sent, the first ACK (of the SYN) received: the
+    /// set-up of the duplicate-ACK tests without SACK.
+    fn sent_without_sack(n: u32) -> Direction {
         let mut d = Direction::default();
         d.on_send(&seg(0, 0, TcpFlags::SYN), Timestamp(0));
-        for i in 0..4 {
+        for i in 0..n {
             d.on_send(&seg(1 + i * 1000, 1000, ACK), Timestamp(0));
         }
         d.on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000);
+        d
+    }
+
+    #[test]
+    fn without_sack_duplicate_acks_credit_one_segment_each() {
+        let mut d = sent_without_sack(4);
         for _ in 0..3 {
             let o = d.on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000);
             assert!(o.duplicate);
@@ -808,12 +815,7 @@ mod tests {
     /// tcp_reset_reno_sack), though the delivery credit is still being repaid.
     #[test]
     fn without_sack_duplicate_acks_leave_the_network_until_recovery_ends() {
-        let mut d = Direction::default();
-        d.on_send(&seg(0, 0, TcpFlags::SYN), Timestamp(0));
-        for i in 0..6 {
-            d.on_send(&seg(1 + i * 1000, 1000, ACK), Timestamp(0));
-        }
-        d.on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000);
+        let mut d = sent_without_sack(6);
         for _ in 0..3 {
             d.on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000);
         }

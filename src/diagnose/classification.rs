@@ -39,6 +39,10 @@ pub struct Classification {
     /// RTT raised to hold it (`bottleneck::FullPipe`), and that flight's typical level.
     pub full_pipe_share: f64,
     pub full_pipe_flight: u64,
+    /// Share of the steady transfer the receiver's window held the sender while it was at
+    /// least the BDP (within the receiver window's share): that window let the sender fill
+    /// the pipe, so it kept no capacity back (`classify`).
+    pub rwnd_wide_share: f64,
     /// Duration the fractions are taken over, seconds.
     pub steady_s: f64,
 }

@@ -99,6 +99,11 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     let mut per_bin: Vec<[u64; 4]> = Vec::with_capacity(tl.bins.len());
     // Per bin, the time `FullPipe` claimed (within the bottleneck's).
     let mut full_ns: Vec<u64> = vec![0; tl.bins.len()];
+    // Per bin, the receiver window's time while the window was at least the BDP all the bin
+    // (its least window, as the sender read it): a window that large lets the sender fill
+    // the pipe (rate = window / RTT, RFC 6349 §3.3.1), so that wait held no capacity back.
+    let mut wide_ns: Vec<u64> = vec![0; tl.bins.len()];
+    let mut held_window: Option<u64> = None;
     for (i, b) in tl.bins.iter().enumerate() {
         if out[i] {
             per_bin.push([0; 4]);
@@ -126,6 +131,13 @@ pub fn classify(inp: &Input<'_>) -> Classification {
             t[rule.label().index()] += got;
         }
         debug_assert_eq!(left.busy + left.rwnd + left.idle, 0, "every nanosecond has a label");
+        // A bin the sender sent nothing in waited on the window of the last one it sent in.
+        held_window = b.min_window.or(held_window);
+        if let (Some(p), Some(w)) = (pipe, held_window) {
+            if w > 0 && w as f64 >= p {
+                wide_ns[i] = t[Label::ReceiverWindow.index()];
+            }
+        }
         per_bin.push(t);
     }
 
@@ -200,6 +212,14 @@ pub fn classify(inp: &Input<'_>) -> Classification {
             .min(plateau_flight)
     };
     let full_pipe_flight = typical_flight(&full);
+    let rwnd_wide_share = share_of_steady(
+        wide_ns[steady_from..]
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| kept(i))
+            .map(|(_, &ns)| ns)
+            .sum(),
+    );
     let full_pipe_share = share_of_steady(
         full_ns[steady_from..]
             .iter()
@@ -332,12 +352,12 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         // counts the intervals a queue stood in as full.
         let below_capacity = !account.shared
             && utilisation.is_some_and(|u| u.max(link_utilisation.unwrap_or(0.0)) < bottleneck::AT_CAPACITY);
-        let share = |l: Label| {
-            if below_capacity && l == Label::Bottleneck {
-                full_pipe_share
-            } else {
-                fractions[l.index()]
-            }
+        // Nor did the receiver's window where it was at least the BDP: it let the sender
+        // fill the pipe, so only its time below the BDP competes.
+        let share = |l: Label| match l {
+            Label::Bottleneck if below_capacity => full_pipe_share,
+            Label::ReceiverWindow if below_capacity => (fractions[l.index()] - rwnd_wide_share).max(0.0),
+            _ => fractions[l.index()],
         };
         *Label::ALL
             .iter()
@@ -365,6 +385,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         plateau_low,
         full_pipe_share,
         full_pipe_flight,
+        rwnd_wide_share,
         steady_s,
     }
 }

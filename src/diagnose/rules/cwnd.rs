@@ -22,7 +22,7 @@ use super::super::facts::Findings;
 use super::super::Label;
 use super::{BinCtx, Claim, Left};
 use crate::summary::{AdviceItem, AdviceKind};
-use crate::units::{pct, rate};
+use crate::units::{bytes, pct, rate};
 
 /// Retransmitted share of the segments above which the losses are reported as the cause.
 pub const LOSSY: f64 = 0.001;
@@ -57,6 +57,22 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
                 "cwnd-limited though the bottleneck's share of the time is larger ({} against {}): over the steady transfer the flow delivered {} of the capacity while it had data, below the {} a full path gives, so the path did not hold it back as a whole; the congestion window kept it below",
                 pct(bottleneck),
                 pct(cwnd),
+                pct(u),
+                pct(super::bottleneck::AT_CAPACITY)
+            ));
+        }
+    }
+    // The verdict against a larger receiver-window share: most of that time the window was
+    // at least the BDP (`classify`), and a window that large lets the sender fill the pipe.
+    let rwnd = super::super::round4(c.fractions[Label::ReceiverWindow.index()]);
+    if c.verdict == Label::Cwnd && rwnd > cwnd {
+        if let (Some(u), Some(bdp)) = (c.utilisation, x.bdp) {
+            out.push(format!(
+                "cwnd-limited though the receiver window's share of the time is larger ({} against {}): for {} of the time the window was at least the BDP ({}), which lets the sender fill the pipe (RFC 6349 §3.3.1), and over the steady transfer the flow delivered {} of the capacity while it had data, below the {} a full path gives; the congestion window kept it below",
+                pct(rwnd),
+                pct(cwnd),
+                pct(c.rwnd_wide_share),
+                bytes(bdp),
                 pct(u),
                 pct(super::bottleneck::AT_CAPACITY)
             ));
@@ -156,17 +172,30 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
     let (Some(l), crate::summary::Verdict::Limited(Label::Cwnd)) = (&f.limits, f.verdict) else {
         return Vec::new();
     };
-    if l.bottleneck <= l.cwnd {
-        return Vec::new();
+    let mut out = Vec::new();
+    for (other, theirs, opening) in [
+        ("bottleneck", l.bottleneck, "cwnd-limited though the bottleneck's"),
+        (
+            "receiver-window",
+            l.receiver_window,
+            "cwnd-limited though the receiver window's",
+        ),
+    ] {
+        if theirs <= l.cwnd {
+            continue;
+        }
+        let shares = format!("({} against {})", pct(theirs), pct(l.cwnd));
+        match f.evidence.iter().find(|e| e.starts_with(opening)) {
+            None => out.push(format!(
+                "cwnd-limited beside a larger {other} share {shares}, and no sentence says why"
+            )),
+            Some(e) if !e.contains(&shares) => {
+                out.push(format!("the sentence's shares are not the limits' {shares}: {e}"))
+            }
+            Some(_) => {}
+        }
     }
-    let shares = format!("({} against {})", pct(l.bottleneck), pct(l.cwnd));
-    match f.evidence.iter().find(|e| e.starts_with("cwnd-limited though")) {
-        None => vec![format!(
-            "cwnd-limited beside a larger bottleneck share {shares}, and no sentence says why"
-        )],
-        Some(e) if !e.contains(&shares) => vec![format!("the sentence's shares are not the limits' {shares}: {e}")],
-        Some(_) => Vec::new(),
-    }
+    out
 }
 
 #[cfg(test)]
@@ -189,5 +218,44 @@ mod tests {
         });
         assert_eq!(c.verdict, Label::Cwnd);
         assert!(c.fractions[Label::Cwnd.index()] > 0.9);
+    }
+
+    /// Below capacity, half the time at it and half held back: in the held half the
+    /// receiver's window holds the sender 60% of the time (30% of all), the congestion
+    /// window the rest (20%). A window of 1.5 BDP (60 kB on the 40 kB pipe) lets the sender
+    /// fill the pipe: what kept the flow below was the congestion window. A window of half
+    /// the BDP is the limit.
+    #[test]
+    fn a_window_of_at_least_the_bdp_keeps_no_capacity_back() {
+        let flow = |window: u64| {
+            run(move |i| {
+                if (i / 50) % 2 == 0 {
+                    Bin {
+                        delivered: at(1.0),
+                        flight: 40_000,
+                        window,
+                        ..BUSY
+                    }
+                } else {
+                    Bin {
+                        busy: 0.4,
+                        rwnd: 0.6,
+                        delivered: at(0.3),
+                        flight: 10_000 + (i % 50) as u64 * 400,
+                        retransmissions: (i % 50 == 49) as u32,
+                        window,
+                        ..BUSY
+                    }
+                }
+            })
+        };
+        let wide = flow(60_000);
+        assert!(wide.fractions[Label::ReceiverWindow.index()] > wide.fractions[Label::Cwnd.index()]);
+        assert!(wide.utilisation.unwrap() < 0.85, "{wide:?}");
+        assert!(wide.rwnd_wide_share > 0.25, "{}", wide.rwnd_wide_share);
+        assert_eq!(wide.verdict, Label::Cwnd);
+        let narrow = flow(20_000);
+        assert_eq!(narrow.rwnd_wide_share, 0.0);
+        assert_eq!(narrow.verdict, Label::ReceiverWindow);
     }
 }

@@ -284,6 +284,8 @@ pub(crate) mod fixture {
         pub delivered: u64,
         pub flight: u64,
         pub retransmissions: u32,
+        /// The receiver's window as the sender read it in the bin (0: none recorded).
+        pub window: u64,
     }
 
     pub const BUSY: Bin = Bin {
@@ -293,6 +295,7 @@ pub(crate) mod fixture {
         delivered: 0,
         flight: 0,
         retransmissions: 0,
+        window: 0,
     };
 
     pub fn timeline(bin: impl Fn(usize) -> Bin) -> Timeline {
@@ -313,6 +316,10 @@ pub(crate) mod fixture {
                 x.min_flight = Some(x.min_flight.map_or(b.flight, |m| m.min(b.flight)));
             }
             x.retransmissions += b.retransmissions;
+            if b.window > 0 {
+                x.max_window = x.max_window.max(b.window);
+                x.min_window = Some(x.min_window.map_or(b.window, |m| m.min(b.window)));
+            }
         }
         tl
     }

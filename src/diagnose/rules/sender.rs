@@ -410,6 +410,15 @@ pub fn plateau_rounds(rounds: &[Round], mss: u32, from: usize) -> Vec<bool> {
             flat[start..start + n].iter_mut().for_each(|f| *f = true);
         }
     }
+    // A flight under one full segment is the sender's, however short the stretch: no
+    // congestion window is below one segment (RFC 5681 §3.1: the loss window after a
+    // timeout is one segment, and nothing cuts it further), so the sender had room for
+    // more and nothing to send, or held a short segment back (Nagle's rule, RFC 896).
+    for (j, r) in rounds.iter().enumerate().skip(from) {
+        if r.max_flight > 0 && r.max_flight < mss as u64 && !r.congestion() && r.rwnd_ns == 0 && r.busy_ns > 0 {
+            flat[j] = true;
+        }
+    }
     flat
 }
 

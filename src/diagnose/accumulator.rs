@@ -13,6 +13,7 @@ use super::packed::LiveTimeline;
 use super::receiver_clock::ReceiverClock;
 use super::timeline::SenderState;
 use super::train::{DataBatches, Train};
+use super::ts_clock::TsClock;
 use crate::decode::{Ecn, TcpFlags};
 use crate::flow::Dir;
 use crate::seq::SeqNum;
@@ -31,6 +32,11 @@ pub struct DirAccumulator {
     last_echo: Option<u32>,
     /// The TSval of the direction's latest new data.
     last_tsval: Option<u32>,
+    /// The sender's timestamp clock, from its new data's stamps (see
+    /// [`DirAccumulator::idle_on_sender_clock`]).
+    sender_clock: TsClock,
+    /// Capture time of the ACK that left the sender idle (the pause it began).
+    idle_ack: Option<Timestamp>,
     /// Since the last new data: when the sender learned (capture time of the ACK plus the
     /// loop through the sender) that it could not send — everything acknowledged and the
     /// window open (idle: nothing to send), or the window without room for a full segment
@@ -85,6 +91,11 @@ pub struct DirAccumulator {
     last_delivery: Option<(Timestamp, bool)>,
     /// Dispersion of data arrivals (new data, back to back), and its current mode.
     pub arrivals: Dispersion,
+    /// Consecutive new-data segments that both carried a timestamp echo, and those of them
+    /// that echoed the same one: sent on the same news from the receiver, together (RFC
+    /// 7323 §4.3: the echo is the latest timestamp the sender had received).
+    pub stamped_pairs: u32,
+    pub pairs_one_send: u32,
     arrival_rate: Option<f64>,
     /// The arrival train, as `ack_train`.
     arrival_train: Option<Train>,
@@ -188,7 +199,9 @@ impl UnusedRoom {
 
 impl DirAccumulator {
     /// `next`: the size of the sender's next segment, for whether it fits the window.
-    fn on_new_data(&mut self, ts: Timestamp, ev: &SegmentEvent, next: u64, min_span: Span) {
+    /// `base_loop`: the least loop through the sender (`Connection::min_sender_loop`), when
+    /// the capture is away from it (see [`DirAccumulator::idle_on_sender_clock`]).
+    fn on_new_data(&mut self, ts: Timestamp, ev: &SegmentEvent, next: u64, min_span: Span, base_loop: Option<Span>) {
         self.first_data.get_or_insert(ts);
         // Data sent with nothing outstanding: the wait for its ACK starts here.
         if self.last_delivery.is_none_or(|(_, left)| !left) {
@@ -197,6 +210,23 @@ impl DirAccumulator {
         self.data_events += 1;
         let len = ev.send.new_bytes as u64;
         self.data_batches.on_data(ts, SeqNum(ev.seq).add(ev.len));
+        // The sender's clock from its stamps, and where an idle wait began by it.
+        let stamped = ev
+            .tsval
+            .is_some_and(|tsval| self.sender_clock.on_stamp(ts, tsval).is_some());
+        if let (true, Some((t0, _)), Some(base_loop)) = (stamped, self.last_data, base_loop) {
+            if let Some(at) = self.idle_on_sender_clock(t0, ts, base_loop) {
+                self.pauses[0].0 = at;
+            }
+        }
+        if let (Some(echo), Some(_)) = (ev.echo, self.last_data) {
+            if self.last_echo.is_some() {
+                self.stamped_pairs = self.stamped_pairs.saturating_add(1);
+                if self.last_echo == Some(echo) {
+                    self.pairs_one_send = self.pairs_one_send.saturating_add(1);
+                }
+            }
+        }
         let tl = self.timeline.get_or_insert_with(|| LiveTimeline::new(ts));
         if let Some((t0, state)) = self.last_data {
             let gap = ts - t0;
@@ -358,6 +388,9 @@ impl DirAccumulator {
             Some(state) => {
                 if self.pauses.last().is_none_or(|&(_, s)| s != state) && self.pauses.len() < MAX_PAUSES {
                     self.pauses.push((at, state));
+                    if state == SenderState::Idle {
+                        self.idle_ack = Some(ts);
+                    }
                 }
                 if state == SenderState::Idle {
                     self.drained_at = Some(at);
@@ -375,6 +408,44 @@ impl DirAccumulator {
                 }
             }
         }
+    }
+
+    /// Where the idle wait that ends with new data at `ts` began, by the loop this data
+    /// took, when that differs from the pause's own account by more than the stamps can err:
+    /// the one pause since the last new data (at `t0`) an idle one, the sender's clock
+    /// known; `base_loop` the least loop through the sender.
+    ///
+    /// The pause starts when the sender learned that everything was acknowledged: the ACK's
+    /// capture time plus the loop through the sender, which a capture away from the sender
+    /// times as ACK-to-data (`Connection::sender_loop`: the least of the recent loops). The
+    /// gap from that ACK to the next data seen here is the loop the next data took plus the
+    /// sender's idle time, and the loop is the path's least plus the queue that data met.
+    /// A flow whose bursts build their own queue (a burst sent at its window's pace into a
+    /// link shared with a bulk flow) times every loop of a burst behind that queue, while
+    /// the next burst's first segment meets only the others' (P5 cross_tcp_onoff at the
+    /// receiver: 32 ms of idle seen per 200 ms cycle, 57 ms at the sender). The sender's
+    /// stamps tell that queue: a segment's capture time less its TSval (the sender's clock
+    /// when it sent it, RFC 7323 §3) exceeds the least of that by the queue it met beyond
+    /// the least one ([`TsClock::delay_above_least`]). So the idle wait began the least loop
+    /// plus that queue after the ACK, if the ACK's own way back took its least: a return
+    /// path that queues makes the start later, and no stamp of the sender shows that. Where
+    /// the pause's own account is earlier still it is wrong for certain (it counted the next
+    /// data's queue as idle time: a sender clocked by the ACKs of a burst it queued itself
+    /// reads idle between every pair); where it is later, the recent loops carried a queue
+    /// the next data did not meet. Within two ticks nothing moves, nor where the account found
+    /// no idle time at all (the next data came before it). Only away from the sender, where
+    /// the loop is most of the round trip: at the sender the ACK is seen when the sender
+    /// gets it, and the loops there time its own stack and application (Nagle's rule holding
+    /// a short segment for the ACK, RFC 896).
+    fn idle_on_sender_clock(&self, t0: Timestamp, ts: Timestamp, base_loop: Span) -> Option<Timestamp> {
+        let &[(at, SenderState::Idle)] = self.pauses.as_slice() else {
+            return None;
+        };
+        let ack = self.idle_ack?;
+        let queued = self.sender_clock.delay_above_least()?;
+        let tick = self.sender_clock.tick()?;
+        let from = (ack + base_loop + queued).max(t0).min(ts);
+        (at < ts && (from - at).nanos().abs() > 2 * tick.nanos()).then_some(from)
     }
 
     /// Whether new data at `ts` waited on the application: since the last new data an ACK
@@ -476,7 +547,14 @@ impl Accumulator {
             let next = (conn.mss(d) as u64)
                 .min(conn.dir(d).max_segment.max(1) as u64)
                 .min((largest / 2).max(1));
-            self.dirs[d.index()].on_new_data(ev.ts, ev, next, min_span);
+            // Away from the sender (the loop through it most of the round trip) the loop
+            // places an idle wait's start, and the sender's stamps can correct it.
+            let base_loop = conn.min_sender_loop(d);
+            let away = conn
+                .rtt
+                .base_end_to_end()
+                .is_some_and(|r| base_loop.nanos() * 2 > r.nanos());
+            self.dirs[d.index()].on_new_data(ev.ts, ev, next, min_span, away.then_some(base_loop));
         }
         if ev.send.retransmission {
             self.dirs[d.index()].on_retransmission(ev.ts);
@@ -857,6 +935,95 @@ mod tests {
         assert!(
             share > 0.97,
             "receiver window {share:.3} (busy {busy} ns, rwnd {rwnd} ns)"
+        );
+    }
+
+    /// Next to the receiver of a sender that writes 16 segments every 700 ms over a 40 ms
+    /// path (timestamps, the sender's clock 1 kHz). Each burst is sent ACK-clocked, two
+    /// segments per ACK, into a queue that it builds itself: the n-th pair of a burst meets
+    /// 4n ms of it, the first segment of the next burst none. The sender idles from the ACK
+    /// of all (its arrival there) until its next write. The sender's stamps show the queue
+    /// each next segment met, so the idle time seen is the sender's.
+    #[test]
+    fn the_senders_stamps_place_an_idle_wait_behind_a_queue_of_its_own() {
+        let run = |stamped: bool| {
+            let (mut conn, mut acc) = (
+                Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
+                Accumulator::default(),
+            );
+            let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
+            let ts = |p: TcpPacket, val: f64, echo: f64| if stamped { p.ts(val as u32, echo as u32) } else { p };
+            send(
+                0.0,
+                Dir::C2S,
+                ts(TcpPacket::new(C, S).syn().seq(0).window(65000).mss(1000), 1.0, 0.0),
+            );
+            send(
+                40.0,
+                Dir::S2C,
+                ts(
+                    TcpPacket::new(S, C).syn().seq(0).ack(1).window(65000).mss(1000),
+                    20.0,
+                    1.0,
+                ),
+            );
+            send(
+                40.01,
+                Dir::C2S,
+                ts(TcpPacket::new(C, S).seq(1).ack(1).window(65000), 40.0, 20.0),
+            );
+            let mut seq = 1u32;
+            let mut last_client_ts = 40.0;
+            let mut true_idle = 0.0;
+            let mut span = 0.0;
+            for k in 0..12 {
+                // The sender writes at `w` (its clock = capture time here less 20 ms).
+                let w = 100.0 + 700.0 * k as f64;
+                let mut sent_at = w;
+                for n in 0..8u32 {
+                    let queue = 4.0 * n as f64;
+                    for j in 0..2u32 {
+                        let arrive = sent_at + 20.0 + queue + 0.1 * j as f64;
+                        send(
+                            arrive,
+                            Dir::S2C,
+                            ts(
+                                TcpPacket::new(S, C).seq(seq).ack(1).window(65000).payload_len(1000),
+                                sent_at,
+                                last_client_ts,
+                            ),
+                        );
+                        seq += 1000;
+                    }
+                    let ack_at = sent_at + 20.0 + queue + 0.15;
+                    send(
+                        ack_at,
+                        Dir::C2S,
+                        ts(TcpPacket::new(C, S).seq(1).ack(seq).window(65000), ack_at, sent_at),
+                    );
+                    last_client_ts = ack_at;
+                    // The ACK reaches the sender 20 ms later and releases the next pair.
+                    sent_at = ack_at + 20.0;
+                }
+                // The last ACK reached the sender at `sent_at`; it idles until the next write.
+                true_idle += w + 700.0 - sent_at;
+                span += 700.0;
+            }
+            let dacc = &acc.dirs[Dir::S2C.index()];
+            let (busy, rwnd, idle) = dacc.timeline.as_ref().unwrap().full().totals();
+            (idle as f64 / (busy + rwnd + idle) as f64, true_idle / span)
+        };
+        let (seen, truth) = run(true);
+        assert!(
+            (seen - truth).abs() < 0.05,
+            "idle {seen:.3} against the sender's {truth:.3}"
+        );
+        // Without the stamps the loop's account stands: the least loop counts the wait of
+        // each pair in the burst's queue as idle.
+        let (unstamped, _) = run(false);
+        assert!(
+            unstamped > truth + 0.05,
+            "unstamped idle {unstamped:.3} against {truth:.3}"
         );
     }
 }

@@ -28,6 +28,7 @@ pub mod rules;
 mod startup;
 mod timeline;
 mod train;
+mod ts_clock;
 
 /// The limit labels and the verdict: the summary's vocabulary.
 pub use crate::summary::{Label, Verdict};
@@ -52,6 +53,9 @@ use std::net::IpAddr;
 /// Bytes per ACK (in segments) above which ACK spacing says nothing about the bottleneck
 /// (delayed ACKs cover 2 segments, GRO-coalesced ones a few more).
 const STRETCH_ACK_SEGMENTS: f64 = 8.0;
+/// Pairs of segments sent together (the same timestamp echo) the arrivals must hold to
+/// time the link: as many as a dispersion needs samples (`dispersion::MIN_SAMPLES`).
+const MIN_SAME_SEND_PAIRS: u32 = 8;
 
 /// A finished flow: its summary, and what the cross-flow step needs to revisit it.
 pub struct Finished {
@@ -185,7 +189,15 @@ fn gather_facts(
         (Some(_), None) => receiver_measured,
         _ => false,
     };
-    let arrivals = past_bottleneck.then_some(&dacc.arrivals);
+    // Packet pairs are pairs the sender sent back to back (Keshav, SIGCOMM 1991): a sender
+    // whose every segment echoes a newer timestamp than the one before sent each on the
+    // news of another ACK (Nagle's rule releasing one short segment per ACK, RFC 896; an
+    // application writing one message per reply), and the spacing of its arrivals is that
+    // ACK clock's, not the link's (P12 nagle_delack at the receiver: 66 kbit/s "arrival
+    // dispersion" on an 18 Mbit/s link). Without the echoes nothing tells, and the
+    // arrivals stand.
+    let one_send_pairs = dacc.stamped_pairs == 0 || dacc.pairs_one_send >= MIN_SAME_SEND_PAIRS;
+    let arrivals = (past_bottleneck && one_send_pairs).then_some(&dacc.arrivals);
     // Past the bottleneck the receiver's ACKs leave as its host takes the data in: ACKs of
     // one arrival batch are one batch (`train::DataBatches`).
     let ack_spacing = if past_bottleneck {

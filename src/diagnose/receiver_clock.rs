@@ -13,16 +13,14 @@
 //! their spacing at the receiver. On the lab's 20 Mbit/s two-way path the capture's ACK
 //! spacing at the sender read 1.67 Gbit/s; the receiver's stamps read 18-20 Mbit/s.
 //!
-//! The receiver's clock ticks at a rate of its own (RFC 7323 §5.4: between 1 ms and 1 s a
-//! tick; Linux's is 1 ms, or 1 µs with the usec option of Linux 6.7): it is measured
-//! against the capture's clock over the connection (ticks over seconds between the first
-//! and the last ACK), and taken as the nearest usual rate when within the measurement's
-//! error of it. A tick is the clock's resolution, so samples span ten ticks at least (as
+//! The receiver's clock ticks at a rate of its own, measured against the capture's clock
+//! over the connection ([`TsClock`]). A tick is the clock's resolution, so samples span ten ticks at least (as
 //! the capture clock's do: [`crate::time::Quantum::min_sample_span`]), and ACKs that carry
 //! the same stamp are one batch ([`super::train`]): the sample takes all of them.
 
 use super::dispersion::Dispersion;
 use super::train::{Train, BATCH_GAP};
+use super::ts_clock::TsClock;
 use crate::time::{Span, Timestamp};
 use std::collections::BTreeMap;
 
@@ -31,15 +29,6 @@ use std::collections::BTreeMap;
 const TICK_NS: i64 = BATCH_GAP.0;
 /// Samples span at least ten ticks (a 10% resolution, as for the capture's clock).
 const MIN_SPAN: Span = Span(10 * TICK_NS);
-/// The clock rate is measured over at least this long (s) and this many ticks: the ACKs'
-/// own delay varies by tens of milliseconds on a loaded path, a few percent of a second.
-const MIN_CLOCK_SPAN_S: f64 = 1.0;
-const MIN_CLOCK_TICKS: i64 = 100;
-/// Usual timestamp clock rates (Hz): Linux (1 ms since 4.13; jiffies of HZ 100, 250, 300
-/// or 1000 before; 1 µs with the usec option), the BSDs and macOS (1 ms).
-const USUAL_HZ: [f64; 5] = [100.0, 250.0, 300.0, 1000.0, 1_000_000.0];
-/// A measured rate within this share of a usual one is taken as it.
-const USUAL_WITHIN: f64 = 0.05;
 /// The receiver ticks the fast ACKs' span must hold for their sent pace to be measured.
 const MIN_PACE_TICKS: i64 = 10;
 
@@ -47,12 +36,8 @@ const MIN_PACE_TICKS: i64 = 10;
 pub struct ReceiverClock {
     dispersion: Dispersion,
     train: Option<Train>,
-    /// The latest ACK's stamp, and its tick count since the first (stamps wrap at 2^32).
-    last_tsval: Option<u32>,
-    ticks: i64,
-    /// Capture time and tick count of the first and the latest stamped ACK.
-    first: Option<(Timestamp, i64)>,
-    last: Option<(Timestamp, i64)>,
+    /// The receiver's clock, from its ACKs' stamps.
+    clock: TsClock,
     /// Capture time of the latest ACK that reported delivery, and its tick count.
     last_delivery: Option<Timestamp>,
     last_delivery_ticks: i64,
@@ -67,23 +52,13 @@ impl ReceiverClock {
     /// bytes newly delivered; `round` the base RTT: a longer gap between ACKs is a pause of
     /// the sender or the pipe, not spacing (as for the capture-clock ACK train).
     pub fn on_ack(&mut self, ts: Timestamp, tsval: u32, delivered: u64, round: Option<Span>) {
-        let step = match self.last_tsval {
-            Some(prev) => tsval.wrapping_sub(prev) as i32 as i64,
-            None => 0,
-        };
         // A stamp older than the last is an ACK reordered on the way: its place in the
         // train is gone, and it gives no spacing.
-        if step < 0 {
+        if self.clock.on_stamp(ts, tsval).is_none() || delivered == 0 {
             return;
         }
-        self.ticks += step;
-        self.last_tsval = Some(tsval);
-        self.first.get_or_insert((ts, self.ticks));
-        self.last = Some((ts, self.ticks));
-        if delivered == 0 {
-            return;
-        }
-        let at = Timestamp(self.ticks * TICK_NS);
+        let ticks = self.clock.ticks();
+        let at = Timestamp(ticks * TICK_NS);
         if let (Some(prev), Some(r)) = (self.last_delivery, round) {
             let gap = ts - prev;
             if gap > r {
@@ -92,29 +67,17 @@ impl ReceiverClock {
                 // The map holds at most one entry per bin of the scale.
                 let e = self.pairs.entry(b).or_default();
                 e.0 += delivered;
-                e.1 += self.ticks - self.last_delivery_ticks;
+                e.1 += ticks - self.last_delivery_ticks;
             }
         }
         self.last_delivery = Some(ts);
-        self.last_delivery_ticks = self.ticks;
+        self.last_delivery_ticks = ticks;
         self.dispersion.feed(&mut self.train, at, delivered, MIN_SPAN);
     }
 
     /// The receiver's clock rate (ticks per second), when the ACKs span enough of it.
     pub fn hz(&self) -> Option<f64> {
-        let ((t0, k0), (t1, k1)) = (self.first?, self.last?);
-        let secs = (t1 - t0).secs_f64();
-        let ticks = k1 - k0;
-        if secs < MIN_CLOCK_SPAN_S || ticks < MIN_CLOCK_TICKS {
-            return None;
-        }
-        let measured = ticks as f64 / secs;
-        Some(
-            USUAL_HZ
-                .into_iter()
-                .find(|&u| (measured / u - 1.0).abs() <= USUAL_WITHIN)
-                .unwrap_or(measured),
-        )
+        self.clock.hz()
     }
 
     /// The pace, on the receiver's clock (bytes/s), at which the receiver sent the ACKs that

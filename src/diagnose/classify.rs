@@ -212,22 +212,19 @@ pub fn classify(inp: &Input<'_>) -> Classification {
             .min(plateau_flight)
     };
     let full_pipe_flight = typical_flight(&full);
-    let rwnd_wide_share = share_of_steady(
-        wide_ns[steady_from..]
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| kept(i))
-            .map(|(_, &ns)| ns)
-            .sum(),
-    );
-    let full_pipe_share = share_of_steady(
-        full_ns[steady_from..]
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| kept(i))
-            .map(|(_, &ns)| ns)
-            .sum(),
-    );
+    // A per-bin time's share of the steady transfer, over the bins kept.
+    let steady_share = |ns: &[u64]| {
+        share_of_steady(
+            ns[steady_from..]
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| kept(i))
+                .map(|(_, &t)| t)
+                .sum(),
+        )
+    };
+    let rwnd_wide_share = steady_share(&wide_ns);
+    let full_pipe_share = steady_share(&full_ns);
 
     // What the flow delivered in its steady time: each bin's delivery for the share of the
     // bin its time was accounted in, as the steady time is the accounted time. Delivery in

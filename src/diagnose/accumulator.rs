@@ -219,13 +219,9 @@ impl DirAccumulator {
                 self.pauses[0].0 = at;
             }
         }
-        if let (Some(echo), Some(_)) = (ev.echo, self.last_data) {
-            if self.last_echo.is_some() {
-                self.stamped_pairs = self.stamped_pairs.saturating_add(1);
-                if self.last_echo == Some(echo) {
-                    self.pairs_one_send = self.pairs_one_send.saturating_add(1);
-                }
-            }
+        if let (Some(echo), Some(prev), Some(_)) = (ev.echo, self.last_echo, self.last_data) {
+            self.stamped_pairs = self.stamped_pairs.saturating_add(1);
+            self.pairs_one_send = self.pairs_one_send.saturating_add((echo == prev) as u32);
         }
         let tl = self.timeline.get_or_insert_with(|| LiveTimeline::new(ts));
         if let Some((t0, state)) = self.last_data {

@@ -19,6 +19,7 @@ const MIN_CLOCK_TICKS: i64 = 100;
 const USUAL_HZ: [f64; 6] = [100.0, 250.0, 300.0, 976.5625, 1000.0, 1_000_000.0];
 /// A measured rate within this share of a usual one is taken as the nearest such.
 const USUAL_WITHIN: f64 = 0.05;
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TsClock {
     /// The latest stamp, and its tick count since the first (stamps wrap at 2^32).
@@ -81,7 +82,7 @@ impl TsClock {
         (h == hz).then(|| Span((self.offset(ts, hz) - least).max(0)))
     }
 
-    /// One tick of the clock, when its rate is closely a usual one.
+    /// One tick of the clock, when its rate is a usual one.
     pub fn tick(&self) -> Option<Span> {
         self.usual_hz().map(|h| Span((1e9 / h) as i64))
     }

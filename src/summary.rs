@@ -525,6 +525,10 @@ vocabulary! {
         Reset = "reset",
         /// The connection carried only keep-alives.
         KeepAliveOnly = "keep-alive-only",
+        /// The cumulative ACK stood still on a hole for longer than a retransmission timer
+        /// while the receiver's ACKs (SACKs, duplicates) kept coming: the sender's loss
+        /// recovery, not the path, held the transfer.
+        UnrepairedHole = "unrepaired-hole",
     }
 }
 

@@ -93,6 +93,7 @@ pub fn finish(
     let mut summary = summarize::base(conn, capture_name, &acc.windows);
     summarize::capture_duplicates(&mut summary, copies);
     summary.stalls = acc.stalls.finish(conn);
+    summary.notes.extend(acc.stalls.capture_notes(conn));
     let (findings, hints) = crate::middlebox::findings(conn, &acc.middlebox);
     summary.middlebox = findings;
     summary.notes.extend(hints);
@@ -105,7 +106,7 @@ pub fn finish(
     match (conn.handshake.syn.is_some(), conn.handshake.syn_ack.is_some()) {
         (true, true) => {}
         (true, false) => summary.notes.push(
-            "only the client's SYN is in the capture: the server's window scale and MSS are not known from it".into(),
+            "the server's SYN/ACK is not in the capture (only the client's SYN of the handshake): the server's window scale and MSS are not known from it".into(),
         ),
         (false, true) => summary.notes.push(
             "only the server's SYN/ACK is in the capture: the client's window scale and MSS are not known from it"

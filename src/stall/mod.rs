@@ -73,6 +73,9 @@ impl StallTracker {
     pub fn on_segment(&mut self, conn: &Connection, ev: &SegmentEvent) {
         // The window a segment advertises is for the other direction's data.
         let data = ev.dir.reverse();
+        for z in &mut self.zero {
+            z.on_any(ev.ts);
+        }
         if !ev.flags.syn() && !ev.flags.rst() {
             if let Some(s) = self.zero[data.index()].on_advert(conn, ev) {
                 self.push(s);
@@ -148,6 +151,22 @@ impl StallTracker {
         self.repairs[d.index()] + lost
     }
 
+    /// What the capture lacks, where a wait could not be judged for it (no outage is
+    /// claimed then): notes for the flow.
+    pub fn capture_notes(&self, conn: &Connection) -> Vec<String> {
+        let mut out = Vec::new();
+        for d in [Dir::C2S, Dir::S2C] {
+            let o = &self.outage[d.index()];
+            out.extend(o.notes.iter().cloned());
+            if let outage::Judged::Note(n) = o.finish(conn, d, conn.last_ts, self.zero[d.index()].is_open()) {
+                if o.notes.len() < 2 {
+                    out.push(n);
+                }
+            }
+        }
+        out
+    }
+
     /// The ECN episodes of both directions (`acked_new`: the segment acknowledged new data
     /// of `acked_dir`).
     #[inline(never)]
@@ -178,7 +197,11 @@ impl StallTracker {
         let end = conn.last_ts;
         for d in [Dir::C2S, Dir::S2C] {
             out.extend(self.zero[d.index()].finish(d, end));
-            out.extend(self.outage[d.index()].finish(conn, d, end, self.zero[d.index()].is_open()));
+            if let outage::Judged::Stall(s) =
+                self.outage[d.index()].finish(conn, d, end, self.zero[d.index()].is_open())
+            {
+                out.push(s);
+            }
             out.extend(self.loss[d.index()].finish(conn, d, &self.delivery[d.index()]));
             out.extend(self.ecn[d.index()].finish(conn, d, &self.delivery[d.index()]));
             out.extend(self.delayed_ack[d.index()].finish(conn, d));

@@ -8,7 +8,7 @@
 //! Seen from the receiver's side of the outage the sender's flight is out of sight; there
 //! the sign is a silence of the whole connection ended by a retransmission ([`Silence`]).
 
-use super::{backs_off, intervals, list_secs, sender_name, stall, threshold, MAX_INTERVALS};
+use super::{backs_off, intervals, list_secs, receiver_name, sender_name, stall, threshold, MAX_INTERVALS};
 use crate::flow::Dir;
 use crate::summary::{Resumed, Stall, StallKind};
 use crate::tcp::{Connection, SegmentEvent};
@@ -32,11 +32,76 @@ pub struct Outage {
     /// after its previous sending, and when that data was last sent.
     timeouts: u32,
     oldest_sent: Option<Timestamp>,
-    /// The receiver's window was closed at some point of the wait: then the window, not the
-    /// path, held the data (a zero-window stall, reported as such).
+    /// The receiver's window is closed: then the window, not the path, holds the data (a
+    /// zero-window stall, reported as such).
     window_closed: bool,
+    /// The receiver's answers during the wait that prove the data reached it.
+    answers: Answers,
+    /// What shows that the capture, not the path, lacks the acknowledgments (the first
+    /// sign in the wait).
+    unseen: Option<Unseen>,
+    /// The connection's first reset: a wait still open then ends there.
+    reset_at: Option<Timestamp>,
+    /// Waits the capture could not judge (`Judged::Note`), the first few.
+    pub notes: Vec<String>,
     origin: Option<Timestamp>,
 }
+
+/// Notes kept per direction: the first say what the capture lacks; more repeat it.
+const MAX_NOTES: usize = 2;
+
+/// ACKs of the receiver during a wait that prove the sender's segments reached it: a SACK
+/// block reporting more than before (RFC 2018 §4: the receiver reports each segment that
+/// arrives above a hole), or a duplicate ACK (RFC 5681 §4.2: sent for each segment that
+/// arrives out of order). A wait with such answers all along is no outage of the path or
+/// of the receiver: the cumulative ACK stood still on a hole the sender did not repair.
+#[derive(Clone, Copy, Debug, Default)]
+struct Answers {
+    count: u32,
+    last: Option<Timestamp>,
+    /// The longest time without an answer, from the start of the wait.
+    longest_silence: crate::time::Span,
+    /// The highest byte a SACK block reported in the wait (relative).
+    sack_high: Option<u32>,
+    /// Bytes the latest such block reported beyond the cumulative ACK.
+    beyond: u32,
+}
+
+impl Answers {
+    fn on_answer(&mut self, since: Timestamp, at: Timestamp) {
+        let from = self.last.unwrap_or(since);
+        self.longest_silence = self.longest_silence.max(at - from);
+        self.last = Some(at);
+        self.count += 1;
+    }
+
+    /// The longest silence of the wait [since, end).
+    fn silence(&self, since: Timestamp, end: Timestamp) -> crate::time::Span {
+        self.longest_silence.max(end - self.last.unwrap_or(since))
+    }
+}
+
+/// Why a wait says nothing about the path: the capture lacks segments that were sent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Unseen {
+    /// The sender acknowledged the peer's data the capture never saw: the peer sent
+    /// segments meanwhile, each carrying an acknowledgment (RFC 9293 §3.10.7.4), and the
+    /// capture holds none of them.
+    PeerSegments,
+    /// The receiver acknowledged the sender's data beyond anything the capture saw sent:
+    /// the capture missed the sender's segments of the wait (retransmissions or not).
+    OwnSegments,
+    /// The sender had more outstanding than any congestion window allows with what the
+    /// capture shows acknowledged: a window grows only on ACKs, by at most the bytes they
+    /// acknowledge (RFC 5681 §3.1, RFC 3465), from an initial window (RFC 6928). The ACKs
+    /// reached the sender; the capture lacks them.
+    Overrun,
+}
+
+/// The largest initial congestion window a sender uses: RFC 6928's ten segments, and the
+/// larger ones some servers configure (Linux `ip route ... initcwnd`, up to ~100 segments
+/// of 1460 B on content delivery networks), with room: 256 KiB.
+const INITIAL_WINDOW_MAX: u64 = 256 * 1024;
 
 impl Outage {
     pub fn waiting(&self) -> bool {
@@ -46,7 +111,24 @@ impl Outage {
     /// Every segment of the connection; `d` is the data direction this tracker watches.
     pub fn on_segment(&mut self, conn: &Connection, ev: &SegmentEvent, d: Dir, window_closed: bool) -> Option<Stall> {
         self.origin.get_or_insert(ev.ts);
-        self.window_closed |= window_closed && self.since.is_some();
+        if ev.flags.rst() {
+            self.reset_at.get_or_insert(ev.ts);
+        }
+        // A window that reopens during a wait lets the data go from then on: what held it
+        // until then was the window (a zero-window stall), and the wait for the path starts
+        // at the reopening.
+        if self.window_closed && !window_closed && self.since.is_some() {
+            self.since = Some(ev.ts);
+            self.oldest_sent = Some(ev.ts);
+            self.retransmissions.clear();
+            self.retransmission_count = 0;
+            self.timeouts = 0;
+            self.answers = Answers::default();
+        }
+        self.window_closed = window_closed;
+        if let Some(since) = self.since {
+            self.watch(conn, ev, d, since);
+        }
         if ev.dir == d {
             if ev.send.new_bytes > 0 && self.since.is_none() {
                 self.since = Some(ev.ts);
@@ -76,7 +158,16 @@ impl Outage {
             return None;
         }
         // Something new was acknowledged: a wait ends here.
-        let found = self.since.and_then(|since| self.judge(conn, d, since, ev.ts, true));
+        let found = match self.since.map(|since| self.judge(conn, d, since, ev.ts, true)) {
+            Some(Judged::Stall(s)) => Some(s),
+            Some(Judged::Note(n)) => {
+                if self.notes.len() < MAX_NOTES {
+                    self.notes.push(n);
+                }
+                None
+            }
+            _ => None,
+        };
         let outstanding = conn.dir(d).flight().is_some_and(|f| f > 0);
         self.since = outstanding.then_some(ev.ts);
         self.oldest_sent = self.since;
@@ -84,32 +175,88 @@ impl Outage {
         self.retransmission_count = 0;
         self.timeouts = 0;
         self.window_closed = window_closed;
+        self.answers = Answers::default();
+        self.unseen = None;
         found
     }
 
-    /// The wait [since, end) as a stall, if it is one.
-    fn judge(&self, conn: &Connection, d: Dir, since: Timestamp, end: Timestamp, answered: bool) -> Option<Stall> {
+    /// During a wait: the receiver's answers, and signs that the capture lacks segments.
+    fn watch(&mut self, conn: &Connection, ev: &SegmentEvent, d: Dir, since: Timestamp) {
+        if ev.dir == d {
+            if ev.acked.beyond_seen {
+                self.unseen.get_or_insert(Unseen::PeerSegments);
+            }
+            // Only a connection seen from its SYN: before it, the window may have grown on
+            // ACKs the capture never had a chance to see.
+            let x = conn.dir(d);
+            if ev.send.new_bytes > 0 && x.isn.is_some() {
+                // Delivered: up to the highest byte the receiver reported, cumulatively or
+                // in a SACK block (a window grows on SACKed deliveries too).
+                let reported = match (x.una, x.sacks.high_sacked()) {
+                    (Some(u), Some(h)) if h.is_after(u) => Some(h),
+                    (u, _) => u,
+                };
+                let acked = reported.and_then(|u| x.relative(u)).unwrap_or(0) as u64;
+                let limit = acked + INITIAL_WINDOW_MAX.max(10 * conn.mss(d) as u64);
+                if x.flight().is_some_and(|f| f > limit) {
+                    self.unseen.get_or_insert(Unseen::Overrun);
+                }
+            }
+            return;
+        }
+        if ev.acked.beyond_seen {
+            self.unseen.get_or_insert(Unseen::OwnSegments);
+        }
+        let high = ev
+            .sack
+            .iter()
+            .map(|(_, r)| r)
+            .max_by(|a, b| (a.wrapping_sub(*b) as i32).cmp(&0));
+        let sacked_more = high.is_some_and(|h| self.answers.sack_high.is_none_or(|o| (h.wrapping_sub(o) as i32) > 0));
+        if sacked_more {
+            self.answers.sack_high = high;
+            let x = conn.dir(d);
+            let una = x.una.and_then(|u| x.relative(u));
+            if let (Some(h), Some(u)) = (high, una) {
+                self.answers.beyond = (h.wrapping_sub(u) as i32).max(0) as u32;
+            }
+        }
+        if sacked_more || ev.acked.duplicate {
+            self.answers.on_answer(since, ev.ts);
+        }
+    }
+
+    /// The wait [since, end) as a stall, if it is one; or, where the capture lacks the
+    /// segments that would tell, a note saying so.
+    fn judge(&self, conn: &Connection, d: Dir, since: Timestamp, end: Timestamp, answered: bool) -> Judged {
         if self.window_closed {
-            return None;
+            return Judged::Nothing;
         }
         let wait = end - since;
         let series = intervals(&self.retransmissions);
         let long = wait >= threshold(conn);
         let backoff = self.timeouts >= 2 && backs_off(&series);
-        let kind = match (long, answered) {
+        let mut kind = match (long, answered) {
             (true, true) => StallKind::Outage,
             (_, false) if self.retransmission_count > 0 && long => StallKind::Lost,
             (true, false) => StallKind::Outage,
             (false, true) if backoff => StallKind::RtoBackoff,
-            _ => return None,
+            _ => return Judged::Nothing,
         };
+        let at = secs((since - self.origin.unwrap_or(since)).secs_f64());
+        let who = sender_name(d);
+        if let Some(u) = self.unseen {
+            return Judged::Note(unseen_note(u, who, receiver_name(d), &at, secs(wait.secs_f64())));
+        }
+        let hole = self.answers.count > 0 && self.answers.silence(since, end) < threshold(conn);
+        if hole {
+            kind = StallKind::UnrepairedHole;
+        }
         let mut s = stall(kind, Some(d), since, end);
         s.recovered = answered;
         s.events = self.retransmission_count;
         s.intervals_s = series.clone();
         s.resumed_by = answered.then_some(Resumed::Acknowledgment);
-        let at = secs((since - self.origin.unwrap_or(since)).secs_f64());
-        let who = sender_name(d);
         let retrans = match self.retransmission_count {
             0 => "without retransmitting".to_string(),
             n => format!(
@@ -129,7 +276,27 @@ impl Outage {
             .dir(d)
             .flight()
             .map_or(String::new(), |f| format!(" with {} outstanding", bytes(f as f64)));
+        let ended = if self.reset_at.is_some_and(|t| t <= end) {
+            "the connection was reset"
+        } else {
+            "the capture ended"
+        };
         s.sentence = match kind {
+            StallKind::UnrepairedHole => {
+                let sacked = match self.answers.beyond {
+                    0 => String::new(),
+                    b => format!(", reporting {} beyond it (SACK)", bytes(b as f64)),
+                };
+                format!(
+                    "the cumulative ACK stood still for {} from +{at} ({retrans}){}, while the {} kept answering: {} ACKs{sacked}, never more than {} apart. The path and the receiver worked; the {who} left a hole unrepaired until {}: its loss recovery, not an outage, held the transfer (RFC 6675 repairs a hole on the SACKs; RFC 8985 finds a lost retransmission)",
+                    secs(s.duration_s),
+                    if answered { "" } else { outstanding.as_str() },
+                    receiver_name(d),
+                    self.answers.count,
+                    secs(self.answers.longest_silence.secs_f64()),
+                    if answered { "its retransmission timer sent it again" } else { ended },
+                )
+            }
             StallKind::Outage if answered => format!(
                 "nothing the {who} sent was acknowledged for {} from +{at} ({retrans}); an acknowledgment then resumed the transfer: an outage of the path or of the receiver",
                 secs(s.duration_s)
@@ -139,7 +306,7 @@ impl Outage {
                 secs(s.duration_s)
             ),
             StallKind::Lost => format!(
-                "connection lost: from +{at} the {who} got no acknowledgment for {}{outstanding}, {retrans}, and none came before the capture ended",
+                "connection lost: from +{at} the {who} got no acknowledgment for {}{outstanding}, {retrans}, and none came before {ended}",
                 secs(s.duration_s)
             ),
             _ => format!(
@@ -148,17 +315,46 @@ impl Outage {
                 secs(s.duration_s)
             ),
         };
-        Some(s)
+        Judged::Stall(s)
     }
 
-    /// At the end of the connection: a wait still open.
-    pub fn finish(&self, conn: &Connection, d: Dir, end: Timestamp, window_closed: bool) -> Option<Stall> {
-        let since = self.since?;
+    /// At the end of the connection: a wait still open (ended by a reset, if one came).
+    pub fn finish(&self, conn: &Connection, d: Dir, end: Timestamp, window_closed: bool) -> Judged {
+        let Some(since) = self.since else {
+            return Judged::Nothing;
+        };
         if window_closed || !conn.dir(d).flight().is_some_and(|f| f > 0) {
-            return None;
+            return Judged::Nothing;
         }
+        let end = self.reset_at.filter(|&t| t >= since).map_or(end, |t| t.min(end));
         self.judge(conn, d, since, end, false)
     }
+}
+
+/// What a wait came to.
+#[derive(Debug)]
+pub enum Judged {
+    Stall(Stall),
+    /// The capture lacks what would tell: a note for the flow.
+    Note(String),
+    Nothing,
+}
+
+fn unseen_note(u: Unseen, who: &str, peer: &str, at: &str, wait: String) -> String {
+    let why = match u {
+        Unseen::PeerSegments => format!(
+            "the {who} acknowledged data of the {peer} that is not in the capture, and every segment the {peer} sent carried an acknowledgment (RFC 9293 §3.10.7.4): the capture missed them"
+        ),
+        Unseen::OwnSegments => format!(
+            "the {peer} acknowledged data of the {who} beyond anything the capture saw sent: the capture missed the {who}'s segments of that time"
+        ),
+        Unseen::Overrun => format!(
+            "the {who} had more outstanding than any congestion window allows with what the capture shows acknowledged (a window grows only on acknowledgments, RFC 5681 §3.1, from at most an initial window, RFC 6928): acknowledgments reached the {who} that the capture lacks"
+        ),
+    };
+    format!(
+        "no acknowledgment of the {who}'s data is in the capture for {wait} from +{at}, but that is no outage: {why} (a one-sided capture, asymmetric routing, or packets the capture dropped)"
+    )
 }
 
 /// Silence of the whole connection ended by a retransmission: an outage seen from where

@@ -457,3 +457,77 @@ fn one_mark_is_ordinary_and_accecn_counts_only_the_marks() {
         e[0].sentence
     );
 }
+
+#[test]
+fn a_hole_left_unrepaired_while_sacks_keep_coming_is_no_outage() {
+    let mut f = Flow::new();
+    f.data(10.0, 1, 1000);
+    f.ack(12.0, 1001, 65535);
+    // [1001, 2001) is lost; the segments after it keep arriving and the client SACKs each,
+    // every 20 ms for 3 s; the server resends the hole only at 3 s (its timer).
+    let mut seq = 2001;
+    let mut t = 20.0;
+    f.data(15.0, 1001, 1000);
+    while t < 3000.0 {
+        f.data(t, seq, 1000);
+        seq += 1000;
+        let p = TcpPacket::new(C, S).seq(1).ack(1001).window(65535).sack(&[(2001, seq)]);
+        f.send(t + 1.0, Dir::C2S, p);
+        t += 20.0;
+    }
+    f.data(3010.0, 1001, 1000);
+    f.ack(3012.0, seq, 65535);
+    let out = f.finish();
+    assert!(only(&out, StallKind::Outage).is_empty(), "{out:?}");
+    let h = only(&out, StallKind::UnrepairedHole);
+    assert_eq!(h.len(), 1, "{out:?}");
+    assert!(h[0].recovered);
+    assert!(h[0].sentence.contains("kept answering"), "{}", h[0].sentence);
+    assert!(h[0].sentence.contains("beyond it (SACK)"), "{}", h[0].sentence);
+}
+
+#[test]
+fn acknowledgments_of_data_the_capture_never_saw_make_a_note_not_an_outage() {
+    // Only the client's side is in the capture: its request waits 5 s for an ACK that is
+    // never seen, while its own ACKs show the server answering all along.
+    let mut f = Flow::new();
+    f.send(
+        10.0,
+        Dir::C2S,
+        TcpPacket::new(C, S).seq(1).ack(1).payload_len(100).window(65535),
+    );
+    for (i, t) in [1000.0, 2000.0, 3000.0, 4000.0, 5000.0].into_iter().enumerate() {
+        let ack = 1 + 500 * (i as u32 + 1);
+        f.send(t, Dir::C2S, TcpPacket::new(C, S).seq(101).ack(ack).window(65535));
+    }
+    let out = f.finish();
+    assert!(only(&out, StallKind::Outage).is_empty(), "{out:?}");
+    assert!(only(&out, StallKind::Lost).is_empty(), "{out:?}");
+    let notes = f.stalls.capture_notes(&f.conn);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("capture missed them"), "{}", notes[0]);
+}
+
+#[test]
+fn a_reset_numbered_from_a_stray_ack_moves_nothing() {
+    // RFC 9293 §3.10.7.1: a RST answering an unacceptable ACK takes that ACK's number,
+    // which may lie gigabytes away from the sender's data.
+    let mut f = Flow::new();
+    f.send(20.0, Dir::C2S, TcpPacket::new(C, S).rst().seq(1_800_000_000));
+    assert_eq!(f.conn.dir(Dir::C2S).flight(), Some(0));
+    let out = f.finish();
+    assert!(only(&out, StallKind::Reset).is_empty(), "{out:?}");
+}
+
+#[test]
+fn zero_window_times_count_from_the_first_packet_as_every_stall() {
+    let mut f = Flow::new();
+    f.data(10.0, 1, 1000);
+    f.ack(10.1, 1001, 0);
+    f.ack(500.0, 1001, 8000);
+    let out = f.finish();
+    let z = only(&out, StallKind::ZeroWindow);
+    assert_eq!(z.len(), 1, "{out:?}");
+    // The SYN is at 0 ms and the SYN/ACK at 1 ms: the closing is at +10.1 ms from the SYN.
+    assert!(z[0].sentence.contains("+10.1 ms"), "{}", z[0].sentence);
+}

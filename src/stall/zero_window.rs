@@ -49,7 +49,6 @@ impl ZeroWindow {
     /// returns an episode that ended before this one began.
     #[inline]
     pub fn on_advert(&mut self, conn: &Connection, ev: &SegmentEvent) -> Option<Stall> {
-        self.origin.get_or_insert(ev.ts);
         if !ev.flags.ack() {
             return None;
         }
@@ -103,13 +102,19 @@ impl ZeroWindow {
 
     /// A segment of this data direction's sender: while the window is closed, a probe.
     pub fn on_send(&mut self, ev: &SegmentEvent) {
-        self.origin.get_or_insert(ev.ts);
         if self.open.is_some() && !ev.flags.rst() {
             self.probe_count += 1;
             if self.probes.len() <= MAX_INTERVALS {
                 self.probes.push(ev.ts);
             }
         }
+    }
+
+    /// Every segment of the connection, first: times in sentences count from the
+    /// connection's first packet, as every other stall's (the SYN, which advertises no
+    /// window this tracker reads, included).
+    pub fn on_any(&mut self, ts: Timestamp) {
+        self.origin.get_or_insert(ts);
     }
 
     fn rel(&self, t: Timestamp) -> String {

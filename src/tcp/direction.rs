@@ -59,6 +59,9 @@ pub struct AckOutcome {
     /// This ACK raised the highest byte the receiver had reported (cumulatively or in a
     /// SACK block).
     pub raised: bool,
+    /// This ACK moved past everything the capture saw of this direction (tshark's "ACKed
+    /// segment that wasn't captured"): the capture missed segments the peer received.
+    pub beyond_seen: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -73,6 +76,9 @@ pub struct Direction {
     pub nxt: Option<SeqNum>,
     /// Highest cumulative ACK received from the peer (SND.UNA as seen here).
     pub una: Option<SeqNum>,
+    /// The end of the highest segment the capture saw sent (SYN and FIN included): unlike
+    /// `nxt`, never moved by an ACK of data the capture had not seen.
+    seen_high: Option<SeqNum>,
     /// The peer's last advertised window for this direction, in bytes, when its scale is
     /// known, and the raw field.
     pub peer_window: Option<u64>,
@@ -259,6 +265,23 @@ impl Direction {
         if seq_len > 0 && !self.skip_seen {
             self.seen_unacked.insert(seg.seq, end);
         }
+        // A reset takes no sequence space, and its number is not where the sender's data
+        // ends: a RST answering an unacceptable ACK takes its sequence from that ACK's
+        // number (RFC 9293 §3.10.7.1), which may lie anywhere. It moves nothing.
+        if seg.flags.rst() && len == 0 {
+            return out;
+        }
+        // Data above everything the capture saw sent, yet below an ACK that already covered
+        // it: the capture recorded the segment after its acknowledgment (a capturing host
+        // that hands a large offloaded segment to the capture late; tshark's "ACKed segment
+        // that wasn't captured" before it). Its first sending, not a retransmission: the
+        // ACK moved `nxt` without counting these bytes, so they are counted now.
+        let late = len > 0
+            && self.seen_high.is_some_and(|h| !start.is_before(h))
+            && self.nxt.is_some_and(|n| start.is_before(n));
+        if seq_len > 0 && self.seen_high.is_none_or(|h| end.is_after(h)) {
+            self.seen_high = Some(end);
+        }
         let Some(nxt) = self.nxt else {
             self.nxt = Some(end);
             if len > 0 {
@@ -275,7 +298,11 @@ impl Direction {
             let new = end.bytes_after(nxt.max_seq(start));
             let new_payload = new.min(len);
             if start.is_before(nxt) && len > 0 {
-                out.retransmission = true;
+                if late {
+                    self.unique_bytes += nxt.bytes_after(start) as u64;
+                } else {
+                    out.retransmission = true;
+                }
             }
             let window_zero = self.peer_window == Some(0);
             if window_zero && len > 0 && len <= 1 {
@@ -301,6 +328,8 @@ impl Direction {
                 // Data sent into a zero window waits for the reader, not the path.
                 self.data_ack_rtt.on_new_data(end, at, window_zero);
             }
+        } else if late {
+            self.unique_bytes += len as u64;
         } else if len > 0 || seg.flags.fin() {
             // Nothing new: a keep-alive, or a retransmission.
             if len <= 1 && end == nxt && self.una.is_some_and(|u| seg.seq.is_before(u)) {
@@ -407,8 +436,10 @@ impl Direction {
             }
         }
         // An ACK beyond anything seen sent (the capture missed data): move nxt along so
-        // flight never goes negative.
+        // flight never goes negative. (The first ACK of a direction whose data was never
+        // seen only sets where its numbers stand.)
         if self.nxt.is_none_or(|n| ack.is_after(n)) {
+            out.beyond_seen = out.acked > 0;
             self.nxt = Some(ack);
         }
         let una = self.una.expect("set above");
@@ -631,6 +662,32 @@ mod tests {
         assert_eq!(d.unique_bytes, 1000);
         assert_eq!(d.retransmitted_segments, 1);
         assert_eq!(d.flight(), Some(1000));
+    }
+
+    /// A large segment the capturing host recorded after the ACK that covers it
+    /// (smb3_multichannel: server ACK 40455, then data 37535+14600 2 us later): its first
+    /// sending, counted once, not a retransmission; a real resend of it is one.
+    #[test]
+    fn data_recorded_after_its_ack_is_no_retransmission() {
+        let mut d = Direction::default();
+        let t = Timestamp(0);
+        d.on_send(&seg(100, 0, TcpFlags::SYN), t);
+        d.on_send(&seg(101, 1000, ACK), t);
+        d.on_ack(SeqNum(3101), Some(65535), 65535, &NOSACK, false, false, 1448);
+        let o = d.on_send(&seg(1101, 2000, ACK), t);
+        assert!(!o.retransmission);
+        assert_eq!(d.unique_bytes, 3000);
+        let o = d.on_send(&seg(1101, 2000, ACK), t);
+        assert!(o.retransmission);
+        assert_eq!(d.retransmitted_segments, 1);
+        // Partly above the ACK: the part below it is late, the rest new.
+        let o = d.on_send(&seg(3101, 1000, ACK), t);
+        assert_eq!(o.new_bytes, 1000);
+        d.on_ack(SeqNum(6101), Some(65535), 65535, &NOSACK, false, false, 1448);
+        let o = d.on_send(&seg(4101, 3000, ACK), t);
+        assert!(!o.retransmission);
+        assert_eq!(o.new_bytes, 1000);
+        assert_eq!(d.unique_bytes, 7000);
     }
 
     /// A retransmission whose original had arrived comes back as a D-SACK: a first block

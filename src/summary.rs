@@ -529,6 +529,9 @@ vocabulary! {
         /// while the receiver's ACKs (SACKs, duplicates) kept coming: the sender's loss
         /// recovery, not the path, held the transfer.
         UnrepairedHole = "unrepaired-hole",
+        /// The client sent its SYN more than once before the SYN/ACK: the connection's
+        /// setup waited on its retransmission timer.
+        SynRetransmission = "syn-retransmission",
     }
 }
 

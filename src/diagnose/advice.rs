@@ -57,9 +57,21 @@ pub fn raise(
     if target <= current as f64 {
         return None;
     }
-    let (new, gain) = with_window(f, target)?;
-    let buffer = (BUFFER_PER_WINDOW * target).round();
+    // A send buffer fills no more than the receiver's window lets out (RFC 9293 §3.8.6):
+    // raised alone, it reaches at most that window.
+    let reach = match (kind, f.obeyed_rwnd.or(f.max_rwnd)) {
+        (AdviceKind::RaiseSendBuffer, Some(w)) if w > 0 => target.min(w as f64),
+        _ => target,
+    };
+    let (new, gain) = with_window(f, reach)?;
+    let buffer = (BUFFER_PER_WINDOW * reach).round();
     let mut sentence = what(&bytes(current as f64), &bytes(buffer));
+    if reach < target {
+        sentence.push_str(&format!(
+            " (as far as the receiver's window of {} lets it: beyond that the receive buffer must grow too)",
+            bytes(reach)
+        ));
+    }
     sentence.push_str(&expected_text(f, new, gain));
     Some(AdviceItem {
         kind,
@@ -144,6 +156,24 @@ pub fn flow_law(f: &crate::summary::FlowSummary) -> Vec<String> {
     }
     for a in &f.advice_items {
         out.extend(law(a, f.goodput_bps, f.bottleneck_bps));
+    }
+    // A send buffer fills no more than the receiver's window lets out (RFC 9293 §3.8.6):
+    // raised alone it promises at most rwnd / base RTT. Where the handshake gave the scale
+    // (an inferred one may be what the sender obeyed instead).
+    let rwnd_ceiling = match (f.max_rwnd_bytes, f.rtt_ms.min) {
+        (Some(w), Some(ms)) if f.handshake.seen && f.handshake.inferred.is_none() && ms > 0.0 => {
+            Some(w as f64 * 8.0 / (ms / 1e3))
+        }
+        _ => None,
+    };
+    for a in f.advice_items.iter().filter(|a| a.kind == AdviceKind::RaiseSendBuffer) {
+        if let (Some(e), Some(c)) = (a.expected_bps, rwnd_ceiling) {
+            if e > c * 1.01 {
+                out.push(format!(
+                    "a send buffer alone promises {e:.0} bit/s, above the receiver window's ceiling {c:.0} bit/s"
+                ));
+            }
+        }
     }
     out
 }

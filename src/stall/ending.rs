@@ -26,6 +26,11 @@ pub struct Ending {
     /// FINs had been seen before it.
     reset: Option<Reset>,
     keep_alives: [KeepAlives; 2],
+    /// The client's SYNs (the first few timed) and the first SYN/ACK: a setup that took
+    /// retransmissions.
+    syns: Vec<Timestamp>,
+    syn_count: u32,
+    syn_ack: Option<Timestamp>,
     origin: Option<Timestamp>,
 }
 
@@ -48,6 +53,14 @@ struct KeepAlives {
 impl Ending {
     pub fn on_segment(&mut self, conn: &Connection, ev: &SegmentEvent) {
         self.origin.get_or_insert(ev.ts);
+        if ev.flags.syn() && !ev.flags.ack() && ev.dir == Dir::C2S && self.syn_ack.is_none() {
+            self.syn_count += 1;
+            if self.syns.len() <= MAX_INTERVALS {
+                self.syns.push(ev.ts);
+            }
+        } else if ev.flags.syn() && ev.flags.ack() && ev.dir == Dir::S2C {
+            self.syn_ack.get_or_insert(ev.ts);
+        }
         if ev.send.keep_alive {
             let k = &mut self.keep_alives[ev.dir.index()];
             k.count += 1;
@@ -74,6 +87,31 @@ impl Ending {
         let mut out = Vec::new();
         let origin = self.origin.unwrap_or(conn.first_ts);
         let rel = |t: Timestamp| secs((t - origin).secs_f64());
+        // A SYN sent again: the client's timer expired with no SYN/ACK (RFC 6298 §5.7: one
+        // second at first, RFC 9293 §3.8.1), so the SYN or the answer was lost, or the
+        // server's listen queue was full. The setup is time the connection did not move.
+        if self.syn_count >= 2 {
+            let first = self.syns[0];
+            let end = self.syn_ack.unwrap_or(*self.syns.last().expect("two SYNs"));
+            let mut s = stall(StallKind::SynRetransmission, Some(Dir::C2S), first, end);
+            s.events = self.syn_count - 1;
+            s.intervals_s = intervals(&self.syns);
+            s.recovered = self.syn_ack.is_some();
+            s.sentence = format!(
+                "the client sent its SYN {} times ({} apart){}",
+                self.syn_count,
+                list_secs(&s.intervals_s),
+                match self.syn_ack {
+                    Some(t) => format!(
+                        " before the server's SYN/ACK at +{}: the connection took {} to open (a SYN or SYN/ACK lost, or the server's listen queue full)",
+                        rel(t),
+                        secs((t - first).secs_f64())
+                    ),
+                    None => " and no SYN/ACK is in the capture".to_string(),
+                }
+            );
+            out.push(s);
+        }
         // A reset with nothing outstanding (the way many clients end an HTTP connection) is
         // in the flow's end state; a stall only when it cut a transfer short or refused it.
         let cut = |r: &Reset| r.refused || (!r.after_fins && r.outstanding.iter().any(|&o| o > 0));

@@ -531,3 +531,44 @@ fn zero_window_times_count_from_the_first_packet_as_every_stall() {
     // The SYN is at 0 ms and the SYN/ACK at 1 ms: the closing is at +10.1 ms from the SYN.
     assert!(z[0].sentence.contains("+10.1 ms"), "{}", z[0].sentence);
 }
+
+#[test]
+fn a_syn_sent_again_is_time_the_setup_took() {
+    let mut f = Flow {
+        conn: Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
+        stalls: StallTracker::default(),
+    };
+    for t in [0.0, 1000.0, 3000.0] {
+        f.send(t, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(65535).mss(1460));
+    }
+    f.send(
+        3001.0,
+        Dir::S2C,
+        TcpPacket::new(S, C).syn().ack(1).seq(0).window(65535).mss(1460),
+    );
+    f.send(3002.0, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(65535));
+    let out = f.finish();
+    let s = only(&out, StallKind::SynRetransmission);
+    assert_eq!(s.len(), 1, "{out:?}");
+    assert_eq!(s[0].events, 2);
+    assert!((s[0].duration_s - 3.001).abs() < 1e-6, "{}", s[0].duration_s);
+    assert!(s[0].sentence.contains("3 times"), "{}", s[0].sentence);
+    // One SYN answered at once is no stall.
+    assert!(only(&Flow::new().finish(), StallKind::SynRetransmission).is_empty());
+}
+
+#[test]
+fn a_probe_into_a_zero_window_is_no_keep_alive() {
+    // Linux probes a zero window with SND.UNA - 1 and no data (`tcp_xmit_probe_skb`), as
+    // a keep-alive looks: into a zero window it is a persist probe.
+    let mut f = Flow::new();
+    f.data(10.0, 1, 1000);
+    f.ack(10.1, 1001, 0);
+    for t in [210.0, 610.0, 1410.0, 3010.0] {
+        f.send(t, Dir::S2C, TcpPacket::new(S, C).seq(1000).ack(1).window(65535));
+        f.ack(t + 0.1, 1001, 0);
+    }
+    let out = f.finish();
+    assert!(only(&out, StallKind::KeepAliveOnly).is_empty(), "{out:?}");
+    assert_eq!(only(&out, StallKind::ZeroWindow).len(), 1, "{out:?}");
+}

@@ -342,6 +342,14 @@ impl Direction {
             // with everything acknowledged (RFC 9293 §3.8.4; tshark's "TCP Keep-Alive").
             out.keep_alive = true;
         }
+        // Into a zero window the same segment is a persist probe (RFC 9293 §3.8.6.1; Linux's
+        // `tcp_send_probe0` sends it as SND.UNA - 1, as a keep-alive looks): the window,
+        // not an idle connection, is why it was sent.
+        if out.keep_alive && self.peer_window == Some(0) {
+            out.keep_alive = false;
+            out.zero_window_probe = true;
+            self.zero_window_probes += 1;
+        }
         if out.retransmission {
             self.retransmitted_segments += 1;
             self.retransmitted_bytes += len as u64;

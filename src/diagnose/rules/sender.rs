@@ -302,11 +302,29 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
     out
 }
 
+/// The smallest send buffer a stack lets a socket have: Linux's `tcp_wmem` minimum (4096 B,
+/// Documentation/networking/ip-sysctl.rst; SO_SNDBUF is floored at SOCK_MIN_SNDBUF, about
+/// as much), more than a full segment of most paths: a flight flat below one segment was
+/// not held by a buffer.
+const MIN_SEND_BUFFER: u64 = 4096;
+
 pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     let (x, c) = (f.facts, f.class);
     let mut out = Vec::new();
     if c.plateau_share >= c.idle_share && nagle_held(f) {
         // The delayed-ACK advice (TCP_NODELAY) follows, from the stall: no buffer to raise.
+    } else if c.plateau_share >= c.idle_share && c.plateau_flight < MIN_SEND_BUFFER.min(x.mss as u64) {
+        out.push(plain(
+            AdviceKind::ApplicationPaced,
+            None,
+            format!(
+                "the sender kept only ~{} in flight, less than one full segment ({}), which any send buffer holds (Linux's least is {}, tcp_wmem's minimum): the application gave it no more (small messages, each waiting for its answer): no buffer or network setting would raise it",
+                bytes(c.plateau_flight as f64),
+                bytes(x.mss as f64),
+                bytes(MIN_SEND_BUFFER as f64)
+            ),
+            x,
+        ));
     } else if c.plateau_share >= c.idle_share {
         let level = c.plateau_flight.max(1);
         let low = c.plateau_low;

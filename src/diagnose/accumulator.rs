@@ -561,7 +561,9 @@ impl Accumulator {
             let marks = (ev.ecn == Ecn::Ce) as u32 + cwr as u32;
             self.dirs[d.index()].on_ecn(ev.ts, marks);
         }
-        if ev.flags.ack() {
+        // A reset's window field advertises nothing (RFC 9293 §3.10.7: the connection is
+        // gone): a client's RST with window 0 is no zero window that held the sender.
+        if ev.flags.ack() && !ev.flags.rst() {
             // This segment acknowledges the other direction's data (and may reopen its window).
             let data_dir: Dir = d.reverse();
             let dd = conn.dir(data_dir);

@@ -116,7 +116,15 @@ pub fn finish(
             .notes
             .push("the handshake is not in the capture: window scale and MSS are not known from it".into()),
     }
-    // Gate.
+    // Gate. A capture shown to lack the receiver's acknowledgments (the notes say how)
+    // shows neither the flight nor the window the sender had: nothing to judge by.
+    if acc.stalls.lacks_acks(bulk) {
+        summary.notes.push(format!(
+            "undetermined: the capture lacks the acknowledgments of the {} data (see the note above): the flight, the RTT and the window the sender had cannot be followed from it",
+            bulk
+        ));
+        return Finished { summary, kept: None };
+    }
     let base_rtt = conn.rtt.min_end_to_end();
     let state_ns = dacc.timeline.as_ref().map(|tl| {
         let (b, r, i) = tl.totals();

@@ -151,6 +151,12 @@ impl StallTracker {
         self.repairs[d.index()] + lost
     }
 
+    /// Whether the capture lacks the acknowledgments of direction `d`'s data: its flight,
+    /// RTT and window cannot be followed from it.
+    pub fn lacks_acks(&self, d: Dir) -> bool {
+        self.outage[d.index()].lacks_acks()
+    }
+
     /// What the capture lacks, where a wait could not be judged for it (no outage is
     /// claimed then): notes for the flow.
     pub fn capture_notes(&self, conn: &Connection) -> Vec<String> {

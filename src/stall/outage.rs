@@ -40,6 +40,10 @@ pub struct Outage {
     /// What shows that the capture, not the path, lacks the acknowledgments (the first
     /// sign in the wait).
     unseen: Option<Unseen>,
+    /// What an earlier wait showed the capture lacks: it holds for every later one.
+    lacks: Option<Unseen>,
+    /// The oldest outstanding data was sent again in the wait.
+    oldest_resent: bool,
     /// The connection's first reset: a wait still open then ends there.
     reset_at: Option<Timestamp>,
     /// Waits the capture could not judge (`Judged::Note`), the first few.
@@ -96,6 +100,10 @@ enum Unseen {
     /// acknowledge (RFC 5681 §3.1, RFC 3465), from an initial window (RFC 6928). The ACKs
     /// reached the sender; the capture lacks them.
     Overrun,
+    /// The sender kept sending new data longer than a retransmission timer into the wait
+    /// and never re-sent the oldest: its timer would have (RFC 6298 §5.4), and only ACKs
+    /// open room for new data (RFC 5681 §3.1). It had ACKs the capture lacks.
+    Clocked,
 }
 
 /// The largest initial congestion window a sender uses: RFC 6928's ten segments, and the
@@ -104,6 +112,12 @@ enum Unseen {
 const INITIAL_WINDOW_MAX: u64 = 256 * 1024;
 
 impl Outage {
+    /// Whether a wait showed that the capture lacks the receiver's acknowledgments of this
+    /// direction's data (not a segment it missed once).
+    pub fn lacks_acks(&self) -> bool {
+        self.lacks.is_some() || self.unseen.is_some_and(|u| u != Unseen::OwnSegments)
+    }
+
     pub fn waiting(&self) -> bool {
         self.since.is_some()
     }
@@ -124,6 +138,7 @@ impl Outage {
             self.retransmission_count = 0;
             self.timeouts = 0;
             self.answers = Answers::default();
+            self.oldest_resent = false;
         }
         self.window_closed = window_closed;
         if let Some(since) = self.since {
@@ -137,6 +152,7 @@ impl Outage {
             let x = conn.dir(d);
             let oldest = ev.send.retransmission && x.una.and_then(|u| x.relative(u)) == Some(ev.seq);
             if oldest {
+                self.oldest_resent = true;
                 if self.oldest_sent.is_some_and(|t| ev.ts - t >= RTO_MIN) {
                     self.timeouts += 1;
                 }
@@ -161,6 +177,10 @@ impl Outage {
         let found = match self.since.map(|since| self.judge(conn, d, since, ev.ts, true)) {
             Some(Judged::Stall(s)) => Some(s),
             Some(Judged::Note(n)) => {
+                // A capture shown to lack the receiver's acknowledgments once can judge no
+                // later wait of the direction either (a segment of the sender's it missed
+                // once says nothing of the rest).
+                self.lacks = self.lacks.or(self.unseen.filter(|&u| u != Unseen::OwnSegments));
                 if self.notes.len() < MAX_NOTES {
                     self.notes.push(n);
                 }
@@ -177,6 +197,7 @@ impl Outage {
         self.window_closed = window_closed;
         self.answers = Answers::default();
         self.unseen = None;
+        self.oldest_resent = false;
         found
     }
 
@@ -189,6 +210,15 @@ impl Outage {
             // Only a connection seen from its SYN: before it, the window may have grown on
             // ACKs the capture never had a chance to see.
             let x = conn.dir(d);
+            // (Not where the receiver's SACKs or duplicates came: they open room for new
+            // data themselves, RFC 6675, and a capture past a loss never sees the resends.)
+            if ev.send.new_bytes > 0
+                && !self.oldest_resent
+                && self.answers.count == 0
+                && ev.ts - since > threshold(conn)
+            {
+                self.unseen.get_or_insert(Unseen::Clocked);
+            }
             if ev.send.new_bytes > 0 && x.isn.is_some() {
                 // Delivered: up to the highest byte the receiver reported, cumulatively or
                 // in a SACK block (a window grows on SACKed deliveries too).
@@ -247,6 +277,13 @@ impl Outage {
         let who = sender_name(d);
         if let Some(u) = self.unseen {
             return Judged::Note(unseen_note(u, who, receiver_name(d), &at, secs(wait.secs_f64())));
+        }
+        if self.lacks.is_some() {
+            return Judged::Note(format!(
+                "no acknowledgment of the {who}'s data is in the capture for {} from +{at}: not judged an outage, as the capture lacks the {}'s acknowledgments (the note above)",
+                secs(wait.secs_f64()),
+                receiver_name(d)
+            ));
         }
         let hole = self.answers.count > 0 && self.answers.silence(since, end) < threshold(conn);
         if hole {
@@ -347,6 +384,9 @@ fn unseen_note(u: Unseen, who: &str, peer: &str, at: &str, wait: String) -> Stri
         ),
         Unseen::OwnSegments => format!(
             "the {peer} acknowledged data of the {who} beyond anything the capture saw sent: the capture missed the {who}'s segments of that time"
+        ),
+        Unseen::Clocked => format!(
+            "the {who} kept sending new data through it and never re-sent its oldest: its retransmission timer would have (RFC 6298 §5.4), and only acknowledgments open room for new data (RFC 5681 §3.1): acknowledgments reached the {who} that the capture lacks"
         ),
         Unseen::Overrun => format!(
             "the {who} had more outstanding than any congestion window allows with what the capture shows acknowledged (a window grows only on acknowledgments, RFC 5681 §3.1, from at most an initial window, RFC 6928): acknowledgments reached the {who} that the capture lacks"

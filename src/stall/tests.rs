@@ -572,3 +572,29 @@ fn a_probe_into_a_zero_window_is_no_keep_alive() {
     assert!(only(&out, StallKind::KeepAliveOnly).is_empty(), "{out:?}");
     assert_eq!(only(&out, StallKind::ZeroWindow).len(), 1, "{out:?}");
 }
+
+#[test]
+fn new_data_for_seconds_without_acks_or_a_resend_means_the_capture_lacks_the_acks() {
+    // A mid-flow capture that holds none of the receiver's ACKs (EmergeSync): the server
+    // sends new data every 100 ms for 3 s; a sender in an outage would have stopped and
+    // re-sent its oldest on its timer.
+    let mut f = Flow::new();
+    f.data(10.0, 1, 1000);
+    f.ack(12.0, 1001, 65535);
+    let mut seq = 1001;
+    let mut t = 20.0;
+    while t < 3000.0 {
+        f.data(t, seq, 1000);
+        seq += 1000;
+        t += 100.0;
+    }
+    f.ack(3100.0, seq, 65535);
+    let out = f.finish();
+    assert!(only(&out, StallKind::Outage).is_empty(), "{out:?}");
+    assert!(f.stalls.lacks_acks(Dir::S2C));
+    let notes = f.stalls.capture_notes(&f.conn);
+    assert!(
+        notes.iter().any(|n| n.contains("never re-sent its oldest")),
+        "{notes:?}"
+    );
+}

@@ -285,7 +285,13 @@ impl Outage {
                 receiver_name(d)
             ));
         }
-        let hole = self.answers.count > 0 && self.answers.silence(since, end) < threshold(conn);
+        // The answers kept coming when no silence between them (or at either end of the
+        // wait) was long enough to fire a retransmission timer: shorter than the least RTO
+        // (200 ms) or than the round trip the sender was living (SRTT; a bloated queue
+        // spaces ACK bursts by it). A longer silence is the path's, whatever came around it.
+        let silence = self.answers.silence(since, end);
+        let timer = conn.rtt.smoothed().unwrap_or(crate::time::Span::ZERO).max(RTO_MIN);
+        let hole = self.answers.count > 0 && silence < threshold(conn) && silence < timer;
         if hole {
             kind = StallKind::UnrepairedHole;
         }
@@ -330,7 +336,7 @@ impl Outage {
                     if answered { "" } else { outstanding.as_str() },
                     receiver_name(d),
                     self.answers.count,
-                    secs(self.answers.longest_silence.secs_f64()),
+                    secs(silence.secs_f64()),
                     if answered { "its retransmission timer sent it again" } else { ended },
                 )
             }

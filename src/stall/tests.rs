@@ -598,3 +598,26 @@ fn new_data_for_seconds_without_acks_or_a_resend_means_the_capture_lacks_the_ack
         "{notes:?}"
     );
 }
+
+#[test]
+fn one_answer_then_a_silence_long_enough_for_a_timer_is_the_paths() {
+    // P6's 0.8 s outage at the sender: one SACK right after the loss, then nothing until
+    // the path came back; the timer fired twice meanwhile.
+    let mut f = Flow::new();
+    f.data(10.0, 1, 1000);
+    f.ack(12.0, 1001, 65535);
+    f.data(15.0, 1001, 1000);
+    f.data(16.0, 2001, 1000);
+    let p = TcpPacket::new(C, S)
+        .seq(1)
+        .ack(1001)
+        .window(65535)
+        .sack(&[(2001, 3001)]);
+    f.send(18.0, Dir::C2S, p);
+    f.data(350.0, 1001, 1000);
+    f.data(860.0, 1001, 1000);
+    f.ack(900.0, 3001, 65535);
+    let out = f.finish();
+    assert!(only(&out, StallKind::UnrepairedHole).is_empty(), "{out:?}");
+    assert_eq!(only(&out, StallKind::RtoBackoff).len(), 1, "{out:?}");
+}

@@ -43,6 +43,14 @@ impl Flow {
         f
     }
 
+    /// After the handshake, the server's first 1000 B sent at 10 ms and acknowledged at 12.
+    fn started() -> Flow {
+        let mut f = Flow::new();
+        f.data(10.0, 1, 1000);
+        f.ack(12.0, 1001, 65535);
+        f
+    }
+
     fn send(&mut self, ms: f64, dir: Dir, p: TcpPacket) {
         let (link, bytes) = p.build();
         let seg = decode(link, &bytes).unwrap();
@@ -460,9 +468,7 @@ fn one_mark_is_ordinary_and_accecn_counts_only_the_marks() {
 
 #[test]
 fn a_hole_left_unrepaired_while_sacks_keep_coming_is_no_outage() {
-    let mut f = Flow::new();
-    f.data(10.0, 1, 1000);
-    f.ack(12.0, 1001, 65535);
+    let mut f = Flow::started();
     // [1001, 2001) is lost; the segments after it keep arriving and the client SACKs each,
     // every 20 ms for 3 s; the server resends the hole only at 3 s (its timer).
     let mut seq = 2001;
@@ -578,9 +584,7 @@ fn new_data_for_seconds_without_acks_or_a_resend_means_the_capture_lacks_the_ack
     // A mid-flow capture that holds none of the receiver's ACKs (EmergeSync): the server
     // sends new data every 100 ms for 3 s; a sender in an outage would have stopped and
     // re-sent its oldest on its timer.
-    let mut f = Flow::new();
-    f.data(10.0, 1, 1000);
-    f.ack(12.0, 1001, 65535);
+    let mut f = Flow::started();
     let mut seq = 1001;
     let mut t = 20.0;
     while t < 3000.0 {
@@ -603,9 +607,7 @@ fn new_data_for_seconds_without_acks_or_a_resend_means_the_capture_lacks_the_ack
 fn one_answer_then_a_silence_long_enough_for_a_timer_is_the_paths() {
     // P6's 0.8 s outage at the sender: one SACK right after the loss, then nothing until
     // the path came back; the timer fired twice meanwhile.
-    let mut f = Flow::new();
-    f.data(10.0, 1, 1000);
-    f.ack(12.0, 1001, 65535);
+    let mut f = Flow::started();
     f.data(15.0, 1001, 1000);
     f.data(16.0, 2001, 1000);
     let p = TcpPacket::new(C, S)

@@ -437,6 +437,8 @@ pub struct WindowStats {
     pub zero: [u64; 2],
     /// Largest raw window field, for figures once a shift is inferred at the end.
     pub max_raw: [u16; 2],
+    /// Whether any segment advertised a window for the direction's data.
+    pub seen: [bool; 2],
 }
 
 impl WindowStats {
@@ -444,6 +446,11 @@ impl WindowStats {
     /// largest raw field under a scale that was only inferred (or corrected) later.
     pub fn max_rwnd(&self, conn: &Connection, data: Dir) -> Option<u64> {
         let i = data.index();
+        // No advertisement seen (a peer that only reset, or none in the capture): unknown,
+        // not a window of 0 B.
+        if !self.seen[i] {
+            return None;
+        }
         let from_raw = conn
             .scale_of_sender(data.reverse())
             .shift()
@@ -460,6 +467,7 @@ impl WindowStats {
     /// A segment going `dir` advertised `bytes` for the other direction's data.
     pub fn on_advert(&mut self, dir: Dir, bytes: Option<u64>, raw: u16, zero: bool) {
         let i = dir.reverse().index();
+        self.seen[i] = true;
         self.max_raw[i] = self.max_raw[i].max(raw);
         if let Some(b) = bytes {
             self.max[i] = Some(self.max[i].map_or(b, |m| m.max(b)));
@@ -594,6 +602,22 @@ mod tests {
         let seg = decode(link, &bytes).unwrap();
         let ts = Timestamp(0) + Span::from_nanos((micros * 1e3) as i64);
         conn.track(&seg, dir, 0, ts);
+    }
+
+    /// A direction whose receiver never advertised a window (only the client's SYN, as a
+    /// scan's refused attempt) has an unknown window, not one of 0 B; an advertised zero
+    /// is a zero.
+    #[test]
+    fn a_window_never_advertised_is_unknown_not_zero() {
+        let mut conn = Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0));
+        let syn = TcpPacket::new(C, S).syn().seq(0).window(1024);
+        feed(&mut conn, 0.0, Dir::C2S, syn);
+        let mut w = WindowStats::default();
+        w.on_advert(Dir::C2S, Some(1024), 1024, false);
+        assert_eq!(w.max_rwnd(&conn, Dir::C2S), None);
+        assert_eq!(w.max_rwnd(&conn, Dir::S2C), Some(1024));
+        w.on_advert(Dir::S2C, Some(0), 0, true);
+        assert_eq!(w.max_rwnd(&conn, Dir::C2S), Some(0));
     }
 
     /// A response of four segments at the client, 1 µs apart, after a 30 ms handshake;

@@ -532,6 +532,8 @@ vocabulary! {
         /// The client sent its SYN more than once before the SYN/ACK: the connection's
         /// setup waited on its retransmission timer.
         SynRetransmission = "syn-retransmission",
+        /// An end sent its FIN more than once: its close waited for an ACK.
+        FinRetransmission = "fin-retransmission",
     }
 }
 

@@ -31,7 +31,21 @@ pub struct Ending {
     syns: Vec<Timestamp>,
     syn_count: u32,
     syn_ack: Option<Timestamp>,
+    /// Per direction, its FIN's sequence number and when it was sent (the first few):
+    /// a FIN sent again waited for an ACK that did not come.
+    fins: [Fins; 2],
     origin: Option<Timestamp>,
+}
+
+/// Below the least retransmission timeout of common stacks (FreeBSD's 30 ms, Linux's
+/// 200 ms, Windows' 300 ms), with a tick of room.
+const FIN_RTO_MIN: crate::time::Span = crate::time::Span::from_millis(20);
+
+#[derive(Clone, Debug, Default)]
+struct Fins {
+    seq: Option<u32>,
+    times: Vec<Timestamp>,
+    count: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -60,6 +74,23 @@ impl Ending {
             }
         } else if ev.flags.syn() && ev.flags.ack() && ev.dir == Dir::S2C {
             self.syn_ack.get_or_insert(ev.ts);
+        }
+        if ev.flags.fin() && !ev.flags.rst() {
+            // The FIN's own number: after the segment's data (RFC 9293 §3.4).
+            let at = ev.seq.wrapping_add(ev.len);
+            let f = &mut self.fins[ev.dir.index()];
+            // Sent again sooner than any retransmission timer could fire (a round trip, and
+            // the least RTO stacks use, FreeBSD's 30 ms less a tick) is no timeout: a
+            // simultaneous close re-sends its FIN to acknowledge the peer's.
+            let floor = conn.rtt.min_end_to_end().unwrap_or_default().max(FIN_RTO_MIN);
+            let timed_out = f.times.last().is_none_or(|&t| ev.ts - t >= floor);
+            if f.seq.is_none_or(|s| s == at) && timed_out {
+                f.seq = Some(at);
+                f.count += 1;
+                if f.times.len() <= MAX_INTERVALS {
+                    f.times.push(ev.ts);
+                }
+            }
         }
         if ev.send.keep_alive {
             let k = &mut self.keep_alives[ev.dir.index()];
@@ -108,6 +139,38 @@ impl Ending {
                         secs((t - first).secs_f64())
                     ),
                     None => " and no SYN/ACK is in the capture".to_string(),
+                }
+            );
+            out.push(s);
+        }
+        // A FIN sent again: its sender's timer expired with the FIN unacknowledged (RFC
+        // 9293 §3.10.4: a FIN is retransmitted as data is). The close did not complete
+        // cleanly while it waited; acknowledged at last, or never.
+        for d in [Dir::C2S, Dir::S2C] {
+            let f = &self.fins[d.index()];
+            if f.count < 2 {
+                continue;
+            }
+            let (first, last) = (f.times[0], *f.times.last().expect("two FINs"));
+            let x = conn.dir(d);
+            let acked = f
+                .seq
+                .zip(x.una.and_then(|u| x.relative(u)))
+                .is_some_and(|(fin, una)| (una.wrapping_sub(fin) as i32) > 0);
+            let mut s = stall(StallKind::FinRetransmission, Some(d), first, last);
+            s.events = f.count - 1;
+            s.intervals_s = intervals(&f.times);
+            s.recovered = acked;
+            s.sentence = format!(
+                "the {} sent its FIN {} times from +{} ({} apart): the acknowledgment of its close {}",
+                sender_name(d),
+                f.count,
+                rel(first),
+                list_secs(&s.intervals_s),
+                if acked {
+                    "came only after that"
+                } else {
+                    "never came in the capture: the connection did not close cleanly (the peer gone, or its ACK lost)"
                 }
             );
             out.push(s);

@@ -623,3 +623,32 @@ fn one_answer_then_a_silence_long_enough_for_a_timer_is_the_paths() {
     assert!(only(&out, StallKind::UnrepairedHole).is_empty(), "{out:?}");
     assert_eq!(only(&out, StallKind::RtoBackoff).len(), 1, "{out:?}");
 }
+
+#[test]
+fn a_fin_sent_again_says_the_close_waited() {
+    // bug-4663: the server's FIN re-sent at 0.3, 0.6, 1.2 s and never acknowledged.
+    let mut f = Flow::started();
+    f.send(
+        20.0,
+        Dir::C2S,
+        TcpPacket::new(C, S).fin().seq(1).ack(1001).window(65535),
+    );
+    for t in [21.0, 321.0, 921.0, 2121.0] {
+        f.send(t, Dir::S2C, TcpPacket::new(S, C).fin().seq(1001).ack(2).window(65535));
+    }
+    let out = f.finish();
+    let s = only(&out, StallKind::FinRetransmission);
+    assert_eq!(s.len(), 1, "{out:?}");
+    assert_eq!(s[0].events, 3);
+    assert!(!s[0].recovered);
+    assert!(s[0].sentence.contains("FIN 4 times"), "{}", s[0].sentence);
+    // Sent once and acknowledged: no stall.
+    let mut g = Flow::started();
+    g.send(
+        20.0,
+        Dir::S2C,
+        TcpPacket::new(S, C).fin().seq(1001).ack(1).window(65535),
+    );
+    g.send(21.0, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1002).window(65535));
+    assert!(only(&g.finish(), StallKind::FinRetransmission).is_empty());
+}

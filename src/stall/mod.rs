@@ -165,7 +165,7 @@ impl StallTracker {
             let o = &self.outage[d.index()];
             out.extend(o.notes.iter().cloned());
             if let outage::Judged::Note(n) = o.finish(conn, d, conn.last_ts, self.zero[d.index()].is_open()) {
-                if o.notes.len() < 2 {
+                if o.notes.len() < outage::MAX_NOTES {
                     out.push(n);
                 }
             }

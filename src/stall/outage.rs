@@ -52,7 +52,7 @@ pub struct Outage {
 }
 
 /// Notes kept per direction: the first say what the capture lacks; more repeat it.
-const MAX_NOTES: usize = 2;
+pub(super) const MAX_NOTES: usize = 2;
 
 /// ACKs of the receiver during a wait that prove the sender's segments reached it: a SACK
 /// block reporting more than before (RFC 2018 §4: the receiver reports each segment that

@@ -603,6 +603,12 @@ pub struct CapacitySummary {
     /// app-limited windows too): what the path carried, a floor of the estimate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app_limited_delivery_bps: Option<f64>,
+    /// The largest delivery-rate sample over a round trip or more (Linux's tcp_rate.c,
+    /// taken at the capture point): bytes delivered since a segment passed, over the longer
+    /// of its send and ACK phases, bit/s (payload). A rate the path carried: a floor of
+    /// the estimate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_trip_delivery_bps: Option<f64>,
     /// A token-bucket policer the losses showed: its rate (bit/s, payload) and the depth of
     /// the least bucket that passed what the flow delivered (bytes). Over an interval T
     /// such a path carries up to depth + rate x T, so delivery over a few RTTs may exceed

@@ -377,6 +377,19 @@ fn the_check_catches_a_broken_law() {
     assert!(!bdpscope::laws::check(&broken)
         .iter()
         .any(|v| v.law == "capture-duplicates"));
+    // A lower-bound capacity below what the flow delivered over one round trip (a figure
+    // the full pipe sustained may be below it by a token bucket's depth).
+    let mut broken = f.clone();
+    let b = broken.bottleneck_bps.unwrap();
+    let c = broken.capacity.as_mut().unwrap();
+    c.round_trip_delivery_bps = Some(b * 1.5);
+    c.lower_bound = true;
+    broken
+        .notes
+        .push("the bottleneck rate (and the BDP) is a lower bound".into());
+    assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "capacity"));
+    broken.capacity.as_mut().unwrap().lower_bound = false;
+    assert!(!bdpscope::laws::check(&broken).iter().any(|v| v.law == "capacity"));
     // More in the network than outstanding.
     let mut broken = f.clone();
     broken.sender_max_in_network_bytes = broken.sender_max_flight_bytes.map(|b| b + 1);

@@ -10,6 +10,7 @@
 use super::dispersion::Dispersion;
 use super::drop_pace::DropPace;
 use super::packed::LiveTimeline;
+use super::rate_sample::RateSampler;
 use super::receiver_clock::ReceiverClock;
 use super::timeline::SenderState;
 use super::train::{DataBatches, Train};
@@ -103,6 +104,8 @@ pub struct DirAccumulator {
     burst_from: Option<Timestamp>,
     /// The pace of the ACKs between drops ([`DropPace`]).
     pub drop_pace: DropPace,
+    /// Delivery-rate samples over a round trip or more ([`RateSampler`]).
+    pub rate_samples: RateSampler,
 }
 
 /// How often (in data segments) the arrival-rate mode is recomputed.
@@ -555,6 +558,11 @@ impl Accumulator {
         if ev.send.retransmission {
             self.dirs[d.index()].on_retransmission(ev.ts);
         }
+        if (ev.send.new_bytes > 0 || ev.send.retransmission) && !ev.send.keep_alive {
+            self.dirs[d.index()]
+                .rate_samples
+                .on_send(ev.ts, ev.seq, ev.len, ev.send.retransmission);
+        }
         // ECN: a CE mark, or the sender's CWR (RFC 3168's, not AccECN's counter bit).
         if ev.ecn == Ecn::Ce || (ev.flags.has(TcpFlags::CWR) && !ev.flags.syn()) {
             let cwr = ev.flags.has(TcpFlags::CWR) && !ev.flags.syn() && flags_signal(conn.handshake.ecn());
@@ -607,6 +615,10 @@ impl Accumulator {
                 acc.last_delivery = Some((ev.ts, !covers_all));
             }
             let delivered = if across_stall { 0 } else { ev.acked.delivered as u64 };
+            // A sample spans the round trip, and the clock's resolution many times over.
+            let min_interval = conn.rtt.base_round_trip().map(|r| r.max(min_span));
+            acc.rate_samples
+                .on_ack(ev.ts, ev.ack, ev.sack.iter(), ev.acked.delivered as u64, min_interval);
             if let Some(tsval) = ev.tsval.filter(|_| !ev.flags.syn()) {
                 acc.receiver_clock
                     .on_ack(ev.ts, tsval, delivered, conn.rtt.base_end_to_end());

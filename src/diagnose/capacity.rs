@@ -136,6 +136,9 @@ pub struct Input<'a> {
     /// episodes of at least a round trip ([`crate::stall`]), timed to the packet where the timeline's
     /// windows are as wide as two of its bins (on a long flow, seconds).
     pub loss_delivery: Option<f64>,
+    /// The largest delivery-rate sample over a round trip or more ([`super::rate_sample`]),
+    /// bytes/s: a floor as `app_limited` is.
+    pub round_trip: Option<f64>,
 }
 
 /// Everything the estimate considered.
@@ -151,6 +154,9 @@ pub struct Estimate {
     /// The delivery during a loss episode ([`Input::loss_delivery`]), bytes/s: a floor as
     /// `app_limited` is.
     pub loss_delivery: Option<f64>,
+    /// The largest delivery-rate sample over a round trip ([`Input::round_trip`]), bytes/s:
+    /// a floor as `app_limited` is.
+    pub round_trip: Option<f64>,
     /// ACK dispersion (bytes/s), after the window-pace choice.
     pub dispersed: Option<f64>,
     /// Data-arrival dispersion (bytes/s).
@@ -231,6 +237,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         delivered,
         app_limited,
         loss_delivery: inp.loss_delivery,
+        round_trip: inp.round_trip,
         dispersed,
         arrived,
         stamped: inp.receiver_clock,
@@ -542,6 +549,20 @@ impl Estimate {
             .fold(goodput, f64::max)
     }
 
+    /// The largest delivery-rate sample over a round trip ([`super::rate_sample`]) where it
+    /// is a delivery: not where the ACKs came back compressed (their phase is then shorter
+    /// than the delivery took, and the longer send phase is the sender's pace, above the
+    /// path's while its queue grew). A floor of a lower-bound figure only (one the flow
+    /// never showed a full pipe for): where a queue or losses showed the pipe full, the
+    /// delivery then is the rate the path sustains, and a token bucket (a shaper's, a
+    /// policer's, a cable uplink's) passes its depth above that rate over a round trip
+    /// (RFC 2697 §2; P12's 9 Mbit/s tbf showed 12.5 over one 28 ms round trip at the
+    /// server, tcp-ethereal-trace-1's uplink 319 kbit/s over its first round trip beside
+    /// 243 sustained under a standing queue).
+    pub fn round_trip_floor(&self) -> Option<f64> {
+        self.round_trip.filter(|_| !self.acks_compressed)
+    }
+
     /// The ACKs came back compressed behind data going the other way (`why`): their
     /// spacing at the capture point is set aside, and the receiver's stamps stand in for it
     /// ([`super::receiver_clock`]). Whether the stamps gave an estimate.
@@ -641,7 +662,10 @@ fn largest(e: &Estimate, achieved: f64) -> Option<Capacity> {
     ]
     .into_iter()
     .flatten()
-    .max_by(|a, b| a.0.total_cmp(&b.0));
+    .max_by(|a, b| a.0.total_cmp(&b.0))
+    // With nothing else, the most delivered over a round trip is the bound that can be
+    // given (a lower bound: it raises only such figures, `diagnose::classify_floored`).
+    .or(e.round_trip_floor().map(|r| (r, Method::DeliveryRate)));
     best.map(|(rate, method)| Capacity { rate, method }.raised_to(achieved))
 }
 
@@ -677,6 +701,21 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
                     "the capacity {b} bit/s is below the delivery the flow achieved ({d})"
                 ));
             }
+        }
+        // A rate carried over one round trip floors a lower bound; a rate the full pipe
+        // sustained may be below it by a token bucket's depth ([`Estimate::round_trip_floor`]).
+        let sustained = matches!(
+            c.method,
+            Method::QueueDeliveryRate | Method::PolicedRate | Method::LinkRate
+        );
+        if let Some(d) = c
+            .round_trip_delivery_bps
+            .filter(|&d| d > b * tol && !sustained && c.lower_bound)
+        {
+            out.push(format!(
+                "the capacity {b} bit/s ({}) is below the {d} bit/s the flow delivered over one round trip",
+                c.method
+            ));
         }
         if Some(c.method) != f.bottleneck_method {
             out.push(format!("two methods: {} and {:?}", c.method, f.bottleneck_method));
@@ -761,6 +800,7 @@ mod tests {
             policer: None,
             paced_policer: None,
             loss_delivery: None,
+            round_trip: None,
         }
     }
 
@@ -986,6 +1026,41 @@ mod tests {
         assert_eq!(c.method, Method::QueueDeliveryRate);
         assert!((c.rate / 6.25e6 - 1.0).abs() < 0.02, "{}", c.rate);
         assert_eq!(e.set_aside.len(), 1, "{:?}", e.set_aside);
+    }
+
+    /// The most delivered over one round trip is a figure where nothing else is (a lower
+    /// bound, which `diagnose::classify_floored` raises by it), and no figure at all where
+    /// the ACKs came back compressed; beside a busy delivery or a standing queue the estimate
+    /// keeps its own figure (a token bucket passes its depth above its rate over a round
+    /// trip).
+    #[test]
+    fn a_round_trips_delivery_stands_where_nothing_else_does() {
+        let d = Dispersion::default();
+        let none = Timeline::new(Timestamp(1_000_000_000));
+        let alone = estimate(&Input {
+            round_trip: Some(3.0e6),
+            ..input(&none, &d, 0.9e6)
+        });
+        let c = alone.capacity.unwrap();
+        assert_eq!((c.method, c.rate), (Method::DeliveryRate, 3.0e6));
+        let mut compressed = alone.clone();
+        compressed.two_way(TWO_WAY_WITHIN);
+        assert_eq!(compressed.round_trip_floor(), None);
+        assert_eq!(choose(&compressed, 0.9e6, None), None);
+        let tl = busy_timeline(1_000);
+        let busy = || Input {
+            round_trip: Some(3.0e6),
+            ..input(&tl, &d, 0.9e6)
+        };
+        let c = estimate(&busy()).capacity.unwrap();
+        assert!(c.rate < 1.1e6, "{c:?}");
+        let q = standing_queue(&tl);
+        let queued = estimate(&Input {
+            queue: Some(&q),
+            ..busy()
+        });
+        assert_eq!(queued.capacity.unwrap().method, Method::QueueDeliveryRate);
+        assert!(queued.capacity.unwrap().rate < 1.1e6, "{queued:?}");
     }
 
     /// A sender idle 90% of the time whose bursts go through at 5 MB/s: its few busy

@@ -57,6 +57,10 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
                 e.app_limited.filter(|&a| sets_figure(a)),
             ),
             (
+                "the most delivered over one round trip",
+                e.round_trip_floor().filter(|&a| x.lower_bound && sets_figure(a)),
+            ),
+            (
                 episode_name(x, e.loss_delivery),
                 e.loss_delivery.filter(|&a| sets_figure(a)),
             ),

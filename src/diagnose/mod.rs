@@ -21,6 +21,7 @@ mod idle;
 mod packed;
 mod policer;
 mod queue;
+mod rate_sample;
 mod receiver_clock;
 mod restart;
 mod rounds;
@@ -279,6 +280,7 @@ fn gather_facts(
         two_way,
         receiver_clock: dacc.receiver_clock.capacity(),
         stamps: Some(&dacc.receiver_clock),
+        round_trip: dacc.rate_samples.max_rate(),
         loss_delivery: summary
             .stalls
             .iter()
@@ -404,6 +406,8 @@ fn classify_floored(k: &mut Kept, tl: &Timeline, shared: Option<&[f64]>) -> Clas
     // on/off flow read 159.8 Mbit/s on a 100 Mbit/s link (tests/sim_laws.rs).
     if k.facts.lower_bound {
         steady = steady.max(busy_floor(class.busy_rate, tl.width, k.facts.max_rtt_s));
+        // And by the most it delivered over one round trip (`Estimate::round_trip_floor`).
+        steady = steady.max(k.facts.estimate.round_trip_floor().unwrap_or(0.0));
     }
     match k.facts.capacity {
         Some(c) if c.method != Method::LinkRate && steady > c.rate => {
@@ -578,6 +582,7 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
         queue_delivery_bps: f.estimate.queued.map(|r| r * 8.0),
         available_bps: f.available().map(|r| r * 8.0),
         app_limited_delivery_bps: f.estimate.app_limited.map(|r| r * 8.0),
+        round_trip_delivery_bps: f.estimate.round_trip_floor().map(|r| r * 8.0),
         policed_bps: f.estimate.policer.map(|p| p.rate * 8.0),
         policer_bucket_bytes: f.estimate.policer.map(|p| p.depth.round() as u64).filter(|&d| d > 0),
         timestamp_resolution_s: f.quantum_s,
@@ -782,7 +787,15 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
     };
     let every = cells.rate_percentile(Span(window));
     let busy_windows = cells.busy_rate_percentile(Span(window));
-    let shared_rate = every.unwrap_or(0.0).max(busy_windows.unwrap_or(0.0));
+    // The most a member delivered over one of its round trips went through the shared
+    // path too (`Estimate::round_trip_floor`).
+    // (Where the group's figure is a lower bound: no window the group was busy in.)
+    let round_trip = members
+        .iter()
+        .filter_map(|k| k.facts.estimate.round_trip_floor())
+        .filter(|_| busy_windows.is_none())
+        .fold(0.0, f64::max);
+    let shared_rate = every.unwrap_or(0.0).max(busy_windows.unwrap_or(0.0)).max(round_trip);
     let count = group.len();
     let group_max_rtt = members.iter().filter_map(|k| k.facts.max_rtt_s).reduce(f64::max);
     for &i in group {
@@ -793,7 +806,10 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
         // the capture does not show, what the link left it (which the group's delivery
         // includes: the group is judged by its own).
         let own_rate = k.facts.available().or(own.map(|c| c.rate));
-        let use_shared = own.is_none_or(|c| c.method != Method::LinkRate) && own_rate.is_none_or(|r| shared_rate > r);
+        // A member's own figure no higher than a round trip's delivery in the group is that
+        // floor (its own, or another member's): the group's figure, at least as high, stands.
+        let use_shared = own.is_none_or(|c| c.method != Method::LinkRate)
+            && own_rate.is_none_or(|r| shared_rate > r || (round_trip > 0.0 && round_trip >= r));
         if use_shared {
             k.facts.estimate.link_shared = false;
             // Never below what this member was seen to deliver on its own (a flow with no

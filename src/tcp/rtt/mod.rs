@@ -491,6 +491,16 @@ impl RttTracker {
         }
     }
 
+    /// [`Self::base_end_to_end`] once both loops are measured: a round trip in full, never
+    /// one loop standing in for it (a capture that began mid-transfer beside the receiver
+    /// knows its own short loop first).
+    pub fn base_round_trip(&self) -> Option<Span> {
+        match (self.loops[0].base(), self.loops[1].base()) {
+            (Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        }
+    }
+
     pub fn samples(&self) -> u64 {
         self.loops[0].samples + self.loops[1].samples
     }

@@ -249,6 +249,30 @@ pub fn flight_law(f: &FlowSummary) -> Vec<String> {
             ));
         }
     }
+    // The receiver's own SYN seen without the option: the sender never got a shift from it
+    // and reads its windows as their 16-bit fields (RFC 7323 §2.2; a strip before the
+    // capture point reads the same), and keeps its flight within the window it was offered
+    // (RFC 9293 §3.8.6.2.1; a window shrunk below the flight leaves that outstanding, never
+    // more than the largest offered): the flight reconstructed at the sender cannot exceed
+    // the largest window (but for a zero-window probe's byte) unless the capture point saw
+    // that much outstanding itself (a sender that broke the window, or ACKs the capture
+    // lacks: 206_example_b's server sent 58 KB past the right edge of duplicate ACKs). (A
+    // receiver that offered a shift stripped beyond the capture point gets its unscaled
+    // windows scaled by the sender: wscale_strip_synack.)
+    let receiver_offered = match f.bulk_direction {
+        Dir::C2S => f.handshake.server_wscale,
+        Dir::S2C => f.handshake.client_wscale,
+    };
+    if f.handshake.window_scaling != crate::summary::WindowScaling::Unknown && receiver_offered.is_none() {
+        if let (Some(o), Some(w)) = (f.sender_max_flight_bytes, f.max_rwnd_bytes) {
+            if o > (w + 1).max(f.max_flight_bytes) {
+                out.push(format!(
+                    "the sender's flight {o} B exceeds the largest window {w} B with scaling off, and the {} B seen",
+                    f.max_flight_bytes
+                ));
+            }
+        }
+    }
     for (name, d) in [("c2s", &f.c2s), ("s2c", &f.s2c)] {
         if d.max_in_network_bytes > d.max_flight_bytes {
             out.push(format!(

@@ -135,6 +135,11 @@ fn smtp_upload_zero_windows_and_scaling_off() {
         z[0]
     );
     assert!(text.contains("closed 15 times"), "{text}");
+    // The server's SYN/ACK carried no scale: the client reads its windows unscaled, and
+    // keeps within them, whatever the capture's ACK timing suggests (it read 71,540 B over
+    // a 64,240-B window when evidence from the flight overrode the handshake).
+    assert_eq!(f.max_rwnd_bytes, Some(64_240));
+    assert!(f.sender_max_flight_bytes.unwrap() <= 64_240, "{text}");
 }
 
 /// §8 ([doc]): "long stalls (about 38ms) in the middle of the responses to many read

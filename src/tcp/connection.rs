@@ -165,9 +165,21 @@ impl Connection {
             .iter()
             .flatten()
             .any(|s| s.wscale.present().is_some());
+        // The advertiser's own SYN, seen without the option: the peer never received a
+        // shift from it, so the peer reads its windows unscaled (RFC 7323 §2.2: a shift
+        // applies only when both SYNs carried the option). Stripped before the capture
+        // point or never sent, the reading end is the same; only a middlebox adding an
+        // option beyond it could change that. Data beyond such a window means the
+        // reconstruction of what the sender had was off (a capture between two hosts on a
+        // sub-millisecond LAN), not the scale.
+        let own_syn_without = match dir {
+            Dir::C2S => self.handshake.syn,
+            Dir::S2C => self.handshake.syn_ack,
+        }
+        .is_some_and(|s| s.wscale.present().is_none());
         match negotiated.shift() {
             None => inferred(),
-            Some(_) if !anyone_offered => negotiated,
+            Some(_) if !anyone_offered || own_syn_without => negotiated,
             Some(k) if evidence.contradicts(k) => match (evidence.settled(), offered) {
                 (Some(s), _) => WindowScale::Inferred(s),
                 (None, Some(o)) if o != k && !evidence.contradicts(o) => WindowScale::Inferred(o),

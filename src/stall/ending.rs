@@ -44,6 +44,11 @@ const FIN_RTO_MIN: crate::time::Span = crate::time::Span::from_millis(20);
 #[derive(Clone, Debug, Default)]
 struct Fins {
     seq: Option<u32>,
+    /// The ACK field of the last FIN counted: a FIN sent again that acknowledges more (the
+    /// peer's FIN, in a simultaneous close) is an answer, not only a repeat.
+    ack: Option<u32>,
+    /// When the peer's ACK of the FIN first passed the capture point.
+    acked_at: Option<Timestamp>,
     times: Vec<Timestamp>,
     count: u32,
 }
@@ -82,14 +87,30 @@ impl Ending {
             // Sent again sooner than any retransmission timer could fire (a round trip, and
             // the least RTO stacks use, FreeBSD's 30 ms less a tick) is no timeout: a
             // simultaneous close re-sends its FIN to acknowledge the peer's.
-            let floor = conn.rtt.min_end_to_end().unwrap_or_default().max(FIN_RTO_MIN);
+            // A FIN repeated with the same ACK acknowledges nothing new: only a timer (RTO,
+            // a tail-loss probe) sends it, however early its estimate fired (http_no_crlf's
+            // server re-sent its FIN 167 ms on, within a 203 ms round trip).
+            let answers = f.ack.is_some_and(|a| ev.ack.is_some_and(|b| b != a));
+            let floor = if answers {
+                conn.rtt.min_end_to_end().unwrap_or_default().max(FIN_RTO_MIN)
+            } else {
+                FIN_RTO_MIN
+            };
             let timed_out = f.times.last().is_none_or(|&t| ev.ts - t >= floor);
             if f.seq.is_none_or(|s| s == at) && timed_out {
                 f.seq = Some(at);
+                f.ack = ev.ack;
                 f.count += 1;
                 if f.times.len() <= MAX_INTERVALS {
                     f.times.push(ev.ts);
                 }
+            }
+        }
+        // The peer's ACK of a FIN (its number one past the FIN's).
+        let f = &mut self.fins[ev.dir.reverse().index()];
+        if let (Some(fin), Some(ack), None) = (f.seq, ev.ack, f.acked_at) {
+            if (ack.wrapping_sub(fin) as i32) > 0 && !ev.flags.rst() {
+                f.acked_at = Some(ev.ts);
             }
         }
         if ev.send.keep_alive {
@@ -161,17 +182,23 @@ impl Ending {
             s.events = f.count - 1;
             s.intervals_s = intervals(&f.times);
             s.recovered = acked;
+            // The ACK passed here before the FIN went out again: the sender's timer fired
+            // before it arrived (too early an estimate), or it was lost beyond this point.
+            let outcome = match f.acked_at.filter(|&a| acked && a < last) {
+                Some(a) => format!(
+                    "had passed the capture point {} after the first, before the FIN was sent again: the {}'s timer fired before that ACK reached it, or the ACK was lost on the way",
+                    secs((a - first).secs_f64()),
+                    sender_name(d)
+                ),
+                None if acked => "came only after that".to_string(),
+                None => "never came in the capture: the connection did not close cleanly (the peer gone, or its ACK lost)".to_string(),
+            };
             s.sentence = format!(
-                "the {} sent its FIN {} times from +{} ({} apart): the acknowledgment of its close {}",
+                "the {} sent its FIN {} times from +{} ({} apart): the acknowledgment of its close {outcome}",
                 sender_name(d),
                 f.count,
                 rel(first),
                 list_secs(&s.intervals_s),
-                if acked {
-                    "came only after that"
-                } else {
-                    "never came in the capture: the connection did not close cleanly (the peer gone, or its ACK lost)"
-                }
             );
             out.push(s);
         }

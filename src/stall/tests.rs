@@ -652,3 +652,46 @@ fn a_fin_sent_again_says_the_close_waited() {
     g.send(21.0, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1002).window(65535));
     assert!(only(&g.finish(), StallKind::FinRetransmission).is_empty());
 }
+
+#[test]
+fn a_fin_repeated_with_the_same_ack_is_a_retransmission_however_early() {
+    // http_no_crlf: the server's FIN acknowledged 0.6 ms on at the capture point, re-sent
+    // 168 ms after the first (within the flow's round trip, the same ACK field), then
+    // acknowledged again. Not a keep-alive; a FIN retransmission the ACK had preceded.
+    let mut f = Flow::started();
+    let fin = || TcpPacket::new(S, C).fin().seq(1001).ack(1).window(65535);
+    f.send(20.0, Dir::S2C, fin());
+    f.send(20.6, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1002).window(65535));
+    f.send(188.0, Dir::S2C, fin());
+    f.send(188.5, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1002).window(65535));
+    let out = f.finish();
+    assert!(only(&out, StallKind::KeepAliveOnly).is_empty(), "{out:?}");
+    let s = only(&out, StallKind::FinRetransmission);
+    assert_eq!(s.len(), 1, "{out:?}");
+    assert!(s[0].recovered);
+    assert!(
+        s[0].sentence
+            .contains("had passed the capture point 600 µs after the first"),
+        "{}",
+        s[0].sentence
+    );
+    // A FIN sent again acknowledging the peer's FIN at once (a simultaneous close) is an
+    // answer, not a timeout.
+    let mut g = Flow::started();
+    g.send(
+        20.0,
+        Dir::S2C,
+        TcpPacket::new(S, C).fin().seq(1001).ack(1).window(65535),
+    );
+    g.send(
+        20.01,
+        Dir::C2S,
+        TcpPacket::new(C, S).fin().seq(1).ack(1001).window(65535),
+    );
+    g.send(
+        20.02,
+        Dir::S2C,
+        TcpPacket::new(S, C).fin().seq(1001).ack(2).window(65535),
+    );
+    assert!(only(&g.finish(), StallKind::FinRetransmission).is_empty());
+}

@@ -331,8 +331,10 @@ impl Direction {
         } else if late {
             self.unique_bytes += len as u64;
         } else if len > 0 || seg.flags.fin() {
-            // Nothing new: a keep-alive, or a retransmission.
-            if len <= 1 && end == nxt && self.una.is_some_and(|u| seg.seq.is_before(u)) {
+            // Nothing new: a keep-alive, or a retransmission. A FIN is never a keep-alive
+            // (RFC 9293 §3.8.4: a keep-alive is an ACK probe; a FIN sent again at SND.NXT - 1
+            // looks like one by its number).
+            if len <= 1 && !seg.flags.fin() && end == nxt && self.una.is_some_and(|u| seg.seq.is_before(u)) {
                 out.keep_alive = true;
             } else if len > 0 {
                 out.retransmission = true;

@@ -28,7 +28,10 @@ fn real(name: &str) -> Option<PathBuf> {
 
 /// Every flow of the capture (`--all`: flows too short to judge too), and the text view.
 fn analyze(name: &str) -> Option<(Vec<FlowSummary>, String)> {
-    let p = real(name)?;
+    analyze_path(real(name)?, name)
+}
+
+fn analyze_path(p: PathBuf, name: &str) -> Option<(Vec<FlowSummary>, String)> {
     let run = |args: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_bdpscope"))
             .args(args)
@@ -298,4 +301,29 @@ fn three_duplicate_acks_then_a_fast_retransmission() {
     };
     let f = &flows[0];
     assert_eq!((f.s2c.duplicate_acks, f.s2c.retransmitted_segments), (3, 1));
+}
+
+/// ../shared/external's zeek pppoe-over-qinq (a 413 ms path): 12 retransmissions of the
+/// client's, 5 of them spurious (D-SACK) and 7 repairing an outage. None shows a queue that
+/// overflowed, so nothing showed the pipe full, and the delivery figure is a lower bound
+/// that says so (it was judged by the repairs, counted before they were known: "16.1
+/// kbit/s while the sender had data = 131% of the bottleneck estimate").
+#[test]
+fn an_outages_repairs_show_no_full_pipe() {
+    let Some(shared) = needs::shared() else { return };
+    let p = shared.join("external").join("zeek__pppoe-over-qinq.pcap");
+    if !p.is_file() {
+        needs::missing(&format!("{} is absent", p.display()));
+        return;
+    }
+    let (flows, text) = analyze_path(p, "pppoe-over-qinq").unwrap();
+    let f = &flows[0];
+    assert_eq!(f.retransmitted_segments, 12);
+    assert!(
+        text.contains("5 of them spurious") && text.contains("7 of them repairing what an outage lost"),
+        "{text}"
+    );
+    let c = f.capacity.as_ref().unwrap();
+    assert!(c.lower_bound, "{c:?}");
+    assert!(f.notes.iter().any(|n| n.contains("lower bound")), "{:?}", f.notes);
 }

@@ -146,6 +146,9 @@ pub fn finish(
     let dacc = &acc.dirs[bulk.index()];
     let mut facts = gather_facts(conn, dacc, &summary, bulk, &tl, base_rtt, quantum, link_rate_bps);
     facts.outage_repairs = acc.stalls.outage_repairs(bulk, &summary.stalls);
+    // An outage's repairs show the outage, not a full pipe (`judged_capacity`): whether the
+    // figure is a lower bound is decided with them known.
+    facts.lower_bound = judged_capacity(&facts).is_none() && facts.capacity.is_some();
     // The window the sender obeyed, when it read the receiver's windows with another scale
     // than the handshake's (a middlebox beyond the capture point rewrote the option).
     let (shown, obeyed) = (

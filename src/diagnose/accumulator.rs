@@ -615,7 +615,10 @@ impl Accumulator {
                 acc.last_delivery = Some((ev.ts, !covers_all));
             }
             let delivered = if across_stall { 0 } else { ev.acked.delivered as u64 };
-            // A sample spans the round trip, and the clock's resolution many times over.
+            // A sample spans the round trip, and the clock's resolution many times over. It
+            // takes the delivery as reported, across a stall too: its interval then spans the
+            // silence, and the rate stays what the path carried (`delivered` above zeroes it
+            // for the bins only).
             let min_interval = conn.rtt.base_round_trip().map(|r| r.max(min_span));
             acc.rate_samples
                 .on_ack(ev.ts, ev.ack, ev.sack.iter(), ev.acked.delivered as u64, min_interval);

@@ -363,7 +363,7 @@ fn gather_facts(
     if two_way {
         f.queue_other_way();
     }
-    f.lower_bound = judged_capacity(&f).is_none() && f.capacity.is_some();
+    // `lower_bound` is decided by the caller, once the outage's repairs are counted.
     f
 }
 
@@ -793,11 +793,13 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
     // The most a member delivered over one of its round trips went through the shared
     // path too (`Estimate::round_trip_floor`).
     // (Where the group's figure is a lower bound: no window the group was busy in.)
-    let round_trip = members
-        .iter()
-        .filter_map(|k| k.facts.estimate.round_trip_floor())
-        .filter(|_| busy_windows.is_none())
-        .fold(0.0, f64::max);
+    let round_trip = match busy_windows {
+        None => members
+            .iter()
+            .filter_map(|k| k.facts.estimate.round_trip_floor())
+            .fold(0.0, f64::max),
+        Some(_) => 0.0,
+    };
     let shared_rate = every.unwrap_or(0.0).max(busy_windows.unwrap_or(0.0)).max(round_trip);
     let count = group.len();
     let group_max_rtt = members.iter().filter_map(|k| k.facts.max_rtt_s).reduce(f64::max);

@@ -151,14 +151,13 @@ impl Connection {
         };
         let evidence = &self.scale_evidence[dir.reverse().index()];
         let inferred = || evidence.settled().map_or(WindowScale::Unknown, WindowScale::Inferred);
-        // What the advertiser offered in its own SYN: a peer that never saw the other SYN
-        // lose its option still scales by it (the one-sided strip).
-        let offered = match dir {
+        // The advertiser's own SYN, and what it offered there: a peer that never saw the
+        // other SYN lose its option still scales by it (the one-sided strip).
+        let own_syn = match dir {
             Dir::C2S => self.handshake.syn,
             Dir::S2C => self.handshake.syn_ack,
-        }
-        .and_then(|s| s.wscale.present())
-        .map(|k| k.min(14));
+        };
+        let offered = own_syn.and_then(|s| s.wscale.present()).map(|k| k.min(14));
         // Neither SYN offered scaling: no end can be scaling, and data beyond the window
         // means the capture missed ACKs, not that the scale is wrong.
         let anyone_offered = [self.handshake.syn, self.handshake.syn_ack]
@@ -172,11 +171,7 @@ impl Connection {
         // option beyond it could change that. Data beyond such a window means the
         // reconstruction of what the sender had was off (a capture between two hosts on a
         // sub-millisecond LAN), not the scale.
-        let own_syn_without = match dir {
-            Dir::C2S => self.handshake.syn,
-            Dir::S2C => self.handshake.syn_ack,
-        }
-        .is_some_and(|s| s.wscale.present().is_none());
+        let own_syn_without = own_syn.is_some_and(|s| s.wscale.present().is_none());
         match negotiated.shift() {
             None => inferred(),
             Some(_) if !anyone_offered || own_syn_without => negotiated,

@@ -64,13 +64,17 @@ pub fn rounds(tl: &Timeline, base_rtt: Span) -> Vec<Round> {
                 r.idle_ns += b.idle_ns;
                 r.delivered += b.delivered;
             }
+            let sent = r.max_flight > 0;
             if r.max_flight == 0 && r.busy_ns + r.rwnd_ns > 0 {
                 r.max_flight = carried;
             }
             if r.min_flight.is_none() && r.delivered == 0 && r.busy_ns + r.rwnd_ns > 0 {
                 r.min_flight = carried_min;
             }
-            (carried, carried_min) = if r.idle_ns > r.busy_ns + r.rwnd_ns {
+            // A round mostly idle passes on no flight, unless it sent after its idle time:
+            // a request written after a pause and then waiting on its ACK (Nagle's rule
+            // holding the rest, RFC 896) is still in flight in the rounds that follow.
+            (carried, carried_min) = if r.idle_ns > r.busy_ns + r.rwnd_ns && !sent {
                 (0, None)
             } else {
                 (r.max_flight, r.min_flight)
@@ -78,4 +82,47 @@ pub fn rounds(tl: &Timeline, base_rtt: Span) -> Vec<Round> {
             r
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnose::timeline::SenderState;
+    use crate::time::Timestamp;
+
+    /// A request written after a pause waits on its ACK for rounds without a send (Nagle's
+    /// rule holding the rest of it, the peer's ACK delayed): those rounds carry its flight,
+    /// though the round it was written in was mostly idle (P6 nagle_delack at the client:
+    /// carried as none, the wait read as rounds of busy time with no flight, cwnd-limited).
+    #[test]
+    fn a_request_written_after_a_pause_stays_in_flight_while_it_waits() {
+        let t = |ms: i64| Timestamp(1_000_000_000) + Span::from_millis(ms);
+        let mut tl: Timeline = Timeline::new(t(0));
+        tl.account(t(0), t(6), SenderState::Idle);
+        tl.account(t(6), t(40), SenderState::Busy);
+        tl.bin(t(6)).max_flight = 120;
+        let rs = rounds(&tl, Span::from_millis(8));
+        assert!(rs.len() >= 4, "{rs:?}");
+        assert!(
+            rs[0].idle_ns > rs[0].busy_ns,
+            "the first round is mostly idle: {:?}",
+            rs[0]
+        );
+        assert!(rs[1..4].iter().all(|r| r.max_flight == 120), "{rs:?}");
+    }
+
+    /// A round that only idled passes on no flight: the rounds after it that are busy
+    /// without a send have nothing carried from before the pause.
+    #[test]
+    fn an_idle_round_without_a_send_carries_nothing() {
+        let t = |ms: i64| Timestamp(1_000_000_000) + Span::from_millis(ms);
+        let mut tl: Timeline = Timeline::new(t(0));
+        tl.account(t(0), t(8), SenderState::Busy);
+        tl.bin(t(0)).max_flight = 5000;
+        tl.account(t(8), t(16), SenderState::Idle);
+        tl.account(t(16), t(24), SenderState::Busy);
+        let rs = rounds(&tl, Span::from_millis(8));
+        assert_eq!(rs[0].max_flight, 5000);
+        assert_eq!(rs[2].max_flight, 0, "{rs:?}");
+    }
 }

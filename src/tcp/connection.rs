@@ -615,13 +615,26 @@ impl Connection {
     }
 
     /// The loop through the sender of direction `d`: how long an ACK passing the capture
-    /// point takes to turn into data passing it again, queueing included. The minimum of
-    /// the last few round trips, not the latest sample: a sender that waits (for a window
-    /// update worth a segment, for the application) echoes late without the path being any
-    /// longer, and a lag too long would pair data with an ACK the sender had moved past.
+    /// point takes to turn into data passing it again, queueing included. Where that loop
+    /// is the far one (the longer base: the capture beside the receiver, or the sender's
+    /// side of the path the longer), the minimum of the last few round trips, not the
+    /// latest sample: a sender that waits (for a window update worth a segment, for the
+    /// application) echoes late without the path being any longer, and a lag too long
+    /// would pair data with an ACK the sender had moved past. Where it is the near one (the
+    /// capture beside the sender), its least lately: a bottleneck's queue lies on one side
+    /// of the capture point and an end host's near loop never crosses it
+    /// (`RttTracker::other_now`), so what its recent samples hold above that least is the
+    /// host's own wait — an application's answer to a request (04-vnc-openwall-3.8, 17 µs
+    /// from the server: its replies after encoding a frame made the loop read milliseconds,
+    /// and the reconstruction paired its data with ACKs long since had: 62.7 KiB "at the
+    /// sender" beside 23.0 KiB seen).
     pub fn sender_loop(&self, d: Dir) -> Span {
-        let l = self.rtt.through(Self::sender_end(d));
-        l.recent_min()
+        let end = Self::sender_end(d);
+        let l = self.rtt.through(end);
+        let other = self.rtt.through(end.other()).base();
+        let near = matches!((l.base(), other), (Some(this), Some(o)) if this < o);
+        let recent = if near { None } else { l.recent_min() };
+        recent
             .or(l.segment_min.get())
             .or(l.windowed_min.get())
             .unwrap_or(Span::ZERO)
@@ -760,6 +773,63 @@ mod tests {
         };
         assert_eq!(prompt_after(60000), Some(Span::from_millis(40)));
         assert_eq!(prompt_after(30000), None);
+    }
+
+    /// Beside the sender, the loop through it is its least: a reply that waited on the
+    /// application (a VNC server encoding the frame a request asked for) is no part of the
+    /// path, and a reconstruction taking it for the loop would pair the sender's data with
+    /// ACKs it had long since had (04-vnc-openwall-3.8: 62.7 KiB "at the sender" beside
+    /// 23.0 KiB seen, 17 µs from it). Here the capture is 1 ms from the server, 20 ms from
+    /// the client.
+    #[test]
+    fn the_sender_loop_leaves_out_replies_that_waited_on_the_application() {
+        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80");
+        let mut k = conn(true);
+        track(
+            &mut k,
+            TcpPacket::new(c, s).syn().seq(0).mss(1000).window(60000),
+            Dir::C2S,
+            0,
+        );
+        track(
+            &mut k,
+            TcpPacket::new(s, c).syn().ack(1).seq(0).mss(1000).window(60000),
+            Dir::S2C,
+            1,
+        );
+        track(&mut k, TcpPacket::new(c, s).seq(1).ack(1).window(60000), Dir::C2S, 21);
+        // A request answered at once, then one the server's application took 30 ms over.
+        let mut at = 100;
+        for (i, think) in [(0u32, 1i64), (1, 30)] {
+            track(
+                &mut k,
+                TcpPacket::new(c, s)
+                    .seq(1 + 50 * i)
+                    .ack(1 + 1000 * i)
+                    .window(60000)
+                    .payload_len(50),
+                Dir::C2S,
+                at,
+            );
+            track(
+                &mut k,
+                TcpPacket::new(s, c)
+                    .seq(1 + 1000 * i)
+                    .ack(51 + 50 * i)
+                    .window(60000)
+                    .payload_len(1000),
+                Dir::S2C,
+                at + think,
+            );
+            at += 500;
+        }
+        let l = k.rtt.through(End::Server);
+        assert_eq!(
+            l.recent_min(),
+            Some(Span::from_millis(30)),
+            "the wait is the only recent sample"
+        );
+        assert_eq!(k.sender_loop(Dir::S2C), Span::from_millis(1));
     }
 
     /// RFC 6675 SetPipe: data SACKed above a hole is outstanding (the window holds it) but

@@ -386,7 +386,13 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
 /// window limitation whose flight grows by less than `FLAT_GROWTH_MSS` per round
 /// (least-squares slope), and that cannot be congestion control recovering from a loss or
 /// a mark (the stretch's median flight is not below `ABOVE_LOSS_LEVEL` times the level
-/// before the most recent one).
+/// before the most recent one). Rounds the sender spent mostly idle, with no congestion
+/// signal and no window limit, neither join nor break a stretch: a pause is the sender's
+/// own (it had nothing to send), and congestion control grows no window while the sender
+/// leaves it unused (RFC 7661 §4.3: the window is not validated while application-limited),
+/// so the busy rounds either side of it are judged as one stretch (an MPTCP subflow fed by
+/// its connection's scheduler, a request-response client: a pause every few rounds left no
+/// ten busy rounds in a row, and their flat flight was read as the congestion window's).
 pub fn plateau_rounds(rounds: &[Round], mss: u32, from: usize) -> Vec<bool> {
     let mut flat = vec![false; rounds.len()];
     let n = PLATEAU_ROUNDS;
@@ -410,8 +416,14 @@ pub fn plateau_rounds(rounds: &[Round], mss: u32, from: usize) -> Vec<bool> {
         }
         loss_level.push(level);
     }
-    for start in from..=rounds.len() - n {
-        let w = &rounds[start..start + n];
+    let pause = |r: &Round| !r.congestion() && r.rwnd_ns == 0 && r.busy_ns > 0 && r.idle_ns > r.busy_ns;
+    let judged: Vec<usize> = (from..rounds.len()).filter(|&j| !pause(&rounds[j])).collect();
+    let mut w: Vec<Round> = Vec::with_capacity(n);
+    for k in 0..judged.len().saturating_sub(n - 1) {
+        let at = &judged[k..k + n];
+        let start = at[0];
+        w.clear();
+        w.extend(at.iter().map(|&j| rounds[j]));
         if !w.iter().all(usable) {
             continue;
         }
@@ -424,8 +436,8 @@ pub fn plateau_rounds(rounds: &[Round], mss: u32, from: usize) -> Vec<bool> {
         if loss_level[start].is_some_and(|l| typical < ABOVE_LOSS_LEVEL * l as f64) {
             continue;
         }
-        if slope(w) < FLAT_GROWTH_MSS * mss as f64 {
-            flat[start..start + n].iter_mut().for_each(|f| *f = true);
+        if slope(&w) < FLAT_GROWTH_MSS * mss as f64 {
+            at.iter().for_each(|&j| flat[j] = true);
         }
     }
     // A flight under one full segment is the sender's, however short the stretch: no
@@ -513,6 +525,27 @@ mod tests {
         let mut rs: Vec<Round> = (0..12).map(|_| r(110_000)).collect();
         rs[5].retransmissions = 1;
         assert!(plateau_rounds(&rs, 1448, 0).iter().all(|&f| !f));
+    }
+
+    /// A pause every few rounds (a round spent mostly idle) neither breaks a flat stretch
+    /// nor joins it: the busy rounds either side are one stretch, and the pauses are left
+    /// to the idle time they are.
+    #[test]
+    fn pauses_between_flat_rounds_do_not_break_the_plateau() {
+        let idle = Round {
+            max_flight: 2_800,
+            busy_ns: 1,
+            idle_ns: 5,
+            ..Default::default()
+        };
+        let rs: Vec<Round> = (0..24).map(|i| if i % 3 == 2 { idle } else { r(2_800) }).collect();
+        let flat = plateau_rounds(&rs, 1448, 0);
+        assert!((0..24).filter(|i| i % 3 != 2).all(|i| flat[i]), "{flat:?}");
+        assert!((0..24).filter(|i| i % 3 == 2).all(|i| !flat[i]), "{flat:?}");
+        // A loss among them still breaks it.
+        let mut rs = rs;
+        rs[10].retransmissions = 1;
+        assert!(!plateau_rounds(&rs, 1448, 0)[10]);
     }
 
     #[test]

@@ -15,6 +15,7 @@ use super::startup;
 use super::timeline::Timeline;
 use super::Label;
 use crate::time::{Span, Timestamp};
+use crate::units::pct;
 
 pub struct Input<'a> {
     pub tl: &'a Timeline,
@@ -465,6 +466,21 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
                     .any(|n| n.contains("the receiver window's share is not measured"))
             {
                 out.push("receiver window's share 0% with the window unknown in bytes, unqualified".into());
+            }
+            // The steady transfer's sentence prints the same shares as the limits line.
+            let shares = format!(
+                "receiver window {}, cwnd {}, bottleneck {}, sender {}",
+                pct(l.receiver_window),
+                pct(l.cwnd),
+                pct(l.bottleneck),
+                pct(l.sender)
+            );
+            if let Some(e) = f
+                .evidence
+                .iter()
+                .find(|e| e.starts_with("steady transfer ") && !e.ends_with(&shares))
+            {
+                out.push(format!("\"{e}\" beside limits \"{shares}\""));
             }
         }
         (l, v) => out.push(format!("verdict {v} with limits {l:?}")),

@@ -14,7 +14,9 @@ use crate::units::{bytes, ms, pct, rate, secs};
 pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     let (x, c) = (f.facts, f.class);
     let mut out = Vec::new();
-    let fr = |l: Label| c.fractions[l.index()];
+    // The shares as the summary holds them (`limits`), so the two never round apart
+    // (0.01499 read "1%" here beside "2%" on the limits line).
+    let fr = |l: Label| super::round4(c.fractions[l.index()]);
     out.push(format!(
         "steady transfer {} after {} of start-up: receiver window {}, cwnd {}, bottleneck {}, sender {}",
         secs(c.steady_s),

@@ -463,6 +463,12 @@ pub struct WindowStats {
     pub max_raw: [u16; 2],
     /// Whether any segment advertised a window for the direction's data.
     pub seen: [bool; 2],
+    /// Whether a non-zero window was advertised while its scale was unknown: the largest
+    /// in bytes is then not among those recorded (a zero window is zero bytes whatever the
+    /// scale, and a capture of a zero-window stall without its handshake recorded only
+    /// those: tcp_zerowindowrecovery printed "max rwnd 0 B" beside a reopening to raw
+    /// 64240).
+    pub unscaled: [bool; 2],
 }
 
 impl WindowStats {
@@ -484,7 +490,7 @@ impl WindowStats {
             conn.negotiated_scale(data.reverse()),
         ) {
             (now, then) if now != then => from_raw,
-            _ => self.max[i].or(from_raw),
+            _ => self.max[i].filter(|_| !self.unscaled[i]).or(from_raw),
         }
     }
 
@@ -493,6 +499,7 @@ impl WindowStats {
         let i = dir.reverse().index();
         self.seen[i] = true;
         self.max_raw[i] = self.max_raw[i].max(raw);
+        self.unscaled[i] |= bytes.is_none() && raw != 0;
         if let Some(b) = bytes {
             self.max[i] = Some(self.max[i].map_or(b, |m| m.max(b)));
             self.min[i] = Some(self.min[i].map_or(b, |m| m.min(b)));

@@ -530,7 +530,11 @@ impl Accumulator {
         self.middlebox.on_segment(conn, ev);
         self.stalls.on_segment(conn, ev);
         if !ev.flags.rst() {
-            self.windows.on_advert(d, ev.win_bytes, ev.win_raw, ev.zero_window);
+            // A SYN's window field is never scaled (RFC 7323 §2.2): it is no raw value a
+            // shift inferred later applies to (tls-subjectaltname flow 20: a SYN's 8192
+            // under an obeyed shift of 5 printed "kept to at most 256 KiB" for 8.1 KiB).
+            let raw = if ev.flags.syn() { 0 } else { ev.win_raw };
+            self.windows.on_advert(d, ev.win_bytes, raw, ev.zero_window);
         }
         // Whether this data waited on its sender's application: everything sent had been
         // acknowledged with the window open (idle), or an ACK left room it did not use.

@@ -151,7 +151,7 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
             AdviceKind::EnableWindowScaling,
             Some("net.ipv4.tcp_window_scaling"),
             format!(
-                "window scaling is off for this connection (one SYN lacked the option), so the window cannot exceed 64 KiB: ceiling {} at this RTT of {}. Enable window scaling at both ends (net.ipv4.tcp_window_scaling=1) or find the middlebox that strips it",
+                "window scaling is off for this connection (a SYN lacked the option, and both ends must offer it: RFC 7323 §2.2), so the window cannot exceed 64 KiB: ceiling {} at this RTT of {}. Enable window scaling at both ends (net.ipv4.tcp_window_scaling=1) or find the middlebox that strips it",
                 rate(ceiling),
                 ms(x.base_rtt_s)
             ),
@@ -181,6 +181,13 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
         return out;
     }
     let Some(bdp) = x.bdp else { return out };
+    // Without window scaling no buffer is advertised beyond 64 KiB: the buffer helps only
+    // once scaling is on (the advice above).
+    let unscaled = if x.receiver_scale == WindowScale::NotUsed {
+        "once window scaling is on, "
+    } else {
+        ""
+    };
     let raised = advice::raise(
         x,
         AdviceKind::RaiseReceiveBuffer,
@@ -189,7 +196,7 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
         bdp,
         |had, buffer| {
             format!(
-                "the receiver never advertised more than {had}; BDP is {}; raise the receive buffer (net.ipv4.tcp_rmem max, or SO_RCVBUF) to >= {buffer}",
+                "the receiver never advertised more than {had}; BDP is {}; {unscaled}raise the receive buffer (net.ipv4.tcp_rmem max, or SO_RCVBUF) to >= {buffer}",
                 bytes(bdp)
             )
         },

@@ -517,6 +517,9 @@ vocabulary! {
         Lost = "lost",
         /// A run of retransmissions (see `stall::loss`).
         LossEpisode = "loss-episode",
+        /// A run of retransmissions the receiver reported receiving twice, every one of
+        /// them (D-SACK, RFC 2883): nothing was lost (RFC 3708), the sender re-sent early.
+        SpuriousRetransmission = "spurious-retransmission",
         /// A run of ECN congestion marks and window reductions (see `stall::ecn`).
         EcnEpisode = "ecn-episode",
         /// Short segments waiting for delayed ACKs, repeatedly (see `stall::delayed_ack`).

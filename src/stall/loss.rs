@@ -18,12 +18,15 @@ pub struct Losses {
     open: Option<Episode>,
 }
 
-/// An episode: its run of retransmissions, how many, and the bytes re-sent.
+/// An episode: its run of retransmissions, how many, and the bytes re-sent; and the
+/// segments of the direction the receiver had reported receiving twice (D-SACK) when it
+/// began.
 #[derive(Clone, Copy, Debug)]
 struct Episode {
     run: Run,
     count: u32,
     bytes: u64,
+    dsacks_before: u64,
 }
 
 impl Losses {
@@ -44,6 +47,7 @@ impl Losses {
                     run: delivery.start(ev.ts),
                     count: 0,
                     bytes: 0,
+                    dsacks_before: conn.dir(d).dsack_segments,
                 });
                 delivery.extend(&mut e.run, ev.ts);
                 e.count += 1;
@@ -58,6 +62,14 @@ impl Losses {
     }
 
     fn episode(conn: &Connection, d: Dir, e: Episode, ended: bool, delivery: &Delivery) -> Stall {
+        // Every retransmission of the run reported received twice (D-SACK, RFC 2883 §4,
+        // by the end of the episode: a retransmission timer after its last one, time for
+        // every report to come back): the originals had arrived, so the run repaired no
+        // loss (RFC 3708) and is no loss episode.
+        let dsacks = conn.dir(d).dsack_segments.saturating_sub(e.dsacks_before);
+        if dsacks >= e.count as u64 {
+            return Self::spurious(conn, d, e, ended);
+        }
         let mut s = stall(StallKind::LossEpisode, Some(d), e.run.first, e.run.last);
         s.events = e.count;
         s.recovered = ended;
@@ -77,6 +89,27 @@ impl Losses {
                 secs((e.run.last - e.run.first).secs_f64())
             )
         };
+        s
+    }
+
+    /// A run whose every retransmission was reported received twice.
+    fn spurious(conn: &Connection, d: Dir, e: Episode, ended: bool) -> Stall {
+        let mut s = stall(StallKind::SpuriousRetransmission, Some(d), e.run.first, e.run.last);
+        s.events = e.count;
+        s.recovered = ended;
+        s.resumed_by = ended.then_some(Resumed::Acknowledgment);
+        let origin = conn.first_ts;
+        s.sentence = format!(
+            "the {} retransmitted {} segments ({}) from +{} to +{} ({}), and the {} reported receiving every one of them twice (D-SACK, RFC 2883): the originals had arrived, nothing was lost (RFC 3708); the {} re-sent before their acknowledgments could reach it (a delay longer than its retransmission timer or its reordering allowance expected)",
+            sender_name(d),
+            e.count,
+            bytes(e.bytes as f64),
+            secs((e.run.first - origin).secs_f64()),
+            secs((e.run.last - origin).secs_f64()),
+            secs((e.run.last - e.run.first).secs_f64()),
+            super::receiver_name(d),
+            sender_name(d)
+        );
         s
     }
 

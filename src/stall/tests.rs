@@ -334,6 +334,51 @@ fn episode_after_a_hole(second_rtx_ms: f64) -> Vec<Stall> {
     f.finish()
 }
 
+/// Two segments re-sent that the receiver then reports receiving twice (D-SACK blocks
+/// below the cumulative ACK, RFC 2883 §4): the originals had arrived, and the run is no
+/// loss episode but a spurious retransmission (smb2-peter: three "loss episodes" beside
+/// "9 retransmitted segments, all spurious").
+#[test]
+fn retransmissions_the_receiver_got_twice_are_no_loss_episode() {
+    const M: u32 = 1000;
+    let run = |dsack: bool| {
+        let mut f = Flow::new();
+        for i in 0..4 {
+            f.data(10.0 + 0.1 * i as f64, 1 + M * i, M as usize);
+        }
+        // Both first segments re-sent at once (a timer fired early), then the ACK of all
+        // four arrives, with D-SACKs for the two copies.
+        f.data(300.0, 1, M as usize);
+        f.data(300.1, 1 + M, M as usize);
+        let ack = |f: &mut Flow, ms: f64, block: (u32, u32)| {
+            let mut p = TcpPacket::new(C, S).seq(1).ack(1 + 4 * M).window(65535);
+            if dsack {
+                p = p.sack(&[block]);
+            }
+            f.send(ms, Dir::C2S, p);
+        };
+        ack(&mut f, 301.0, (1, 1 + M));
+        ack(&mut f, 301.1, (1 + M, 1 + 2 * M));
+        f.data(2000.0, 1 + 4 * M, M as usize);
+        f.ack(2001.0, 1 + 5 * M, 65535);
+        f.finish()
+    };
+    let out = run(true);
+    assert!(only(&out, StallKind::LossEpisode).is_empty(), "{out:?}");
+    let s = only(&out, StallKind::SpuriousRetransmission);
+    assert_eq!(s.len(), 1, "{out:?}");
+    assert_eq!(s[0].events, 2);
+    assert!(
+        s[0].sentence.contains("reported receiving every one of them twice"),
+        "{}",
+        s[0].sentence
+    );
+    // Without the reports, the same run is a loss episode.
+    let out = run(false);
+    assert_eq!(only(&out, StallKind::LossEpisode).len(), 1, "{out:?}");
+    assert!(only(&out, StallKind::SpuriousRetransmission).is_empty());
+}
+
 #[test]
 fn a_loss_episode_counts_what_was_delivered_in_it_not_the_hole_fills_jump() {
     // Between the two retransmissions the ACKs reported one segment newly delivered (the

@@ -341,7 +341,9 @@ impl Connection {
         let scale = self.scale_of_sender(dir);
         // A zero window is zero under any scale.
         let win_bytes = scale.bytes(seg.window, flags.syn()).or((seg.window == 0).then_some(0));
+        let round_trip = self.rtt.base_round_trip();
         let tx = &mut self.dirs[dir.index()];
+        tx.round_trip = round_trip;
         let largest_before = tx.max_segment;
         let previous_data = tx.last_new_data;
         let into_zero_window = tx.peer_window == Some(0);

@@ -8,7 +8,21 @@ use super::rtt::{DataAckSampler, ReleaseSampler, TsEchoSampler};
 use super::scoreboard::Scoreboard;
 use crate::decode::{SackBlocks, Segment};
 use crate::seq::{SeqNum, SeqSpace};
-use crate::time::Timestamp;
+use crate::time::{Span, Timestamp};
+
+/// Gaps remembered per direction for telling a late first sending from a retransmission:
+/// reordering before a capture point displaces a segment by a few places, not more.
+const GAPS_KEPT: usize = 4;
+
+/// A gap in the sequence the capture saw open: `[lo, hi)` missing when data beyond it
+/// passed at `opened`, carrying the TSval `tsval`.
+#[derive(Clone, Copy, Debug)]
+struct Gap {
+    lo: SeqNum,
+    hi: SeqNum,
+    opened: Timestamp,
+    tsval: Option<u32>,
+}
 
 /// What a segment meant for the direction it was sent in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -19,6 +33,9 @@ pub struct SendOutcome {
     /// name it; tcptrace and tshark call it a retransmission; reordering before the
     /// capture point looks the same).
     pub retransmission: bool,
+    /// The segment filled a gap the capture saw open less than a round trip before: its
+    /// first sending, reordered before the capture point (see [`Direction::on_send`]).
+    pub reordered: bool,
     /// A keep-alive: one byte (or none) just below the highest sequence (RFC 9293 §3.8.4).
     pub keep_alive: bool,
     /// A zero-window probe: data at the right edge of a zero window (RFC 9293 §3.8.6.1).
@@ -143,6 +160,17 @@ pub struct Direction {
     /// The receiver's window edges, and the data of this direction each one released.
     pub release_rtt: ReleaseSampler,
     last_ack_seen: Option<(SeqNum, u16)>,
+    /// The latest gaps in the sequence the capture saw open (data beyond the highest
+    /// sequence before it), each with when it opened: a fill within a round trip of that is
+    /// the first sending, late (see [`Direction::on_send`]).
+    gaps: [Option<Gap>; GAPS_KEPT],
+    /// The connection's least end-to-end round trip so far, once both loops are measured
+    /// (set by the connection before each segment).
+    pub round_trip: Option<Span>,
+    /// Segments that filled such a gap: reordered, not re-sent.
+    pub reordered_segments: u64,
+    /// When the direction last re-sent data: a sender in loss recovery.
+    last_retransmission: Option<Timestamp>,
 }
 
 impl Direction {
@@ -315,6 +343,13 @@ impl Direction {
             // when it comes, lies below the highest sequence and is a retransmission here.
             // At a receiver-side capture every byte lost upstream arrives once, as the fill.
             let gap = if start.is_after(nxt) {
+                self.gaps.rotate_right(1);
+                self.gaps[0] = Some(Gap {
+                    lo: nxt,
+                    hi: start,
+                    opened: at,
+                    tsval: seg.options.timestamps.map(|t| t.val),
+                });
                 start.bytes_after(nxt) as u64
             } else {
                 0
@@ -336,6 +371,9 @@ impl Direction {
             // looks like one by its number).
             if len <= 1 && !seg.flags.fin() && end == nxt && self.una.is_some_and(|u| seg.seq.is_before(u)) {
                 out.keep_alive = true;
+            } else if len > 0 && self.fills_a_fresh_gap(start, end, at, seg.options.timestamps.map(|t| t.val)) {
+                out.reordered = true;
+                self.reordered_segments += 1;
             } else if len > 0 {
                 out.retransmission = true;
             }
@@ -353,6 +391,7 @@ impl Direction {
             self.zero_window_probes += 1;
         }
         if out.retransmission {
+            self.last_retransmission = Some(at);
             self.retransmitted_segments += 1;
             self.retransmitted_bytes += len as u64;
             self.data_ack_rtt.on_retransmission(start, end);
@@ -360,6 +399,41 @@ impl Direction {
         }
         self.after_send(&mut out, end);
         out
+    }
+
+    /// Whether `[start, end)` is the first sending of data in a gap the capture saw open
+    /// just before, overtaken on the way (a sending host's queues, a bonded or multipath
+    /// hop): tshark's "out-of-order", no loss. A retransmission answers news of the loss —
+    /// the receiver's duplicate ACKs or SACKs for the data beyond the gap (RFC 5681 §3.2,
+    /// RFC 6675), which reach the sender, and its repair the capture point, a whole round
+    /// trip after that data passed here, wherever here is — or a timer, whose repair can
+    /// follow a gap opened by another timer's probe at once (a tail-loss probe of the
+    /// highest segment, then the RTO's repair of the first: P10 outage at the client, 19
+    /// ms apart on a 45 ms path). So: with timestamps, the fill left the sender no later
+    /// than the data beyond it (its TSval not after theirs, RFC 7323 §4.3: a re-sending
+    /// carries the clock of its own sending) within a round trip; without them, within
+    /// RACK's reordering window, a quarter of the least RTT (RFC 8985 §6.2), a
+    /// displacement no sender's loss detection acts on. (SF20_Trace1: eleven fills 5-37 µs
+    /// after the data beyond them, each with its TSval, were counted as retransmissions,
+    /// and two loss episodes invented on a 22 ms path.)
+    fn fills_a_fresh_gap(&self, start: SeqNum, end: SeqNum, at: Timestamp, tsval: Option<u32>) -> bool {
+        let Some(round) = self.round_trip else { return false };
+        // A sender in loss recovery (it re-sent data within the last round trip) may have
+        // known of the hole before it sent the data beyond it, and send its repair right
+        // after that data, in the same tick of its clock (R13 loss_reno at the client: a
+        // NewReno sender's new data, then the repair of a hole lost before the capture,
+        // 1 ms later with the same TSval). Only a sender out of recovery is read so.
+        if self.last_retransmission.is_some_and(|r| at - r < round) {
+            return false;
+        }
+        self.gaps.iter().flatten().any(|g| {
+            let within = match (tsval, g.tsval) {
+                (Some(fill), Some(beyond)) => (fill.wrapping_sub(beyond) as i32) <= 0 && at - g.opened < round,
+                (None, None) => at - g.opened < Span(round.nanos() / 4),
+                _ => false,
+            };
+            !start.is_before(g.lo) && !end.is_after(g.hi) && within
+        })
     }
 
     fn after_send(&mut self, out: &mut SendOutcome, end: SeqNum) {
@@ -698,6 +772,40 @@ mod tests {
         assert!(!o.retransmission);
         assert_eq!(o.new_bytes, 1000);
         assert_eq!(d.unique_bytes, 7000);
+    }
+
+    /// A segment that fills a gap microseconds after the data beyond it passed, with the
+    /// same TSval, from a sender in no recovery, is its first sending overtaken on the way
+    /// (SF20_Trace1): no retransmission. A later TSval, or a sender that re-sent data within
+    /// the round trip, makes it one.
+    #[test]
+    fn a_gap_filled_at_once_by_a_segment_sent_with_the_data_beyond_is_reordering() {
+        let ts = |seq: u32, len: u32, val: u32| {
+            let mut s = seg(seq, len, ACK);
+            s.options.timestamps = Some(crate::decode::Timestamps { val, ecr: 1 });
+            s
+        };
+        let run = |fill_ts: u32, resent_before: bool| {
+            let mut d = Direction::default();
+            d.round_trip = Some(Span::from_millis(22));
+            let t = |us: i64| Timestamp(1_000_000_000) + Span::from_micros(us);
+            d.on_send(&seg(100, 0, TcpFlags::SYN), t(0));
+            d.on_send(&ts(101, 1000, 5), t(10));
+            if resent_before {
+                d.on_send(&ts(101, 1000, 6), t(5_000));
+            }
+            d.on_send(&ts(2101, 1000, 7), t(10_000));
+            d.on_send(&ts(1101, 1000, fill_ts), t(10_020))
+        };
+        let o = run(7, false);
+        assert!(o.reordered && !o.retransmission, "{o:?}");
+        let o = run(8, false);
+        assert!(
+            !o.reordered && o.retransmission,
+            "a later TSval: sent after the data beyond"
+        );
+        let o = run(7, true);
+        assert!(!o.reordered && o.retransmission, "a sender in recovery");
     }
 
     /// A retransmission whose original had arrived comes back as a D-SACK: a first block

@@ -66,8 +66,8 @@ mod tests {
             }
             f.feed(&p);
         }
-        // the retransmission
-        f.at_ms(70.0).s2c(1, 1, 1448, 509, None);
+        // the retransmission, a round trip after the duplicate ACKs began
+        f.at_ms(130.0).s2c(1, 1, 1448, 509, None);
         f
     }
 

@@ -70,43 +70,49 @@ impl Losses {
         if dsacks >= e.count as u64 {
             return Self::spurious(conn, d, e, ended);
         }
-        let mut s = stall(StallKind::LossEpisode, Some(d), e.run.first, e.run.last);
-        s.events = e.count;
-        s.recovered = ended;
-        s.resumed_by = ended.then_some(Resumed::Acknowledgment);
+        let mut s = Self::stall_of(StallKind::LossEpisode, d, &e, ended);
         let share = share(conn, d, e.count);
         // Delivery during the episode against the direction's average.
         let rates = delivery.during(conn, &e.run, &mut s);
-        let origin = conn.first_ts;
-        s.sentence = {
-            format!(
-                "the {} retransmitted {} segments{share} ({}) from +{} to +{} ({}){rates}",
-                sender_name(d),
-                e.count,
-                bytes(e.bytes as f64),
-                secs((e.run.first - origin).secs_f64()),
-                secs((e.run.last - origin).secs_f64()),
-                secs((e.run.last - e.run.first).secs_f64())
-            )
-        };
+        s.sentence = format!(
+            "the {} retransmitted {} segments{share} ({}) {}{rates}",
+            sender_name(d),
+            e.count,
+            bytes(e.bytes as f64),
+            Self::span(conn, &e)
+        );
         s
+    }
+
+    /// The stall of `kind` a run makes: its span, count, and whether it ended.
+    fn stall_of(kind: StallKind, d: Dir, e: &Episode, ended: bool) -> Stall {
+        let mut s = stall(kind, Some(d), e.run.first, e.run.last);
+        s.events = e.count;
+        s.recovered = ended;
+        s.resumed_by = ended.then_some(Resumed::Acknowledgment);
+        s
+    }
+
+    /// "from +a to +b (length)", from the connection's first packet.
+    fn span(conn: &Connection, e: &Episode) -> String {
+        let origin = conn.first_ts;
+        format!(
+            "from +{} to +{} ({})",
+            secs((e.run.first - origin).secs_f64()),
+            secs((e.run.last - origin).secs_f64()),
+            secs((e.run.last - e.run.first).secs_f64())
+        )
     }
 
     /// A run whose every retransmission was reported received twice.
     fn spurious(conn: &Connection, d: Dir, e: Episode, ended: bool) -> Stall {
-        let mut s = stall(StallKind::SpuriousRetransmission, Some(d), e.run.first, e.run.last);
-        s.events = e.count;
-        s.recovered = ended;
-        s.resumed_by = ended.then_some(Resumed::Acknowledgment);
-        let origin = conn.first_ts;
+        let mut s = Self::stall_of(StallKind::SpuriousRetransmission, d, &e, ended);
         s.sentence = format!(
-            "the {} retransmitted {} segments ({}) from +{} to +{} ({}), and the {} reported receiving every one of them twice (D-SACK, RFC 2883): the originals had arrived, nothing was lost (RFC 3708); the {} re-sent before their acknowledgments could reach it (a delay longer than its retransmission timer or its reordering allowance expected)",
+            "the {} retransmitted {} segments ({}) {}, and the {} reported receiving every one of them twice (D-SACK, RFC 2883): the originals had arrived, nothing was lost (RFC 3708); the {} re-sent before their acknowledgments could reach it (a delay longer than its retransmission timer or its reordering allowance expected)",
             sender_name(d),
             e.count,
             bytes(e.bytes as f64),
-            secs((e.run.first - origin).secs_f64()),
-            secs((e.run.last - origin).secs_f64()),
-            secs((e.run.last - e.run.first).secs_f64()),
+            Self::span(conn, &e),
             super::receiver_name(d),
             sender_name(d)
         );

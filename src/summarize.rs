@@ -367,7 +367,18 @@ pub fn goodput(conn: &Connection, bulk: Dir) -> f64 {
         .unwrap_or(Span::ZERO);
     match d.new_acks[0] {
         Some((at, acked)) if at - first > turnaround => {
-            sent.min(acked as f64 * 8.0 / (at - first - turnaround).max(round).secs_f64())
+            // Data sent on for longer than a retransmission timer after the last ACK that
+            // moved, with none of it acknowledged: the transfer went on without delivering
+            // (a hole never repaired, a path gone dark, a reset): its time is the transfer's
+            // too (RFC 6349 §6.1), and what was delivered is over all of it
+            // (client_1_tcp_only: 1.52 Mbit/s over the ACKs' 3.1 s beside 571 kbit/s over
+            // the connection, with 724 KiB unacknowledged at the reset 3.5 s later).
+            let last_ack = d.new_acks[1].map_or(at, |(t, _)| t);
+            let end = match d.last_data {
+                Some(last) if last - last_ack > conn.rtt.rto_bound() && d.flight().is_some_and(|f| f > 0) => last,
+                _ => at,
+            };
+            sent.min(acked as f64 * 8.0 / (end - first - turnaround).max(round).secs_f64())
         }
         _ => sent,
     }
@@ -711,6 +722,52 @@ mod tests {
         assert_eq!(goodput_law(&burst).len(), 1, "{:?}", goodput_law(&burst));
         let unmeasured = FlowSummary { goodput_bps: 0.0, ..f };
         assert!(goodput_law(&unmeasured)[0].contains("not measured"));
+    }
+
+    /// Data sent on for longer than a retransmission timer after the last ACK that moved,
+    /// never acknowledged: the goodput is what was delivered over the whole transfer, not
+    /// over the ACKs' span alone (client_1_tcp_only: 1.52 Mbit/s over 3.1 s of ACKs
+    /// beside a reset 3.5 s later with 724 KiB unacknowledged).
+    #[test]
+    fn data_sent_on_unacknowledged_past_a_timer_counts_in_the_goodputs_time() {
+        let run = |until_ms: f64| {
+            let mut conn = one_flight(true);
+            // 10 more segments from 60.1 ms, then re-sends of the first of them until
+            // `until_ms`, none acknowledged.
+            for k in 4..14u32 {
+                let p = TcpPacket::new(S, C)
+                    .seq(1 + 1000 * k)
+                    .ack(1)
+                    .payload_len(1000)
+                    .window(65535);
+                feed(&mut conn, 60_100.0 + k as f64, Dir::S2C, p);
+            }
+            // The last ACK that moves, at 100 ms.
+            feed(
+                &mut conn,
+                100_000.0,
+                Dir::C2S,
+                TcpPacket::new(C, S).seq(1).ack(5001).window(65535),
+            );
+            let mut t = 400.0;
+            while t <= until_ms {
+                let p = TcpPacket::new(S, C).seq(4001).ack(1).payload_len(1000).window(65535);
+                feed(&mut conn, t * 1000.0, Dir::S2C, p);
+                t *= 2.0;
+            }
+            goodput(&conn, Dir::S2C)
+        };
+        // Re-sent until 400 ms, within the timer's one-second floor of the last ACK: the
+        // ACKs' span stands, and the data sent over its span is the lower figure (14000 B
+        // over 340 ms). Until 3.2 s: the bytes acknowledged by the ACK but one (4000: the
+        // last may wait for a delayed-ACK timer, see `goodput`), over the 3.14 s since the
+        // first data.
+        let short = run(400.0);
+        let want = 14_000.0 * 8.0 / 0.340;
+        assert!((short - want).abs() / want < 0.01, "{short} against {want}");
+        let long = run(3200.0);
+        let want = 4000.0 * 8.0 / 3.14;
+        assert!((long - want).abs() / want < 0.01, "{long} against {want}");
     }
 
     /// No round trip timed end to end (the capture began after the handshake, at the

@@ -46,3 +46,11 @@ pub struct Classification {
     /// Duration the fractions are taken over, seconds.
     pub steady_s: f64,
 }
+
+impl Classification {
+    /// The steady share of `l` as the summary's `limits` hold it and every view prints it
+    /// (a sentence that formatted the raw fraction read "1%" beside the limits line's "2%").
+    pub fn share(&self, l: Label) -> f64 {
+        super::round4(self.fractions[l.index()])
+    }
+}

@@ -16,7 +16,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     let mut out = Vec::new();
     // The shares as the summary holds them (`limits`), so the two never round apart
     // (0.01499 read "1%" here beside "2%" on the limits line).
-    let fr = |l: Label| super::round4(c.fractions[l.index()]);
+    let fr = |l: Label| c.share(l);
     out.push(format!(
         "steady transfer {} after {} of start-up: receiver window {}, cwnd {}, bottleneck {}, sender {}",
         secs(c.steady_s),

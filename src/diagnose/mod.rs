@@ -606,10 +606,10 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
     s.sender_max_flight_bytes = Some(f.max_flight);
     s.sender_max_in_network_bytes = Some(f.max_in_network);
     s.limits = Some(Limits {
-        receiver_window: round4(c.fractions[Label::ReceiverWindow.index()]),
-        cwnd: round4(c.fractions[Label::Cwnd.index()]),
-        bottleneck: round4(c.fractions[Label::Bottleneck.index()]),
-        sender: round4(c.fractions[Label::Sender.index()]),
+        receiver_window: c.share(Label::ReceiverWindow),
+        cwnd: c.share(Label::Cwnd),
+        bottleneck: c.share(Label::Bottleneck),
+        sender: c.share(Label::Sender),
     });
     s.verdict = c.verdict.into();
     s.periods = c

@@ -49,8 +49,8 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     // over the steady transfer, the path did not hold the flow back as a whole).
     // The shares as the limits print them (rounded to four places, as `beside_larger_share`):
     // 0.28495 prints "28%" there and must not print "29%" here.
-    let bottleneck = super::super::round4(c.fractions[Label::Bottleneck.index()]);
-    let cwnd = super::super::round4(c.fractions[Label::Cwnd.index()]);
+    let bottleneck = c.share(Label::Bottleneck);
+    let cwnd = c.share(Label::Cwnd);
     if c.verdict == Label::Cwnd && bottleneck > cwnd {
         if let Some(u) = c.utilisation {
             out.push(format!(
@@ -64,7 +64,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     }
     // The verdict against a larger receiver-window share: most of that time the window was
     // at least the BDP (`classify`), and a window that large lets the sender fill the pipe.
-    let rwnd = super::super::round4(c.fractions[Label::ReceiverWindow.index()]);
+    let rwnd = c.share(Label::ReceiverWindow);
     if c.verdict == Label::Cwnd && rwnd > cwnd {
         if let (Some(u), Some(bdp)) = (c.utilisation, x.bdp) {
             out.push(format!(

@@ -62,7 +62,7 @@ pub fn beside_larger_share(f: &Findings<'_>, l: Label, why: impl FnOnce() -> Str
     let c = f.class;
     // The shares as the limits print them (rounded to four places): a share of 0.00004
     // prints "0%" there, and the sentence must name the same figures.
-    let share = |x: Label| super::round4(c.fractions[x.index()]);
+    let share = |x: Label| c.share(x);
     if c.verdict != l {
         return None;
     }

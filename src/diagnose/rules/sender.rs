@@ -115,12 +115,12 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         } else if c.fractions[Label::Sender.index()] >= MIN_SHARE {
             format!(
                 "the sender's own flat flight held it {} of the time, at least the {} that makes the sender the limit",
-                pct(super::super::round4(c.fractions[Label::Sender.index()])),
+                pct(c.share(Label::Sender)),
                 pct(MIN_SHARE)
             )
         } else {
             // Neither of `Decides`'s signs: the limit that kept the flow below capacity.
-            let own = pct(super::super::round4(c.fractions[Label::Sender.index()]));
+            let own = pct(c.share(Label::Sender));
             super::kept_below(f, &format!("the sender's own flat flight ({own} of the time)"))
                 .unwrap_or_else(|| format!("the sender's own flat flight held it {own} of the time"))
         }

@@ -4,8 +4,8 @@
 use crate::decode::Seen;
 use crate::flow::Dir;
 use crate::summary::{
-    Bytes, ClientFrom, DirectionSummary, EndState, FlowSummary, HandshakeSummary, InferredScales, Limits, RttStats,
-    Vantage, Verdict, WindowScaling,
+    Bytes, ClientFrom, DirectionSummary, EndState, FlowSummary, GoodputBasis, GoodputOver, HandshakeSummary,
+    InferredScales, Limits, RttStats, StallKind, Vantage, Verdict, WindowScaling,
 };
 use crate::tcp::rtt::{End, RttSource};
 use crate::tcp::{Confidence, ConnState, Connection, InferredShift, SynOptions, WindowScale};
@@ -222,6 +222,7 @@ pub fn direction(
         min_rwnd_bytes: min_rwnd,
         first_data_ts: x.first_data.map(|t| t.secs_f64()),
         last_data_ts: x.last_data.map(|t| t.secs_f64()),
+        acked_bytes: x.acked_bytes,
         ect0_segments: e.ect0,
         ect1_segments: e.ect1,
         ce_segments: e.ce.count,
@@ -350,15 +351,34 @@ pub fn capture_duplicates(summary: &mut FlowSummary, copies: [u64; 2]) {
 /// time (or at one instant) came in one flight too, and nothing rates it: 0, which the
 /// views print as not measured ([`goodput_law`]).
 pub fn goodput(conn: &Connection, bulk: Dir) -> f64 {
+    goodput_over(conn, bulk).map_or(0.0, |(bps, _)| bps)
+}
+
+/// The goodput and the time it is over (see [`goodput`]); None where it is not measured.
+pub fn goodput_over(conn: &Connection, bulk: Dir) -> Option<(f64, GoodputOver)> {
     let d = conn.dir(bulk);
-    let Some(first) = d.first_data else { return 0.0 };
+    let first = d.first_data?;
     let span = d.last_data.map_or(Span::ZERO, |b| b - first);
     let round = conn.rtt.min_end_to_end().unwrap_or(Span::ZERO);
     let one_flight = span.nanos() <= 0 || conn.rtt.lone_loop().is_some_and(|(_, l)| span < l);
     if round.nanos() <= 0 && one_flight {
-        return 0.0;
+        return None;
     }
-    let span = span.max(round);
+    let over = |basis: GoodputBasis, s: Span| {
+        let (basis, s) = if s < round {
+            (GoodputBasis::RoundTrip, round)
+        } else {
+            (basis, s)
+        };
+        (
+            s,
+            GoodputOver {
+                basis,
+                seconds: s.secs_f64(),
+            },
+        )
+    };
+    let (span, data) = over(GoodputBasis::Data, span);
     let sent = d.unique_bytes as f64 * 8.0 / span.secs_f64();
     let turnaround = conn
         .rtt
@@ -378,9 +398,38 @@ pub fn goodput(conn: &Connection, bulk: Dir) -> f64 {
                 Some(last) if last - last_ack > conn.rtt.rto_bound() && d.flight().is_some_and(|f| f > 0) => last,
                 _ => at,
             };
-            sent.min(acked as f64 * 8.0 / (end - first - turnaround).max(round).secs_f64())
+            let (time, delivery) = over(GoodputBasis::Delivery, end - first - turnaround);
+            let delivered = acked as f64 * 8.0 / time.secs_f64();
+            Some(if delivered < sent {
+                (delivered, delivery)
+            } else {
+                (sent, data)
+            })
         }
-        _ => sent,
+        _ => Some((sent, data)),
+    }
+}
+
+/// A bulk direction whose data no ACK in the capture covered, and whose stalls say none
+/// came (the connection lost: retransmissions backing off unanswered to the end, RFC 6298
+/// §5.5; or nothing acknowledged in the last of the capture, an outage): it delivered
+/// nothing the capture shows. Its goodput is then 0 delivered, not the rate it was sent at
+/// (chrissanders tcp_retransmissions: one segment sent six times over 9.2 s, never
+/// acknowledged, read "goodput 563 bit/s"). Without such a stall, data with no ACK seen
+/// is a capture that lacks the ACKs (one-sided, asymmetric routing), and its rate stands.
+pub fn mark_undelivered(f: &mut FlowSummary) {
+    let bulk = f.bulk_direction;
+    let d = f.dir(bulk);
+    if d.bytes == 0 || d.acked_bytes > 0 {
+        return;
+    }
+    let unanswered = f.stalls.iter().any(|s| {
+        s.direction == Some(bulk) && (s.kind == StallKind::Lost || (s.kind == StallKind::Outage && !s.recovered))
+    });
+    if unanswered {
+        f.goodput_bps = 0.0;
+        f.nothing_delivered = true;
+        f.goodput_over = None;
     }
 }
 
@@ -392,7 +441,7 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
         c2s: conn.dir(Dir::C2S).unique_bytes,
         s2c: conn.dir(Dir::S2C).unique_bytes,
     };
-    let goodput = goodput(conn, bulk);
+    let goodput = goodput_over(conn, bulk);
     FlowSummary {
         id: conn.id,
         capture: capture.to_string(),
@@ -411,7 +460,9 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
         handshake: handshake(conn),
         bulk_direction: bulk,
         bytes,
-        goodput_bps: goodput,
+        goodput_bps: goodput.map_or(0.0, |(bps, _)| bps),
+        nothing_delivered: false,
+        goodput_over: goodput.map(|(_, over)| over),
         rtt_ms: rtt(conn),
         max_flight_bytes: d.max_flight,
         sender_max_flight_bytes: None,
@@ -562,6 +613,27 @@ pub fn rtt_law(f: &FlowSummary) -> Vec<String> {
 pub fn goodput_law(f: &FlowSummary) -> Vec<String> {
     let bytes = f.dir(f.bulk_direction).bytes;
     let mut out = Vec::new();
+    let d = f.dir(f.bulk_direction);
+    if f.nothing_delivered && (d.acked_bytes > 0 || f.goodput_bps != 0.0) {
+        out.push(format!(
+            "nothing delivered said of the {} with {} bytes acknowledged and goodput {} bit/s",
+            f.bulk_direction, d.acked_bytes, f.goodput_bps
+        ));
+    }
+    // The time printed beside the goodput is the time it was divided by.
+    if let Some(o) = f.goodput_over {
+        let carried = f.goodput_bps * o.seconds / 8.0;
+        let wrong = match o.basis {
+            GoodputBasis::Delivery => carried > d.acked_bytes as f64 * (1.0 + 1e-9),
+            GoodputBasis::Data | GoodputBasis::RoundTrip => (carried - bytes as f64).abs() > 1e-6 * bytes as f64,
+        };
+        if wrong {
+            out.push(format!(
+                "goodput {} bit/s over {} s of {} carries {carried} bytes, against {bytes} sent and {} acknowledged",
+                f.goodput_bps, o.seconds, o.basis, d.acked_bytes
+            ));
+        }
+    }
     let Some(rtt) = f.rtt_ms.min.filter(|&m| m > 0.0) else {
         return out;
     };
@@ -573,7 +645,7 @@ pub fn goodput_law(f: &FlowSummary) -> Vec<String> {
             f.goodput_bps, f.bulk_direction
         ));
     }
-    if bytes > 0 && f.goodput_bps <= 0.0 {
+    if bytes > 0 && f.goodput_bps <= 0.0 && !f.nothing_delivered {
         out.push(format!(
             "goodput not measured for {bytes} bytes of the {} though a round trip ({rtt} ms) is timed",
             f.bulk_direction
@@ -717,10 +789,30 @@ mod tests {
         // The law catches what the burst's span gave before.
         let burst = FlowSummary {
             goodput_bps: 4000.0 * 8.0 / 3e-6,
+            goodput_over: None,
             ..f.clone()
         };
         assert_eq!(goodput_law(&burst).len(), 1, "{:?}", goodput_law(&burst));
-        let unmeasured = FlowSummary { goodput_bps: 0.0, ..f };
+        // The time printed beside the rate is the time it was divided by.
+        let over = f.goodput_over.expect("measured");
+        assert_eq!(over.basis, GoodputBasis::RoundTrip);
+        let mislabelled = FlowSummary {
+            goodput_over: Some(GoodputOver {
+                seconds: 2.0 * over.seconds,
+                ..over
+            }),
+            ..f.clone()
+        };
+        assert!(
+            goodput_law(&mislabelled)[0].contains("carries"),
+            "{:?}",
+            goodput_law(&mislabelled)
+        );
+        let unmeasured = FlowSummary {
+            goodput_bps: 0.0,
+            goodput_over: None,
+            ..f
+        };
         assert!(goodput_law(&unmeasured)[0].contains("not measured"));
     }
 
@@ -780,5 +872,66 @@ mod tests {
         assert_eq!(goodput(&conn, Dir::S2C), 0.0);
         let f = base(&conn, "t", &WindowStats::default());
         assert_eq!(goodput_law(&f), Vec::<String>::new());
+    }
+    /// Data never acknowledged, with a stall saying no acknowledgment came: nothing was
+    /// delivered, and the goodput says so (0, marked), not the rate it was sent at. The
+    /// same data with no such stall (a capture lacking the ACKs) keeps its rate, and an
+    /// outage that an acknowledgment ended is no such stall.
+    #[test]
+    fn data_never_acknowledged_with_the_connection_lost_delivered_nothing() {
+        let mut conn = Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0));
+        for k in 0..4u32 {
+            let p = TcpPacket::new(C, S)
+                .seq(1 + 1000 * k)
+                .ack(1)
+                .payload_len(1000)
+                .window(65535);
+            feed(&mut conn, 1000.0 * k as f64, Dir::C2S, p);
+        }
+        let f = base(&conn, "t", &WindowStats::default());
+        assert_eq!(f.bulk_direction, Dir::C2S);
+        assert_eq!(f.dir(Dir::C2S).acked_bytes, 0);
+        assert!(f.goodput_bps > 0.0);
+        let stall = |kind, recovered| crate::summary::Stall {
+            kind,
+            direction: Some(Dir::C2S),
+            start: 0.0,
+            end: 9.0,
+            duration_s: 9.0,
+            recovered,
+            events: 5,
+            intervals_s: Vec::new(),
+            resumed_by: None,
+            delivered_bps: None,
+            sentence: String::new(),
+        };
+        let judged = |stalls: Vec<crate::summary::Stall>| {
+            let mut g = FlowSummary { stalls, ..f.clone() };
+            mark_undelivered(&mut g);
+            g
+        };
+        for kind in [StallKind::Lost, StallKind::Outage] {
+            let lost = judged(vec![stall(kind, false)]);
+            assert!(lost.nothing_delivered && lost.goodput_bps == 0.0, "{kind:?}");
+            assert_eq!(goodput_law(&lost), Vec::<String>::new());
+        }
+        for kept in [
+            vec![],
+            vec![stall(StallKind::Outage, true)],
+            vec![stall(StallKind::LossEpisode, false)],
+        ] {
+            let g = judged(kept);
+            assert!(!g.nothing_delivered && g.goodput_bps == f.goodput_bps);
+        }
+        // The law holds the mark to the numbers.
+        let said = FlowSummary {
+            nothing_delivered: true,
+            ..f.clone()
+        };
+        assert!(
+            goodput_law(&said).iter().any(|v| v.contains("nothing delivered")),
+            "{:?}",
+            goodput_law(&said)
+        );
     }
 }

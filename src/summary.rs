@@ -282,6 +282,25 @@ vocabulary! {
 }
 
 vocabulary! {
+    /// What time a goodput is over: the bulk data's own span (its first segment to its
+    /// last, with no ACK to date delivery), the delivery its ACKs dated (first data to the
+    /// last ACK that moved, less the loop from the capture point to the receiver and
+    /// back), or one round trip (data that all passed within one: no rate over less).
+    pub enum GoodputBasis {
+        Data = "data",
+        Delivery = "delivery",
+        RoundTrip = "round-trip",
+    }
+}
+
+/// The time a goodput is over, and what that time is.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct GoodputOver {
+    pub basis: GoodputBasis,
+    pub seconds: f64,
+}
+
+vocabulary! {
     /// What moved a stalled transfer again.
     pub enum Resumed {
         WindowUpdate = "window update",
@@ -713,6 +732,10 @@ pub struct DirectionSummary {
     pub min_rwnd_bytes: Option<u64>,
     pub first_data_ts: Option<f64>,
     pub last_data_ts: Option<f64>,
+    /// Bytes of this direction's data the peer's cumulative ACK moved over in the capture:
+    /// what the capture shows delivered.
+    #[serde(default)]
+    pub acked_bytes: u64,
     /// ECN (RFC 3168), as the capture point saw it: segments of this direction sent
     /// ECN-capable and unmarked (ECT(0), ECT(1)), and marked Congestion Experienced by a
     /// queue before the capture point — the first CE's frame and time, the last's time.
@@ -768,6 +791,15 @@ pub struct FlowSummary {
     pub bulk_direction: Dir,
     pub bytes: Bytes,
     pub goodput_bps: f64,
+    /// No byte of the bulk direction's data was acknowledged in the capture, and its
+    /// stalls say none came (the connection lost, an outage to the end): `goodput_bps` is
+    /// then a rate of nothing delivered, 0, not a rate unmeasured.
+    #[serde(default)]
+    pub nothing_delivered: bool,
+    /// What time `goodput_bps` is over (absent where it is not measured, or nothing was
+    /// delivered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goodput_over: Option<GoodputOver>,
     pub rtt_ms: RttStats,
     pub max_flight_bytes: u64,
     /// Largest flight the data sender had, reconstructed from the capture point (equal to

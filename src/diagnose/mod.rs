@@ -94,6 +94,7 @@ pub fn finish(
     let mut summary = summarize::base(conn, capture_name, &acc.windows);
     summarize::capture_duplicates(&mut summary, copies);
     summary.stalls = acc.stalls.finish(conn);
+    summarize::mark_undelivered(&mut summary);
     summary.notes.extend(acc.stalls.capture_notes(conn));
     let (findings, hints) = crate::middlebox::findings(conn, &acc.middlebox);
     summary.middlebox = findings;

@@ -10,7 +10,7 @@ pub mod table;
 pub mod text;
 
 use bdpscope::endpoint::Dir;
-use bdpscope::summary::{DirectionSummary, EcnMode, FlowSummary};
+use bdpscope::summary::{DirectionSummary, EcnMode, FlowSummary, GoodputBasis};
 use bdpscope::units::{bits, bytes, secs};
 
 /// A flow's largest flight as every view says it: the sender's, with the capture point's
@@ -46,13 +46,32 @@ pub fn max_flight(f: &FlowSummary) -> String {
 /// (`bdpscope::summarize::goodput`): not a zero rate, no rate at all.
 pub fn goodput(f: &FlowSummary) -> String {
     let bulk = f.dir(f.bulk_direction);
+    if f.nothing_delivered {
+        return "none, no byte acknowledged in the capture".to_string();
+    }
     if f.goodput_bps > 0.0 || bulk.bytes == 0 {
-        return bits(f.goodput_bps);
+        return format!("{}{}", bits(f.goodput_bps), goodput_over(f));
     }
     if bulk.first_data_ts == bulk.last_data_ts {
         "not measured, its data came at one instant".to_string()
     } else {
         "not measured, its data came in one flight and no round trip is timed".to_string()
+    }
+}
+
+/// The time a goodput is over, where it is not the connection's (a rate beside "in 5.62 s"
+/// reads as over it): " over its 180 ms of data", " over 217 ms of delivery" (first data
+/// to the last ACK, dated back by the loop to the receiver), " over one round trip (30.0
+/// ms)". The figure is the one the rate was divided by.
+fn goodput_over(f: &FlowSummary) -> String {
+    let Some(o) = f.goodput_over else { return String::new() };
+    if o.seconds >= 0.9 * f.duration_s {
+        return String::new();
+    }
+    match o.basis {
+        GoodputBasis::Data => format!(" over its {} of data", secs(o.seconds)),
+        GoodputBasis::Delivery => format!(" over {} of delivery", secs(o.seconds)),
+        GoodputBasis::RoundTrip => format!(" over one round trip ({})", secs(o.seconds)),
     }
 }
 

@@ -264,18 +264,9 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
     };
     writeln!(out, "  {:<12}client/server: {hs}", "handshake")?;
     let goodput = super::goodput(f);
-    // The goodput is over the bulk direction's data, first segment to last: say so where
-    // that span is not the connection's (a rate beside "in 5.62 s" reads as over it).
-    let bulk = f.dir(f.bulk_direction);
-    let over = match (bulk.first_data_ts, bulk.last_data_ts) {
-        (Some(a), Some(b)) if f.goodput_bps > 0.0 && b - a < 0.9 * f.duration_s => {
-            format!(" over its {} of data", secs(b - a))
-        }
-        _ => String::new(),
-    };
     writeln!(
         out,
-        "  {:<12}c2s {}, s2c {} in {}; goodput {}{over} ({})",
+        "  {:<12}c2s {}, s2c {} in {}; goodput {} ({})",
         "transfer",
         bytes(f.bytes.c2s as f64),
         bytes(f.bytes.s2c as f64),

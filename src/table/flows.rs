@@ -190,7 +190,9 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
     // analysis's 0 for bytes sent is no rate, see `summarize::goodput`).
     t.col(
         "goodput_bps",
-        it().map(|f| Some(f.goodput_bps).filter(|&g| g > 0.0 || f.dir(f.bulk_direction).bytes == 0)),
+        it().map(|f| {
+            Some(f.goodput_bps).filter(|&g| g > 0.0 || f.nothing_delivered || f.dir(f.bulk_direction).bytes == 0)
+        }),
     );
     let rtt = || it().map(|f| &f.rtt_ms);
     t.col("rtt_samples", rtt().map(|r| Some(r.samples)));

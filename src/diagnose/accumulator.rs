@@ -318,6 +318,10 @@ impl DirAccumulator {
         self.pending_in_network = self.pending_in_network.max(flight.saturating_sub(held));
         let b = tl.bin(ts);
         b.sent += len;
+        b.new_segments += 1;
+        // A full segment's payload is the MSS less the options it carries, up to 40 bytes
+        // of them (RFC 6691: the MSS counts no options; timestamps alone take 12).
+        b.short_segments += ((ev.len as u64) + 40 < next) as u32;
         b.max_flight = b.max_flight.max(flight);
         b.min_flight = Some(b.min_flight.map_or(flight, |m| m.min(flight)));
         if let Some(w) = window {

@@ -102,6 +102,8 @@ fn pack(b: &Bin, out: &mut Vec<u8>) {
         rtt_count,
         last_ack_ns,
         ecn_marks,
+        new_segments,
+        short_segments,
     } = *b;
     let fields = [
         nonzero(busy_ns),
@@ -121,6 +123,8 @@ fn pack(b: &Bin, out: &mut Vec<u8>) {
         nonzero(ecn_marks as u64),
         rtt_bound_min_ns.map(zigzag),
         min_flight,
+        nonzero(new_segments as u64),
+        nonzero(short_segments as u64),
     ];
     let mask = fields
         .iter()
@@ -154,6 +158,8 @@ fn unpack(bytes: &[u8], at: &mut usize) -> Bin {
         ecn_marks: field(14).unwrap_or(0) as u32,
         rtt_bound_min_ns: field(15).map(unzigzag),
         min_flight: field(16),
+        new_segments: field(17).unwrap_or(0) as u32,
+        short_segments: field(18).unwrap_or(0) as u32,
     }
 }
 
@@ -274,7 +280,14 @@ mod tests {
         let i = || prop_oneof![Just(0i64), -5i64..5, any::<i64>()];
         (
             (n(), n(), n(), n(), n(), any::<u32>()),
-            (n(), n(), proptest::option::of(n()), proptest::option::of(n())),
+            (
+                n(),
+                n(),
+                proptest::option::of(n()),
+                proptest::option::of(n()),
+                any::<u32>(),
+                any::<u32>(),
+            ),
             (
                 proptest::option::of(i()),
                 proptest::option::of(i()),
@@ -296,6 +309,8 @@ mod tests {
                 max_window: b.1,
                 min_window: b.2,
                 min_flight: b.3,
+                new_segments: b.4,
+                short_segments: b.5,
                 rtt_min_ns: c.0,
                 rtt_prompt_min_ns: c.1,
                 rtt_sum_ns: c.2,

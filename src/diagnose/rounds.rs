@@ -16,6 +16,9 @@ pub struct Round {
     /// capture cannot say).
     pub min_flight: Option<u64>,
     pub retransmissions: u32,
+    /// Segments of new data sent, and those under a full segment (`Bin::short_segments`).
+    pub new_segments: u32,
+    pub short_segments: u32,
     /// ECN congestion signals (CE marks, CWR): see `Bin::ecn_marks`.
     pub ecn_marks: u32,
     pub busy_ns: u64,
@@ -58,6 +61,8 @@ pub fn rounds(tl: &Timeline, base_rtt: Span) -> Vec<Round> {
                 r.max_flight = r.max_flight.max(b.max_flight);
                 r.min_flight = r.min_flight.into_iter().chain(b.min_flight).min();
                 r.retransmissions += b.retransmissions;
+                r.new_segments += b.new_segments;
+                r.short_segments += b.short_segments;
                 r.ecn_marks += b.ecn_marks;
                 r.busy_ns += b.busy_ns;
                 r.rwnd_ns += b.rwnd_ns;

@@ -39,6 +39,11 @@ pub struct Bin {
     /// New payload bytes sent.
     pub sent: u64,
     pub retransmissions: u32,
+    /// Segments of new data sent, and of them those under a full segment: a sender with a
+    /// full segment's data and room sends a full one (RFC 1122 §4.2.3.4), so a short one
+    /// is all it had then.
+    pub new_segments: u32,
+    pub short_segments: u32,
     /// ECN congestion signals: segments marked CE as they passed the capture point, and the
     /// sender's CWR (a window reduction, RFC 3168 §6.1.2). Where congestion control cut the
     /// window, as a retransmission shows a loss did.
@@ -78,6 +83,8 @@ impl Bin {
         self.last_ack_ns = self.last_ack_ns.max(o.last_ack_ns);
         self.sent += o.sent;
         self.retransmissions += o.retransmissions;
+        self.new_segments += o.new_segments;
+        self.short_segments += o.short_segments;
         self.ecn_marks += o.ecn_marks;
         self.max_flight = self.max_flight.max(o.max_flight);
         self.min_flight = self.min_flight.into_iter().chain(o.min_flight).min();

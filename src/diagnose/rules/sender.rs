@@ -395,9 +395,16 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
 /// ten busy rounds in a row, and their flat flight was read as the congestion window's).
 pub fn plateau_rounds(rounds: &[Round], mss: u32, from: usize) -> Vec<bool> {
     let mut flat = vec![false; rounds.len()];
+    flat_stretches(rounds, mss, from, &mut flat);
+    short_flights(rounds, mss, from, &mut flat);
+    flat
+}
+
+/// Marks the flat stretches of `PLATEAU_ROUNDS` rounds or more.
+fn flat_stretches(rounds: &[Round], mss: u32, from: usize, flat: &mut [bool]) {
     let n = PLATEAU_ROUNDS;
     if rounds.len() < from + n {
-        return flat;
+        return;
     }
     let usable = |r: &Round| !r.congestion() && r.rwnd_ns == 0 && r.max_flight > 0 && r.busy_ns > r.idle_ns;
     // Flight level before the most recent loss, per round.
@@ -440,16 +447,48 @@ pub fn plateau_rounds(rounds: &[Round], mss: u32, from: usize) -> Vec<bool> {
             at.iter().for_each(|&j| flat[j] = true);
         }
     }
+}
+
+/// Marks the rounds whose flight was a short segment's, however few: the sender had no
+/// full segment to send.
+fn short_flights(rounds: &[Round], mss: u32, from: usize, flat: &mut [bool]) {
+    // Not the transfer's last round that sent, nor the wait after it: its final segment is
+    // short whatever limited the transfer, and the wait for its ACK ends the transfer
+    // rather than holding it back (tcpreplay test.pcap: a 42 KB response in slow start
+    // read 40% sender from its last 393 B).
+    let last_send = rounds.iter().rposition(|r| r.new_segments > 0).unwrap_or(0);
     // A flight under one full segment is the sender's, however short the stretch: no
     // congestion window is below one segment (RFC 5681 §3.1: the loss window after a
     // timeout is one segment, and nothing cuts it further), so the sender had room for
     // more and nothing to send, or held a short segment back (Nagle's rule, RFC 896).
-    for (j, r) in rounds.iter().enumerate().skip(from) {
+    // (On a transfer of fewer rounds than a flat stretch takes, a tail this short is its
+    // last segment, and is left to the rule below.)
+    let long = rounds.len() >= from + PLATEAU_ROUNDS;
+    for (j, r) in rounds.iter().enumerate().skip(from).filter(|_| long) {
         if r.max_flight > 0 && r.max_flight < mss as u64 && !r.congestion() && r.rwnd_ns == 0 && r.busy_ns > 0 {
             flat[j] = true;
         }
     }
-    flat
+    // A round whose new data all went in short segments is the sender's too: a sender with a
+    // full segment's data and room in both windows sends a full segment (RFC 1122
+    // §4.2.3.4), so each short one was all it had, and the rounds after it that sent nothing
+    // were still waiting on that (its window had room: the last send was not cut by it).
+    // R19 app_onoff at the client: each burst's last 912 B left with 33 KB of the burst
+    // still unacknowledged and then stood alone for a round and a delayed ACK, and those
+    // rounds read as the congestion window's (cwnd 79% beside the kernel's flight at a
+    // fifth of its cwnd).
+    let mut waiting = false;
+    for (j, r) in rounds.iter().enumerate().take(last_send).skip(from) {
+        let clean = !r.congestion() && r.rwnd_ns == 0 && r.busy_ns > 0;
+        if r.new_segments > 0 {
+            waiting = clean && r.short_segments == r.new_segments;
+        } else if !clean {
+            waiting = false;
+        }
+        if waiting && clean {
+            flat[j] = true;
+        }
+    }
 }
 
 /// Least-squares slope of max flight per round, bytes per round.
@@ -518,6 +557,33 @@ mod tests {
         rs.push(seg(40));
         rs.extend([18, 18, 18, 19, 19, 19, 20, 20, 20, 20].map(seg));
         assert!(plateau_rounds(&rs, 1448, 0).iter().all(|&f| !f));
+    }
+
+    /// On/off bursts: each burst's rounds send full segments (the congestion window's when
+    /// it holds them back), the round that sent only the burst's short last segment and
+    /// the rounds that then wait on it are the sender's. A loss ends the wait.
+    #[test]
+    fn rounds_that_sent_only_short_segments_and_waited_on_them_are_the_senders() {
+        let sent = |flight: u64, new: u32, short: u32| Round {
+            new_segments: new,
+            short_segments: short,
+            ..r(flight)
+        };
+        let burst = sent(97_392, 67, 1);
+        let tail = sent(34_592, 1, 1);
+        let wait = sent(34_592, 0, 0);
+        // Fewer rounds than a flat stretch takes: this rule alone.
+        let rs = vec![burst, tail, wait, burst, tail, wait, burst, tail, wait];
+        let flat = plateau_rounds(&rs, 1448, 0);
+        // The last burst's tail ends the transfer: not held back by anything.
+        let marked = vec![false, true, true, false, true, true, false, false, false];
+        assert_eq!(flat, marked);
+        // A loss while waiting: congestion control's from there, until the next short send.
+        let mut lossy = rs.clone();
+        lossy[5].retransmissions = 1;
+        let mut after_loss = marked.clone();
+        after_loss[5] = false;
+        assert_eq!(plateau_rounds(&lossy, 1448, 0), after_loss);
     }
 
     #[test]

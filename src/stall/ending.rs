@@ -49,6 +49,11 @@ struct Fins {
     ack: Option<u32>,
     /// When the peer's ACK of the FIN first passed the capture point.
     acked_at: Option<Timestamp>,
+    /// The ACK field of the end's first FIN.
+    first_ack: Option<u32>,
+    /// The end acknowledged the peer's data after its FIN: it still read (a half-close,
+    /// RFC 9293 §3.6), not a socket closed for good.
+    read_after: bool,
     times: Vec<Timestamp>,
     count: u32,
 }
@@ -59,6 +64,8 @@ struct Reset {
     by: Dir,
     outstanding: [u64; 2],
     after_fins: bool,
+    /// When the resetting end had closed for good (its first FIN), if it had.
+    closed_at: Option<Timestamp>,
     refused: bool,
 }
 
@@ -80,6 +87,12 @@ impl Ending {
         } else if ev.flags.syn() && ev.flags.ack() && ev.dir == Dir::S2C {
             self.syn_ack.get_or_insert(ev.ts);
         }
+        // An end that acknowledges more than a FIN's worth of the peer's data after its own
+        // FIN still reads.
+        let own = &mut self.fins[ev.dir.index()];
+        if let (Some(first), Some(ack), false) = (own.first_ack, ev.ack, ev.flags.rst()) {
+            own.read_after |= (ack.wrapping_sub(first) as i32) > 1;
+        }
         if ev.flags.fin() && !ev.flags.rst() {
             // The FIN's own number: after the segment's data (RFC 9293 §3.4).
             let at = ev.seq.wrapping_add(ev.len);
@@ -100,6 +113,7 @@ impl Ending {
             if f.seq.is_none_or(|s| s == at) && timed_out {
                 f.seq = Some(at);
                 f.ack = ev.ack;
+                f.first_ack = f.first_ack.or(ev.ack);
                 f.count += 1;
                 if f.times.len() <= MAX_INTERVALS {
                     f.times.push(ev.ts);
@@ -123,13 +137,25 @@ impl Ending {
         }
         if ev.flags.rst() && self.reset.is_none() {
             let out = |d: Dir| conn.dir(d).flight().unwrap_or(0);
+            // An end that had closed for good (its FIN sent, none of the peer's data read
+            // since) answers data that reaches it after the close with a reset (RFC 1122
+            // §4.2.2.13): the race of a close against the peer's last segments, not a
+            // transfer cut short (443-firefox: the client's close_notify and FIN crossed the
+            // server's 38-B record, and the closed socket reset it, "mid-transfer" before).
+            let own = &self.fins[ev.dir.index()];
+            let closed_at = (conn.dir(ev.dir).fin && !own.read_after)
+                .then(|| own.times.first().copied())
+                .flatten();
             let h = &conn.handshake;
             self.reset = Some(Reset {
                 at: ev.ts,
                 by: ev.dir,
                 outstanding: [out(Dir::C2S), out(Dir::S2C)],
-                // The RST's own direction may already carry a FIN: both FINs means a close.
-                after_fins: conn.dirs[0].fin && conn.dirs[1].fin,
+                // The RST's own direction may already carry a FIN: both FINs means a close. So
+                // does a reset from an end that had closed for good with nothing of its own
+                // outstanding beyond its FIN (see `closed_at`).
+                after_fins: (conn.dirs[0].fin && conn.dirs[1].fin) || (closed_at.is_some() && out(ev.dir) <= 1),
+                closed_at,
                 refused: ev.dir == Dir::S2C && h.syn.is_some() && h.syn_ack.is_none(),
             });
         }
@@ -226,11 +252,19 @@ impl Ending {
                 if own > 0 {
                     parts.push(format!("{} of its own data was outstanding", bytes(own as f64)));
                 }
-                format!(
-                    "the {who} reset the connection at +{} mid-transfer: {}",
-                    rel(r.at),
-                    parts.join(", and ")
-                )
+                match r.closed_at {
+                    Some(fin) => format!(
+                        "the {who} reset the connection at +{}, {} after closing its side (its FIN): the {peer}'s data that reached it after that close was answered with a reset (RFC 1122 §4.2.2.13), a close racing the {peer}'s last segments rather than a transfer cut short: {}",
+                        rel(r.at),
+                        secs((r.at - fin).secs_f64()),
+                        parts.join(", and ")
+                    ),
+                    None => format!(
+                        "the {who} reset the connection at +{} mid-transfer: {}",
+                        rel(r.at),
+                        parts.join(", and ")
+                    ),
+                }
             };
             out.push(s);
         }

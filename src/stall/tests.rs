@@ -177,6 +177,59 @@ fn a_reset_mid_transfer_says_what_was_outstanding() {
     assert!(r[0].sentence.contains("mid-transfer"), "{}", r[0].sentence);
 }
 
+/// A client that closed for good (its FIN, none of the server's data read after it) resets
+/// what the server sent after that close: a close racing the server's last segment, said
+/// so, not "mid-transfer"; with nothing of its own outstanding beyond its FIN, no stall.
+/// A client that kept reading after its FIN (a half-close) and then reset cut the
+/// transfer short.
+#[test]
+fn a_reset_after_the_resetters_own_close_is_a_close_race() {
+    let fin = |f: &mut Flow, ms: f64, seq: u32, ack: u32| {
+        f.send(ms, Dir::C2S, TcpPacket::new(C, S).fin().seq(seq).ack(ack).window(65535));
+    };
+    let rst = |f: &mut Flow, ms: f64, seq: u32| f.send(ms, Dir::C2S, TcpPacket::new(C, S).rst().seq(seq));
+    // The client's own 24 B (a TLS close_notify) and FIN, then the server's 38 B arrive.
+    let mut f = Flow::started();
+    f.send(
+        20.0,
+        Dir::C2S,
+        TcpPacket::new(C, S).seq(1).ack(1001).payload_len(24).window(65535),
+    );
+    fin(&mut f, 20.1, 25, 1001);
+    f.data(20.5, 1001, 38);
+    rst(&mut f, 21.0, 26);
+    let out = f.finish();
+    let r = only(&out, StallKind::Reset);
+    assert_eq!(r.len(), 1, "{out:?}");
+    assert!(
+        r[0].sentence.contains("after closing its side") && !r[0].sentence.contains("mid-transfer"),
+        "{}",
+        r[0].sentence
+    );
+    // Its own data acknowledged before the race: a close, no stall.
+    let mut f = Flow::started();
+    fin(&mut f, 20.0, 1, 1001);
+    f.send(
+        20.4,
+        Dir::S2C,
+        TcpPacket::new(S, C).seq(1001).ack(2).payload_len(38).window(65535),
+    );
+    rst(&mut f, 21.0, 2);
+    assert!(only(&f.finish(), StallKind::Reset).is_empty(), "{:?}", f.finish());
+    // Half-closed, still reading: the server's transfer goes on and is acknowledged, then
+    // the client resets with more of it outstanding.
+    let mut f = Flow::started();
+    fin(&mut f, 20.0, 1, 1001);
+    f.data(30.0, 1001, 1000);
+    f.send(32.0, Dir::C2S, TcpPacket::new(C, S).seq(2).ack(2001).window(65535));
+    f.data(40.0, 2001, 1000);
+    rst(&mut f, 41.0, 2);
+    let r = f.finish();
+    let r = only(&r, StallKind::Reset);
+    assert_eq!(r.len(), 1);
+    assert!(r[0].sentence.contains("mid-transfer"), "{}", r[0].sentence);
+}
+
 #[test]
 fn keep_alives_alone_are_reported() {
     let mut f = Flow::new();

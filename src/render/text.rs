@@ -13,8 +13,11 @@ fn ms(v: Option<f64>) -> String {
 
 /// Whether a flow's block is shown without `--all`: it was judged, or it stalled or failed
 /// (a window that closed and never reopened is the whole post-mortem of a short flow).
+/// Judged, or with something a post-mortem looks for however short the flow: a stall, or
+/// a segment sent again (chrissanders tcp_dupack: three duplicate ACKs and the fast
+/// retransmit they called for, in nine packets, were hidden as "too short to judge").
 fn shown(f: &FlowSummary) -> bool {
-    f.verdict.is_judged() || !f.stalls.is_empty()
+    f.verdict.is_judged() || !f.stalls.is_empty() || f.c2s.retransmitted_segments + f.s2c.retransmitted_segments > 0
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -305,9 +308,21 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
         writeln!(out, "  {:<12}{ecn}", "ecn")?;
     }
     let flight = super::max_flight(f);
+    // The duplicate ACKs the bulk data drew from its receiver (counted on the data's
+    // direction), which call for a fast retransmit at three (RFC 5681 §3.2).
+    let dupacks = match f.dir(f.bulk_direction).duplicate_acks {
+        0 => String::new(),
+        n => format!(
+            " ({n} duplicate ACKs from the {})",
+            match f.bulk_direction {
+                Dir::C2S => "server",
+                Dir::S2C => "client",
+            }
+        ),
+    };
     writeln!(
         out,
-        "  {:<12}max flight {}, max rwnd {}, {} retransmitted segments",
+        "  {:<12}max flight {}, max rwnd {}, {} retransmitted segments{dupacks}",
         "window",
         flight,
         f.max_rwnd_bytes.map_or("unknown".into(), |w| bytes(w as f64)),

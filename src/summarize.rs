@@ -623,9 +623,12 @@ pub fn goodput_law(f: &FlowSummary) -> Vec<String> {
     // The time printed beside the goodput is the time it was divided by.
     if let Some(o) = f.goodput_over {
         let carried = f.goodput_bps * o.seconds / 8.0;
+        // Over one round trip the rate is the data's or the delivery's, whichever was less.
+        let most = bytes.max(d.acked_bytes) as f64 * (1.0 + 1e-6);
         let wrong = match o.basis {
-            GoodputBasis::Delivery => carried > d.acked_bytes as f64 * (1.0 + 1e-9),
-            GoodputBasis::Data | GoodputBasis::RoundTrip => (carried - bytes as f64).abs() > 1e-6 * bytes as f64,
+            GoodputBasis::Delivery => carried > d.acked_bytes as f64 * (1.0 + 1e-6),
+            GoodputBasis::Data => (carried - bytes as f64).abs() > 1e-6 * bytes as f64,
+            GoodputBasis::RoundTrip => carried > most,
         };
         if wrong {
             out.push(format!(

@@ -450,8 +450,12 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>, anchor: &str) -> Marku
                 div { dt { "data" } dd { "c2s " (bytes(f.bytes.c2s as f64)) ", s2c " (bytes(f.bytes.s2c as f64)) " (" (f.bulk_direction.as_str()) " bulk)" } }
                 div { dt { "goodput" } dd { (super::goodput(f)) } }
                 div { dt { "RTT" } dd {
-                    "min " (ms(r.min)) ", median " (ms(r.median)) ", p95 " (ms(r.p95)) ", max " (ms(r.max))
-                    " (" (r.samples) " samples; capture near " (r.vantage.as_str()) ")"
+                    @if let Some(bound) = super::rtt_lower_bound(f) {
+                        (bound)
+                    } @else {
+                        "min " (ms(r.min)) ", median " (ms(r.median)) ", p95 " (ms(r.p95)) ", max " (ms(r.max))
+                        " (" (r.samples) " samples; capture near " (r.vantage.as_str()) ")"
+                    }
                 } }
                 div { dt { "window" } dd {
                     "max flight " (super::max_flight(f)) ", max rwnd "
@@ -574,6 +578,20 @@ mod tests {
         f.stalls.clear();
         assert!(!flow_section(&f, None, "flow-0").into_string().contains("Stalls"));
         assert_eq!(stall_kinds(&f), "");
+    }
+
+    #[test]
+    fn one_loop_measured_is_said_as_a_lower_bound_not_dashes() {
+        let mut f = fixture_flow("fixtures/rcvbuf_16k/client.pcap.gz");
+        let r = &mut f.rtt_ms;
+        (r.min, r.median, r.p95, r.max) = (None, None, None, None);
+        (r.via_client_min, r.via_server_min) = (None, Some(21.6));
+        let s = flow_section(&f, None, "flow-0").into_string();
+        assert!(
+            s.contains("end to end unknown: only the loop through the server was measured, min 21.6 ms (a lower bound on the RTT)"),
+            "{s}"
+        );
+        assert!(!s.contains("min –"));
     }
 
     #[test]

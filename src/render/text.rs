@@ -284,19 +284,8 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
         f.bulk_direction
     )?;
     let r = &f.rtt_ms;
-    // One loop measured and not the other: its minimum bounds the RTT from below.
-    let lone = match (r.min, r.via_client_min, r.via_server_min) {
-        (None, Some(c), None) => Some(("client", c)),
-        (None, None, Some(s)) => Some(("server", s)),
-        _ => None,
-    };
-    if let Some((end, m)) = lone {
-        writeln!(
-            out,
-            "  {:<12}end to end unknown: only the loop through the {end} was measured, min {} (a lower bound on the RTT)",
-            "rtt",
-            millis(m)
-        )?;
+    if let Some(bound) = super::rtt_lower_bound(f) {
+        writeln!(out, "  {:<12}{bound}", "rtt")?;
     } else {
         writeln!(
             out,

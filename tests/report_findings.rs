@@ -1,10 +1,14 @@
 //! The report says what the text view says of a flow: every stall (kind and sentence) of
-//! every fixture, in its flow's section and its row of the table.
+//! every fixture, in its flow's section and its row of the table; a flow without payload
+//! that stalled or failed gets its section.
 
 mod cli_common;
 use cli_common::*;
 
+use bdpscope::capture::{LinkType, PcapWriter};
 use bdpscope::summary::FlowSummary;
+use bdpscope::testkit::TcpPacket;
+use bdpscope::time::{Span, Timestamp};
 use std::path::Path;
 
 /// Text as maud writes it into the page.
@@ -87,4 +91,46 @@ fn every_stall_the_text_view_says_is_in_the_report() {
     assert!(said >= 10, "only {said} stalls among the fixtures");
     assert!(html.contains("<h3>Stalls</h3>"));
     assert!(html.contains(">loss-episode</td>") && html.contains(">zero-window</td>"));
+}
+
+/// A connection refused after its SYN was sent twice: no payload, two findings.
+fn refused_attempt() -> Vec<u8> {
+    let (c, s) = ("10.1.0.1:40000", "10.1.0.2:443");
+    let t0 = Timestamp::from_secs_f64(1_700_000_000.0);
+    let syn = TcpPacket::new(c, s).syn().seq(1000).mss(1460).ethernet();
+    let rst = TcpPacket::new(s, c).rst().ack(1001).window(0).ethernet();
+    let mut w = PcapWriter::new(Vec::new(), LinkType::ETHERNET, 65_535, true, false).unwrap();
+    for (at, p) in [(0, &syn), (1_000, &syn), (1_001, &rst)] {
+        w.write_packet(t0 + Span::from_millis(at), &p.build().1, p.wire_len() as u32)
+            .unwrap();
+    }
+    w.into_inner()
+}
+
+/// What the text view shows of a flow by default, the report shows: a flow without payload
+/// whose SYN was retried and refused has its stalls and notes there, in a section of its
+/// own, not "in the table only".
+#[test]
+fn a_flow_without_payload_that_failed_has_its_findings_in_the_report() {
+    let dir = TempDir::new("report-no-payload");
+    let cap = dir.file("refused.pcap", &refused_attempt());
+    let cap = cap.to_str().unwrap();
+    let fl = flows(&[cap]);
+    assert_eq!(fl.len(), 1);
+    let f = &fl[0];
+    assert_eq!(f.bytes.c2s + f.bytes.s2c, 0);
+    let kinds: Vec<&str> = f.stalls.iter().map(|s| s.kind.as_str()).collect();
+    assert_eq!(kinds, ["syn-retransmission", "reset"]);
+    let text = ok(&["analyze", cap]);
+    assert!(text.contains("\nflow 0 "), "the text view shows it:\n{text}");
+    let html = report(&dir, &[cap]);
+    assert!(html.contains("<section class=\"flow\" id=\"flow-0\""), "no section");
+    assert!(html.contains("href=\"#flow-0\""), "its row links to it");
+    for s in &f.stalls {
+        assert!(html.contains(&escaped(&s.sentence)), "no {:?}", s.sentence);
+    }
+    for n in &f.notes {
+        assert!(html.contains(&escaped(n)), "no note {n:?}");
+    }
+    assert!(!html.contains("in the table only"));
 }

@@ -390,16 +390,17 @@ fn flow_table(p: &Page<'_>) -> Markup {
             }
             @if let Some(n) = &p.plot_note { p.muted { (n) } }
             @if bare > 0 {
-                p.muted { (bare) " flow(s) carried no payload (handshakes, scans, resets): in the table only." }
+                p.muted { (bare) " flow(s) without payload, stalls or a verdict (attempts and handshakes that led nowhere): in the table only." }
             }
         }
     }
 }
 
-/// Flows that carried payload get a section of their own; the others (a SYN scan has
-/// thousands) only a row.
+/// Flows that carried payload get a section of their own, and so does every flow the text
+/// view shows without `--all` (a refused or retried attempt: its stalls and notes are its
+/// findings); the others (handshakes that led nowhere) only a row.
 fn has_section(f: &FlowSummary, p: &Page<'_>) -> bool {
-    f.bytes.c2s + f.bytes.s2c > 0 || p.charts_of(f).is_some()
+    f.bytes.c2s + f.bytes.s2c > 0 || p.charts_of(f).is_some() || super::shown_by_default(f)
 }
 
 fn list(title: &str, items: &[String]) -> Markup {

@@ -13,6 +13,14 @@ use bdpscope::endpoint::Dir;
 use bdpscope::summary::{DirectionSummary, EcnMode, FlowSummary};
 use bdpscope::units::{bits, bytes, millis, secs};
 
+/// Whether a flow is worth a reader's attention without `--all`: it was judged, or it
+/// stalled or failed (a window that closed and never reopened, a reset, a SYN sent again
+/// is the whole post-mortem of a short flow). The text view shows these flows' blocks;
+/// the report gives each a section, so the two never disagree on what a flow came to.
+pub fn shown_by_default(f: &FlowSummary) -> bool {
+    f.verdict.is_judged() || !f.stalls.is_empty()
+}
+
 /// The RTT as every view says it when only one of the two loops (capture point to an end
 /// and back) was measured: no end-to-end figure exists (`rtt_ms.min` is None), but that
 /// loop's minimum bounds the RTT from below, and a dash would hide it. None otherwise.

@@ -11,12 +11,6 @@ fn ms(v: Option<f64>) -> String {
     v.map_or("-".into(), millis)
 }
 
-/// Whether a flow's block is shown without `--all`: it was judged, or it stalled or failed
-/// (a window that closed and never reopened is the whole post-mortem of a short flow).
-fn shown(f: &FlowSummary) -> bool {
-    f.verdict.is_judged() || !f.stalls.is_empty()
-}
-
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or("-".into(), |x| x.to_string())
 }
@@ -64,7 +58,7 @@ impl Collector {
         if self.selection.is_some() {
             *self.selected.entry(f.capture.clone()).or_default() += 1;
         }
-        if self.all || shown(&f) {
+        if self.all || super::shown_by_default(&f) {
             self.shown.push(f);
         } else {
             self.hidden += 1;

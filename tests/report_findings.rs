@@ -1,15 +1,17 @@
-//! The report says what the text view says of a flow: every stall (kind and sentence) of
-//! every fixture, in its flow's section and its row of the table; a flow without payload
-//! that stalled or failed gets its section.
+//! The report says what the text view says of a flow, and lists the flows `analyze` lists:
+//! every stall (kind and sentence) of every fixture, in its flow's section and its row of
+//! the table; a flow without payload that stalled or failed gets its section; the attempts
+//! a scan finding summarises are counted, not listed (`--all` lists them).
 
 mod cli_common;
 use cli_common::*;
 
 use bdpscope::capture::{LinkType, PcapWriter};
 use bdpscope::summary::FlowSummary;
-use bdpscope::testkit::TcpPacket;
+use bdpscope::testkit::{scan, sim, TcpPacket};
 use bdpscope::time::{Span, Timestamp};
 use std::path::Path;
+use std::time::Duration;
 
 /// Text as maud writes it into the page.
 fn escaped(s: &str) -> String {
@@ -39,6 +41,17 @@ fn report(dir: &TempDir, args: &[&str]) -> String {
     all.extend_from_slice(args);
     ok(&all);
     std::fs::read_to_string(out.join("index.html")).unwrap()
+}
+
+/// The flow table's rows: each flow's id (the first cell's sort value), in page order.
+fn table_ids(html: &str) -> Vec<u64> {
+    html.split("<tr data-verdict=")
+        .skip(1)
+        .map(|row| {
+            let v = row.split("data-v=\"").nth(1).expect("a cell");
+            v[..v.find('"').unwrap()].parse().expect("an id")
+        })
+        .collect()
 }
 
 fn fixtures() -> Vec<String> {
@@ -133,4 +146,29 @@ fn a_flow_without_payload_that_failed_has_its_findings_in_the_report() {
         assert!(html.contains(&escaped(n)), "no note {n:?}");
     }
     assert!(!html.contains("in the table only"));
+}
+
+/// A transfer beside a scan of 200 ports: the report's table lists the flows `analyze`
+/// lists (the transfer and the attempts that ended before the finding held), not a row per
+/// probe; with `--all` both list every connection.
+#[test]
+fn the_report_lists_the_flows_analyze_lists() {
+    let path = sim::Path::new(10_000_000, Duration::from_millis(40));
+    let out = sim::run(&path, &[sim::Flow::default()], Duration::from_millis(1_000));
+    let dir = TempDir::new("report-scan");
+    let cap = dir.file("scan.pcap", &scan::with_port_scan(&out.sender_side_pcap, 200));
+    let cap = cap.to_str().unwrap();
+    let ids = |f: Vec<FlowSummary>| f.iter().map(|f| f.id).collect::<Vec<u64>>();
+    let listed = ids(flows(&[cap]));
+    assert!(
+        listed.len() < 40,
+        "the scan's attempts are summarised: {}",
+        listed.len()
+    );
+    let html = report(&dir, &[cap]);
+    assert_eq!(table_ids(&html), listed);
+    assert!(html.contains("connection attempts without data are summarised here"));
+    let every = ids(flows(&["--all", cap]));
+    assert_eq!(every.len(), 201);
+    assert_eq!(table_ids(&report(&dir, &["--all", cap])), every);
 }

@@ -247,7 +247,7 @@ fn floods(captures: &[CaptureSummary]) -> Markup {
                 @if a.folded > 0 {
                     p.muted {
                         (short_path(&c.path)) ": " (a.folded) " connection attempts without data are summarised here, not listed as flows ("
-                        (a.unanswered) " unanswered, " (a.refused) " refused, " (a.half_open) " half-open)."
+                        (a.unanswered) " unanswered, " (a.refused) " refused, " (a.half_open) " half-open; --all lists them)."
                     }
                 }
                 @if k.evicted_with_data + k.evicted_without_data > 0 {

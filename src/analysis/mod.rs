@@ -209,8 +209,10 @@ pub struct Analysis<O: Observer> {
 impl<O: Observer> Analysis<O> {
     pub fn new(config: AnalysisConfig, observer: O) -> Self {
         // An observer that wants every segment as it comes gets every connection tracked
-        // from its first segment (no attempt is held back as a log).
-        let defer = !observer.wants_segments();
+        // from its first segment (no attempt is held back as a log). One that keeps them by
+        // flow gets an attempt's segments when its log is replayed: the attempts are then
+        // held, and folded into a flood finding, as without an observer.
+        let defer = !observer.wants_segments() || !observer.needs_capture_order();
         Analysis {
             front: Front::new(front_config(&config, defer, 1, u64::MAX)),
             shard: Shard::new(&config),

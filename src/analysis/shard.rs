@@ -23,9 +23,11 @@ impl Entry {
         })
     }
 
-    /// The tracker of an attempt, its log replayed (no observer: an attempt is held as a
-    /// log only when no observer wants segments).
-    fn replayed(a: &Attempt) -> Box<Entry> {
+    /// The tracker of an attempt, its log replayed. An attempt is held as a log only when
+    /// no observer wants its segments as they come: one that wants them by flow
+    /// (`Observer::needs_capture_order` false) sees them now, as tracking them from the
+    /// first would have given them.
+    fn replayed<O: Observer>(a: &Attempt, observer: &mut O) -> Box<Entry> {
         let (client, server) = a.ends();
         let mut e = Entry::new(&NewConn {
             id: a.life.id,
@@ -35,11 +37,16 @@ impl Entry {
             first_frame: a.life.first_frame,
             first_ts: a.life.first_ts,
         });
-        e.conn.keep_flight_series(false);
+        let wants = observer.wants_segments();
+        e.conn.keep_flight_series(wants);
         for l in a.log.iter() {
             let (seg, dir, frame, ts) = l.segment(client, server, &a.life);
-            let event = e.conn.track(&seg, dir, frame, ts);
+            let mut event = e.conn.track(&seg, dir, frame, ts);
             e.acc.on_segment(&e.conn, &event);
+            if wants {
+                e.conn.add_flights(&mut event);
+                observer.on_segment(&event);
+            }
         }
         e
     }
@@ -84,7 +91,7 @@ impl Shard {
         match cmd {
             Cmd::Open { slot, op } => match op {
                 Op::Start(n) => self.put(slot, Entry::new(&n)),
-                Op::Promote(a) => self.put(slot, Entry::replayed(&a)),
+                Op::Promote(a) => self.put(slot, Entry::replayed(&a, observer)),
             },
             Cmd::Seg { slot, frame, ts, seg } => {
                 let wants = observer.wants_segments();
@@ -111,7 +118,7 @@ impl Shard {
                 }
             }
             Cmd::Replay { fseq, attempt, copies } => {
-                let e = Entry::replayed(&attempt);
+                let e = Entry::replayed(&attempt, observer);
                 done(fseq, self.finish_entry(e, copies, observer));
             }
             Cmd::Move { slot, to, to_slot } => {
@@ -138,5 +145,84 @@ impl Shard {
         );
         observer.on_flow_end(&done.summary);
         done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::{analyze_reader, AnalysisConfig};
+    use crate::capture::CaptureReader;
+    use crate::observe::{NoObserver, Observer};
+    use crate::summary::FlowSummary;
+    use crate::tcp::SegmentEvent;
+    use crate::testkit::{scan, sim};
+    use std::collections::BTreeMap;
+    use std::time::Duration;
+
+    /// Every segment event it is given, per flow, as printed (events have no `PartialEq`).
+    struct ByFlow {
+        in_order: bool,
+        seen: BTreeMap<u64, Vec<String>>,
+    }
+
+    impl Observer for ByFlow {
+        fn on_segment(&mut self, e: &SegmentEvent) {
+            self.seen.entry(e.flow).or_default().push(format!("{e:?}"));
+        }
+        fn needs_capture_order(&self) -> bool {
+            self.in_order
+        }
+    }
+
+    /// A transfer and a scan of 200 ports beside it (one connection each).
+    fn capture() -> Vec<u8> {
+        let path = sim::Path::new(10_000_000, Duration::from_millis(40));
+        let out = sim::run(&path, &[sim::Flow::default()], Duration::from_millis(1_000));
+        scan::with_port_scan(&out.sender_side_pcap, 200)
+    }
+
+    fn reader(bytes: &[u8]) -> CaptureReader {
+        CaptureReader::new(Box::new(std::io::Cursor::new(bytes.to_vec()))).unwrap()
+    }
+
+    fn run(bytes: &[u8], list_all: bool, in_order: bool) -> (Vec<FlowSummary>, BTreeMap<u64, Vec<String>>) {
+        let config = AnalysisConfig {
+            list_all,
+            ..Default::default()
+        };
+        let observer = ByFlow {
+            in_order,
+            seen: BTreeMap::new(),
+        };
+        let (_, flows, o) = analyze_reader(&mut reader(bytes), config, observer);
+        (flows, o.seen)
+    }
+
+    /// An attempt held as a log, then replayed (at its first payload or its summary), gives
+    /// an observer that keeps segments by flow every event, and the summary, that tracking
+    /// it from its first segment gives.
+    #[test]
+    fn a_replayed_log_gives_the_observer_what_tracking_from_the_first_gives() {
+        let bytes = capture();
+        let (tracked, every) = run(&bytes, true, true);
+        let (replayed, by_flow) = run(&bytes, true, false);
+        assert_eq!(tracked.len(), 201, "the transfer and every probe");
+        assert_eq!(replayed, tracked);
+        assert_eq!(by_flow.len(), every.len());
+        assert_eq!(by_flow, every);
+    }
+
+    /// Such an observer sees the flows an analysis without one lists (the attempts the scan
+    /// finding summarises folded), and no segment of the others: `report` lists and draws
+    /// what `analyze` lists.
+    #[test]
+    fn an_observer_by_flow_sees_the_flows_analyze_lists() {
+        let bytes = capture();
+        let (capture, plain, _) = analyze_reader(&mut reader(&bytes), AnalysisConfig::default(), NoObserver);
+        assert!(capture.attempts.folded > 150, "{:?}", capture.attempts);
+        let (flows, seen) = run(&bytes, false, false);
+        assert_eq!(flows, plain);
+        let listed: Vec<u64> = flows.iter().map(|f| f.id).collect();
+        assert_eq!(seen.keys().copied().collect::<Vec<u64>>(), listed);
     }
 }

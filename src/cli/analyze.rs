@@ -28,6 +28,7 @@ fn open(
     first_id: u64,
     filter: FlowFilter,
     link_rate_bps: Option<f64>,
+    list_all: bool,
 ) -> Result<Opened> {
     let (mut reader, size) = input::open(path)?;
     records
@@ -39,6 +40,7 @@ fn open(
         capture_name: name.clone(),
         filter,
         link_rate_bps,
+        list_all,
         ..Default::default()
     };
     Ok(Opened {
@@ -49,13 +51,17 @@ fn open(
     })
 }
 
-/// Analyses one capture with the given observer; flow ids start at `first_id`.
+/// Analyses one capture with the given observer; flow ids start at `first_id`. `list_all`:
+/// also the attempts a flood or scan finding summarises (`analyze --all`); without it the
+/// flows are those `analyze` lists, when the observer keeps segments by flow (an observer
+/// that needs every segment in capture order has every connection tracked, and listed).
 pub fn analyze_one<O: Observer>(
     path: &Path,
     records: &Records,
     first_id: u64,
     filter: FlowFilter,
     link_rate_bps: Option<f64>,
+    list_all: bool,
     observer: O,
 ) -> Result<(CaptureSummary, Vec<FlowSummary>, O, u64)> {
     let Opened {
@@ -63,7 +69,7 @@ pub fn analyze_one<O: Observer>(
         size,
         name,
         config,
-    } = open(path, records, first_id, filter, link_rate_bps)?;
+    } = open(path, records, first_id, filter, link_rate_bps, list_all)?;
     let mut analysis = Analysis::new(config, observer);
     let bar = progress::bar(size, &name);
     let mut flows = Vec::new();
@@ -120,9 +126,8 @@ fn analyze_summaries(
         size,
         name,
         mut config,
-    } = open(path, records, first_id, filter_of(p.select), p.link_rate)?;
+    } = open(path, records, first_id, filter_of(p.select), p.link_rate, p.list_all)?;
     config.budget = p.budget;
-    config.list_all = p.list_all;
     let bar = progress::bar(size, &name);
     let summary = analyze_reader_parallel_into(
         &mut reader,

@@ -18,7 +18,17 @@ pub fn run(args: PacketsArgs) -> Result<Status> {
     // The rows are written on a second core while the analysis goes on (in capture order:
     // one FIFO between the two); formatting them was a third of the command's time.
     let rows = Offload::new(writer);
-    let (_, flows, rows, _) = analyze_one(&records.captures[0], &records, 0, filter_of(&args.select), None, rows)?;
+    // Every connection's segments are rows (the writer needs them in capture order, so
+    // every connection is tracked from its first): every connection is a flow `--flow` names.
+    let (_, flows, rows, _) = analyze_one(
+        &records.captures[0],
+        &records,
+        0,
+        filter_of(&args.select),
+        None,
+        true,
+        rows,
+    )?;
     rows.finish().finish()?;
     if !args.select.is_empty() && !flows.iter().any(|f| args.select.wants(&f.capture, f.id)) {
         return Ok(args.select.none_matched(&records.captures));

@@ -62,7 +62,17 @@ pub fn run(args: PlotArgs) -> Result<Status> {
         return Ok(args.select.none_matched(&records.captures));
     }
     let recorder = SeriesRecorder::new(args.select.ids_in(&name), args.max_plots);
-    let (_, flows, recorder, _) = analyze_one(capture, &records, 0, filter_of(&args.select), args.link_rate, recorder)?;
+    // Every connection: plots are drawn only for flows with data, which a flood finding
+    // never folds, and an attempt asked for by id is answered "no data segments to plot".
+    let (_, flows, recorder, _) = analyze_one(
+        capture,
+        &records,
+        0,
+        filter_of(&args.select),
+        args.link_rate,
+        true,
+        recorder,
+    )?;
     if !args.select.is_empty() && !flows.iter().any(|f| args.select.wants(&f.capture, f.id)) {
         return Ok(args.select.none_matched(&records.captures));
     }

@@ -36,6 +36,10 @@ pub struct ReportArgs {
     /// The page's title.
     #[arg(long, value_name = "TEXT", default_value = "bdpscope report")]
     pub title: String,
+    /// Include the connection attempts a flood or scan finding summarises, as `analyze
+    /// --all` does (without it they are counted under "Floods and scans", not listed).
+    #[arg(long)]
+    pub all: bool,
 }
 
 pub fn run(args: ReportArgs) -> Result<Status> {
@@ -55,6 +59,7 @@ pub fn run(args: ReportArgs) -> Result<Status> {
             0,
             filter_of(&args.select),
             args.link_rate,
+            args.all,
             &mut recorder,
         ) {
             Ok((summary, fl, _, _)) => {

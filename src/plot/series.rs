@@ -275,6 +275,13 @@ impl SeriesRecorder {
 }
 
 impl Observer for SeriesRecorder {
+    /// What it keeps is by flow: an attempt's segments may come late (when the analysis
+    /// replays its log), and those of the attempts a flood or scan finding summarises never
+    /// come, so a report lists and draws the flows `analyze` lists.
+    fn needs_capture_order(&self) -> bool {
+        false
+    }
+
     fn on_segment(&mut self, e: &SegmentEvent) {
         if !self.wanted(e.flow) {
             return;

@@ -247,7 +247,7 @@ fn floods(captures: &[CaptureSummary]) -> Markup {
                 @if a.folded > 0 {
                     p.muted {
                         (short_path(&c.path)) ": " (a.folded) " connection attempts without data are summarised here, not listed as flows ("
-                        (a.unanswered) " unanswered, " (a.refused) " refused, " (a.half_open) " half-open)."
+                        (a.unanswered) " unanswered, " (a.refused) " refused, " (a.half_open) " half-open; --all lists them)."
                     }
                 }
                 @if k.evicted_with_data + k.evicted_without_data > 0 {
@@ -262,7 +262,7 @@ fn floods(captures: &[CaptureSummary]) -> Markup {
 }
 
 /// (key, heading, numeric) of the flow table's columns.
-const COLUMNS: [(&str, &str, bool); 14] = [
+const COLUMNS: [(&str, &str, bool); 15] = [
     ("id", "id", true),
     ("capture", "capture", false),
     ("client", "client", false),
@@ -276,8 +276,21 @@ const COLUMNS: [(&str, &str, bool); 14] = [
     ("bdp", "BDP", true),
     ("bottleneck", "bottleneck", true),
     ("retrans", "retrans.", true),
+    ("stalls", "stalls", false),
     ("verdict", "verdict", false),
 ];
+
+/// The kinds of a flow's stalls, each once, in the order they first came ("loss-episode,
+/// reset"): which flows stalled, and how, read from the table before their sections.
+fn stall_kinds(f: &FlowSummary) -> String {
+    let mut kinds: Vec<&str> = Vec::new();
+    for s in &f.stalls {
+        if !kinds.contains(&s.kind.as_str()) {
+            kinds.push(s.kind.as_str());
+        }
+    }
+    kinds.join(", ")
+}
 
 /// A cell: the value it sorts by (data-v) and what it shows.
 fn cell(f: &FlowSummary, key: &str, link: Option<&str>) -> (String, Markup) {
@@ -320,6 +333,15 @@ fn cell(f: &FlowSummary, key: &str, link: Option<&str>) -> (String, Markup) {
             f.retransmitted_segments.to_string(),
             html! { (f.retransmitted_segments) },
         ),
+        "stalls" => {
+            let kinds = stall_kinds(f);
+            let shown = if kinds.is_empty() {
+                html! { "–" }
+            } else {
+                html! { (kinds) }
+            };
+            (kinds, shown)
+        }
         "verdict" => (f.verdict.to_string(), chip(f.verdict)),
         _ => (String::new(), html! {}),
     }
@@ -359,7 +381,7 @@ fn flow_table(p: &Page<'_>) -> Markup {
                             @for (key, _, num) in &cols {
                                 @let link = has_section(f, p).then(|| p.anchor(f));
                                 @let (v, shown) = cell(f, key, link.as_deref());
-                                @let class = if *num { Some("num") } else if matches!(*key, "capture" | "client" | "server") { Some("wrap") } else { None };
+                                @let class = if *num { Some("num") } else if matches!(*key, "capture" | "client" | "server" | "stalls") { Some("wrap") } else { None };
                                 td data-v=(v) class=[class] { (shown) }
                             }
                         }
@@ -368,16 +390,17 @@ fn flow_table(p: &Page<'_>) -> Markup {
             }
             @if let Some(n) = &p.plot_note { p.muted { (n) } }
             @if bare > 0 {
-                p.muted { (bare) " flow(s) carried no payload (handshakes, scans, resets): in the table only." }
+                p.muted { (bare) " flow(s) without payload, stalls or a verdict (attempts and handshakes that led nowhere): in the table only." }
             }
         }
     }
 }
 
-/// Flows that carried payload get a section of their own; the others (a SYN scan has
-/// thousands) only a row.
+/// Flows that carried payload get a section of their own, and so does every flow the text
+/// view shows without `--all` (a refused or retried attempt: its stalls and notes are its
+/// findings); the others (handshakes that led nowhere) only a row.
 fn has_section(f: &FlowSummary, p: &Page<'_>) -> bool {
-    f.bytes.c2s + f.bytes.s2c > 0 || p.charts_of(f).is_some()
+    f.bytes.c2s + f.bytes.s2c > 0 || p.charts_of(f).is_some() || super::shown_by_default(f)
 }
 
 fn list(title: &str, items: &[String]) -> Markup {
@@ -385,6 +408,17 @@ fn list(title: &str, items: &[String]) -> Markup {
         @if !items.is_empty() {
             h3 { (title) }
             ul { @for i in items { li { (i) } } }
+        }
+    }
+}
+
+/// A flow's stalls and failures as the text view says them: each kind and its sentence, in
+/// time order. Placed before the evidence, which refers to them ("see the stalls").
+fn stalls(f: &FlowSummary) -> Markup {
+    html! {
+        @if !f.stalls.is_empty() {
+            h3 { "Stalls" }
+            ul.stalls { @for s in &f.stalls { li { b { (s.kind.as_str()) } ": " (s.sentence) } } }
         }
     }
 }
@@ -417,8 +451,12 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>, anchor: &str) -> Marku
                 div { dt { "data" } dd { "c2s " (bytes(f.bytes.c2s as f64)) ", s2c " (bytes(f.bytes.s2c as f64)) " (" (f.bulk_direction.as_str()) " bulk)" } }
                 div { dt { "goodput" } dd { (super::goodput(f)) } }
                 div { dt { "RTT" } dd {
-                    "min " (ms(r.min)) ", median " (ms(r.median)) ", p95 " (ms(r.p95)) ", max " (ms(r.max))
-                    " (" (r.samples) " samples; capture near " (r.vantage.as_str()) ")"
+                    @if let Some(bound) = super::rtt_lower_bound(f) {
+                        (bound)
+                    } @else {
+                        "min " (ms(r.min)) ", median " (ms(r.median)) ", p95 " (ms(r.p95)) ", max " (ms(r.max))
+                        " (" (r.samples) " samples; capture near " (r.vantage.as_str()) ")"
+                    }
                 } }
                 div { dt { "window" } dd {
                     "max flight " (super::max_flight(f)) ", max rwnd "
@@ -435,6 +473,7 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>, anchor: &str) -> Marku
                     div { dt { "ECN" } dd { (ecn) } }
                 }
             }
+            (stalls(f))
             (list("Evidence", &f.evidence))
             (list("Advice", &f.advice))
             h3 { "Handshake" }
@@ -513,6 +552,48 @@ fn graphs(f: &FlowSummary, c: &Charts) -> Markup {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The first flow of a fixture: real summaries, to vary.
+    fn fixture_flow(path: &str) -> FlowSummary {
+        let file = std::fs::File::open(path).unwrap();
+        let mut reader = bdpscope::capture::CaptureReader::new(Box::new(file)).unwrap();
+        let (_, flows, _) =
+            bdpscope::analysis::analyze_reader(&mut reader, Default::default(), bdpscope::observe::NoObserver);
+        flows.into_iter().next().expect("a flow")
+    }
+
+    #[test]
+    fn a_flows_stalls_are_said_before_its_evidence_and_named_in_its_row() {
+        let mut f = fixture_flow("fixtures/loss_cubic/server.pcap.gz");
+        assert!(!f.stalls.is_empty(), "the fixture has a loss episode");
+        f.stalls.push(f.stalls[0].clone());
+        let s = flow_section(&f, None, "flow-0").into_string();
+        let at = s.find("<h3>Stalls</h3>").expect("a Stalls heading");
+        assert!(at < s.find("<h3>Evidence</h3>").unwrap());
+        for st in &f.stalls {
+            let item = html! { li { b { (st.kind.as_str()) } ": " (st.sentence) } }.into_string();
+            assert!(s.contains(&item), "{item}");
+        }
+        // The table names each kind once.
+        assert_eq!(stall_kinds(&f), "loss-episode");
+        f.stalls.clear();
+        assert!(!flow_section(&f, None, "flow-0").into_string().contains("Stalls"));
+        assert_eq!(stall_kinds(&f), "");
+    }
+
+    #[test]
+    fn one_loop_measured_is_said_as_a_lower_bound_not_dashes() {
+        let mut f = fixture_flow("fixtures/rcvbuf_16k/client.pcap.gz");
+        let r = &mut f.rtt_ms;
+        (r.min, r.median, r.p95, r.max) = (None, None, None, None);
+        (r.via_client_min, r.via_server_min) = (None, Some(21.6));
+        let s = flow_section(&f, None, "flow-0").into_string();
+        assert!(
+            s.contains("end to end unknown: only the loop through the server was measured, min 21.6 ms (a lower bound on the RTT)"),
+            "{s}"
+        );
+        assert!(!s.contains("min –"));
+    }
 
     #[test]
     fn breakable_text_breaks_only_after_separators() {

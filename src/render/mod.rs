@@ -11,7 +11,33 @@ pub mod text;
 
 use bdpscope::endpoint::Dir;
 use bdpscope::summary::{DirectionSummary, EcnMode, FlowSummary, GoodputBasis};
-use bdpscope::units::{bits, bytes, secs};
+use bdpscope::units::{bits, bytes, millis, secs};
+
+/// Whether a flow is worth a reader's attention without `--all`: it was judged, or it
+/// stalled or failed (a window that closed and never reopened, a reset, a SYN sent again
+/// is the whole post-mortem of a short flow), or sent a segment again (chrissanders
+/// tcp_dupack: three duplicate ACKs and the fast retransmit they called for, in nine
+/// packets, were hidden as "too short to judge"). The text view shows these flows' blocks;
+/// the report gives each a section, so the two never disagree on what a flow came to.
+pub fn shown_by_default(f: &FlowSummary) -> bool {
+    f.verdict.is_judged() || !f.stalls.is_empty() || f.c2s.retransmitted_segments + f.s2c.retransmitted_segments > 0
+}
+
+/// The RTT as every view says it when only one of the two loops (capture point to an end
+/// and back) was measured: no end-to-end figure exists (`rtt_ms.min` is None), but that
+/// loop's minimum bounds the RTT from below, and a dash would hide it. None otherwise.
+pub fn rtt_lower_bound(f: &FlowSummary) -> Option<String> {
+    let r = &f.rtt_ms;
+    let (end, m) = match (r.min, r.via_client_min, r.via_server_min) {
+        (None, Some(c), None) => ("client", c),
+        (None, None, Some(s)) => ("server", s),
+        _ => return None,
+    };
+    Some(format!(
+        "end to end unknown: only the loop through the {end} was measured, min {} (a lower bound on the RTT)",
+        millis(m)
+    ))
+}
 
 /// A flow's largest flight as every view says it: the sender's, with the capture point's
 /// beside it when the two print differently (a capture next to the receiver sees little

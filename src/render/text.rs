@@ -11,15 +11,6 @@ fn ms(v: Option<f64>) -> String {
     v.map_or("-".into(), millis)
 }
 
-/// Whether a flow's block is shown without `--all`: it was judged, or it stalled or failed
-/// (a window that closed and never reopened is the whole post-mortem of a short flow).
-/// Judged, or with something a post-mortem looks for however short the flow: a stall, or
-/// a segment sent again (chrissanders tcp_dupack: three duplicate ACKs and the fast
-/// retransmit they called for, in nine packets, were hidden as "too short to judge").
-fn shown(f: &FlowSummary) -> bool {
-    f.verdict.is_judged() || !f.stalls.is_empty() || f.c2s.retransmitted_segments + f.s2c.retransmitted_segments > 0
-}
-
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or("-".into(), |x| x.to_string())
 }
@@ -67,7 +58,7 @@ impl Collector {
         if self.selection.is_some() {
             *self.selected.entry(f.capture.clone()).or_default() += 1;
         }
-        if self.all || shown(&f) {
+        if self.all || super::shown_by_default(&f) {
             self.shown.push(f);
         } else {
             self.hidden += 1;
@@ -278,19 +269,8 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
         f.bulk_direction
     )?;
     let r = &f.rtt_ms;
-    // One loop measured and not the other: its minimum bounds the RTT from below.
-    let lone = match (r.min, r.via_client_min, r.via_server_min) {
-        (None, Some(c), None) => Some(("client", c)),
-        (None, None, Some(s)) => Some(("server", s)),
-        _ => None,
-    };
-    if let Some((end, m)) = lone {
-        writeln!(
-            out,
-            "  {:<12}end to end unknown: only the loop through the {end} was measured, min {} (a lower bound on the RTT)",
-            "rtt",
-            millis(m)
-        )?;
+    if let Some(bound) = super::rtt_lower_bound(f) {
+        writeln!(out, "  {:<12}{bound}", "rtt")?;
     } else {
         writeln!(
             out,

@@ -47,6 +47,7 @@
 //! template can be cloned and varied. Misuse (an unparsable address, mixed address
 //! families, more than 40 option bytes) panics: this is test code.
 
+pub mod scan;
 pub mod sim;
 
 use crate::capture::LinkType;

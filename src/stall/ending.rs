@@ -51,6 +51,8 @@ struct Fins {
     acked_at: Option<Timestamp>,
     /// The ACK field of the end's first FIN.
     first_ack: Option<u32>,
+    /// The peer had data outstanding when the end's first FIN passed: it was still sending.
+    peer_sending_at_fin: bool,
     /// The end acknowledged the peer's data after its FIN: it still read (a half-close,
     /// RFC 9293 §3.6), not a socket closed for good.
     read_after: bool,
@@ -113,7 +115,10 @@ impl Ending {
             if f.seq.is_none_or(|s| s == at) && timed_out {
                 f.seq = Some(at);
                 f.ack = ev.ack;
-                f.first_ack = f.first_ack.or(ev.ack);
+                if f.first_ack.is_none() {
+                    f.first_ack = ev.ack;
+                    f.peer_sending_at_fin = conn.dir(ev.dir.reverse()).flight().is_some_and(|o| o > 0);
+                }
                 f.count += 1;
                 if f.times.len() <= MAX_INTERVALS {
                     f.times.push(ev.ts);
@@ -143,7 +148,10 @@ impl Ending {
             // transfer cut short (443-firefox: the client's close_notify and FIN crossed the
             // server's 38-B record, and the closed socket reset it, "mid-transfer" before).
             let own = &self.fins[ev.dir.index()];
-            let closed_at = (conn.dir(ev.dir).fin && !own.read_after)
+            // An end that closed while the peer still had data outstanding quit in the middle
+            // of the peer's transfer (teto client_1: the iperf3 server closed with 724 KiB of
+            // the client's upload in flight): that reset cut a transfer short.
+            let closed_at = (conn.dir(ev.dir).fin && !own.read_after && !own.peer_sending_at_fin)
                 .then(|| own.times.first().copied())
                 .flatten();
             let h = &conn.handshake;

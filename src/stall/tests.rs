@@ -228,6 +228,17 @@ fn a_reset_after_the_resetters_own_close_is_a_close_race() {
     let r = only(&r, StallKind::Reset);
     assert_eq!(r.len(), 1);
     assert!(r[0].sentence.contains("mid-transfer"), "{}", r[0].sentence);
+    // Closed while the server still had data outstanding, then reset what kept coming:
+    // the client quit in the middle of the server's transfer.
+    let mut f = Flow::started();
+    f.data(15.0, 1001, 1000);
+    fin(&mut f, 16.0, 1, 1001);
+    f.data(20.0, 2001, 1000);
+    rst(&mut f, 21.0, 2);
+    let r = f.finish();
+    let r = only(&r, StallKind::Reset);
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert!(r[0].sentence.contains("mid-transfer"), "{}", r[0].sentence);
 }
 
 #[test]

@@ -277,7 +277,7 @@ fn broken_inputs_fail_cleanly() {
         let ok = match &o.error {
             None => name.contains("header-only"),
             Some(e) if e.is_cut_short() => !o.frames.is_empty(),
-            Some(CaptureError::NotACapture(_) | CaptureError::Corrupt { .. }) => true,
+            Some(CaptureError::NotACapture(_) | CaptureError::BadHeader(_) | CaptureError::Corrupt { .. }) => true,
             Some(_) => false,
         };
         assert!(ok, "{name}: {} frames, {:?}", o.frames.len(), o.error);
@@ -310,13 +310,13 @@ fn broken_inputs_fail_cleanly() {
         o.frames.len() == 73 && o.error.as_ref().is_some_and(|e| e.is_cut_short())
     });
     expect("libpcap__pcap-invalid-version-1.pcap", &|o| {
-        matches!(o.error, Some(CaptureError::NotACapture(_)))
+        matches!(o.error, Some(CaptureError::BadHeader(_)))
     });
     expect("libpcap__pcapng-invalid-vers-1.pcapng", &|o| {
-        matches!(o.error, Some(CaptureError::NotACapture(_)))
+        matches!(o.error, Some(CaptureError::BadHeader(_)))
     });
     expect("libpcap__linktype-reserved-field-not-zero.pcap", &|o| {
-        matches!(o.error, Some(CaptureError::NotACapture(_)))
+        matches!(o.error, Some(CaptureError::BadHeader(_)))
     });
     expect("libpcap__shb-option-too-long.pcapng", &|o| {
         matches!(o.error, Some(CaptureError::Corrupt { offset: 0, .. }))

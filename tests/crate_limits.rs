@@ -120,7 +120,7 @@ fn pcap_parser_reads_headers_libpcap_rejects() {
     let mut reserved = one.clone();
     reserved[20..24].copy_from_slice(&0x0001_0001u32.to_le_bytes());
     for f in [version_1, reserved] {
-        assert!(matches!(ours(f.clone()), Err(CaptureError::NotACapture(_))));
+        assert!(matches!(ours(f.clone()), Err(CaptureError::BadHeader(_))));
         assert_eq!(theirs(&f), (1, None), "pcap-parser reads it as if it were valid");
     }
 }

@@ -32,6 +32,13 @@ pub enum CaptureError {
         frames: u64,
     },
 
+    /// It starts with a capture's magic number (pcap, pcapng), but its file header is
+    /// one this reader cannot take: another version, reserved bits set, a byte-order
+    /// magic that is neither. Unlike [`CaptureError::NotACapture`] the file is meant as a
+    /// capture, so a folder's walk counts it as failed, not as a file to leave out.
+    #[error("its file header cannot be read: {0}")]
+    BadHeader(String),
+
     /// The capture is damaged: a record or block that cannot be valid.
     #[error("the capture is damaged at byte {offset}: {reason}")]
     Corrupt {
@@ -137,5 +144,7 @@ mod tests {
         };
         assert!(!e.is_cut_short());
         assert_eq!(e.frames_before_cut(), None);
+        let e = CaptureError::BadHeader("it is pcap version 1.4".into());
+        assert_eq!(e.to_string(), "its file header cannot be read: it is pcap version 1.4");
     }
 }

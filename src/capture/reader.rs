@@ -154,8 +154,10 @@ impl CaptureReader {
     /// file header (pcap) or first section header (pcapng).
     ///
     /// Errors: [`CaptureError::NotACapture`] for empty input and anything that is not a
-    /// (compressed) pcap or pcapng; [`CaptureError::Truncated`] when the input stops
-    /// inside the file header; [`CaptureError::Corrupt`] for a damaged section header.
+    /// (compressed) pcap or pcapng; [`CaptureError::BadHeader`] for a pcap or pcapng
+    /// header it cannot take (another version, reserved bits); [`CaptureError::Truncated`]
+    /// when the input stops inside the file header; [`CaptureError::Corrupt`] for a
+    /// damaged section header.
     pub fn new(input: Box<dyn Read + Send>) -> Result<CaptureReader, CaptureError> {
         Self::with_buffer(input, INITIAL_BUF)
     }
@@ -176,7 +178,7 @@ impl CaptureReader {
             if !input.fill(pcap::HEADER_LEN) {
                 return Err(Self::header_cut(&mut input));
             }
-            let header = PcapHeader::parse(&input.data()[..pcap::HEADER_LEN]).map_err(CaptureError::NotACapture)?;
+            let header = PcapHeader::parse(&input.data()[..pcap::HEADER_LEN]).map_err(CaptureError::BadHeader)?;
             input.consume(pcap::HEADER_LEN);
             let format = CaptureFormat::Pcap {
                 nanosecond: header.nanosecond,
@@ -235,7 +237,7 @@ impl CaptureReader {
             [0x1a, 0x2b, 0x3c, 0x4d] => true,
             [0x4d, 0x3c, 0x2b, 0x1a] => false,
             _ => {
-                return Err(CaptureError::NotACapture(format!(
+                return Err(CaptureError::BadHeader(format!(
                     "it starts like pcapng but its byte-order magic is {} instead of 1a 2b 3c 4d",
                     hex4(&h[8..12])
                 )))
@@ -254,7 +256,7 @@ impl CaptureReader {
         let b = &input.data()[..blen];
         let (major, minor) = (pcap::rd16(b, 12, be), pcap::rd16(b, 14, be));
         if major != 1 {
-            return Err(CaptureError::NotACapture(format!(
+            return Err(CaptureError::BadHeader(format!(
                 "it is pcapng version {major}.{minor}, and only version 1 is supported"
             )));
         }

@@ -171,20 +171,22 @@ fn pcap_fcs_bits_are_masked_from_the_link_type() {
     assert_eq!(r.link_types(), vec![LinkType::ETHERNET]);
 }
 
+/// A file with a capture's magic is a capture, whatever is wrong with its header: a bad
+/// header is not "not a capture" (a folder's walk counts it failed, not skipped).
 #[test]
-fn pcap_header_problems_are_not_captures() {
+fn pcap_header_problems_are_bad_headers() {
     let mut b = small_pcap(false, false);
     b[4] = 1; // version 1.4
     let e = open(b).unwrap_err();
     assert!(
-        matches!(e, CaptureError::NotACapture(ref s) if s.contains("version 1.4")),
+        matches!(e, CaptureError::BadHeader(ref s) if s.contains("version 1.4")),
         "{e}"
     );
     let mut b = small_pcap(false, false);
     b[22] = 0x30; // reserved link-type bits
     let e = open(b).unwrap_err();
     assert!(
-        matches!(e, CaptureError::NotACapture(ref s) if s.contains("reserved")),
+        matches!(e, CaptureError::BadHeader(ref s) if s.contains("reserved")),
         "{e}"
     );
 }
@@ -496,14 +498,14 @@ fn pcapng_header_problems() {
     b[12] = 0; // version 0.0
     let e = open(b).unwrap_err();
     assert!(
-        matches!(e, CaptureError::NotACapture(ref s) if s.contains("version 0.0")),
+        matches!(e, CaptureError::BadHeader(ref s) if s.contains("version 0.0")),
         "{e}"
     );
     let mut b = small_pcapng(false);
     b[8] = 0x11; // byte-order magic
     let e = open(b).unwrap_err();
     assert!(
-        matches!(e, CaptureError::NotACapture(ref s) if s.contains("byte-order")),
+        matches!(e, CaptureError::BadHeader(ref s) if s.contains("byte-order")),
         "{e}"
     );
     // An SHB option longer than the block.

@@ -38,11 +38,13 @@ fn config(name: &str, link_rate_bps: Option<f64>) -> AnalysisConfig {
 /// the `bdpscope: warning: ` prefix): each problem of the reading, and connections the
 /// memory budget ended early.
 fn warnings(name: &str, c: &CaptureSummary) -> Vec<String> {
-    let mut out: Vec<String> = c
-        .warnings
-        .iter()
-        .map(|w| format!("{name}: {w}; the packets before were analysed"))
-        .collect();
+    // As the command line says it (`cli::analyze::before`).
+    let before = if c.packets == 0 {
+        "no packet came before it"
+    } else {
+        "the packets before were analysed"
+    };
+    let mut out: Vec<String> = c.warnings.iter().map(|w| format!("{name}: {w}; {before}")).collect();
     let k = &c.connections;
     if k.evicted_without_data + k.evicted_with_data > 0 {
         out.push(format!(

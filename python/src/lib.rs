@@ -121,9 +121,11 @@ fn packets(py: Python<'_>, source: &Bound<'_, PyAny>, flows: Vec<u64>) -> PyResu
 /// One input of an archive as `bdpscope batch` makes it (a unit of one file): its flows
 /// table, its row of the captures table, and its `done.jsonl` record (the captures row
 /// and the middlebox findings, for the summary). Never raises for a bad capture: its row
-/// says what became of it (`failed`, `skipped`, `partial`).
+/// says what became of it (`failed`, `skipped`, `partial`). `named`: the
+/// input was given by name (a path or a glob's match), not found in a folder — not
+/// reading it is then an error, as for batch's PATHs.
 #[pyfunction]
-#[pyo3(signature = (source, name, size_bytes, mtime_ns, link_rate_bps=None))]
+#[pyo3(signature = (source, name, size_bytes, mtime_ns, link_rate_bps=None, named=false))]
 fn batch_input(
     py: Python<'_>,
     source: &Bound<'_, PyAny>,
@@ -131,10 +133,17 @@ fn batch_input(
     size_bytes: u64,
     mtime_ns: i64,
     link_rate_bps: Option<f64>,
+    named: bool,
 ) -> PyResult<(ArrowStream, ArrowStream, String)> {
     let source = Source::of(source);
     let unit = name.clone();
-    let (flows, row) = py.detach(|| run::batch_input(source, name, size_bytes, mtime_ns, link_rate_bps));
+    let input = run::BatchInput {
+        name,
+        size_bytes,
+        mtime_ns,
+        named,
+    };
+    let (flows, row) = py.detach(|| run::batch_input(source, input, link_rate_bps));
     let record = batch::record::Record {
         unit: unit.clone(),
         options: format!(
@@ -147,6 +156,7 @@ fn batch_input(
             path: unit,
             size: size_bytes,
             mtime_ns,
+            named,
         }],
         part: None,
         flows: flows.len() as u64,

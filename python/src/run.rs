@@ -4,7 +4,6 @@
 
 use crate::source::{OpenError, Source};
 use bdpscope::analysis::{analyze_reader, analyze_reader_parallel_into, Analysis, AnalysisConfig};
-use bdpscope::capture::CaptureError;
 use bdpscope::observe::NoObserver;
 use bdpscope::summary::{CaptureSummary, FlowSummary};
 use bdpscope::table::captures::{CaptureRow, InputStatus};
@@ -85,16 +84,30 @@ pub fn packets(source: Source, flows: Vec<u64>) -> Result<(Vec<DataFrame>, Vec<S
     Ok((frames, warnings(&name, &summary)))
 }
 
+/// An input of `bdpscope batch PATH...` as the job lists it.
+pub struct BatchInput {
+    /// The path as the tables show it.
+    pub name: String,
+    pub size_bytes: u64,
+    pub mtime_ns: i64,
+    /// Given by name (a path or a glob's match) rather than found in a folder.
+    pub named: bool,
+}
+
 /// One input of `bdpscope batch PATH...` (without `--stitch`, a unit is one file), as its
 /// worker makes it (`src/batch/worker.rs`): the flows, and the captures row with what
-/// became of the file. `name` is the path as the tables show it.
+/// became of the file.
 pub fn batch_input(
     source: Result<Source, PyErr>,
-    name: String,
-    size_bytes: u64,
-    mtime_ns: i64,
+    input: BatchInput,
     link_rate_bps: Option<f64>,
 ) -> (Vec<FlowSummary>, CaptureRow) {
+    let BatchInput {
+        name,
+        size_bytes,
+        mtime_ns,
+        named,
+    } = input;
     let row = |status: InputStatus| CaptureRow {
         path: name.clone(),
         status,
@@ -102,51 +115,30 @@ pub fn batch_input(
         mtime: (mtime_ns != 0).then(|| mtime_ns as f64 / 1e9),
         ..Default::default()
     };
+    let failed = |why: String| CaptureRow {
+        error: Some(why),
+        ..row(InputStatus::Failed)
+    };
     let source = match source {
         Ok(mut s) => {
             s.name = name.clone();
             s
         }
-        Err(e) => {
-            return (
-                Vec::new(),
-                CaptureRow {
-                    error: Some(format!("cannot open: {e}")),
-                    ..row(InputStatus::Failed)
-                },
-            )
-        }
+        Err(e) => return (Vec::new(), failed(format!("cannot open: {e}"))),
     };
     let mut reader = match source.open() {
         Ok((reader, _, _)) => reader,
-        Err(OpenError::Io(e, _)) => {
-            let why = format!("cannot open: {e}");
-            return (
-                Vec::new(),
-                CaptureRow {
-                    error: Some(why),
-                    ..row(InputStatus::Failed)
-                },
-            );
-        }
-        Err(OpenError::Capture(e @ CaptureError::NotACapture(_), _)) => {
-            let why = e.to_string();
-            return (
-                Vec::new(),
-                CaptureRow {
-                    skipped_reason: Some(why),
+        Err(OpenError::Io(e, _)) => return (Vec::new(), failed(format!("cannot open: {e}"))),
+        // Skipped or failed by batch's rule (`InputStatus::of_unopened`).
+        Err(OpenError::Capture(e, _)) => {
+            let unread = match InputStatus::of_unopened(&e, &name, named) {
+                InputStatus::Skipped => CaptureRow {
+                    skipped_reason: Some(e.to_string()),
                     ..row(InputStatus::Skipped)
                 },
-            );
-        }
-        Err(OpenError::Capture(e, _)) => {
-            return (
-                Vec::new(),
-                CaptureRow {
-                    error: Some(e.to_string()),
-                    ..row(InputStatus::Failed)
-                },
-            );
+                _ => failed(e.to_string()),
+            };
+            return (Vec::new(), unread);
         }
     };
     let mut r = CaptureRow {

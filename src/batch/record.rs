@@ -13,6 +13,15 @@ pub struct Stamp {
     pub path: String,
     pub size: u64,
     pub mtime_ns: i64,
+    /// Given by name rather than found in a folder: a file that cannot be read is then
+    /// failed, not skipped, so naming a file a folder gave before reads it again. Written
+    /// only when true (the records of folders' files stay as they were).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub named: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl MiddleboxRow {

@@ -40,6 +40,7 @@ fn stamps(unit: &Unit) -> Vec<Stamp> {
             path: i.name.clone(),
             size: i.size,
             mtime_ns: i.mtime_ns,
+            named: i.named,
         })
         .collect()
 }

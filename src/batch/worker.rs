@@ -11,7 +11,7 @@ use super::progress::Progress;
 use super::record::{CaptureRow, InputStatus, MiddleboxRow};
 use super::tables::PartWriter;
 use bdpscope::analysis::{Analysis, AnalysisConfig, FlowFilter};
-use bdpscope::capture::{CaptureError, CaptureReader, Step};
+use bdpscope::capture::{CaptureReader, Step};
 use bdpscope::observe::NoObserver;
 use bdpscope::summary::FlowSummary;
 use bdpscope::table::captures::join;
@@ -145,15 +145,18 @@ fn unread(input: &Input, problem: Problem) -> CaptureRow {
     }
 }
 
-/// Opens a file as a capture (recognised by content).
+/// Opens a file as a capture (recognised by content). One that cannot be is skipped only
+/// when it is plainly no capture found in a folder (the rule: `InputStatus::of_unopened`).
 fn open(input: &Input, records: &crate::records::Records) -> Result<CaptureReader, Problem> {
     if let Some(p) = &input.problem {
         return Err(p.clone());
     }
     let file = std::fs::File::open(&input.path).map_err(|e| Problem::Failed(format!("cannot open: {e}")))?;
-    let mut reader = CaptureReader::new(Box::new(file)).map_err(|e| match e {
-        CaptureError::NotACapture(_) => Problem::Skipped(e.to_string()),
-        e => Problem::Failed(e.to_string()),
+    let mut reader = CaptureReader::new(Box::new(file)).map_err(|e| {
+        match InputStatus::of_unopened(&e, &input.name, input.named) {
+            InputStatus::Skipped => Problem::Skipped(e.to_string()),
+            _ => Problem::Failed(e.to_string()),
+        }
     })?;
     records.apply(&mut reader).map_err(Problem::Failed)?;
     Ok(reader)

@@ -174,6 +174,7 @@ def _record(row: dict, size: int, mtime_ns: int, columns: Sequence[str]) -> str:
             "flows": 0,
             "captures": [exact],
             "middlebox": [],
+            "floods": [],
         }
     )
 
@@ -341,7 +342,7 @@ def write(a: Archive, out: str) -> Tuple[int, int]:
 # The flows' columns the summary's statistics read.
 _SUMMARY_COLUMNS = [
     "capture", "id", "client_addr", "client_port", "server_addr", "server_port", "verdict",
-    "goodput_bps", "rtt_min_ms", "max_rwnd_bytes",
+    "goodput_bps", "rtt_min_ms", "max_rwnd_bytes", "stalls", "stall_durations_s",
 ]
 
 

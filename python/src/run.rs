@@ -2,6 +2,7 @@
 //! one thread per core by default), `packets` (one thread, every segment to the table)
 //! and one input of `batch` (one thread, a unit of one file). Called without the GIL.
 
+use crate::batch::record::FloodRow;
 use crate::source::{OpenError, Source};
 use bdpscope::analysis::{analyze_reader, analyze_reader_parallel_into, Analysis, AnalysisConfig};
 use bdpscope::observe::NoObserver;
@@ -95,13 +96,13 @@ pub struct BatchInput {
 }
 
 /// One input of `bdpscope batch PATH...` (without `--stitch`, a unit is one file), as its
-/// worker makes it (`src/batch/worker.rs`): the flows, and the captures row with what
-/// became of the file.
+/// worker makes it (`src/batch/worker.rs`): the flows, the captures row with what became
+/// of the file, and the capture's floods and scans.
 pub fn batch_input(
     source: Result<Source, PyErr>,
     input: BatchInput,
     link_rate_bps: Option<f64>,
-) -> (Vec<FlowSummary>, CaptureRow) {
+) -> (Vec<FlowSummary>, CaptureRow, Vec<FloodRow>) {
     let BatchInput {
         name,
         size_bytes,
@@ -124,11 +125,11 @@ pub fn batch_input(
             s.name = name.clone();
             s
         }
-        Err(e) => return (Vec::new(), failed(format!("cannot open: {e}"))),
+        Err(e) => return (Vec::new(), failed(format!("cannot open: {e}")), Vec::new()),
     };
     let mut reader = match source.open() {
         Ok((reader, _, _)) => reader,
-        Err(OpenError::Io(e, _)) => return (Vec::new(), failed(format!("cannot open: {e}"))),
+        Err(OpenError::Io(e, _)) => return (Vec::new(), failed(format!("cannot open: {e}")), Vec::new()),
         // Skipped or failed by batch's rule (`InputStatus::of_unopened`).
         Err(OpenError::Capture(e, _)) => {
             let unread = match InputStatus::of_unopened(&e, &name, named) {
@@ -138,7 +139,7 @@ pub fn batch_input(
                 },
                 _ => failed(e.to_string()),
             };
-            return (Vec::new(), unread);
+            return (Vec::new(), unread, Vec::new());
         }
     };
     let mut r = CaptureRow {
@@ -156,6 +157,7 @@ pub fn batch_input(
     let (summary, rest, _) = analysis.finish(&name, None);
     flows.extend(rest);
     r.summarised(&summary);
+    let floods = FloodRow::of(&name, &summary).collect();
     r.chain = Some(name);
-    (flows, r)
+    (flows, r, floods)
 }

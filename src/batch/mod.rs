@@ -44,7 +44,7 @@
 //! |---|---|
 //! | `flows.parquet`, `flows.csv` | one row per flow: the flows table ([`bdpscope::table::flows_frame`], docs/tables.md): typed in Parquet, in CSV as `analyze --format csv` writes it |
 //! | `captures.parquet`, `captures.csv` | one row per input (see [`bdpscope::table::captures::CAPTURE_COLUMNS`]) |
-//! | `summary.md`, `summary.html` | verdict counts and shares, goodput / RTT / window distributions, the worst flows, every middlebox finding, every file that failed and why; the HTML is self-contained (no scripts, no external files) |
+//! | `summary.md`, `summary.html` | verdict counts and shares, goodput / RTT / window distributions, the worst flows, every middlebox finding, every flood and scan (capture, kind, target, source, attempts), the stalls of the judged flows (per kind, and the longest), every file that failed and why; the HTML is self-contained (no scripts, no external files) |
 //! | `done.jsonl` | the state: one JSON line per unit of work (see *Re-runs*) |
 //! | `parts/*.parquet` | the flows of each unit, merged into `flows.*` at the end |
 //!
@@ -139,6 +139,7 @@ mod inputs;
 mod layout;
 mod progress;
 mod record;
+mod stalls;
 mod state;
 mod summary;
 mod tables;

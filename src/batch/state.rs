@@ -147,6 +147,7 @@ impl State {
             flows: done.flows,
             captures: done.captures,
             middlebox: done.middlebox,
+            floods: done.floods,
         })
     }
 

@@ -8,7 +8,7 @@
 
 use super::inputs::{Input, Problem, Unit};
 use super::progress::Progress;
-use super::record::{CaptureRow, InputStatus, MiddleboxRow};
+use super::record::{CaptureRow, FloodRow, InputStatus, MiddleboxRow};
 use super::tables::PartWriter;
 use bdpscope::analysis::{Analysis, AnalysisConfig, FlowFilter};
 use bdpscope::capture::{CaptureReader, Step};
@@ -29,6 +29,8 @@ pub struct Done {
     pub captures: Vec<CaptureRow>,
     pub flows: u64,
     pub middlebox: Vec<MiddleboxRow>,
+    /// The floods and scans of each chain, under the chain's name.
+    pub floods: Vec<FloodRow>,
 }
 
 /// Where a unit's flows go as they finish: its part, and the middlebox findings.
@@ -108,6 +110,7 @@ impl Chain {
         if self.members.len() == 1 {
             done.captures[self.members[0]].summarised(&summary);
         }
+        done.floods.extend(FloodRow::of(&name, &summary));
         for &m in &self.members {
             done.captures[m].chain = Some(name.clone());
         }
@@ -170,6 +173,7 @@ pub fn process(unit: &Unit, ctx: &Context, part: PartWriter) -> anyhow::Result<D
         captures: Vec::with_capacity(unit.inputs.len()),
         flows: 0,
         middlebox: Vec::new(),
+        floods: Vec::new(),
     };
     let mut sink = Sink {
         part,

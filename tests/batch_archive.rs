@@ -48,12 +48,17 @@ fn batch_runs_to_completion_with_a_row_per_input_and_the_flows_of_analyze() {
     assert_eq!(cut["status"], "partial");
     assert!(cut["error"].contains("cut short"), "{cut:?}");
     assert_eq!(cut["flows"], "1", "the flow read before the cut is kept");
-    for skipped in ["broken/garbage.pcap", "broken/empty.pcap", "notes.txt"] {
-        assert_eq!(row(skipped)["status"], "skipped", "{skipped}");
-        assert!(!row(skipped)["skipped_reason"].is_empty());
+    // Named like captures, garbage and nothing: captures that failed, not files to skip.
+    for failed in ["broken/garbage.pcap", "broken/empty.pcap"] {
+        assert_eq!(row(failed)["status"], "failed", "{failed}");
+        assert!(!row(failed)["error"].is_empty());
+        assert!(stderr(&o).contains(&row(failed)["path"]), "{failed} named on stderr");
     }
-    // Exit status 1 exactly when an input failed.
+    assert_eq!(row("notes.txt")["status"], "skipped");
+    assert!(!row("notes.txt")["skipped_reason"].is_empty());
+    // Exit status 1 exactly when an input failed (here: always).
     let failed = rows.iter().any(|r| r["status"] == "failed");
+    assert!(failed);
     assert_eq!(o.status.code(), Some(i32::from(failed)), "{}", stderr(&o));
 
     // flows.csv = the union of `analyze FILE --format csv` over the readable inputs.

@@ -174,6 +174,7 @@ def _record(row: dict, size: int, mtime_ns: int, columns: Sequence[str]) -> str:
             "flows": 0,
             "captures": [exact],
             "middlebox": [],
+            "floods": [],
         }
     )
 
@@ -185,6 +186,7 @@ def _analyse_inputs(batches: Iterator[pa.RecordBatch], link_rate: Optional[float
     for batch in batches:
         for row in batch.to_pylist():
             uri, size, mtime_ns = row["uri"], int(row["size"] or 0), int(row["mtime_ns"] or 0)
+            named = bool(row["named"])
             name = _name(uri)
             local = _local_path(uri)
             try:
@@ -196,10 +198,10 @@ def _analyse_inputs(batches: Iterator[pa.RecordBatch], link_rate: Optional[float
                         size, mtime_ns = st.st_size, st.st_mtime_ns
                     except OSError:
                         pass
-                    flows, captures, record = _native.batch_input(local, name, size, mtime_ns, link_rate)
+                    flows, captures, record = _native.batch_input(local, name, size, mtime_ns, link_rate, named)
                 else:
                     with _open_remote(uri) as stream:
-                        flows, captures, record = _native.batch_input(stream, name, size, mtime_ns, link_rate)
+                        flows, captures, record = _native.batch_input(stream, name, size, mtime_ns, link_rate, named)
                 flows = pa.table(flows).cast(flow_schema)
                 captures = pa.table(captures).cast(capture_schema)
             except Exception as e:  # a task never fails for one input: its row says why
@@ -242,8 +244,10 @@ class Archive:
 def _inputs(spark, paths: Sequence[str]) -> List[dict]:
     """Every file under the paths (folders recursively, globs expanded), listed by
     Hadoop's file system API on the driver without reading a byte: (uri, size,
-    mtime_ns). Not the ``binaryFile`` source's listing: its scan leaves out files of no
-    bytes, and an empty file is an input batch reports (``skipped``)."""
+    mtime_ns, named). Not the ``binaryFile`` source's listing: its scan leaves out files
+    of no bytes, and an empty file is an input batch reports. ``named``: given as a path
+    (or a glob's match) rather than found in a folder; as for batch's PATHs, such a file
+    that is no capture is failed, not skipped."""
     jvm = spark.sparkContext._jvm
     conf = spark.sparkContext._jsc.hadoopConfiguration()
     out = []
@@ -256,17 +260,18 @@ def _inputs(spark, paths: Sequence[str]) -> List[dict]:
                 it = fs.listFiles(st.getPath(), True)
                 while it.hasNext():
                     f = it.next()
-                    out.append(_listed(f))
+                    out.append(_listed(f, False))
             else:
-                out.append(_listed(st))
+                out.append(_listed(st, True))
     return out
 
 
-def _listed(status) -> dict:
+def _listed(status, named: bool) -> dict:
     return {
         "uri": status.getPath().toString(),
         "size": int(status.getLen()),
         "mtime_ns": int(status.getModificationTime()) * 1_000_000,
+        "named": named,
     }
 
 
@@ -277,12 +282,14 @@ def archive(spark, paths: Sequence[str], *, link_rate: Optional[float] = None, m
 
     rows = _inputs(spark, paths)
     # Largest first, so the long captures start early and the small fill the gaps (as
-    # batch orders its work); the same name once (a path given twice is read once).
+    # batch orders its work); the same name once (a path given twice is read once), named
+    # if it was named any of the times.
+    named = {r["uri"] for r in rows if r["named"]}
     seen, inputs = set(), []
     for r in sorted(rows, key=lambda r: (-(r["size"] or 0), r["uri"])):
         if r["uri"] not in seen:
             seen.add(r["uri"])
-            inputs.append((r["uri"], int(r["size"] or 0), int(r["mtime_ns"] or 0)))
+            inputs.append((r["uri"], int(r["size"] or 0), int(r["mtime_ns"] or 0), r["uri"] in named))
     tasks = max(1, min(len(inputs), max_tasks))
     sc = spark.sparkContext
     from pyspark.sql import types as T
@@ -292,6 +299,7 @@ def archive(spark, paths: Sequence[str], *, link_rate: Optional[float] = None, m
             T.StructField("uri", T.StringType(), False),
             T.StructField("size", T.LongType(), False),
             T.StructField("mtime_ns", T.LongType(), False),
+            T.StructField("named", T.BooleanType(), False),
         ]
     )
     listed = spark.createDataFrame(sc.parallelize(inputs, tasks), input_schema)
@@ -334,7 +342,7 @@ def write(a: Archive, out: str) -> Tuple[int, int]:
 # The flows' columns the summary's statistics read.
 _SUMMARY_COLUMNS = [
     "capture", "id", "client_addr", "client_port", "server_addr", "server_port", "verdict",
-    "goodput_bps", "rtt_min_ms", "max_rwnd_bytes",
+    "goodput_bps", "rtt_min_ms", "max_rwnd_bytes", "stalls", "stall_durations_s",
 ]
 
 

@@ -18,7 +18,7 @@ mod source;
 mod summary;
 
 // The batch summary's code, compiled from the command line's own source files (one
-// implementation): the binary's modules are not a library crate, and these five files
+// implementation): the binary's modules are not a library crate, and these six files
 // need nothing of it but each other. `crate::render` / `crate::batch` mirror the binary's
 // paths, so the files compile here unchanged.
 #[allow(dead_code)]
@@ -36,6 +36,8 @@ mod batch {
     pub mod layout;
     #[path = "record.rs"]
     pub mod record;
+    #[path = "stalls.rs"]
+    pub mod stalls;
     #[path = "summary.rs"]
     pub mod summary;
     #[path = "tables.rs"]
@@ -119,11 +121,13 @@ fn packets(py: Python<'_>, source: &Bound<'_, PyAny>, flows: Vec<u64>) -> PyResu
 }
 
 /// One input of an archive as `bdpscope batch` makes it (a unit of one file): its flows
-/// table, its row of the captures table, and its `done.jsonl` record (the captures row
-/// and the middlebox findings, for the summary). Never raises for a bad capture: its row
-/// says what became of it (`failed`, `skipped`, `partial`).
+/// table, its row of the captures table, and its `done.jsonl` record (the captures row,
+/// the middlebox findings and the floods, for the summary). Never raises for a bad
+/// capture: its row says what became of it (`failed`, `skipped`, `partial`). `named`: the
+/// input was given by name (a path or a glob's match), not found in a folder — not
+/// reading it is then an error, as for batch's PATHs.
 #[pyfunction]
-#[pyo3(signature = (source, name, size_bytes, mtime_ns, link_rate_bps=None))]
+#[pyo3(signature = (source, name, size_bytes, mtime_ns, link_rate_bps=None, named=false))]
 fn batch_input(
     py: Python<'_>,
     source: &Bound<'_, PyAny>,
@@ -131,10 +135,17 @@ fn batch_input(
     size_bytes: u64,
     mtime_ns: i64,
     link_rate_bps: Option<f64>,
+    named: bool,
 ) -> PyResult<(ArrowStream, ArrowStream, String)> {
     let source = Source::of(source);
     let unit = name.clone();
-    let (flows, row) = py.detach(|| run::batch_input(source, name, size_bytes, mtime_ns, link_rate_bps));
+    let input = run::BatchInput {
+        name,
+        size_bytes,
+        mtime_ns,
+        named,
+    };
+    let (flows, row, floods) = py.detach(|| run::batch_input(source, input, link_rate_bps));
     let record = batch::record::Record {
         unit: unit.clone(),
         options: format!(
@@ -147,11 +158,13 @@ fn batch_input(
             path: unit,
             size: size_bytes,
             mtime_ns,
+            named,
         }],
         part: None,
         flows: flows.len() as u64,
         captures: vec![row.clone()],
         middlebox: flows.iter().flat_map(batch::record::MiddleboxRow::of).collect(),
+        floods,
     };
     let record = serde_json::to_string(&record).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
     let tables = py.detach(|| -> PolarsResult<_> {

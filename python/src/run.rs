@@ -2,9 +2,9 @@
 //! one thread per core by default), `packets` (one thread, every segment to the table)
 //! and one input of `batch` (one thread, a unit of one file). Called without the GIL.
 
+use crate::batch::record::FloodRow;
 use crate::source::{OpenError, Source};
 use bdpscope::analysis::{analyze_reader, analyze_reader_parallel_into, Analysis, AnalysisConfig};
-use bdpscope::capture::CaptureError;
 use bdpscope::observe::NoObserver;
 use bdpscope::summary::{CaptureSummary, FlowSummary};
 use bdpscope::table::captures::{CaptureRow, InputStatus};
@@ -38,11 +38,13 @@ fn config(name: &str, link_rate_bps: Option<f64>) -> AnalysisConfig {
 /// the `bdpscope: warning: ` prefix): each problem of the reading, and connections the
 /// memory budget ended early.
 fn warnings(name: &str, c: &CaptureSummary) -> Vec<String> {
-    let mut out: Vec<String> = c
-        .warnings
-        .iter()
-        .map(|w| format!("{name}: {w}; the packets before were analysed"))
-        .collect();
+    // As the command line says it (`cli::analyze::before`).
+    let before = if c.packets == 0 {
+        "no packet came before it"
+    } else {
+        "the packets before were analysed"
+    };
+    let mut out: Vec<String> = c.warnings.iter().map(|w| format!("{name}: {w}; {before}")).collect();
     let k = &c.connections;
     if k.evicted_without_data + k.evicted_with_data > 0 {
         out.push(format!(
@@ -83,16 +85,30 @@ pub fn packets(source: Source, flows: Vec<u64>) -> Result<(Vec<DataFrame>, Vec<S
     Ok((frames, warnings(&name, &summary)))
 }
 
+/// An input of `bdpscope batch PATH...` as the job lists it.
+pub struct BatchInput {
+    /// The path as the tables show it.
+    pub name: String,
+    pub size_bytes: u64,
+    pub mtime_ns: i64,
+    /// Given by name (a path or a glob's match) rather than found in a folder.
+    pub named: bool,
+}
+
 /// One input of `bdpscope batch PATH...` (without `--stitch`, a unit is one file), as its
-/// worker makes it (`src/batch/worker.rs`): the flows, and the captures row with what
-/// became of the file. `name` is the path as the tables show it.
+/// worker makes it (`src/batch/worker.rs`): the flows, the captures row with what became
+/// of the file, and the capture's floods and scans.
 pub fn batch_input(
     source: Result<Source, PyErr>,
-    name: String,
-    size_bytes: u64,
-    mtime_ns: i64,
+    input: BatchInput,
     link_rate_bps: Option<f64>,
-) -> (Vec<FlowSummary>, CaptureRow) {
+) -> (Vec<FlowSummary>, CaptureRow, Vec<FloodRow>) {
+    let BatchInput {
+        name,
+        size_bytes,
+        mtime_ns,
+        named,
+    } = input;
     let row = |status: InputStatus| CaptureRow {
         path: name.clone(),
         status,
@@ -100,51 +116,30 @@ pub fn batch_input(
         mtime: (mtime_ns != 0).then(|| mtime_ns as f64 / 1e9),
         ..Default::default()
     };
+    let failed = |why: String| CaptureRow {
+        error: Some(why),
+        ..row(InputStatus::Failed)
+    };
     let source = match source {
         Ok(mut s) => {
             s.name = name.clone();
             s
         }
-        Err(e) => {
-            return (
-                Vec::new(),
-                CaptureRow {
-                    error: Some(format!("cannot open: {e}")),
-                    ..row(InputStatus::Failed)
-                },
-            )
-        }
+        Err(e) => return (Vec::new(), failed(format!("cannot open: {e}")), Vec::new()),
     };
     let mut reader = match source.open() {
         Ok((reader, _, _)) => reader,
-        Err(OpenError::Io(e, _)) => {
-            let why = format!("cannot open: {e}");
-            return (
-                Vec::new(),
-                CaptureRow {
-                    error: Some(why),
-                    ..row(InputStatus::Failed)
-                },
-            );
-        }
-        Err(OpenError::Capture(e @ CaptureError::NotACapture(_), _)) => {
-            let why = e.to_string();
-            return (
-                Vec::new(),
-                CaptureRow {
-                    skipped_reason: Some(why),
+        Err(OpenError::Io(e, _)) => return (Vec::new(), failed(format!("cannot open: {e}")), Vec::new()),
+        // Skipped or failed by batch's rule (`InputStatus::of_unopened`).
+        Err(OpenError::Capture(e, _)) => {
+            let unread = match InputStatus::of_unopened(&e, &name, named) {
+                InputStatus::Skipped => CaptureRow {
+                    skipped_reason: Some(e.to_string()),
                     ..row(InputStatus::Skipped)
                 },
-            );
-        }
-        Err(OpenError::Capture(e, _)) => {
-            return (
-                Vec::new(),
-                CaptureRow {
-                    error: Some(e.to_string()),
-                    ..row(InputStatus::Failed)
-                },
-            );
+                _ => failed(e.to_string()),
+            };
+            return (Vec::new(), unread, Vec::new());
         }
     };
     let mut r = CaptureRow {
@@ -162,6 +157,7 @@ pub fn batch_input(
     let (summary, rest, _) = analysis.finish(&name, None);
     flows.extend(rest);
     r.summarised(&summary);
+    let floods = FloodRow::of(&name, &summary).collect();
     r.chain = Some(name);
-    (flows, r)
+    (flows, r, floods)
 }

@@ -53,8 +53,24 @@ impl Summary {
         goodput_bps: Vec<Option<f64>>,
         rtt_min_ms: Vec<Option<f64>>,
         max_rwnd_bytes: Vec<Option<u64>>,
+        stalls: Vec<Vec<String>>,
+        stall_durations_s: Vec<Vec<f64>>,
     ) -> PyResult<()> {
         let height = id.len();
+        // The two lists as the flows table types them (a list of strings, of f64).
+        let mut kinds = ListStringChunkedBuilder::new("stalls".into(), height, height);
+        for k in &stalls {
+            kinds.append_values_iter(k.iter().map(String::as_str));
+        }
+        let mut secs = ListPrimitiveChunkedBuilder::<Float64Type>::new(
+            "stall_durations_s".into(),
+            height,
+            height,
+            DataType::Float64,
+        );
+        for d in &stall_durations_s {
+            secs.append_slice(d);
+        }
         let columns = vec![
             Column::new("capture".into(), capture),
             Column::new("id".into(), id),
@@ -66,6 +82,8 @@ impl Summary {
             Column::new("goodput_bps".into(), goodput_bps),
             Column::new("rtt_min_ms".into(), rtt_min_ms),
             Column::new("max_rwnd_bytes".into(), max_rwnd_bytes),
+            kinds.finish().into_series().into_column(),
+            secs.finish().into_series().into_column(),
         ];
         let collector = &mut self.collector;
         py.detach(|| DataFrame::new(height, columns).and_then(|df| collector.add(&df)))

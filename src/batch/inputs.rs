@@ -17,6 +17,10 @@ pub struct Input {
     pub mtime_ns: i64,
     /// Why it cannot be read at all (a missing path, an unreadable folder, a fifo).
     pub problem: Option<Problem>,
+    /// Given as a PATH itself rather than found in a folder: a file the user asked to read,
+    /// so not reading it is an error even when it is plainly no capture
+    /// ([`bdpscope::table::captures::InputStatus::of_unopened`]).
+    pub named: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -51,28 +55,35 @@ pub fn collect(paths: &[PathBuf], exclude: Option<&Path>) -> Vec<Input> {
     let mut out = Vec::new();
     for p in paths {
         let mut ancestors = Vec::new();
-        walk(p, exclude, &mut ancestors, &mut out);
+        walk(p, exclude, &mut ancestors, &mut out, true);
     }
+    // A file both named and found in a named folder was asked for by name.
+    let named: HashSet<String> = out.iter().filter(|i| i.named).map(|i| i.name.clone()).collect();
     let mut seen = HashSet::new();
     out.retain(|i| seen.insert(i.name.clone()));
+    for i in &mut out {
+        i.named = named.contains(&i.name);
+    }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
 }
 
-fn failed(path: &Path, why: String) -> Input {
+fn failed(path: &Path, why: String, named: bool) -> Input {
     Input {
         path: path.to_path_buf(),
         name: name_of(path),
         size: 0,
         mtime_ns: 0,
         problem: Some(Problem::Failed(why)),
+        named,
     }
 }
 
-fn walk(path: &Path, exclude: Option<&Path>, ancestors: &mut Vec<PathBuf>, out: &mut Vec<Input>) {
+/// `named`: `path` is one of the PATHs given, not an entry of a folder.
+fn walk(path: &Path, exclude: Option<&Path>, ancestors: &mut Vec<PathBuf>, out: &mut Vec<Input>, named: bool) {
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
-        Err(e) => return out.push(failed(path, format!("cannot open: {e}"))),
+        Err(e) => return out.push(failed(path, format!("cannot open: {e}"), named)),
     };
     if meta.is_dir() {
         let canon = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
@@ -81,13 +92,13 @@ fn walk(path: &Path, exclude: Option<&Path>, ancestors: &mut Vec<PathBuf>, out: 
         }
         let entries = match std::fs::read_dir(path) {
             Ok(rd) => rd,
-            Err(e) => return out.push(failed(path, format!("cannot read the folder: {e}"))),
+            Err(e) => return out.push(failed(path, format!("cannot read the folder: {e}"), named)),
         };
         let mut children: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
         children.sort();
         ancestors.push(canon);
         for c in children {
-            walk(&c, exclude, ancestors, out);
+            walk(&c, exclude, ancestors, out, false);
         }
         ancestors.pop();
         return;
@@ -100,13 +111,22 @@ fn walk(path: &Path, exclude: Option<&Path>, ancestors: &mut Vec<PathBuf>, out: 
             Err(e) => i64::try_from(e.duration().as_nanos()).ok().map(|n| -n),
         })
         .unwrap_or(0);
-    let problem = (!meta.is_file()).then(|| Problem::Skipped("not a regular file".to_string()));
+    // A fifo or a device in a folder is left out; named, it was asked for (see `named`).
+    let problem = (!meta.is_file()).then(|| {
+        let why = "not a regular file".to_string();
+        if named {
+            Problem::Failed(why)
+        } else {
+            Problem::Skipped(why)
+        }
+    });
     out.push(Input {
         path: path.to_path_buf(),
         name: name_of(path),
         size: meta.len(),
         mtime_ns,
         problem,
+        named,
     });
 }
 
@@ -157,6 +177,7 @@ mod tests {
             size: 1,
             mtime_ns: 0,
             problem: None,
+            named: false,
         };
         let u = units(
             vec![mk("d/t.pcap10"), mk("d/t.pcap2"), mk("d/t.pcap"), mk("d/other")],
@@ -166,5 +187,27 @@ mod tests {
         let names: Vec<&str> = u[1].inputs.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(u[1].key, "d/t.pcap");
         assert_eq!(names, ["d/t.pcap", "d/t.pcap2", "d/t.pcap10"]);
+    }
+
+    #[test]
+    fn a_path_given_is_named_and_a_folders_entries_are_not() {
+        let dir = std::env::temp_dir().join(format!("bdpscope-inputs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        for f in ["README", "sub/notes.txt"] {
+            std::fs::write(dir.join(f), b"text\n").unwrap();
+        }
+        let readme = dir.join("README");
+        // The folder, then a file of it again by name: one row, named.
+        let found = collect(&[dir.clone(), readme.clone()], None);
+        let named: Vec<(String, bool)> = found
+            .iter()
+            .map(|i| (i.path.strip_prefix(&dir).unwrap().display().to_string(), i.named))
+            .collect();
+        assert_eq!(named, [("README".into(), true), ("sub/notes.txt".into(), false)]);
+        // A missing path is named too (it fails as given).
+        let missing = collect(&[dir.join("nope.pcap")], None);
+        assert!(missing[0].named && matches!(missing[0].problem, Some(Problem::Failed(_))));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

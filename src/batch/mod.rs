@@ -11,10 +11,18 @@
 //! Every PATH is a file or a folder; folders are walked recursively (entries in name
 //! order, symbolic links followed; loops, the output folder and other batch output
 //! folders — holding `done.jsonl` and `parts/` — left out). Files are
-//! recognised by content, never by name: pcap, pcapng, either of them gzip- or
-//! zstd-compressed. Anything else (a `truth.json`, an empty file, a text file) gets a row
-//! in the captures table with status `skipped` and the reason. A path given twice is read
-//! once.
+//! read by content, never by name: pcap, pcapng, either of them gzip- or
+//! zstd-compressed. A path given twice is read once.
+//!
+//! A file that cannot be read as a capture is `failed` (named on stderr with the reason,
+//! exit status 1) unless it is plainly no capture found in a folder — a `README`, a
+//! `truth.json`, `SOURCES.md` — which gets status `skipped` and the reason. Plainly no
+//! capture: its content starts with no capture's magic number (pcap either byte order, µs
+//! or ns; pcapng; bare or in gzip/zstd) and its name has no capture extension (`.pcap`,
+//! `.pcapng`, `.cap`, `.ntar`, compressed or rotated). So a `.pcap` that is empty or
+//! garbage, or a pcap of another version, fails; and a file named as a PATH itself is
+//! one the user asked to read, so it fails whatever it holds, as `analyze FILE` does (the
+//! rule: `bdpscope::table::captures::InputStatus::of_unopened`).
 //!
 //! # What each input becomes
 //!
@@ -26,8 +34,9 @@
 //!
 //! A capture that is cut short (tcpdump still writing, a truncated gzip stream) or damaged
 //! after some records keeps the flows read before the problem: status `partial`, the
-//! reason in `error` and `warnings`. A file that cannot be opened or whose header is
-//! unreadable gets status `failed` with the reason. Neither stops the batch.
+//! reason in `error` and `warnings`. A file that cannot be opened, whose header is
+//! unreadable, or that is damaged before its first packet (no packet could be read) gets
+//! status `failed` with the reason. Neither stops the batch.
 //!
 //! # Outputs in DIR
 //!
@@ -35,7 +44,7 @@
 //! |---|---|
 //! | `flows.parquet`, `flows.csv` | one row per flow: the flows table ([`bdpscope::table::flows_frame`], docs/tables.md): typed in Parquet, in CSV as `analyze --format csv` writes it |
 //! | `captures.parquet`, `captures.csv` | one row per input (see [`bdpscope::table::captures::CAPTURE_COLUMNS`]) |
-//! | `summary.md`, `summary.html` | verdict counts and shares, goodput / RTT / window distributions, the worst flows, every middlebox finding, every file that failed and why; the HTML is self-contained (no scripts, no external files) |
+//! | `summary.md`, `summary.html` | verdict counts and shares, goodput / RTT / window distributions, the worst flows, every middlebox finding, every flood and scan (capture, kind, target, source, attempts), the stalls of the judged flows (per kind, and the longest), every file that failed and why; the HTML is self-contained (no scripts, no external files) |
 //! | `done.jsonl` | the state: one JSON line per unit of work (see *Re-runs*) |
 //! | `parts/*.parquet` | the flows of each unit, merged into `flows.*` at the end |
 //!
@@ -115,8 +124,8 @@
 //! carries over from file to file. A file continues the chain only when its first packet
 //! is no earlier than 1 s before the previous file's last packet and no later than the
 //! flow table's idle timeout (300 s) after it; otherwise a new chain starts (two unrelated
-//! `run1.pcap`, `run2.pcap` are not merged). Files that are not captures or cannot be
-//! opened are skipped without breaking the chain.
+//! `run1.pcap`, `run2.pcap` are not merged). Files that cannot be read (failed or
+//! skipped) are left out without breaking the chain.
 //!
 //! A chain of several files names its flows `FIRST_PATH..LAST_FILE_NAME` (e.g.
 //! `arch/trace.pcap..trace.pcap7`) in the `capture` column, with ids from 0 across the
@@ -130,6 +139,7 @@ mod inputs;
 mod layout;
 mod progress;
 mod record;
+mod stalls;
 mod state;
 mod summary;
 mod tables;

@@ -40,6 +40,7 @@ fn stamps(unit: &Unit) -> Vec<Stamp> {
             path: i.name.clone(),
             size: i.size,
             mtime_ns: i.mtime_ns,
+            named: i.named,
         })
         .collect()
 }
@@ -146,6 +147,7 @@ impl State {
             flows: done.flows,
             captures: done.captures,
             middlebox: done.middlebox,
+            floods: done.floods,
         })
     }
 

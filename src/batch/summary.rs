@@ -1,19 +1,21 @@
 //! `summary.md` and `summary.html`: verdict counts and shares, goodput / RTT / window
 //! distributions (HTML/CSS bar charts: the page is self-contained, no scripts; written
 //! with maud on the report's stylesheet, `render/page.rs`), the
-//! worst flows, every middlebox finding, every input that failed and why.
+//! worst flows, every middlebox finding, every flood and scan, the stalls (per kind and
+//! the longest: `stalls.rs`), every input that failed and why.
 //!
 //! Built from the flows as they stream out of the parts (see `tables::write_all`): the
 //! summary keeps three numbers per judged flow for the distributions and the 20 worst
 //! flows, not the flows themselves; counts, quantiles, bins and the worst are polars'. No
 //! clock, no host name: the same tables give the same summary.
 
-use super::record::{CaptureRow, InputStatus, MiddleboxRow, Record};
+use super::record::{CaptureRow, FloodRow, InputStatus, MiddleboxRow, Record};
+use super::stalls::{KindCount, LongStall, Stalls};
 use super::tables::Report;
 use crate::render::page::{chip, document, verdict_class};
 use anyhow::{Context, Result};
 use bdpscope::summary::{Label, Verdict};
-use bdpscope::units::{bits, bytes, pct};
+use bdpscope::units::{bits, bytes, pct, secs};
 use maud::{html, Markup};
 use polars::prelude::*;
 use std::fmt::Write as _;
@@ -55,6 +57,8 @@ pub struct Collector {
     /// The worst flows so far, worst first (see [`Collector::add`]), and as rows.
     worst: Option<DataFrame>,
     worst_rows: Vec<Worst>,
+    /// The judged flows' stalls: per kind, and the longest.
+    stalls: Stalls,
 }
 
 impl Collector {
@@ -80,6 +84,7 @@ impl Collector {
             }
         }
         let judged = df.filter(&verdict.not_equal(Verdict::Undetermined.as_str()))?;
+        self.stalls.add(&judged)?;
         let numbers = judged.select(["goodput_bps", "rtt_min_ms", "max_rwnd_bytes"])?;
         append(&mut self.judged, numbers)?;
 
@@ -292,6 +297,11 @@ struct Model<'a> {
     histograms: Vec<Histogram>,
     worst: &'a [Worst],
     middlebox: Vec<&'a MiddleboxRow>,
+    /// Floods and scans, by capture.
+    floods: Vec<&'a FloodRow>,
+    /// Stall kinds over the judged flows, the most stalls first, and the longest stalls.
+    stall_kinds: Vec<(&'a str, &'a KindCount)>,
+    longest_stalls: Vec<LongStall>,
     failed: Vec<&'a CaptureRow>,
     partial: Vec<&'a CaptureRow>,
     skipped: Vec<&'a CaptureRow>,
@@ -321,6 +331,8 @@ fn model<'a>(records: &'a [Record], report: &'a Report, c: &'a Collector) -> Pol
             c.judged("max_rwnd_bytes")?,
         ),
     ];
+    let mut floods: Vec<&FloodRow> = records.iter().flat_map(|r| r.floods.iter()).collect();
+    floods.sort_by(|a, b| a.capture.cmp(&b.capture));
     Ok(Model {
         report,
         packets: rows.iter().filter_map(|r| r.packets).sum(),
@@ -329,6 +341,9 @@ fn model<'a>(records: &'a [Record], report: &'a Report, c: &'a Collector) -> Pol
         histograms,
         worst: &c.worst_rows,
         middlebox: records.iter().flat_map(|r| r.middlebox.iter()).collect(),
+        floods,
+        stall_kinds: c.stalls.kinds(),
+        longest_stalls: c.stalls.longest()?,
         failed: with(InputStatus::Failed),
         partial: with(InputStatus::Partial),
         skipped: with(InputStatus::Skipped),
@@ -351,6 +366,9 @@ fn problem_sections<'m>(m: &'m Model) -> [(&'static str, &'m [&'m CaptureRow], f
         }),
     ]
 }
+
+/// What the stalls section counts (the same words in summary.md and summary.html).
+const STALLS_NOTE: &str = "Over the judged flows (verdict other than undetermined): the stalls of each kind, the flows that had one, the longest; then the flows whose longest stall was the longest, one row per flow.";
 
 fn md_cell(s: &str) -> String {
     s.replace('|', "\\|").replace(['\n', '\r'], " ")
@@ -427,6 +445,51 @@ fn markdown(m: &Model) -> String {
                 x.direction,
                 x.confidence,
                 md_cell(&x.evidence)
+            );
+        }
+    }
+    let _ = writeln!(o, "\n## Floods and scans ({})\n", m.floods.len());
+    if m.floods.is_empty() {
+        let _ = writeln!(o, "None.");
+    } else {
+        let _ = writeln!(
+            o,
+            "| capture | finding | target | source | attempts |\n|---|---|---|---|---:|"
+        );
+        for f in &m.floods {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} |",
+                md_cell(&f.capture),
+                f.kind,
+                md_cell(f.target.as_deref().unwrap_or("the whole capture")),
+                md_cell(f.source.as_deref().unwrap_or("")),
+                f.attempts
+            );
+        }
+    }
+    let _ = writeln!(o, "\n## Stalls\n\n{STALLS_NOTE}\n");
+    if m.stall_kinds.is_empty() {
+        let _ = writeln!(o, "None.");
+    } else {
+        let _ = writeln!(o, "| stall | stalls | flows | longest |\n|---|---:|---:|---:|");
+        for (kind, c) in &m.stall_kinds {
+            let _ = writeln!(o, "| {kind} | {} | {} | {} |", c.stalls, c.flows, secs(c.longest_s));
+        }
+        let _ = writeln!(
+            o,
+            "\n### Longest stalls\n\n| capture | flow | client → server | stall | duration |\n|---|---:|---|---|---:|"
+        );
+        for l in &m.longest_stalls {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} → {} | {} | {} |",
+                md_cell(&l.capture),
+                l.id,
+                end(Some(l.client_addr.as_str()), l.client_port),
+                end(Some(l.server_addr.as_str()), l.server_port),
+                l.kind,
+                secs(l.duration_s)
             );
         }
     }
@@ -532,6 +595,54 @@ fn html(m: &Model) -> String {
                     }
                 } }
             }
+            h2 #floods { "Floods and scans (" (m.floods.len()) ")" }
+            @if m.floods.is_empty() {
+                p { "None." }
+            } @else {
+                div.wide { table.data {
+                    thead { tr {
+                        th { "capture" } th { "finding" } th { "target" } th { "source" } th.num { "attempts" }
+                    } }
+                    tbody {
+                        @for f in &m.floods {
+                            tr {
+                                td.wrap { code { (f.capture) } } td { (f.kind) }
+                                td { (f.target.as_deref().unwrap_or("the whole capture")) }
+                                td { (f.source.as_deref().unwrap_or("")) } td.num { (f.attempts) }
+                            }
+                        }
+                    }
+                } }
+            }
+            h2 #stalls { "Stalls" }
+            p.muted { (STALLS_NOTE) }
+            @if m.stall_kinds.is_empty() {
+                p { "None." }
+            } @else {
+                table.data.narrow {
+                    thead { tr { th { "stall" } th.num { "stalls" } th.num { "flows" } th.num { "longest" } } }
+                    tbody {
+                        @for (kind, c) in &m.stall_kinds {
+                            tr { td { (kind) } td.num { (c.stalls) } td.num { (c.flows) } td.num { (secs(c.longest_s)) } }
+                        }
+                    }
+                }
+                h3 { "Longest stalls" }
+                div.wide { table.data {
+                    thead { tr {
+                        th { "capture" } th.num { "flow" } th { "client → server" } th { "stall" } th.num { "duration" }
+                    } }
+                    tbody {
+                        @for l in &m.longest_stalls {
+                            tr {
+                                td.wrap { code { (l.capture) } } td.num { (l.id) }
+                                td { (end(Some(l.client_addr.as_str()), l.client_port)) " → " (end(Some(l.server_addr.as_str()), l.server_port)) }
+                                td { (l.kind) } td.num { (secs(l.duration_s)) }
+                            }
+                        }
+                    }
+                } }
+            }
             @for (title, rows, why) in problem_sections(m) {
                 h2 { (title) " (" (rows.len()) ")" }
                 @if rows.is_empty() {
@@ -589,6 +700,14 @@ mod tests {
 
     fn part(rows: &[Row]) -> DataFrame {
         let n = rows.len();
+        // No stalls (the stalls overview has its own tests, in stalls.rs).
+        let mut kinds = ListStringChunkedBuilder::new("stalls".into(), n, 0);
+        let mut secs =
+            ListPrimitiveChunkedBuilder::<Float64Type>::new("stall_durations_s".into(), n, 0, DataType::Float64);
+        for _ in rows {
+            kinds.append_values_iter(std::iter::empty::<&str>());
+            secs.append_slice(&[]);
+        }
         DataFrame::new(
             n,
             vec![
@@ -602,6 +721,8 @@ mod tests {
                 Column::new("goodput_bps".into(), rows.iter().map(|r| r.3).collect::<Vec<_>>()),
                 Column::new("rtt_min_ms".into(), rows.iter().map(|r| r.4).collect::<Vec<_>>()),
                 Column::new("max_rwnd_bytes".into(), rows.iter().map(|r| r.5).collect::<Vec<_>>()),
+                kinds.finish().into_series().into_column(),
+                secs.finish().into_series().into_column(),
             ],
         )
         .unwrap()

@@ -8,10 +8,10 @@
 
 use super::inputs::{Input, Problem, Unit};
 use super::progress::Progress;
-use super::record::{CaptureRow, InputStatus, MiddleboxRow};
+use super::record::{CaptureRow, FloodRow, InputStatus, MiddleboxRow};
 use super::tables::PartWriter;
 use bdpscope::analysis::{Analysis, AnalysisConfig, FlowFilter};
-use bdpscope::capture::{CaptureError, CaptureReader, Step};
+use bdpscope::capture::{CaptureReader, Step};
 use bdpscope::observe::NoObserver;
 use bdpscope::summary::FlowSummary;
 use bdpscope::table::captures::join;
@@ -29,6 +29,8 @@ pub struct Done {
     pub captures: Vec<CaptureRow>,
     pub flows: u64,
     pub middlebox: Vec<MiddleboxRow>,
+    /// The floods and scans of each chain, under the chain's name.
+    pub floods: Vec<FloodRow>,
 }
 
 /// Where a unit's flows go as they finish: its part, and the middlebox findings.
@@ -108,6 +110,7 @@ impl Chain {
         if self.members.len() == 1 {
             done.captures[self.members[0]].summarised(&summary);
         }
+        done.floods.extend(FloodRow::of(&name, &summary));
         for &m in &self.members {
             done.captures[m].chain = Some(name.clone());
         }
@@ -145,15 +148,18 @@ fn unread(input: &Input, problem: Problem) -> CaptureRow {
     }
 }
 
-/// Opens a file as a capture (recognised by content).
+/// Opens a file as a capture (recognised by content). One that cannot be is skipped only
+/// when it is plainly no capture found in a folder (the rule: `InputStatus::of_unopened`).
 fn open(input: &Input, records: &crate::records::Records) -> Result<CaptureReader, Problem> {
     if let Some(p) = &input.problem {
         return Err(p.clone());
     }
     let file = std::fs::File::open(&input.path).map_err(|e| Problem::Failed(format!("cannot open: {e}")))?;
-    let mut reader = CaptureReader::new(Box::new(file)).map_err(|e| match e {
-        CaptureError::NotACapture(_) => Problem::Skipped(e.to_string()),
-        e => Problem::Failed(e.to_string()),
+    let mut reader = CaptureReader::new(Box::new(file)).map_err(|e| {
+        match InputStatus::of_unopened(&e, &input.name, input.named) {
+            InputStatus::Skipped => Problem::Skipped(e.to_string()),
+            _ => Problem::Failed(e.to_string()),
+        }
     })?;
     records.apply(&mut reader).map_err(Problem::Failed)?;
     Ok(reader)
@@ -167,6 +173,7 @@ pub fn process(unit: &Unit, ctx: &Context, part: PartWriter) -> anyhow::Result<D
         captures: Vec::with_capacity(unit.inputs.len()),
         flows: 0,
         middlebox: Vec::new(),
+        floods: Vec::new(),
     };
     let mut sink = Sink {
         part,

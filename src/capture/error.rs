@@ -32,6 +32,21 @@ pub enum CaptureError {
         frames: u64,
     },
 
+    /// It starts with a capture's magic number (pcap, pcapng), but its file header is
+    /// one this reader cannot take: another version, reserved bits set, a byte-order
+    /// magic that is neither. Unlike [`CaptureError::NotACapture`] the file is meant as a
+    /// capture, so a folder's walk counts it as failed, not as a file to leave out.
+    #[error("its file header cannot be read: {0}")]
+    BadHeader(String),
+
+    /// Not one packet could be read: the capture is damaged (or its compressed stream,
+    /// or the device) before its first packet record was complete. There is nothing
+    /// "before the damage" to analyse, so this is an input that cannot be read, returned
+    /// when the capture is opened. (A capture merely cut short there is not this: it is a
+    /// capture still being written, read as far as it goes.)
+    #[error("no packet could be read: {0}")]
+    NoPacket(Box<CaptureError>),
+
     /// The capture is damaged: a record or block that cannot be valid.
     #[error("the capture is damaged at byte {offset}: {reason}")]
     Corrupt {
@@ -137,5 +152,13 @@ mod tests {
         };
         assert!(!e.is_cut_short());
         assert_eq!(e.frames_before_cut(), None);
+        let e = CaptureError::NoPacket(Box::new(e));
+        assert!(!e.is_cut_short());
+        assert_eq!(
+            e.to_string(),
+            "no packet could be read: the capture is damaged at byte 24: bad"
+        );
+        let e = CaptureError::BadHeader("it is pcap version 1.4".into());
+        assert_eq!(e.to_string(), "its file header cannot be read: it is pcap version 1.4");
     }
 }

@@ -10,12 +10,14 @@
 //! parser hands back), `pcap` and `pcapng` (record parsing), `select` (the records a caller
 //! asks for: filters, time windows), `reader` (sniffing and the public [`CaptureReader`]);
 //! `writer` (fixture writers; test support, only with the `testkit` feature); `rotation`
-//! (which files are one capture rotated: names only, apart from the rest).
+//! (which files are one capture rotated: names only, apart from the rest) and `naming`
+//! (whether a name is a capture's, for a file that cannot be read; after `rotation`).
 
 mod buffer;
 mod error;
 mod format;
 mod linktype;
+mod naming;
 mod pcap;
 mod pcapng;
 mod reader;
@@ -32,6 +34,7 @@ mod tests;
 pub use error::CaptureError;
 pub use format::{CaptureFormat, Compression, Container};
 pub use linktype::LinkType;
+pub use naming::has_capture_name;
 pub use reader::{CaptureReader, Step};
 pub use rotation::rotation_key;
 pub use select::{Chain, Decision, RecordFilter};

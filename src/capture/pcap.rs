@@ -70,7 +70,7 @@ pub(crate) fn rd16(b: &[u8], at: usize, be: bool) -> u16 {
 
 impl PcapHeader {
     /// Parses the 24-byte file header (the magic has been checked already).
-    /// Errors are reasons for [`super::CaptureError::NotACapture`].
+    /// Errors are reasons for [`super::CaptureError::BadHeader`].
     pub(crate) fn parse(h: &[u8]) -> Result<PcapHeader, String> {
         let &(_, big_endian, nanosecond, modified) = MAGICS
             .iter()

@@ -86,6 +86,9 @@ pub struct CaptureReader {
     /// Chooses the records returned (all when None); `skipped` counts the others.
     filter: Option<Box<dyn RecordFilter>>,
     skipped: u64,
+    /// What the parser gave when the capture was opened (see [`CaptureReader::read_ahead`]),
+    /// for the first call of `next_frame`: a record still in the window, the end, or a cut.
+    ahead: Option<Result<Option<Rec>, CaptureError>>,
 }
 
 impl fmt::Debug for CaptureReader {
@@ -154,8 +157,11 @@ impl CaptureReader {
     /// file header (pcap) or first section header (pcapng).
     ///
     /// Errors: [`CaptureError::NotACapture`] for empty input and anything that is not a
-    /// (compressed) pcap or pcapng; [`CaptureError::Truncated`] when the input stops
-    /// inside the file header; [`CaptureError::Corrupt`] for a damaged section header.
+    /// (compressed) pcap or pcapng; [`CaptureError::BadHeader`] for a pcap or pcapng
+    /// header it cannot take (another version, reserved bits); [`CaptureError::Truncated`]
+    /// when the input stops inside the file header; [`CaptureError::Corrupt`] for a
+    /// damaged section header; [`CaptureError::NoPacket`] when the capture is damaged
+    /// before its first packet (it reads ahead to that packet, see `read_ahead`).
     pub fn new(input: Box<dyn Read + Send>) -> Result<CaptureReader, CaptureError> {
         Self::with_buffer(input, INITIAL_BUF)
     }
@@ -176,14 +182,14 @@ impl CaptureReader {
             if !input.fill(pcap::HEADER_LEN) {
                 return Err(Self::header_cut(&mut input));
             }
-            let header = PcapHeader::parse(&input.data()[..pcap::HEADER_LEN]).map_err(CaptureError::NotACapture)?;
+            let header = PcapHeader::parse(&input.data()[..pcap::HEADER_LEN]).map_err(CaptureError::BadHeader)?;
             input.consume(pcap::HEADER_LEN);
             let format = CaptureFormat::Pcap {
                 nanosecond: header.nanosecond,
                 big_endian: header.big_endian,
             };
             let link_types = vec![header.link];
-            return Ok(CaptureReader {
+            return CaptureReader {
                 input,
                 parser: Parser::Pcap(header),
                 format,
@@ -193,11 +199,13 @@ impl CaptureReader {
                 done: false,
                 filter: None,
                 skipped: 0,
-            });
+                ahead: None,
+            }
+            .read_ahead();
         }
         if got4 && first[..4] == pcapng::SHB_TYPE {
             Self::check_first_section(&mut input)?;
-            return Ok(CaptureReader {
+            return CaptureReader {
                 input,
                 parser: Parser::PcapNg(PcapNg::new()),
                 format: CaptureFormat::PcapNg,
@@ -207,7 +215,9 @@ impl CaptureReader {
                 done: false,
                 filter: None,
                 skipped: 0,
-            });
+                ahead: None,
+            }
+            .read_ahead();
         }
         Err(CaptureError::NotACapture(not_a_capture(first, compression)))
     }
@@ -215,6 +225,55 @@ impl CaptureReader {
     /// Convenience for [`CaptureReader::new`] with any owned reader.
     pub fn from_reader<R: Read + Send + 'static>(r: R) -> Result<CaptureReader, CaptureError> {
         Self::new(Box::new(r))
+    }
+
+    /// Reads ahead to the first packet record, kept for the first `next_frame`. A capture
+    /// damaged before it (a first record of 2 GB, a broken block, a decompression or read
+    /// error) has no packet to give: it cannot be read as a capture at all, so opening it
+    /// fails (`NoPacket`, saying where) rather than every command reporting the packets
+    /// "before the damage" of a capture that had none. A cut there stays for `next_frame`
+    /// to report: a capture cut short is read as far as it goes, packets or not.
+    fn read_ahead(mut self) -> Result<CaptureReader, CaptureError> {
+        match self.parse() {
+            Err(e) if !e.is_cut_short() => Err(CaptureError::NoPacket(Box::new(e))),
+            first => {
+                self.ahead = Some(first);
+                Ok(self)
+            }
+        }
+    }
+
+    /// The parser's next packet record (in the window until the next parse), the end, or
+    /// why it stopped; a read error that ended the stream is said in its place.
+    #[inline(always)]
+    fn parse(&mut self) -> Result<Option<Rec>, CaptureError> {
+        let step = match &mut self.parser {
+            Parser::Pcap(h) => h.next(&mut self.input),
+            Parser::PcapNg(ng) => {
+                let link_types = &mut self.link_types;
+                ng.next(&mut self.input, &mut |lt| {
+                    if !link_types.contains(&lt) {
+                        link_types.push(lt);
+                    }
+                })
+            }
+        };
+        let fault = match step {
+            Ok(Some(rec)) => return Ok(Some(rec)),
+            Ok(None) => None,
+            Err(fault) => Some(fault),
+        };
+        if let Some(e) = self.input.take_read_error() {
+            return Err(self.input.src.classify(e, self.input.stream_bytes(), self.frames));
+        }
+        match fault {
+            None => Ok(None),
+            Some(Fault::Truncated { offset }) => Err(CaptureError::Truncated {
+                offset,
+                frames: self.frames,
+            }),
+            Some(Fault::Corrupt { offset, reason }) => Err(CaptureError::Corrupt { offset, reason }),
+        }
     }
 
     /// The input stopped inside the file header or first section header.
@@ -235,7 +294,7 @@ impl CaptureReader {
             [0x1a, 0x2b, 0x3c, 0x4d] => true,
             [0x4d, 0x3c, 0x2b, 0x1a] => false,
             _ => {
-                return Err(CaptureError::NotACapture(format!(
+                return Err(CaptureError::BadHeader(format!(
                     "it starts like pcapng but its byte-order magic is {} instead of 1a 2b 3c 4d",
                     hex4(&h[8..12])
                 )))
@@ -254,7 +313,7 @@ impl CaptureReader {
         let b = &input.data()[..blen];
         let (major, minor) = (pcap::rd16(b, 12, be), pcap::rd16(b, 14, be));
         if major != 1 {
-            return Err(CaptureError::NotACapture(format!(
+            return Err(CaptureError::BadHeader(format!(
                 "it is pcapng version {major}.{minor}, and only version 1 is supported"
             )));
         }
@@ -271,38 +330,19 @@ impl CaptureReader {
             return Ok(None);
         }
         loop {
-            let step = match &mut self.parser {
-                Parser::Pcap(h) => h.next(&mut self.input),
-                Parser::PcapNg(ng) => {
-                    let link_types = &mut self.link_types;
-                    ng.next(&mut self.input, &mut |lt| {
-                        if !link_types.contains(&lt) {
-                            link_types.push(lt);
-                        }
-                    })
-                }
+            let step = match self.ahead.take() {
+                Some(first) => first,
+                None => self.parse(),
             };
             let rec = match step {
                 Ok(Some(rec)) => rec,
                 Ok(None) => {
                     self.done = true;
-                    return match self.input.take_read_error() {
-                        Some(e) => Err(self.input.src.classify(e, self.input.stream_bytes(), self.frames)),
-                        None => Ok(None),
-                    };
+                    return Ok(None);
                 }
-                Err(fault) => {
+                Err(e) => {
                     self.done = true;
-                    if let Some(e) = self.input.take_read_error() {
-                        return Err(self.input.src.classify(e, self.input.stream_bytes(), self.frames));
-                    }
-                    return Err(match fault {
-                        Fault::Truncated { offset } => CaptureError::Truncated {
-                            offset,
-                            frames: self.frames,
-                        },
-                        Fault::Corrupt { offset, reason } => CaptureError::Corrupt { offset, reason },
-                    });
+                    return Err(e);
                 }
             };
             self.frames += 1;

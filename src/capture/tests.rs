@@ -171,21 +171,73 @@ fn pcap_fcs_bits_are_masked_from_the_link_type() {
     assert_eq!(r.link_types(), vec![LinkType::ETHERNET]);
 }
 
+/// A file with a capture's magic is a capture, whatever is wrong with its header: a bad
+/// header is not "not a capture" (a folder's walk counts it failed, not skipped).
 #[test]
-fn pcap_header_problems_are_not_captures() {
+fn pcap_header_problems_are_bad_headers() {
     let mut b = small_pcap(false, false);
     b[4] = 1; // version 1.4
     let e = open(b).unwrap_err();
     assert!(
-        matches!(e, CaptureError::NotACapture(ref s) if s.contains("version 1.4")),
+        matches!(e, CaptureError::BadHeader(ref s) if s.contains("version 1.4")),
         "{e}"
     );
     let mut b = small_pcap(false, false);
     b[22] = 0x30; // reserved link-type bits
     let e = open(b).unwrap_err();
     assert!(
-        matches!(e, CaptureError::NotACapture(ref s) if s.contains("reserved")),
+        matches!(e, CaptureError::BadHeader(ref s) if s.contains("reserved")),
         "{e}"
+    );
+}
+
+/// Damage before the first packet leaves nothing to analyse: opening fails, saying so and
+/// where. A cut there is a capture that stops early: it opens, and the cut comes first.
+#[test]
+fn damage_before_the_first_packet_fails_the_open() {
+    // pcap: the first record (at byte 24) claims 2 GB.
+    let mut b = small_pcap(false, false);
+    b[24 + 8..24 + 12].copy_from_slice(&0x7fff_fff0u32.to_le_bytes());
+    let e = open(b).unwrap_err();
+    assert!(
+        matches!(&e, CaptureError::NoPacket(inner) if matches!(**inner, CaptureError::Corrupt { offset: 24, .. })),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .starts_with("no packet could be read: the capture is damaged at byte 24: "),
+        "{e}"
+    );
+    assert!(!e.is_cut_short());
+    // pcapng: the block before the first packet is broken.
+    let mut w = PcapNgWriter::new(Vec::new(), false).unwrap();
+    let at = w.get_ref().len();
+    let i = w.add_interface(LinkType::ETHERNET, 0, None).unwrap();
+    w.write_packet(i, Timestamp::from_nanos(T0), &[1; 40], 40).unwrap();
+    let mut b = w.into_inner();
+    b[at + 4] = 13; // the interface block's length is not a multiple of 4
+    let e = open(b).unwrap_err();
+    assert!(
+        matches!(&e, CaptureError::NoPacket(inner) if matches!(**inner, CaptureError::Corrupt { .. })),
+        "{e:?}"
+    );
+    // Cut inside the first record: it opens, and says where it stops, with no packet.
+    let full = small_pcap(false, false);
+    let mut r = open(full[..24 + 10].to_vec()).unwrap();
+    let (frames, err) = read_all(&mut r);
+    assert!(frames.is_empty());
+    assert!(
+        matches!(err, Some(CaptureError::Truncated { offset: 24, frames: 0 })),
+        "{err:?}"
+    );
+    // Damage after the first packet: it opens, the packets before come first.
+    let mut b = small_pcap(false, false);
+    b[100 + 8..100 + 12].copy_from_slice(&0x7fff_fff0u32.to_le_bytes());
+    let (frames, err) = read_bytes(b);
+    assert_eq!(frames.len(), 1);
+    assert!(
+        matches!(err, Some(CaptureError::Corrupt { offset: 100, .. })),
+        "{err:?}"
     );
 }
 
@@ -496,19 +548,21 @@ fn pcapng_header_problems() {
     b[12] = 0; // version 0.0
     let e = open(b).unwrap_err();
     assert!(
-        matches!(e, CaptureError::NotACapture(ref s) if s.contains("version 0.0")),
+        matches!(e, CaptureError::BadHeader(ref s) if s.contains("version 0.0")),
         "{e}"
     );
     let mut b = small_pcapng(false);
     b[8] = 0x11; // byte-order magic
     let e = open(b).unwrap_err();
     assert!(
-        matches!(e, CaptureError::NotACapture(ref s) if s.contains("byte-order")),
+        matches!(e, CaptureError::BadHeader(ref s) if s.contains("byte-order")),
         "{e}"
     );
     // An SHB option longer than the block.
     let mut w = PcapNgWriter::new(Vec::new(), false).unwrap();
     w.new_section(false).unwrap();
+    let i = w.add_interface(LinkType::ETHERNET, 0, None).unwrap();
+    w.write_packet(i, Timestamp::from_nanos(T0), &[1; 40], 40).unwrap();
     let mut b = w.into_inner();
     let mut body = vec![
         0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
@@ -520,10 +574,11 @@ fn pcapng_header_problems() {
     shb.extend_from_slice(&(body.len() as u32 + 12).to_le_bytes());
     let e = open(shb.clone()).unwrap_err();
     assert!(matches!(e, CaptureError::Corrupt { offset: 0, .. }), "{e}");
-    // The same damaged SHB as a later section: Corrupt at its offset.
+    // The same damaged SHB as a later section, after a packet: Corrupt at its offset.
     let at = b.len();
     b.extend_from_slice(&shb);
-    let (_, err) = read_bytes(b);
+    let (f, err) = read_bytes(b);
+    assert_eq!(f.len(), 1);
     assert!(matches!(err, Some(CaptureError::Corrupt { offset, .. }) if offset == at as u64));
 }
 
@@ -540,13 +595,16 @@ fn blocks_bigger_than_the_buffer_grow_it() {
     assert!(err.is_none());
     assert_eq!(f.len(), 3);
     assert_eq!(f[1].data, big);
-    // Legacy pcap records larger than any snaplen are corrupt.
+    // Legacy pcap records larger than any snaplen are corrupt (the first one: no packet
+    // came before it, so the capture does not open).
     let mut p = PcapWriter::new(Vec::new(), LinkType::ETHERNET, 65535, false, false).unwrap();
     p.write_packet(Timestamp::from_nanos(T0), &[0; 300_000], 300_000)
         .unwrap();
-    let (f, err) = read_bytes(p.into_inner());
-    assert!(f.is_empty());
-    assert!(matches!(err, Some(CaptureError::Corrupt { offset: 24, .. })), "{err:?}");
+    let e = open(p.into_inner()).unwrap_err();
+    assert!(
+        matches!(&e, CaptureError::NoPacket(inner) if matches!(**inner, CaptureError::Corrupt { offset: 24, .. })),
+        "{e:?}"
+    );
     // ... unless the snaplen allows them.
     let mut p = PcapWriter::new(Vec::new(), LinkType::ETHERNET, 4_000_000, false, false).unwrap();
     p.write_packet(Timestamp::from_nanos(T0), &big, big.len() as u32)
@@ -697,8 +755,10 @@ fn tiny_reads_interruptions_and_io_errors() {
         flip: false,
         fail_after: 30,
     };
+    // (Before the first packet, so the open fails, saying no packet could be read.)
     let e = match CaptureReader::from_reader(src) {
         Ok(mut r) => read_all(&mut r).1.expect("error"),
+        Err(CaptureError::NoPacket(e)) => *e,
         Err(e) => e,
     };
     assert!(matches!(e, CaptureError::Io(_)), "{e:?}");

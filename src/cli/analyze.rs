@@ -82,14 +82,14 @@ pub fn analyze_one<O: Observer>(
         },
         &mut |f| flows.push(f),
     );
-    if let Some(e) = damage {
-        eprintln!("bdpscope: warning: {name}: {e}; the packets before were analysed");
-    }
     if let Some(b) = bar {
         b.finish_and_clear();
     }
     let next = analysis.next_flow_id();
     let (summary, rest, observer) = analysis.finish(&name, Some(&reader));
+    if let Some(e) = damage {
+        eprintln!("bdpscope: warning: {name}: {e}; {}", before(summary.packets));
+    }
     flows.extend(rest);
     records.note_half_conversations(&mut flows);
     warn_budget(&name, &summary);
@@ -146,12 +146,23 @@ fn analyze_summaries(
     // The text view says these in its capture block (on stdout): said once, not twice.
     if p.warn {
         for w in &summary.warnings {
-            eprintln!("bdpscope: warning: {name}: {w}; the packets before were analysed");
+            eprintln!("bdpscope: warning: {name}: {w}; {}", before(summary.packets));
         }
         warn_budget(&name, &summary);
     }
     let next = first_id + summary.flows;
     Ok((summary, next))
+}
+
+/// What became of the packets before a problem the reading stopped at, after its warning:
+/// a capture cut inside its first record had none (and is still a capture read as far as
+/// it goes).
+fn before(packets: u64) -> &'static str {
+    if packets == 0 {
+        "no packet came before it"
+    } else {
+        "the packets before were analysed"
+    }
 }
 
 /// Says on stderr when the memory budget cut connections short (never silently).

@@ -39,8 +39,14 @@ fn load(path: &Path, records: &Records) -> Result<Side> {
         .map_err(|why| anyhow::anyhow!("{}: {why}", input::display_name(path)))?;
     let name = input::display_name(path);
     let side = compare::read(&mut reader, &name);
+    // A capture cut inside its first record has no packet before the cut.
+    let before = if side.packets == 0 {
+        "no packet came before it"
+    } else {
+        "the packets before were compared"
+    };
     for w in &side.warnings {
-        eprintln!("bdpscope: warning: {name}: {w}; the packets before were compared");
+        eprintln!("bdpscope: warning: {name}: {w}; {before}");
     }
     Ok(side)
 }

@@ -3,7 +3,7 @@
 //! Its columns and their order are [`CAPTURE_COLUMNS`]; the state file (`done.jsonl`)
 //! keeps the rows as JSON.
 
-use crate::capture::{Compression, Container};
+use crate::capture::{has_capture_name, CaptureError, Compression, Container};
 use crate::summary::CaptureSummary;
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -20,6 +20,34 @@ crate::vocabulary! {
         Failed = "failed",
         /// Not a capture.
         Skipped = "skipped",
+    }
+}
+
+impl InputStatus {
+    /// What became of an input that could not be opened as a capture (`e` says why): the
+    /// one rule batch and the Spark job apply. It is `skipped` only when it is plainly no
+    /// capture and nobody asked for it: all three of
+    ///
+    /// - found in a folder, not `named` (on the command line, or as a glob's match): a
+    ///   file the user named is one they asked to read, and as `analyze FILE` says, not
+    ///   reading it is an error (the interface's exit 1: "an input could not be read as a
+    ///   capture at all"); a folder's README or `truth.json` is nobody's failure;
+    /// - its content is no capture ([`CaptureError::NotACapture`]): anything else means it
+    ///   starts with a capture's magic number (pcap in either byte order, µs or ns,
+    ///   pcapng's section header; bare or inside gzip or zstd) and is damaged, cut inside
+    ///   its header, of a version not read, or holds no readable packet;
+    /// - its name is not a capture's ([`has_capture_name`]: `.pcap`, `.pcapng`, `.cap`,
+    ///   `.ntar`, compressed or rotated): a `.pcap` holding nothing, or garbage, is a
+    ///   capture that was lost.
+    ///
+    /// Otherwise `failed`: named on stderr, counted, and the run's exit status is 1.
+    pub fn of_unopened(e: &CaptureError, name: &str, named: bool) -> InputStatus {
+        let no_capture = matches!(e, CaptureError::NotACapture(_)) && !has_capture_name(name);
+        if no_capture && !named {
+            InputStatus::Skipped
+        } else {
+            InputStatus::Failed
+        }
     }
 }
 
@@ -171,5 +199,36 @@ mod exact {
         Option::<String>::deserialize(d)?
             .map(|t| t.parse().map_err(serde::de::Error::custom))
             .transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unopened_input_is_skipped_only_when_plainly_no_capture_and_not_named() {
+        let not = || CaptureError::NotACapture("it starts with bytes 23 20 52 45".into());
+        let bad = || CaptureError::BadHeader("it is pcap version 1.4".into());
+        let empty = || CaptureError::NotACapture("it is empty".into());
+        let status = InputStatus::of_unopened;
+        // A folder's README: no capture by content nor by name.
+        assert_eq!(status(&not(), "arch/README", false), InputStatus::Skipped);
+        assert_eq!(status(&not(), "arch/SOURCES.md", false), InputStatus::Skipped);
+        // The same file named on the command line: asked for, not read.
+        assert_eq!(status(&not(), "arch/README", true), InputStatus::Failed);
+        // A capture's magic with a header it cannot take, whatever its name.
+        assert_eq!(status(&bad(), "arch/x.bin", false), InputStatus::Failed);
+        // Named like a capture: empty, or garbage.
+        assert_eq!(status(&empty(), "arch/derived__empty.pcap", false), InputStatus::Failed);
+        assert_eq!(status(&not(), "arch/bad-magic.pcap.gz", false), InputStatus::Failed);
+        // Damaged before its first packet, or cut inside its header.
+        let none = CaptureError::NoPacket(Box::new(CaptureError::Corrupt {
+            offset: 24,
+            reason: "a record claims 2147418112 captured bytes".into(),
+        }));
+        assert_eq!(status(&none, "arch/x", false), InputStatus::Failed);
+        let cut = CaptureError::Truncated { offset: 0, frames: 0 };
+        assert_eq!(status(&cut, "arch/x", false), InputStatus::Failed);
     }
 }

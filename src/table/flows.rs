@@ -60,6 +60,19 @@ impl Columns {
         }
         self.push(b.finish().into_series());
     }
+    /// A list of numbers per row.
+    fn floats(&mut self, name: &'static str, v: impl Iterator<Item = Vec<f64>>) {
+        let mut b = ListPrimitiveChunkedBuilder::<Float64Type>::new(
+            name.into(),
+            self.height,
+            self.height * 2,
+            DataType::Float64,
+        );
+        for items in v {
+            b.append_slice(&items);
+        }
+        self.push(b.finish().into_series());
+    }
     /// The structured advice of each row.
     fn advice(&mut self, name: &'static str, flows: &[FlowSummary]) -> PolarsResult<()> {
         let dtype = DataType::List(Box::new(advice_struct_dtype()));
@@ -273,6 +286,12 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
         "s2c_max_in_network_bytes",
         it().map(|f| Some(f.s2c.max_in_network_bytes)),
     );
+    // Schema 5: how long each stall of `stalls` lasted (the same order), appended: what
+    // batch's summary ranks the longest stalls by, and an analyst's query needs.
+    t.floats(
+        "stall_durations_s",
+        it().map(|f| f.stalls.iter().map(|s| s.duration_s).collect()),
+    );
     let height = flows.len();
     DataFrame::new(height, t.cols)
 }
@@ -374,6 +393,7 @@ pub fn csv_view(df: &DataFrame) -> PolarsResult<DataFrame> {
         .iter()
         .map(|c| match c.dtype() {
             DataType::List(inner) if matches!(**inner, DataType::String) => joined(c),
+            DataType::List(inner) if matches!(**inner, DataType::Float64) => joined_numbers(c),
             DataType::List(inner) if matches!(**inner, DataType::Struct(_)) => json_objects(c),
             _ => Ok(c.clone()),
         })
@@ -389,6 +409,20 @@ fn joined(c: &Column) -> PolarsResult<Column> {
             let Some(items) = row else { return Ok(None) };
             let items = items.as_ref();
             let items: Vec<&str> = items.str()?.iter().flatten().collect();
+            Ok((!items.is_empty()).then(|| items.join(CSV_LIST_SEPARATOR)))
+        })
+        .collect::<PolarsResult<_>>()?;
+    Ok(Column::new(c.name().clone(), cells))
+}
+
+/// A list of numbers as its items joined, each in its shortest exact form (`0.25 | 12`).
+fn joined_numbers(c: &Column) -> PolarsResult<Column> {
+    let list = c.list()?;
+    let cells: Vec<Option<String>> = list
+        .amortized_iter()
+        .map(|row| -> PolarsResult<Option<String>> {
+            let Some(items) = row else { return Ok(None) };
+            let items: Vec<String> = items.as_ref().f64()?.iter().flatten().map(|x| x.to_string()).collect();
             Ok((!items.is_empty()).then(|| items.join(CSV_LIST_SEPARATOR)))
         })
         .collect::<PolarsResult<_>>()?;
@@ -470,5 +504,22 @@ mod tests {
             &DataType::List(Box::new(advice_struct_dtype()))
         );
         assert_eq!(nested.column("client_wscale").unwrap().dtype(), &DataType::UInt8);
+        assert_eq!(
+            nested.column("stall_durations_s").unwrap().dtype(),
+            &DataType::List(Box::new(DataType::Float64))
+        );
+    }
+
+    #[test]
+    fn a_list_of_numbers_is_one_csv_cell_of_exact_numbers() {
+        let mut t = Columns {
+            height: 3,
+            cols: Vec::new(),
+        };
+        t.floats("s", [vec![0.25, 12.0], vec![], vec![3.740928]].into_iter());
+        let df = DataFrame::new(3, t.cols).unwrap();
+        let csv = csv_view(&df).unwrap();
+        let cells: Vec<Option<&str>> = csv.column("s").unwrap().str().unwrap().iter().collect();
+        assert_eq!(cells, [Some("0.25 | 12"), None, Some("3.740928")]);
     }
 }

@@ -19,8 +19,9 @@ pub use flows::{csv_view, flows_frame};
 /// this table (docs/tables.md lists the old names beside the new); 3: version 2's columns
 /// unchanged, ECN's appended (`client_ecn`, `server_ecn`, `ecn`, `{c2s,s2c}_ect0_segments`
 /// ... `_last_cwr_ts`); 4: version 3's unchanged, the flight in the network appended
-/// (`sender_max_in_network_bytes`, `{c2s,s2c}_max_in_network_bytes`).
-pub const FLOWS_SCHEMA_VERSION: u32 = 4;
+/// (`sender_max_in_network_bytes`, `{c2s,s2c}_max_in_network_bytes`); 5: version 4's
+/// unchanged, `stall_durations_s` appended (each stall's duration, in `stalls`' order).
+pub const FLOWS_SCHEMA_VERSION: u32 = 5;
 
 /// How timestamps are written in CSV: RFC 3339, UTC, microseconds.
 pub const CSV_DATETIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.6fZ";

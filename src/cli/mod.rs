@@ -258,8 +258,10 @@ pub struct PacketsArgs {
 #[derive(Args, Debug)]
 #[command(override_usage = "bdpscope batch [OPTIONS] --out DIR PATH... [FILTER...]")]
 pub struct BatchArgs {
-    /// Capture files and folders (walked recursively; files are recognised by content,
-    /// anything else is listed as skipped), then optionally a capture filter.
+    /// Capture files and folders (walked recursively; files are read by content), then
+    /// optionally a capture filter. A file that cannot be read as a capture fails, and
+    /// the exit status is 1, unless a folder held it and it is plainly no capture (no
+    /// capture magic, no .pcap/.pcapng/.cap name: a README), which is listed as skipped.
     #[arg(value_name = "WORD")]
     pub words: Vec<PathBuf>,
     #[command(flatten)]

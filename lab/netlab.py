@@ -649,6 +649,9 @@ class FlowRun:
                 gap = float(pat.get("gap_s", 0.01))
                 msg = b"x" * size
                 split = int(pat.get("split_bytes", 0))   # write a header, then the body (write-write-read)
+                # A reply waits a round trip, a delayed ACK (up to 200 ms) and, with Nagle, a second
+                # round trip: the bulk loop's 0.2 s timeout ended P20's 80 ms run after two requests.
+                s.settimeout(max(2.0, self.duration))
                 for _ in range(count):
                     if time.time() >= t_end:
                         break

@@ -523,6 +523,11 @@ pub struct Accumulator {
     /// Per direction, the right edge of the window its last ACK offered the other end
     /// (relative ACK number + scaled window), when the scale is known.
     right_edge: [Option<u32>; 2],
+    /// Per direction, the timestamp value of its last ACK when the receiver held that ACK
+    /// (see `on_segment`): data that echoes it was released by it.
+    ack_held: [Option<u32>; 2],
+    /// Per direction, whether its last ACK reported data out of order (SACK blocks).
+    sacked: [bool; 2],
 }
 
 impl Accumulator {
@@ -701,7 +706,24 @@ impl Accumulator {
             (Some(a), Some(edge)) => (edge.wrapping_sub(a) as i32) < mss as i32,
             _ => false,
         };
-        let held = filled && ev.acked.acked as u64 > 2 * mss;
+        // Nor one of more than two full segments whose window is smaller, by a segment or
+        // more, than the largest this receiver offered: its buffer held data the application
+        // had not read (the window is the buffer's free space, RFC 9293 §3.8.6.2.2), and a
+        // Linux receiver acknowledges more than one full frame at once only when that does
+        // not shrink the window it offered (tcp_input.c, __tcp_ack_snd_check) — else the
+        // ACK waits for the delayed-ACK timer or the reader (tcp_cleanup_rbuf). R20
+        // slow_reader at the sender: one ACK of seven segments per 35-ms read, 48 of the
+        // 64 KiB offered, each 21 ms after the path's 155 ms.
+        // Data out of order takes buffer space too, and the ACK that repairs a hole moves it
+        // all to the reader's queue at once: an ACK that reports such data (SACK blocks, RFC
+        // 2018), or follows one that did, says nothing of the reader (redundant_stream1 flow
+        // 2: a repair's prompt ACK of 184 KB, 96 KB short of the largest window).
+        let out_of_order = ev.sack.len > 0 || self.sacked[d.index()];
+        let shrunk = match (ev.win_bytes, self.windows.max[d.reverse().index()]) {
+            (Some(w), Some(most)) => w + mss <= most && !out_of_order,
+            _ => false,
+        };
+        let held = (filled || shrunk) && ev.acked.acked as u64 > 2 * mss;
         let ack_prompt = ev.acked.acked as u64 >= 2 * mss && open && !held;
         // A data/ACK sample is timed by the ACK, whether or not data rides on it: a receiver
         // may hold an ACK up to 500 ms for data to carry it (RFC 1122 §4.2.3.2), and the data
@@ -709,12 +731,16 @@ impl Accumulator {
         // A timestamp echo on new data times the loop through its sender: the ACK clock
         // (prompt) unless the data waited on the application.
         let ack_sample_prompt = ack_prompt;
+        // Data the far end's held ACK released echoes that ACK's stamp: its loop holds the
+        // same wait (R20 slow_reader at the sender: each burst after a reader's ACK).
         let echo_prompt = if ev.len > 0 {
-            ev.send.new_bytes > 0 && !waited
+            ev.send.new_bytes > 0 && !waited && !(ev.echo.is_some() && self.ack_held[d.reverse().index()] == ev.echo)
         } else {
             ack_prompt
         };
         if ev.flags.ack() && !ev.flags.rst() {
+            self.ack_held[d.index()] = ev.tsval.filter(|_| held);
+            self.sacked[d.index()] = ev.sack.len > 0;
             self.right_edge[d.index()] = match (ev.ack, ev.win_bytes) {
                 (Some(a), Some(w)) => Some(a.wrapping_add(w.min(u32::MAX as u64) as u32)),
                 _ => None,
@@ -834,6 +860,72 @@ mod tests {
         assert!(held > 0.9, "receiver window {held:.3} of the time");
         let cut = short_of_a_filled_window(true);
         assert!(cut < 0.5, "receiver window {cut:.3} of the time after a CWR");
+    }
+
+    /// At the sender, a receiver that acknowledges seven segments at a time, 120 ms after
+    /// the last of them left (100 ms of path). Offering `window` of the 20 000 B it offered
+    /// at first: the share of the bins with an RTT sample that have a prompt one.
+    fn prompt_share(window: u16) -> f64 {
+        let (mut conn, mut acc) = (
+            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
+            Accumulator::default(),
+        );
+        let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
+        send(0.0, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(20000).mss(1000));
+        send(
+            100.0,
+            Dir::S2C,
+            TcpPacket::new(S, C).syn().seq(0).ack(1).window(20000).mss(1000),
+        );
+        send(100.01, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(20000));
+        let mut sent_at = Vec::new();
+        let mut next = 1u32;
+        for _ in 0..20 {
+            sent_at.push(101.0);
+            send(
+                101.0,
+                Dir::C2S,
+                TcpPacket::new(C, S).seq(next).ack(1).payload_len(1000).window(20000),
+            );
+            next += 1000;
+        }
+        let mut acked = 1u32;
+        for n in 0..60usize {
+            let last = sent_at[(n + 1) * 7 - 1];
+            let t = last + 120.0;
+            acked += 7000;
+            send(t, Dir::S2C, TcpPacket::new(S, C).seq(1).ack(acked).window(window));
+            let edge = acked + u32::from(window);
+            let mut k = 0.0;
+            while next < edge {
+                sent_at.push(t + 0.05 + k);
+                send(
+                    t + 0.05 + k,
+                    Dir::C2S,
+                    TcpPacket::new(C, S).seq(next).ack(1).payload_len(1000).window(20000),
+                );
+                next += 1000;
+                k += 0.01;
+            }
+        }
+        let tl = acc.dirs[Dir::C2S.index()].timeline.as_ref().unwrap().full();
+        let sampled = tl.bins.iter().filter(|b| b.rtt_min_ns.is_some()).count();
+        let prompt = tl.bins.iter().filter(|b| b.rtt_prompt_min_ns.is_some()).count();
+        assert!(sampled > 10, "{sampled} bins with samples");
+        prompt as f64 / sampled as f64
+    }
+
+    /// R20 slow_reader at the sender: a reader behind leaves data in the buffer, so the
+    /// window it offers is below its largest, and a Linux receiver then acknowledges
+    /// several segments at once only when the reader frees room: those samples carry the
+    /// reader's wait. The same ACKs with the window at its largest (a GRO receiver's stretch
+    /// ACKs) are prompt.
+    #[test]
+    fn stretch_acks_of_a_window_below_its_largest_wait_for_the_reader() {
+        let held = prompt_share(13000);
+        assert!(held < 0.05, "prompt in {held:.2} of the bins");
+        let open = prompt_share(20000);
+        assert!(open > 0.9, "prompt in {open:.2} of the bins");
     }
 
     /// An echo over loopback: MSS 65 495, windows of 64 KiB (raw 502 << 7), one-byte

@@ -108,6 +108,17 @@ pub fn pct(x: f64) -> String {
     }
 }
 
+/// A part's share of a whole, as [`pct`], but never "100%" for a part short of the whole
+/// (a part that rounds up reads "over 99%"): beside "17 of 21" a whole would contradict it.
+pub fn pct_part(x: f64) -> String {
+    let shown = pct(x);
+    if x < 1.0 && shown == "100%" {
+        "over 99%".into()
+    } else {
+        shown
+    }
+}
+
 /// A count with its noun, singular for one: "1 ACK", "46 times".
 pub fn count(n: u64, singular: &str, plural: &str) -> String {
     if n == 1 {
@@ -176,6 +187,14 @@ fn sig1(v: f64) -> String {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_part_short_of_the_whole_never_reads_whole() {
+        assert_eq!(pct_part(0.996), "over 99%");
+        assert_eq!(pct_part(1.0), "100%");
+        assert_eq!(pct_part(0.5), "50%");
+        assert_eq!(pct_part(0.004), "0.4%");
+    }
 
     #[test]
     fn units_read_naturally() {

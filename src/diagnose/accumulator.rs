@@ -26,6 +26,8 @@ use crate::time::{Span, Timestamp};
 #[derive(Clone, Debug, Default)]
 pub struct DirAccumulator {
     pub timeline: Option<LiveTimeline>,
+    /// Whose turn its idle pauses were (request/response).
+    pub turns: super::turns::Turns,
     /// The last new-data event and the state it put the sender in.
     last_data: Option<(Timestamp, SenderState)>,
     /// TSecr of the last new-data segment: segments one sender burst emitted together
@@ -327,6 +329,11 @@ impl DirAccumulator {
         if let Some(w) = window {
             b.max_window = b.max_window.max(w);
             b.min_window = Some(b.min_window.map_or(w, |m| m.min(w)));
+        }
+        // Whose turn the idle pause before this data was (see `turns`).
+        match self.pauses.iter().find(|&&(_, s)| s == SenderState::Idle) {
+            Some(&(from, _)) => self.turns.on_resume(ts, Some(from), self.last_data.map(|(t, _)| t)),
+            None => self.turns.on_busy_data(),
         }
         self.last_data = Some((ts, state));
         self.last_flight = flight;
@@ -762,6 +769,13 @@ impl Accumulator {
                 acc.on_loop_bound(ev.ts, b);
             }
         }
+        // Last, once this segment's ACK has left the other direction's sender idle (an
+        // answer carries the ACK of the request it answers).
+        if ev.send.new_bytes > 0 && !ev.send.keep_alive {
+            let other = &mut self.dirs[d.reverse().index()];
+            let idle = other.pauses.iter().any(|&(_, s)| s == SenderState::Idle);
+            other.turns.on_peer_data(ev.ts, idle);
+        }
     }
 }
 
@@ -926,6 +940,67 @@ mod tests {
         assert!(held < 0.05, "prompt in {held:.2} of the bins");
         let open = prompt_share(20000);
         assert!(open > 0.9, "prompt in {open:.2} of the bins");
+    }
+
+    /// A dialogue at the client: a 1000-byte request, its ACK, the server's answer 100 ms
+    /// later, the next request 1 ms after the answer; then one pause with no answer in it
+    /// (the client's own application). The pauses the answers ended are the server's turns.
+    #[test]
+    fn a_request_waiting_for_its_answer_is_the_other_ends_turn() {
+        let (mut conn, mut acc) = (
+            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
+            Accumulator::default(),
+        );
+        let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
+        send(0.0, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(20000).mss(1000));
+        send(
+            1.0,
+            Dir::S2C,
+            TcpPacket::new(S, C).syn().seq(0).ack(1).window(20000).mss(1000),
+        );
+        send(1.01, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(20000));
+        let (mut cseq, mut sseq) = (1u32, 1u32);
+        let mut t = 2.0;
+        for i in 0..6 {
+            send(
+                t,
+                Dir::C2S,
+                TcpPacket::new(C, S).seq(cseq).ack(sseq).window(20000).payload_len(1000),
+            );
+            cseq += 1000;
+            send(
+                t + 1.0,
+                Dir::S2C,
+                TcpPacket::new(S, C).seq(sseq).ack(cseq).window(20000),
+            );
+            if i < 5 {
+                send(
+                    t + 101.0,
+                    Dir::S2C,
+                    TcpPacket::new(S, C).seq(sseq).ack(cseq).window(20000).payload_len(200),
+                );
+                sseq += 200;
+                send(
+                    t + 101.5,
+                    Dir::C2S,
+                    TcpPacket::new(C, S).seq(cseq).ack(sseq).window(20000),
+                );
+                t += 102.0;
+            } else {
+                // No answer: the client's own pause of 300 ms.
+                t += 301.0;
+            }
+        }
+        send(
+            t,
+            Dir::C2S,
+            TcpPacket::new(C, S).seq(cseq).ack(sseq).window(20000).payload_len(1000),
+        );
+        let s = acc.dirs[Dir::C2S.index()].turns.summary().unwrap();
+        assert_eq!((s.answered, s.pauses), (5, 6), "{s:?}");
+        let m = s.median_answer_s.unwrap();
+        assert!((m - 0.101).abs() < 0.002, "median answer {m}");
+        assert!(s.answered_share() > 0.55 && s.answered_share() < 0.7, "{s:?}");
     }
 
     /// An echo over loopback: MSS 65 495, windows of 64 KiB (raw 502 << 7), one-byte

@@ -121,6 +121,8 @@ pub struct Facts {
     pub queue_other_way: Option<f64>,
     /// ECN of the bulk direction: CE marks, echoes, window reductions.
     pub ecn: EcnFacts,
+    /// Whose turn the bulk sender's idle pauses were (request/response), over the connection.
+    pub turns: Option<super::turns::TurnSummary>,
 }
 
 impl Facts {

@@ -30,6 +30,7 @@ mod startup;
 mod timeline;
 mod train;
 mod ts_clock;
+mod turns;
 
 /// The limit labels and the verdict: the summary's vocabulary.
 pub use crate::summary::{Label, Verdict};
@@ -360,6 +361,7 @@ fn gather_facts(
         obeyed_scale: WindowScale::Unknown,
         queue_other_way: None,
         ecn: facts::EcnFacts::of(conn, bulk),
+        turns: dacc.turns.summary(),
     };
     if two_way {
         f.queue_other_way();
@@ -975,6 +977,7 @@ mod tests {
                 segments: 5000,
                 ..Default::default()
             },
+            turns: None,
         }
     }
 

@@ -36,7 +36,16 @@ use super::super::rounds::Round;
 use super::super::Label;
 use super::{Account, BinCtx, Claim, Left, Verdict};
 use crate::summary::{AdviceItem, AdviceKind};
-use crate::units::{bytes, pct};
+use crate::units::{bytes, ms, pct, pct_part};
+
+/// Idle pauses the other end's answers ended, when there were any (`turns`).
+fn answered_turns(x: &super::super::facts::Facts) -> Option<super::super::turns::TurnSummary> {
+    x.turns.filter(|t| t.answered > 0 && t.answered_share() > 0.01)
+}
+
+/// The share of the idle time that makes the other end's answers the advice's subject:
+/// most of it.
+const TURNS_MOST: f64 = 0.5;
 
 /// Idle for at least this share of the transfer makes the application the limit (the
 /// sender was busy less than three quarters of the time).
@@ -130,6 +139,26 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             "sender idle (nothing new to send: everything acknowledged, or room in its window left unused for over a round trip) {} of the time",
             pct(c.idle_share)
         ));
+        if let Some(t) = answered_turns(x) {
+            let median = t
+                .median_answer_s
+                .map(|m| {
+                    format!(
+                        "; each answer came a median {} after the sender's last data, seen from here",
+                        ms(m)
+                    )
+                })
+                .unwrap_or_default();
+            let of = if t.pauses == 1 {
+                "its one pause".to_string()
+            } else {
+                format!("{} of its {} pauses", t.answered, t.pauses)
+            };
+            out.push(format!(
+                "of the sender's idle time over the connection, {} waited for the other end's answers ({of}): the other end's data came during each, and the sender went on only after it (request/response turns{median})",
+                pct_part(t.answered_share()),
+            ));
+        }
     }
     if c.plateau_share > 0.01 {
         // Say where the flat flight stood against the window and the BDP, as it did.
@@ -368,15 +397,20 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
         } else {
             "the network is not what limits it"
         };
-        out.push(plain(
-            AdviceKind::ApplicationPaced,
-            None,
-            format!(
+        // Most of the idle time the other end's turn: its answers paced the dialogue.
+        let sentence = match answered_turns(x).filter(|t| t.answered_share() >= TURNS_MOST) {
+            Some(t) => format!(
+                "the application sent in bursts and left the connection idle {} of the time, {} of that waiting for the other end's answers{}: the protocol's turns, not the network, limit it; fewer turns (several requests per round trip: pipelining, RFC 2920 for SMTP, HTTP/2 streams) or faster answers at the other end would cut the waits",
+                pct(c.idle_share),
+                pct_part(t.answered_share()),
+                t.median_answer_s.map(|m| format!(" (a median {} each)", ms(m))).unwrap_or_default()
+            ),
+            None => format!(
                 "the application sent in bursts and left the connection idle {} of the time: {why}",
                 pct(c.idle_share)
             ),
-            x,
-        ));
+        };
+        out.push(plain(AdviceKind::ApplicationPaced, None, sentence, x));
     }
     out
 }

@@ -1,0 +1,149 @@
+//! # Whose turn an idle sender waited on
+//!
+//! A sender with nothing to send is the application's limit (`rules::sender`), but in a
+//! request/response protocol (SMTP, HTTP/1.1, SMB, a database) the sender's application had
+//! nothing to send because it waited for the other end's answer: the other end's turn.
+//! The wait then is that end's processing plus a round trip, and the remedy is fewer turns
+//! (pipelining: RFC 2920 for SMTP, HTTP/2 streams) or a faster answer, not a bigger window.
+//!
+//! An idle pause (everything the sender sent acknowledged, the window open) is the other
+//! end's turn when that end's data came during the pause and the sender resumed after it:
+//! its application answered, and the sender's went on from the answer. A pause with no data
+//! from the other end in it was the sender's own (its application was slow to write, or
+//! waited on something the capture does not show).
+//!
+//! Example: mime-stream-depth (an SMTP upload): the client's "." after the message, the
+//! server's "250" 181 ms later, the client's next command 0.4 ms after that; each command of
+//! the dialogue waits 100-180 ms for its reply on a path of 0.1 ms.
+
+use crate::time::{Span, Timestamp};
+
+/// The answer delays kept for the median: a flow of more turns than this keeps the first
+/// ones (memory bounded per flow, not by the capture's length).
+const MAX_ANSWERS: usize = 1024;
+
+#[derive(Clone, Debug, Default)]
+pub struct Turns {
+    /// The first data from the other end since the sender's current idle pause began.
+    answer: Option<Timestamp>,
+    idle_ns: i64,
+    answered_ns: i64,
+    pauses: u32,
+    answered: u32,
+    /// Per answered pause: from the sender's last data before it to the answer (seen here).
+    delays_ns: Vec<i64>,
+}
+
+/// The turns over a connection, for the evidence.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TurnSummary {
+    /// Idle time (s) over the connection, from each idle pause's start to the next data.
+    pub idle_s: f64,
+    /// Of it, the pauses the other end's answer ended.
+    pub answered_s: f64,
+    pub pauses: u32,
+    pub answered: u32,
+    /// Median time from the sender's last data to the answer.
+    pub median_answer_s: Option<f64>,
+}
+
+impl TurnSummary {
+    /// The share of the idle time that waited on the other end.
+    pub fn answered_share(&self) -> f64 {
+        if self.idle_s > 0.0 {
+            (self.answered_s / self.idle_s).min(1.0)
+        } else {
+            0.0
+        }
+    }
+}
+
+impl Turns {
+    /// Data from the other end at `ts`; `idle`: the sender is in an idle pause.
+    pub fn on_peer_data(&mut self, ts: Timestamp, idle: bool) {
+        if idle && self.answer.is_none() {
+            self.answer = Some(ts);
+        }
+    }
+
+    /// The sender sends new data at `ts` after an idle pause that began at `idle_from` (at
+    /// the sender); its data before the pause was last seen at `last_data`.
+    pub fn on_resume(&mut self, ts: Timestamp, idle_from: Option<Timestamp>, last_data: Option<Timestamp>) {
+        let answer = self.answer.take();
+        let Some(from) = idle_from else { return };
+        let gap = (ts - from).nanos();
+        if gap <= 0 {
+            return;
+        }
+        self.idle_ns = self.idle_ns.saturating_add(gap);
+        self.pauses = self.pauses.saturating_add(1);
+        if let Some(a) = answer.filter(|&a| a <= ts) {
+            self.answered_ns = self.answered_ns.saturating_add(gap);
+            self.answered = self.answered.saturating_add(1);
+            if let Some(d) = last_data.map(|l| (a - l).nanos()).filter(|&d| d >= 0) {
+                if self.delays_ns.len() < MAX_ANSWERS {
+                    self.delays_ns.push(d);
+                }
+            }
+        }
+    }
+
+    /// A new data event with no idle pause before it: an answer seen since is no turn's.
+    pub fn on_busy_data(&mut self) {
+        self.answer = None;
+    }
+
+    pub fn summary(&self) -> Option<TurnSummary> {
+        if self.pauses == 0 {
+            return None;
+        }
+        let mut d = self.delays_ns.clone();
+        d.sort_unstable();
+        Some(TurnSummary {
+            idle_s: Span::from_nanos(self.idle_ns).secs_f64(),
+            answered_s: Span::from_nanos(self.answered_ns).secs_f64(),
+            pauses: self.pauses,
+            answered: self.answered,
+            median_answer_s: d.get(d.len() / 2).map(|&n| Span::from_nanos(n).secs_f64()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(ms: f64) -> Timestamp {
+        Timestamp(1_000_000_000) + Span::from_nanos((ms * 1e6) as i64)
+    }
+
+    #[test]
+    fn a_pause_the_other_ends_data_ended_is_its_turn() {
+        let mut turns = Turns::default();
+        // Request at 0, acknowledged at 1 (idle from there), answer at 181, next request at 182.
+        turns.on_peer_data(t(181.0), true);
+        turns.on_resume(t(182.0), Some(t(1.0)), Some(t(0.0)));
+        // A pause with no answer in it: the sender's own application.
+        turns.on_resume(t(400.0), Some(t(200.0)), Some(t(190.0)));
+        let s = turns.summary().unwrap();
+        assert_eq!((s.pauses, s.answered), (2, 1));
+        assert!((s.answered_s - 0.181).abs() < 1e-9, "{s:?}");
+        assert!((s.idle_s - 0.381).abs() < 1e-9, "{s:?}");
+        assert!((s.median_answer_s.unwrap() - 0.181).abs() < 1e-9);
+        assert!((s.answered_share() - 0.181 / 0.381).abs() < 1e-9);
+    }
+
+    #[test]
+    fn data_from_the_other_end_while_the_sender_was_busy_answers_no_pause() {
+        let mut turns = Turns::default();
+        turns.on_peer_data(t(5.0), false);
+        turns.on_resume(t(50.0), Some(t(10.0)), Some(t(0.0)));
+        assert_eq!(turns.summary().unwrap().answered, 0);
+        // An answer that came while idle, but the sender sent on without pausing: cleared.
+        turns.on_peer_data(t(60.0), true);
+        turns.on_busy_data();
+        turns.on_resume(t(90.0), Some(t(70.0)), Some(t(65.0)));
+        assert_eq!(turns.summary().unwrap().answered, 0);
+        assert!(Turns::default().summary().is_none());
+    }
+}

@@ -77,6 +77,10 @@ pub const LAWS: &[Law] = &[
         name: "flight-in-network",
         check: crate::summarize::flight_law,
     },
+    Law {
+        name: "idle-turns",
+        check: crate::diagnose::turns_law,
+    },
 ];
 
 /// A broken law, on one flow.

@@ -293,6 +293,21 @@ vocabulary! {
     }
 }
 
+/// The bulk sender's idle pauses, and those the other end's answers ended (its data came
+/// during the pause and the sender went on only after it).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct IdleTurns {
+    /// Idle time over the connection, from each pause's start to the next data (s).
+    pub idle_s: f64,
+    /// Of it, the pauses the other end's answers ended (s).
+    pub answered_s: f64,
+    pub pauses: u32,
+    pub answered: u32,
+    /// Median time from the sender's last data to the answer, seen from the capture point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_answer_ms: Option<f64>,
+}
+
 /// The time a goodput is over, and what that time is.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
 pub struct GoodputOver {
@@ -811,6 +826,10 @@ pub struct FlowSummary {
     /// where a loss left data above a hole outstanding, held at the receiver.
     #[serde(default)]
     pub sender_max_in_network_bytes: Option<u64>,
+    /// Whose turn the bulk sender's idle pauses were over the connection (request/response):
+    /// absent where it had none, or the flow was not judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_turns: Option<IdleTurns>,
     pub max_rwnd_bytes: Option<u64>,
     pub retransmitted_segments: u64,
     pub bottleneck_bps: Option<f64>,

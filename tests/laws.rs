@@ -360,6 +360,20 @@ fn the_check_catches_a_broken_law() {
         "{:?}",
         broken.evidence
     );
+    // Turns that answered more pauses than there were, or a sentence with other figures.
+    let mut broken = f.clone();
+    broken.idle_turns = Some(bdpscope::summary::IdleTurns {
+        idle_s: 1.0,
+        answered_s: 0.5,
+        pauses: 2,
+        answered: 3,
+        median_answer_ms: Some(100.0),
+    });
+    assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "idle-turns"));
+    broken.idle_turns.as_mut().unwrap().answered = 1;
+    assert!(!bdpscope::laws::check(&broken).iter().any(|v| v.law == "idle-turns"));
+    broken.evidence.push("of the sender's idle time over the connection, 80% waited for the other end's answers (1 of its 2 pauses): ...; each answer came a median 100 ms after ...".into());
+    assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "idle-turns"));
     // Capture duplicates counted without their note, or a note with other counts.
     let mut broken = f.clone();
     broken.s2c.capture_duplicates = 3;

@@ -43,6 +43,7 @@ pub use ecn::law as ecn_law;
 pub use explain::evidence_law;
 pub use packed::{estimated_bytes as estimated_timeline_bytes, LiveTimeline, PackedBins};
 pub use timeline::{Bin, BinStore, SenderState, Timeline, MAX_BINS};
+pub use turns::law as turns_law;
 
 use crate::flow::Dir;
 use crate::summarize;
@@ -608,6 +609,7 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
     });
     s.sender_max_flight_bytes = Some(f.max_flight);
     s.sender_max_in_network_bytes = Some(f.max_in_network);
+    s.idle_turns = f.turns.map(|t| t.to_summary());
     s.limits = Some(Limits {
         receiver_window: c.share(Label::ReceiverWindow),
         cwnd: c.share(Label::Cwnd),

@@ -48,6 +48,18 @@ pub struct TurnSummary {
 }
 
 impl TurnSummary {
+    /// As the summary carries it (times rounded to the microsecond).
+    pub fn to_summary(self) -> crate::summary::IdleTurns {
+        let us = |s: f64| (s * 1e6).round() / 1e6;
+        crate::summary::IdleTurns {
+            idle_s: us(self.idle_s),
+            answered_s: us(self.answered_s),
+            pauses: self.pauses,
+            answered: self.answered,
+            median_answer_ms: self.median_answer_s.map(|m| (m * 1e6).round() / 1e3),
+        }
+    }
+
     /// The share of the idle time that waited on the other end.
     pub fn answered_share(&self) -> f64 {
         if self.idle_s > 0.0 {
@@ -107,6 +119,53 @@ impl Turns {
             median_answer_s: d.get(d.len() / 2).map(|&n| Span::from_nanos(n).secs_f64()),
         })
     }
+}
+
+/// The law of the turns (on the summary): the answered part of the idle time within it,
+/// and the evidence sentence that names the turns states the summary's figures.
+pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
+    let mut out = Vec::new();
+    let said = f
+        .evidence
+        .iter()
+        .find(|e| e.contains("waited for the other end's answers"));
+    let Some(t) = f.idle_turns else {
+        if said.is_some() {
+            out.push("an answered-turns sentence with no turns in the summary".into());
+        }
+        return out;
+    };
+    if t.answered > t.pauses || t.answered_s > t.idle_s + 1e-6 || t.answered_s < 0.0 {
+        out.push(format!("turns out of order: {t:?}"));
+    }
+    if t.answered == 0 && t.median_answer_ms.is_some() {
+        out.push("a median answer with no answered pause".into());
+    }
+    if let Some(e) = said {
+        let share = if t.idle_s > 0.0 {
+            (t.answered_s / t.idle_s).min(1.0)
+        } else {
+            0.0
+        };
+        let counts = if t.pauses == 1 {
+            "its one pause".to_string()
+        } else {
+            format!("{} of its {} pauses", t.answered, t.pauses)
+        };
+        // Within the rounding the figures were written with (the summary's microseconds).
+        let share_ok = [share - 0.005, share, share + 0.005]
+            .iter()
+            .any(|&s| e.contains(&format!(" {} waited", crate::units::pct_part(s.clamp(0.0, 1.0)))));
+        if !e.contains(&counts) || !share_ok {
+            out.push(format!("the turns sentence does not state {t:?}: {e}"));
+        }
+        if let Some(m) = t.median_answer_ms {
+            if !e.contains(&crate::units::ms(m / 1000.0)) {
+                out.push(format!("the turns sentence does not state the median {m} ms: {e}"));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 
 use super::{backs_off, intervals, list_secs, receiver_name, sender_name, stall, threshold, MAX_INTERVALS};
 use crate::flow::Dir;
-use crate::summary::{Resumed, Stall, StallKind};
+use crate::summary::{AcksLacking, Resumed, Stall, StallKind, Wait};
 use crate::tcp::{Connection, SegmentEvent};
 use crate::time::Timestamp;
 use crate::units::{bytes, secs};
@@ -42,6 +42,10 @@ pub struct Outage {
     unseen: Option<Unseen>,
     /// What an earlier wait showed the capture lacks: it holds for every later one.
     lacks: Option<Unseen>,
+    /// The waits the capture lacks the receiver's acknowledgments in (the first
+    /// `AcksLacking::MAX_WAITS`; later ones extend the last), and their total.
+    lacking: Vec<(Timestamp, Timestamp)>,
+    lacking_total: crate::time::Span,
     /// The oldest outstanding data was sent again in the wait.
     oldest_resent: bool,
     /// The connection's first reset: a wait still open then ends there.
@@ -118,6 +122,40 @@ impl Outage {
         self.lacks.is_some() || self.unseen.is_some_and(|u| u != Unseen::OwnSegments)
     }
 
+    /// A wait [since, end) the capture lacks the receiver's acknowledgments in.
+    fn on_lacking(&mut self, since: Timestamp, end: Timestamp) {
+        add_wait(&mut self.lacking, &mut self.lacking_total, since, end);
+    }
+
+    /// Where the capture lacks the receiver's acknowledgments of this direction's data
+    /// ([`Self::lacks_acks`]): the waits it showed in, with the one still open at `end` (the
+    /// connection's last packet) when it shows it too, or would be noted for it.
+    pub fn acks_lacking(&self, conn: &Connection, d: Dir, end: Timestamp, window_closed: bool) -> Option<AcksLacking> {
+        if !self.lacks_acks() {
+            return None;
+        }
+        let (mut waits, mut total) = (self.lacking.clone(), self.lacking_total);
+        if let Some(since) = self.since {
+            let shown = self.unseen.is_some_and(|u| u != Unseen::OwnSegments);
+            let noted = self.lacks.is_some() && matches!(self.finish(conn, d, end, window_closed), Judged::Note(_));
+            if shown || noted {
+                let end = self.reset_at.filter(|&t| t >= since).map_or(end, |t| t.min(end));
+                add_wait(&mut waits, &mut total, since, end);
+            }
+        }
+        let secs = |t: Timestamp| t.secs_f64();
+        Some(AcksLacking {
+            waits: waits
+                .iter()
+                .map(|&(a, b)| Wait {
+                    start: secs(a),
+                    end: secs(b),
+                })
+                .collect(),
+            seconds: total.secs_f64(),
+        })
+    }
+
     pub fn waiting(&self) -> bool {
         self.since.is_some()
     }
@@ -181,6 +219,9 @@ impl Outage {
                 // later wait of the direction either (a segment of the sender's it missed
                 // once says nothing of the rest).
                 self.lacks = self.lacks.or(self.unseen.filter(|&u| u != Unseen::OwnSegments));
+                if let (Some(since), true) = (self.since, self.lacks.is_some()) {
+                    self.on_lacking(since, ev.ts);
+                }
                 if self.notes.len() < MAX_NOTES {
                     self.notes.push(n);
                 }
@@ -280,7 +321,7 @@ impl Outage {
         }
         if self.lacks.is_some() {
             return Judged::Note(format!(
-                "no acknowledgment of the {who}'s data is in the capture for {} from +{at}: not judged an outage, as the capture lacks the {}'s acknowledgments (the note above)",
+                "{WAIT_NOTE} {who}'s data is in the capture for {} from +{at}: not judged an outage, as the capture lacks the {}'s acknowledgments (the note above)",
                 secs(wait.secs_f64()),
                 receiver_name(d)
             ));
@@ -374,6 +415,19 @@ impl Outage {
     }
 }
 
+/// The wait [since, end) added to `waits` (the last extended once they are
+/// `AcksLacking::MAX_WAITS`) and to their `total`.
+fn add_wait(waits: &mut Vec<(Timestamp, Timestamp)>, total: &mut crate::time::Span, since: Timestamp, end: Timestamp) {
+    *total = *total + (end - since).max_zero();
+    if waits.len() >= AcksLacking::MAX_WAITS {
+        if let Some(last) = waits.last_mut() {
+            last.1 = end;
+        }
+    } else {
+        waits.push((since, end));
+    }
+}
+
 /// What a wait came to.
 #[derive(Debug)]
 pub enum Judged {
@@ -389,7 +443,7 @@ fn unseen_note(u: Unseen, who: &str, peer: &str, at: &str, wait: String) -> Stri
             "the {who} acknowledged data of the {peer} that is not in the capture, and every segment the {peer} sent carried an acknowledgment (RFC 9293 §3.10.7.4): the capture missed them"
         ),
         Unseen::OwnSegments => format!(
-            "the {peer} acknowledged data of the {who} beyond anything the capture saw sent: the capture missed the {who}'s segments of that time"
+            "the {peer} acknowledged data of the {who} {OWN_SEGMENTS}: the capture missed the {who}'s segments of that time"
         ),
         Unseen::Clocked => format!(
             "the {who} kept sending new data through it and never re-sent its oldest: its retransmission timer would have (RFC 6298 §5.4), and only acknowledgments open room for new data (RFC 5681 §3.1): acknowledgments reached the {who} that the capture lacks"
@@ -399,7 +453,7 @@ fn unseen_note(u: Unseen, who: &str, peer: &str, at: &str, wait: String) -> Stri
         ),
     };
     format!(
-        "no acknowledgment of the {who}'s data is in the capture for {wait} from +{at}, but that is no outage: {why} (a one-sided capture, asymmetric routing, or packets the capture dropped)"
+        "{WAIT_NOTE} {who}'s data is in the capture for {wait} from +{at}, but that is no outage: {why} (a one-sided capture, asymmetric routing, or packets the capture dropped)"
     )
 }
 
@@ -431,3 +485,8 @@ impl Silence {
         Some(s)
     }
 }
+
+/// What a note about a wait says first (`unseen_note`, `judge`), and the words only a wait
+/// that missed the sender's own segments (not the receiver's ACKs) says.
+const WAIT_NOTE: &str = "no acknowledgment of the";
+const OWN_SEGMENTS: &str = "beyond anything the capture saw sent";

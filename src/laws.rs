@@ -77,6 +77,10 @@ pub const LAWS: &[Law] = &[
         name: "flight-in-network",
         check: crate::summarize::flight_law,
     },
+    Law {
+        name: "acks-lacking",
+        check: crate::stall::acks_law,
+    },
 ];
 
 /// A broken law, on one flow.

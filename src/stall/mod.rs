@@ -35,10 +35,12 @@ use crate::summary::{Stall, StallKind};
 use crate::tcp::{Connection, SegmentEvent};
 use crate::time::{Span, Timestamp};
 
+pub use outage::acks_law;
+
 /// Stalls kept per flow: the longest, once more were found (the count is kept).
 pub const MAX_STALLS: usize = 16;
 /// The words of the gate's note for a bulk direction whose acknowledgments the capture
-/// lacks ("... of the s2c data"), written by `diagnose`.
+/// lacks ("... of the s2c data"), written by `diagnose` and read by [`acks_law`].
 pub const LACKS_ACKS_NOTE: &str = "the capture lacks the acknowledgments of the";
 /// Back-off intervals kept per stall (the first ones: they show the doubling).
 pub const MAX_INTERVALS: usize = 8;

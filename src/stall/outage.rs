@@ -490,3 +490,77 @@ impl Silence {
 /// that missed the sender's own segments (not the receiver's ACKs) says.
 const WAIT_NOTE: &str = "no acknowledgment of the";
 const OWN_SEGMENTS: &str = "beyond anything the capture saw sent";
+
+/// The law of a capture that lacks a direction's acknowledgments (on the summary): a
+/// direction the notes say the capture lacks the receiver's ACKs of is marked so
+/// (`acks_lacking`), and then nothing that only those ACKs tell is stated as measured — no
+/// flight (data sent less the ACKs seen grows with every segment while ACKs are missing),
+/// no window scale of the receiver inferred from such flights (RFC 7323 §2.3 against RFC
+/// 9293 §3.8.6.2.1), and no delivery of a loss or ECN episode over a wait without them
+/// (only ACKs report a delivery: nothing acknowledged in the capture is not nothing
+/// delivered).
+pub fn acks_law(f: &crate::summary::FlowSummary) -> Vec<String> {
+    let mut out = Vec::new();
+    for d in [Dir::C2S, Dir::S2C] {
+        let x = f.dir(d);
+        let wait_note = format!("{WAIT_NOTE} {}'s data is in the capture", sender_name(d));
+        let gate_note = format!("{} {d} data", super::LACKS_ACKS_NOTE);
+        let said = f.notes.iter().find(|n| {
+            (n.starts_with(&wait_note) && !n.contains(OWN_SEGMENTS))
+                || (d == f.bulk_direction && n.contains(&gate_note))
+        });
+        let Some(lacking) = &x.acks_lacking else {
+            if let Some(n) = said {
+                out.push(format!(
+                    "{d}: a note says the capture lacks its acknowledgments, yet it is not marked so: {n}"
+                ));
+            }
+            continue;
+        };
+        if lacking.waits.is_empty() || lacking.waits.iter().any(|w| w.end < w.start) || lacking.seconds < 0.0 {
+            out.push(format!("{d}: malformed waits without acknowledgments: {lacking:?}"));
+        }
+        if x.max_flight_bytes.is_some() || x.max_in_network_bytes.is_some() {
+            out.push(format!(
+                "{d}: the capture lacks its acknowledgments, yet a flight is stated: {:?} ({:?} in the network)",
+                x.max_flight_bytes, x.max_in_network_bytes
+            ));
+        }
+        if d == f.bulk_direction
+            && (f.max_flight_bytes.is_some()
+                || f.sender_max_flight_bytes.is_some()
+                || f.sender_max_in_network_bytes.is_some())
+        {
+            out.push(format!(
+                "the capture lacks the bulk direction's acknowledgments, yet a flight is stated: {:?}, the sender's {:?}",
+                f.max_flight_bytes, f.sender_max_flight_bytes
+            ));
+        }
+        // The windows granted to `d`'s data are the receiver's.
+        let inferred = f.handshake.inferred.as_ref().and_then(|i| match d {
+            Dir::S2C => i.client_wscale,
+            Dir::C2S => i.server_wscale,
+        });
+        if let Some(k) = inferred {
+            out.push(format!(
+                "{d}: the capture lacks its acknowledgments, yet the {}'s window scale is inferred from its flights: {k}",
+                receiver_name(d)
+            ));
+        }
+        for s in f.stalls.iter().filter(|s| {
+            matches!(s.kind, StallKind::LossEpisode | StallKind::EcnEpisode)
+                && s.direction == Some(d)
+                && lacking.meets(s.start, s.end)
+        }) {
+            if s.delivered_bps.is_some() || s.sentence.contains(super::episode::DELIVERED) {
+                out.push(format!(
+                    "{d}: a {} over a wait whose acknowledgments the capture lacks states a delivery ({:?}): {}",
+                    s.kind.as_str(),
+                    s.delivered_bps,
+                    s.sentence
+                ));
+            }
+        }
+    }
+    out
+}

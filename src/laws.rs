@@ -81,6 +81,10 @@ pub const LAWS: &[Law] = &[
         name: "idle-turns",
         check: crate::diagnose::turns_law,
     },
+    Law {
+        name: "acks-lacking",
+        check: crate::stall::acks_law,
+    },
 ];
 
 /// A broken law, on one flow.

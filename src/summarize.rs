@@ -4,8 +4,8 @@
 use crate::decode::Seen;
 use crate::flow::Dir;
 use crate::summary::{
-    Bytes, ClientFrom, DirectionSummary, EndState, FlowSummary, GoodputBasis, GoodputOver, HandshakeSummary,
-    InferredScales, Limits, RttStats, StallKind, Vantage, Verdict, WindowScaling,
+    AcksLacking, Bytes, ClientFrom, DirectionSummary, EndState, FlowSummary, GoodputBasis, GoodputOver,
+    HandshakeSummary, InferredScales, Limits, RttStats, StallKind, Vantage, Verdict, WindowScaling,
 };
 use crate::tcp::rtt::{End, RttSource};
 use crate::tcp::{Confidence, ConnState, Connection, InferredShift, SynOptions, WindowScale};
@@ -23,7 +23,9 @@ fn seen_bool<T>(s: Option<SynOptions>, f: impl Fn(&SynOptions) -> Seen<T>) -> Op
     }
 }
 
-pub fn handshake(conn: &Connection) -> HandshakeSummary {
+/// `acks_lacking`, per data direction: the capture lacks the receiver's acknowledgments
+/// of it (`stall::StallTracker::lacks_acks`), so its flights tell no window scale.
+pub fn handshake(conn: &Connection, acks_lacking: [bool; 2]) -> HandshakeSummary {
     let h = &conn.handshake;
     HandshakeSummary {
         seen: h.seen(),
@@ -42,49 +44,82 @@ pub fn handshake(conn: &Connection) -> HandshakeSummary {
         server_timestamps: seen_bool(h.syn_ack, |s| s.timestamps),
         syn_retransmissions: h.syn.map_or(0, |s| s.count.saturating_sub(1))
             + h.syn_ack.map_or(0, |s| s.count.saturating_sub(1)),
-        inferred: inferred(conn),
+        inferred: inferred(conn, acks_lacking),
         client_ecn: h.client_ecn(),
         server_ecn: h.server_ecn(),
         ecn: h.ecn(),
     }
 }
 
-/// The shifts inferred from behaviour, when the handshake does not give a usable scale
-/// (missing, cut by the snaplen, or contradicted by what the sender did).
-fn inferred(conn: &Connection) -> Option<InferredScales> {
-    // Per end: (the scale its windows are read with, the behavioural evidence about it,
-    // whether the handshake alone does not give it). The client's windows are granted to
-    // the server's data (s2c) and the reverse.
-    let end = |d: Dir| {
+/// What is known of the scale of one end's windows (those it sends; they are granted to
+/// the other direction's data).
+struct ScaleEnd {
+    /// The scale its windows are read with.
+    used: WindowScale,
+    /// The behavioural evidence about it.
+    evidence: Option<InferredShift>,
+    /// The handshake alone does not give it.
+    open: bool,
+    /// Data segments beyond the handshake's window.
+    beyond: u64,
+    /// The flights it is inferred from are known: the capture does not lack the end's
+    /// acknowledgments of the peer's data.
+    followed: bool,
+}
+
+impl ScaleEnd {
+    fn of(conn: &Connection, d: Dir, acks_lacking: [bool; 2]) -> ScaleEnd {
         let used = conn.scale_of_sender(d);
         let negotiated = conn.negotiated_scale(d);
         let ev = &conn.scale_evidence[d.reverse().index()];
-        let beyond = negotiated.shift().map_or(0, |k| ev.violations_at(k));
-        (
+        ScaleEnd {
             used,
-            ev.result(),
-            used != negotiated || negotiated.shift().is_none(),
-            beyond,
-        )
-    };
-    let (client, server) = (end(Dir::C2S), end(Dir::S2C));
-    if !client.2 && !server.2 {
-        return None;
+            evidence: ev.result(),
+            open: used != negotiated || negotiated.shift().is_none(),
+            beyond: negotiated.shift().map_or(0, |k| ev.violations_at(k)),
+            followed: !acks_lacking[d.reverse().index()],
+        }
     }
-    type End = (WindowScale, Option<InferredShift>, bool, u64);
-    let shift = |e: &End| {
-        if e.2 {
-            e.0.shift().or(e.1.map(|r| r.shift))
+
+    /// The shift behaviour gives it, where the handshake does not.
+    fn shift(&self) -> Option<u8> {
+        if self.open && self.followed {
+            self.used.shift().or(self.evidence.map(|r| r.shift))
         } else {
             None
         }
-    };
-    if shift(&client).is_none() && shift(&server).is_none() {
+    }
+
+    /// The same, whether or not its flights are known.
+    fn shift_from_flights(&self) -> Option<u8> {
+        ScaleEnd {
+            followed: true,
+            ..*self
+        }
+        .shift()
+    }
+}
+
+/// The shifts inferred from behaviour, when the handshake does not give a usable scale
+/// (missing, cut by the snaplen, or contradicted by what the sender did). None for an end
+/// whose peer's data the capture lacks the acknowledgments of (`acks_lacking`, per data
+/// direction): a sender keeps its flight within the window it was granted (RFC 9293
+/// §3.8.6.2.1), but data sent less the ACKs the capture saw is no flight when ACKs reached
+/// the sender that the capture lacks: it grows with every segment sent meanwhile, and the
+/// scale it "needs" (RFC 7323 §2.3) measures the capture's gap, not the receiver's shift.
+fn inferred(conn: &Connection, acks_lacking: [bool; 2]) -> Option<InferredScales> {
+    // The client's windows are granted to the server's data (s2c) and the reverse.
+    let client = ScaleEnd::of(conn, Dir::C2S, acks_lacking);
+    let server = ScaleEnd::of(conn, Dir::S2C, acks_lacking);
+    if !client.open && !server.open {
+        return None;
+    }
+    if client.shift().is_none() && server.shift().is_none() {
         return None;
     }
     // Confidence of what is reported: the evidence's, or "likely" for a scale taken from
     // the end's own SYN offer after the handshake's was contradicted.
-    let confidence = |e: &End| match (e.0, e.1) {
+    let confidence = |e: &ScaleEnd| match (e.used, e.evidence) {
         (WindowScale::Inferred(k), Some(r)) if r.shift == k => r.confidence,
         (WindowScale::Inferred(_), _) => Confidence::Likely,
         (_, Some(r)) => r.confidence,
@@ -92,15 +127,16 @@ fn inferred(conn: &Connection) -> Option<InferredScales> {
     };
     let weakest = [&client, &server]
         .into_iter()
-        .filter(|e| shift(e).is_some())
+        .filter(|e| e.shift().is_some())
         .map(confidence)
         .min()?;
-    let describe = |who: &str, e: &End| {
-        match (e.0, e.1) {
-        _ if !e.2 => format!("{who}: as the handshake says"),
+    let describe = |who: &str, e: &ScaleEnd| {
+        match (e.used, e.evidence) {
+        _ if !e.open => format!("{who}: as the handshake says"),
+        _ if !e.followed => format!("{who}: {SCALE_NOT_FOLLOWED}: the capture lacks its acknowledgments of the peer's data"),
         (WindowScale::Inferred(k), Some(r)) if r.shift != k => format!(
             "{who}: shift {k}, the one it offered in its SYN: the peer's data went past the window the capture's handshake implies on {} of {} segments",
-            e.3, r.events
+            e.beyond, r.events
         ),
         (_, None) => format!("{who}: no window-limited data to judge"),
         (_, Some(r)) => format!(
@@ -114,11 +150,30 @@ fn inferred(conn: &Connection) -> Option<InferredScales> {
     }
     };
     Some(InferredScales {
-        client_wscale: shift(&client),
-        server_wscale: shift(&server),
+        client_wscale: client.shift(),
+        server_wscale: server.shift(),
         confidence: weakest,
         evidence: format!("{}; {}", describe("client", &client), describe("server", &server)),
     })
+}
+
+/// What is said of an end whose scale is not inferred because the capture lacks its
+/// acknowledgments.
+const SCALE_NOT_FOLLOWED: &str = "no window scale inferred";
+
+/// A note for each end whose window scale behaviour would have given but for the
+/// acknowledgments the capture lacks (`acks_lacking`, per data direction).
+pub fn scale_not_inferred(conn: &Connection, acks_lacking: [bool; 2]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (who, peer, d) in [("client", "server", Dir::C2S), ("server", "client", Dir::S2C)] {
+        let e = ScaleEnd::of(conn, d, acks_lacking);
+        if let (false, Some(k)) = (e.followed, e.shift_from_flights()) {
+            out.push(format!(
+                "{SCALE_NOT_FOLLOWED} for the {who}: the {peer}'s data less the acknowledgments the capture holds would need shift {k} of its windows, but that is no flight while the capture lacks the {who}'s acknowledgments (a sender keeps within the window the flight its own acknowledgments leave, RFC 9293 §3.8.6.2.1)"
+            ));
+        }
+    }
+    out
 }
 
 pub fn rtt(conn: &Connection) -> RttStats {
@@ -196,15 +251,19 @@ pub fn rtt(conn: &Connection) -> RttStats {
     }
 }
 
+/// `acks_lacking`: where the capture lacks the receiver's acknowledgments of `d`'s data;
+/// then the flight at the capture point (data sent less the ACKs seen) is not known.
 pub fn direction(
     conn: &Connection,
     d: Dir,
     max_rwnd: Option<u64>,
     min_rwnd: Option<u64>,
     zero_windows: u64,
+    acks_lacking: Option<AcksLacking>,
 ) -> DirectionSummary {
     let x = conn.dir(d);
     let e = &x.ecn;
+    let followed = acks_lacking.is_none();
     DirectionSummary {
         packets: conn.packets[d.index()],
         data_segments: x.data_segments,
@@ -215,8 +274,8 @@ pub fn direction(
         zero_window_advertisements: zero_windows,
         zero_window_probes: x.zero_window_probes,
         window_full_events: x.window_full_events,
-        max_flight_bytes: x.max_flight,
-        max_in_network_bytes: x.max_in_network,
+        max_flight_bytes: followed.then_some(x.max_flight),
+        max_in_network_bytes: followed.then_some(x.max_in_network),
         max_segment_bytes: x.max_segment,
         max_rwnd_bytes: max_rwnd,
         min_rwnd_bytes: min_rwnd,
@@ -236,6 +295,7 @@ pub fn direction(
         first_cwr_ts: e.cwr.first.map(|m| m.ts.secs_f64()),
         last_cwr_ts: e.cwr.last.map(|m| m.ts.secs_f64()),
         capture_duplicates: 0,
+        acks_lacking,
     }
 }
 
@@ -266,20 +326,24 @@ pub fn flight_law(f: &FlowSummary) -> Vec<String> {
     };
     if f.handshake.window_scaling != crate::summary::WindowScaling::Unknown && receiver_offered.is_none() {
         if let (Some(o), Some(w)) = (f.sender_max_flight_bytes, f.max_rwnd_bytes) {
-            if o > (w + 1).max(f.max_flight_bytes) {
+            let seen = f.max_flight_bytes.unwrap_or(0);
+            if o > (w + 1).max(seen) {
                 out.push(format!(
-                    "the sender's flight {o} B exceeds the largest window {w} B with scaling off, and the {} B seen",
-                    f.max_flight_bytes
+                    "the sender's flight {o} B exceeds the largest window {w} B with scaling off, and the {seen} B seen"
                 ));
             }
         }
     }
     for (name, d) in [("c2s", &f.c2s), ("s2c", &f.s2c)] {
-        if d.max_in_network_bytes > d.max_flight_bytes {
-            out.push(format!(
-                "{name}: flight in the network {} B exceeds the flight {} B",
+        match (d.max_in_network_bytes, d.max_flight_bytes) {
+            (Some(n), Some(o)) if n > o => {
+                out.push(format!("{name}: flight in the network {n} B exceeds the flight {o} B"))
+            }
+            (Some(_), None) | (None, Some(_)) => out.push(format!(
+                "{name}: flight in the network {:?} beside the flight {:?}: both are known or neither",
                 d.max_in_network_bytes, d.max_flight_bytes
-            ));
+            )),
+            _ => {}
         }
     }
     out
@@ -434,9 +498,18 @@ pub fn mark_undelivered(f: &mut FlowSummary) {
 }
 
 /// The summary without diagnosis: verdict "undetermined", no limits, no bottleneck.
-pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSummary {
+/// `acks_lacking`, per data direction: where the capture lacks the receiver's
+/// acknowledgments of it (`stall::StallTracker::acks_lacking`).
+pub fn base(
+    conn: &Connection,
+    capture: &str,
+    windows: &WindowStats,
+    acks_lacking: [Option<AcksLacking>; 2],
+) -> FlowSummary {
     let bulk = bulk_direction(conn);
     let d = conn.dir(bulk);
+    let lacking = [acks_lacking[0].is_some(), acks_lacking[1].is_some()];
+    let [c2s_lacking, s2c_lacking] = acks_lacking;
     let bytes = Bytes {
         c2s: conn.dir(Dir::C2S).unique_bytes,
         s2c: conn.dir(Dir::S2C).unique_bytes,
@@ -457,18 +530,18 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
         end_ts: conn.last_ts.secs_f64(),
         duration_s: (conn.last_ts - conn.first_ts).secs_f64(),
         packets: conn.packets.iter().sum(),
-        handshake: handshake(conn),
+        handshake: handshake(conn, lacking),
         bulk_direction: bulk,
         bytes,
         goodput_bps: goodput.map_or(0.0, |(bps, _)| bps),
         nothing_delivered: false,
         goodput_over: goodput.map(|(_, over)| over),
         rtt_ms: rtt(conn),
-        max_flight_bytes: d.max_flight,
+        max_flight_bytes: (!lacking[bulk.index()]).then_some(d.max_flight),
         sender_max_flight_bytes: None,
         sender_max_in_network_bytes: None,
         idle_turns: None,
-        max_rwnd_bytes: windows.max_rwnd(conn, bulk),
+        max_rwnd_bytes: windows.max_rwnd(conn, bulk, lacking),
         retransmitted_segments: d.retransmitted_segments,
         bottleneck_bps: None,
         bottleneck_method: None,
@@ -492,16 +565,18 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
         c2s: direction(
             conn,
             Dir::C2S,
-            windows.max_rwnd(conn, Dir::C2S),
+            windows.max_rwnd(conn, Dir::C2S, lacking),
             windows.min[0],
             windows.zero[0],
+            c2s_lacking,
         ),
         s2c: direction(
             conn,
             Dir::S2C,
-            windows.max_rwnd(conn, Dir::S2C),
+            windows.max_rwnd(conn, Dir::S2C, lacking),
             windows.min[1],
             windows.zero[1],
+            s2c_lacking,
         ),
     }
 }
@@ -536,24 +611,26 @@ pub struct WindowStats {
 
 impl WindowStats {
     /// Largest window granted to `data`'s sender, in bytes: as recorded, or from the
-    /// largest raw field under a scale that was only inferred (or corrected) later.
-    pub fn max_rwnd(&self, conn: &Connection, data: Dir) -> Option<u64> {
+    /// largest raw field under a scale that was only inferred (or corrected) later. A scale
+    /// inferred from `data`'s flights where the capture lacks its receiver's
+    /// acknowledgments (`acks_lacking`, per data direction) is none: the handshake's, if
+    /// it gives one, else the window is not known.
+    pub fn max_rwnd(&self, conn: &Connection, data: Dir, acks_lacking: [bool; 2]) -> Option<u64> {
         let i = data.index();
         // No advertisement seen (a peer that only reset, or none in the capture): unknown,
         // not a window of 0 B.
         if !self.seen[i] {
             return None;
         }
-        let from_raw = conn
-            .scale_of_sender(data.reverse())
-            .shift()
-            .map(|k| (self.max_raw[i] as u64) << k);
-        match (
+        let (now, then) = (
             conn.scale_of_sender(data.reverse()),
             conn.negotiated_scale(data.reverse()),
-        ) {
-            (now, then) if now != then => from_raw,
-            _ => self.max[i].filter(|_| !self.unscaled[i]).or(from_raw),
+        );
+        let from_raw = |scale: WindowScale| scale.shift().map(|k| (self.max_raw[i] as u64) << k);
+        match (now, then) {
+            (WindowScale::Inferred(_), then) if acks_lacking[i] => from_raw(then),
+            (now, then) if now != then => from_raw(now),
+            _ => self.max[i].filter(|_| !self.unscaled[i]).or(from_raw(now)),
         }
     }
 
@@ -732,10 +809,10 @@ mod tests {
         feed(&mut conn, 0.0, Dir::C2S, syn);
         let mut w = WindowStats::default();
         w.on_advert(Dir::C2S, Some(1024), 1024, false);
-        assert_eq!(w.max_rwnd(&conn, Dir::C2S), None);
-        assert_eq!(w.max_rwnd(&conn, Dir::S2C), Some(1024));
+        assert_eq!(w.max_rwnd(&conn, Dir::C2S, [false; 2]), None);
+        assert_eq!(w.max_rwnd(&conn, Dir::S2C, [false; 2]), Some(1024));
         w.on_advert(Dir::S2C, Some(0), 0, true);
-        assert_eq!(w.max_rwnd(&conn, Dir::C2S), Some(0));
+        assert_eq!(w.max_rwnd(&conn, Dir::C2S, [false; 2]), Some(0));
     }
 
     /// A response of four segments at the client, 1 µs apart, after a 30 ms handshake;
@@ -788,7 +865,7 @@ mod tests {
         assert!((rtt - 0.030).abs() < 1e-3, "{rtt}");
         let g = goodput(&conn, Dir::S2C);
         assert!(g > 0.0 && g <= 4000.0 * 8.0 / rtt * (1.0 + 1e-9), "{g}");
-        let f = base(&conn, "t", &WindowStats::default());
+        let f = base(&conn, "t", &WindowStats::default(), [None, None]);
         assert_eq!(goodput_law(&f), Vec::<String>::new());
         // The law catches what the burst's span gave before.
         let burst = FlowSummary {
@@ -874,7 +951,7 @@ mod tests {
         let conn = one_flight(false);
         assert_eq!(conn.rtt.min_end_to_end(), None);
         assert_eq!(goodput(&conn, Dir::S2C), 0.0);
-        let f = base(&conn, "t", &WindowStats::default());
+        let f = base(&conn, "t", &WindowStats::default(), [None, None]);
         assert_eq!(goodput_law(&f), Vec::<String>::new());
     }
     /// Data never acknowledged, with a stall saying no acknowledgment came: nothing was
@@ -892,7 +969,7 @@ mod tests {
                 .window(65535);
             feed(&mut conn, 1000.0 * k as f64, Dir::C2S, p);
         }
-        let f = base(&conn, "t", &WindowStats::default());
+        let f = base(&conn, "t", &WindowStats::default(), [None, None]);
         assert_eq!(f.bulk_direction, Dir::C2S);
         assert_eq!(f.dir(Dir::C2S).acked_bytes, 0);
         assert!(f.goodput_bps > 0.0);

@@ -354,6 +354,39 @@ pub struct CaptureSummary {
     pub capture_duplicates: u64,
 }
 
+/// Where the capture lacks the acknowledgments of a direction's data: the waits for one
+/// that the capture holds none of while they reached the sender (`stall::outage`: the sender
+/// kept sending new data through them and never re-sent its oldest, RFC 6298 §5.4 and RFC
+/// 5681 §3.1; or had more outstanding than a congestion window grows to on what the capture
+/// shows acknowledged; or acknowledged the peer's data the capture never saw, RFC 9293
+/// §3.10.7.4).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct AcksLacking {
+    /// The waits (capture time, seconds since the epoch), the first [`AcksLacking::MAX_WAITS`];
+    /// later ones are merged into the last.
+    pub waits: Vec<Wait>,
+    /// Their total length, seconds.
+    pub seconds: f64,
+}
+
+/// A span of capture time, seconds since the epoch.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct Wait {
+    pub start: f64,
+    pub end: f64,
+}
+
+impl AcksLacking {
+    /// Waits kept one by one.
+    pub const MAX_WAITS: usize = 16;
+
+    /// Whether [start, end] meets one of the waits (ends included: an episode of one
+    /// instant inside a wait meets it).
+    pub fn meets(&self, start: f64, end: f64) -> bool {
+        self.waits.iter().any(|w| start <= w.end && w.start <= end)
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct AttemptCounts {
     /// SYN segments of clients (retransmissions included).
@@ -736,11 +769,14 @@ pub struct DirectionSummary {
     pub zero_window_advertisements: u64,
     pub zero_window_probes: u64,
     pub window_full_events: u64,
-    pub max_flight_bytes: u64,
+    /// Most bytes in flight at the capture point (highest sequence sent less the highest
+    /// cumulative ACK seen). None where the capture lacks the receiver's acknowledgments
+    /// (`acks_lacking`): data less ACKs the capture never saw is no flight.
+    pub max_flight_bytes: Option<u64>,
     /// The most of `max_flight_bytes` that was in the network at the capture point (RFC
-    /// 6675 pipe: neither SACKed nor presumed lost).
+    /// 6675 pipe: neither SACKed nor presumed lost); None with it.
     #[serde(default)]
-    pub max_in_network_bytes: u64,
+    pub max_in_network_bytes: Option<u64>,
     pub max_segment_bytes: u32,
     /// Largest window the receiver of this direction advertised (bytes, scaled).
     pub max_rwnd_bytes: Option<u64>,
@@ -786,6 +822,11 @@ pub struct DirectionSummary {
     /// not in `packets` nor in any other figure.
     #[serde(default)]
     pub capture_duplicates: u64,
+    /// The capture lacks the receiver's acknowledgments of this direction's data (the
+    /// notes say what showed it): its flight, its delivery over those waits and the window
+    /// scale its flights would tell are not known from the capture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acks_lacking: Option<AcksLacking>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -816,7 +857,9 @@ pub struct FlowSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goodput_over: Option<GoodputOver>,
     pub rtt_ms: RttStats,
-    pub max_flight_bytes: u64,
+    /// The bulk direction's most bytes in flight at the capture point; None where the
+    /// capture lacks its receiver's acknowledgments (`{c2s,s2c}.acks_lacking`).
+    pub max_flight_bytes: Option<u64>,
     /// Largest flight the data sender had, reconstructed from the capture point (equal to
     /// `max_flight_bytes` next to the sender; next to the receiver the capture point sees
     /// almost nothing in flight while the sender had a window's worth).

@@ -11,7 +11,10 @@
 
 mod needs;
 
-use bdpscope::summary::{FlowSummary, Label, Limits, StallKind, Verdict};
+use bdpscope::endpoint::Dir;
+use bdpscope::summary::{
+    AcksLacking, Confidence, FlowSummary, InferredScales, Label, Limits, Stall, StallKind, Verdict, Wait,
+};
 use bdpscope::units::agrees;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -107,6 +110,9 @@ fn text_laws(f: &FlowSummary, block: &str, out: &mut Vec<String>) {
     if let Some(v) = window_line_flight_disagrees(block) {
         out.push(format!("flow {}: {v}", f.id));
     }
+    if let Some(v) = flight_without_acks(f, block) {
+        out.push(format!("flow {}: {v}", f.id));
+    }
     for s in &f.stalls {
         if !block.contains(s.kind.as_str()) {
             out.push(format!("flow {}: stall {} not in the text view", f.id, s.kind.as_str()));
@@ -131,6 +137,30 @@ fn window_line_flight_disagrees(block: &str) -> Option<String> {
     let evidence = block.lines().find(|l| l.contains("; max flight "))?;
     let (w, e) = (figure(window)?, figure(evidence)?);
     (w != e).then(|| format!("the window line's max flight {w} is not the evidence's {e}"))
+}
+
+/// A direction's summary, to change.
+fn dir(f: &mut FlowSummary, d: Dir) -> &mut bdpscope::summary::DirectionSummary {
+    match d {
+        Dir::C2S => &mut f.c2s,
+        Dir::S2C => &mut f.s2c,
+    }
+}
+
+/// A flow whose bulk data's acknowledgments the capture lacks prints no largest flight (a
+/// figure of data sent less the ACKs seen) and no scale but the summary's: the window line
+/// says the flight was not followed.
+fn flight_without_acks(f: &FlowSummary, block: &str) -> Option<String> {
+    f.dir(f.bulk_direction).acks_lacking.as_ref()?;
+    let window = block.lines().find(|l| l.trim_start().starts_with("window "))?;
+    if !window.contains("max flight not followed") {
+        return Some(format!("the capture lacks the ACKs, yet: {}", window.trim()));
+    }
+    let handshake = block.lines().find(|l| l.trim_start().starts_with("handshake "))?;
+    if handshake.contains("inferred") && f.handshake.inferred.is_none() {
+        return Some(format!("a scale inferred in the text only: {}", handshake.trim()));
+    }
+    None
 }
 
 /// Splits the text view into flow blocks by their header line.
@@ -410,11 +440,67 @@ fn the_check_catches_a_broken_law() {
     assert!(bdpscope::laws::check(&broken)
         .iter()
         .any(|v| v.law == "flight-in-network"));
+    // A direction whose acknowledgments the capture lacks: no flight, no scale inferred
+    // from its flights, no delivery over its waits; and a note saying so marks it.
+    let mut broken = f.clone();
+    let lacks = |law: &FlowSummary| {
+        bdpscope::laws::check(law)
+            .iter()
+            .filter(|v| v.law == "acks-lacking")
+            .count()
+    };
+    let bulk = broken.bulk_direction;
+    let (start, end) = (broken.start_ts + 1.0, broken.start_ts + 3.0);
+    broken.notes.insert(
+        0,
+        format!("undetermined: the capture lacks the acknowledgments of the {bulk} data"),
+    );
+    assert_eq!(lacks(&broken), 1, "a note without the mark");
+    dir(&mut broken, bulk).acks_lacking = Some(AcksLacking {
+        waits: vec![Wait { start, end }],
+        seconds: 2.0,
+    });
+    assert!(
+        lacks(&broken) >= 2,
+        "flights stated: {:?}",
+        bdpscope::laws::check(&broken)
+    );
+    dir(&mut broken, bulk).max_flight_bytes = None;
+    dir(&mut broken, bulk).max_in_network_bytes = None;
+    broken.max_flight_bytes = None;
+    broken.sender_max_flight_bytes = None;
+    broken.sender_max_in_network_bytes = None;
+    assert_eq!(lacks(&broken), 0, "{:?}", bdpscope::laws::check(&broken));
+    broken.handshake.inferred = Some(InferredScales {
+        client_wscale: Some(12),
+        server_wscale: Some(12),
+        confidence: Confidence::Possible,
+        evidence: String::new(),
+    });
+    assert_eq!(lacks(&broken), 1, "a scale from the flights");
+    broken.handshake.inferred = None;
+    let mut episode: Stall = serde_json::from_str(
+        r#"{"kind":"loss-episode","direction":null,"start":0,"end":0,"duration_s":0,"recovered":true,"events":40,"intervals_s":[],"resumed_by":null,"sentence":""}"#,
+    )
+    .unwrap();
+    episode.direction = Some(bulk);
+    (episode.start, episode.end, episode.duration_s) = (start + 0.5, start + 0.8, 0.3);
+    episode.delivered_bps = Some(0.0);
+    episode.sentence = "the server retransmitted 40 segments from +4.06 s to +4.34 s (272 ms); 0 B delivered during it (0 bit/s), against 758 kbit/s over the connection".into();
+    broken.stalls.push(episode);
+    assert_eq!(lacks(&broken), 1, "a delivery over a wait without ACKs");
     // Two figures of one flight in one block.
     let block = "  window      max flight 1000 B, max rwnd 64.0 KiB\n  evidence    - BDP 535 B = 71.0 kbit/s x base RTT 60.3 ms; max flight 1.17 KiB (224% of BDP)\n";
     assert!(window_line_flight_disagrees(block).is_some());
     let block = block.replace("1000 B,", "1.17 KiB at the sender (1000 B seen here),");
     assert_eq!(window_line_flight_disagrees(&block), None);
+    // A flight printed where the capture lacks the ACKs.
+    let mut lacking = f.clone();
+    lacking.s2c.acks_lacking = Some(Default::default());
+    lacking.c2s.acks_lacking = Some(Default::default());
+    assert!(flight_without_acks(&lacking, &block).is_some());
+    let block = "  window      max flight not followed (the capture lacks the client's acknowledgments for 35.4 s), max rwnd unknown\n";
+    assert_eq!(flight_without_acks(&lacking, block), None);
     // And the text scan sees a zero printed for a non-zero value.
     assert!(zero_with_decimals("rtt  min 0.0 ms, median 0.1").is_some());
     assert!(zero_with_decimals("rtt  min 17.0 µs, 100 ms, 0 B, 10.05").is_none());

@@ -93,7 +93,11 @@ pub fn finish(
     capture_name: &str,
     link_rate_bps: Option<f64>,
 ) -> Finished {
-    let mut summary = summarize::base(conn, capture_name, &acc.windows);
+    // Where the capture lacks a direction's acknowledgments, the flight, the delivery over
+    // those waits and the window scale the flights would tell are not known from it.
+    let lacking = [Dir::C2S, Dir::S2C].map(|d| acc.stalls.acks_lacking(conn, d));
+    let lacks = lacking.clone().map(|l| l.is_some());
+    let mut summary = summarize::base(conn, capture_name, &acc.windows, lacking);
     summarize::capture_duplicates(&mut summary, copies);
     summary.stalls = acc.stalls.finish(conn);
     summarize::mark_undelivered(&mut summary);
@@ -120,11 +124,22 @@ pub fn finish(
             .notes
             .push("the handshake is not in the capture: window scale and MSS are not known from it".into()),
     }
+    summary.notes.extend(summarize::scale_not_inferred(conn, lacks));
     // Gate. A capture shown to lack the receiver's acknowledgments (the notes say how)
     // shows neither the flight nor the window the sender had: nothing to judge by.
     if acc.stalls.lacks_acks(bulk) {
+        // The RTT samples are loops whose both ends are in the capture (a segment and its
+        // ACK or echo; an ACK that came after data beyond any window is no sample, as a
+        // missing ACK may have answered first): the RTT there, never the sender's own.
+        let rtt = match summary.rtt_ms.samples {
+            0 => "the flight, the RTT and the window the sender had cannot be followed from it".to_string(),
+            n => format!(
+                "the flight and the window the sender had cannot be followed from it; the RTT only where a segment and its acknowledgment (or echo) are both in the capture (the {n} samples)"
+            ),
+        };
         summary.notes.push(format!(
-            "undetermined: the capture lacks the acknowledgments of the {} data (see the note above): the flight, the RTT and the window the sender had cannot be followed from it",
+            "undetermined: {} {} data (see the note above): {rtt}",
+            crate::stall::LACKS_ACKS_NOTE,
             bulk
         ));
         return Finished { summary, kept: None };
@@ -903,7 +918,7 @@ mod tests {
             }
         };
         let conn = Connection::new(0, ep("127.0.0.1:49754"), ep("127.0.0.1:4445"), true, 1, Timestamp(0));
-        let mut f = summarize::base(&conn, "t", &summarize::WindowStats::default());
+        let mut f = summarize::base(&conn, "t", &summarize::WindowStats::default(), [None, None]);
         f.bottleneck_bps = Some(149e3);
         f.rtt_ms.min = Some(0.018);
         f.bdp_bytes = Some(0);

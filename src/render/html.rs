@@ -314,8 +314,11 @@ fn cell(f: &FlowSummary, key: &str, link: Option<&str>) -> (String, Markup) {
             html! { (ms(f.rtt_ms.min)) },
         ),
         "flight" => (
-            f.max_flight_bytes.to_string(),
-            html! { (bytes(f.max_flight_bytes as f64)) },
+            f.max_flight_bytes.map_or(String::new(), |b| b.to_string()),
+            f.max_flight_bytes.map_or_else(
+                || html! { span title=(super::flight_not_followed(f)) { "–" } },
+                |b| html! { (bytes(b as f64)) },
+            ),
         ),
         "rwnd" => (
             f.max_rwnd_bytes.map_or(String::new(), |b| b.to_string()),

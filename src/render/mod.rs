@@ -45,17 +45,19 @@ pub fn rtt_lower_bound(f: &FlowSummary) -> Option<String> {
 /// figure, so a view that printed only the capture point's would contradict it.
 /// Where a loss left data above a hole outstanding (SACKed, held at the receiver), the most
 /// the path carried (RFC 6675 pipe) follows: the figure the BDP and Little's law bound.
+/// Where the capture lacks the bulk data's acknowledgments there is no flight to state:
+/// data sent less the ACKs seen grows with every segment while ACKs are missing; the
+/// figure says so instead, and for how long the capture lacks them.
 pub fn max_flight(f: &FlowSummary) -> String {
-    let outstanding = f.sender_max_flight_bytes.unwrap_or(f.max_flight_bytes);
+    let Some(seen) = f.max_flight_bytes else {
+        return flight_not_followed(f);
+    };
+    let outstanding = f.sender_max_flight_bytes.unwrap_or(seen);
     let flight = match f.sender_max_flight_bytes {
-        Some(s) if bytes(s as f64) != bytes(f.max_flight_bytes as f64) => {
-            format!(
-                "{} at the sender ({} seen here)",
-                bytes(s as f64),
-                bytes(f.max_flight_bytes as f64)
-            )
+        Some(s) if bytes(s as f64) != bytes(seen as f64) => {
+            format!("{} at the sender ({} seen here)", bytes(s as f64), bytes(seen as f64))
         }
-        _ => bytes(f.max_flight_bytes as f64),
+        _ => bytes(seen as f64),
     };
     match f.sender_max_in_network_bytes {
         Some(n) if bytes(n as f64) != bytes(outstanding as f64) => format!(
@@ -63,6 +65,22 @@ pub fn max_flight(f: &FlowSummary) -> String {
             bytes(n as f64)
         ),
         _ => flight,
+    }
+}
+
+/// Why a flow has no largest flight: the capture lacks its receiver's acknowledgments (for
+/// how long), as every view says it.
+pub fn flight_not_followed(f: &FlowSummary) -> String {
+    let receiver = match f.bulk_direction {
+        Dir::C2S => "server",
+        Dir::S2C => "client",
+    };
+    match &f.dir(f.bulk_direction).acks_lacking {
+        Some(l) => format!(
+            "not followed (the capture lacks the {receiver}'s acknowledgments for {})",
+            secs(l.seconds)
+        ),
+        None => "unknown".to_string(),
     }
 }
 

@@ -136,6 +136,27 @@ impl Delivery {
     }
 }
 
+/// What every figure of a delivery during an episode says after its bytes ("; 12 KiB
+/// delivered during it", "; 3 KiB reported delivered during it").
+pub(super) const DELIVERED: &str = " delivered during it";
+
+/// An episode over a wait whose acknowledgments the capture lacks: its delivery is not
+/// known (no rate, no bytes), only the direction's over the connection (`all`).
+pub fn delivery_unknown(s: &mut Stall, receiver: &str, all: Option<&str>) {
+    s.delivered_bps = None;
+    let Some(at) = s.sentence.find(DELIVERED) else {
+        return;
+    };
+    let Some(start) = s.sentence[..at].rfind("; ") else {
+        return;
+    };
+    let overall = all.map_or(String::new(), |a| format!(" ({a}{OVERALL_END})"));
+    s.sentence = format!(
+        "{}; what it delivered is not known: the capture lacks the {receiver}'s acknowledgments of that time, which would report it{overall}",
+        &s.sentence[..start]
+    );
+}
+
 const OVERALL_END: &str = " over the connection";
 
 /// `sentence` with the direction's delivery over the connection (the figure before

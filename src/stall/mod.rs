@@ -35,8 +35,13 @@ use crate::summary::{Stall, StallKind};
 use crate::tcp::{Connection, SegmentEvent};
 use crate::time::{Span, Timestamp};
 
+pub use outage::acks_law;
+
 /// Stalls kept per flow: the longest, once more were found (the count is kept).
 pub const MAX_STALLS: usize = 16;
+/// The words of the gate's note for a bulk direction whose acknowledgments the capture
+/// lacks ("... of the s2c data"), written by `diagnose` and read by [`acks_law`].
+pub const LACKS_ACKS_NOTE: &str = "the capture lacks the acknowledgments of the";
 /// Back-off intervals kept per stall (the first ones: they show the doubling).
 pub const MAX_INTERVALS: usize = 8;
 
@@ -157,6 +162,13 @@ impl StallTracker {
         self.outage[d.index()].lacks_acks()
     }
 
+    /// Where the capture lacks the acknowledgments of direction `d`'s data (exactly when
+    /// [`Self::lacks_acks`]): the waits that showed it, up to the connection's end.
+    pub fn acks_lacking(&self, conn: &Connection, d: Dir) -> Option<crate::summary::AcksLacking> {
+        let closed = self.zero[d.index()].is_open();
+        self.outage[d.index()].acks_lacking(conn, d, conn.last_ts, closed)
+    }
+
     /// What the capture lacks, where a wait could not be judged for it (no outage is
     /// claimed then): notes for the flow.
     pub fn capture_notes(&self, conn: &Connection) -> Vec<String> {
@@ -216,13 +228,21 @@ impl StallTracker {
         // An episode's sentence was written when it ended, with the direction's figures of
         // then; the summary beside it prints the connection's final ones, so the sentence
         // states those too.
+        let lacking = [Dir::C2S, Dir::S2C].map(|d| self.acks_lacking(conn, d));
         for s in out
             .iter_mut()
             .filter(|s| matches!(s.kind, StallKind::LossEpisode | StallKind::EcnEpisode))
         {
             let Some(d) = s.direction else { continue };
-            if let Some(all) = self.delivery[d.index()].overall(conn) {
-                s.sentence = episode::restate_overall(&s.sentence, &all);
+            let all = self.delivery[d.index()].overall(conn);
+            if let Some(all) = &all {
+                s.sentence = episode::restate_overall(&s.sentence, all);
+            }
+            // Only ACKs report a delivery (RFC 9293 §3.10.7.4; SACK, RFC 2018): over a
+            // wait whose ACKs the capture lacks, what the episode delivered is not known —
+            // nothing acknowledged in the capture is not nothing delivered.
+            if lacking[d.index()].as_ref().is_some_and(|l| l.meets(s.start, s.end)) {
+                episode::delivery_unknown(s, receiver_name(d), all.as_deref());
             }
             if s.kind == StallKind::LossEpisode {
                 s.sentence = loss::restate_share(&s.sentence, conn, d, s.events);

@@ -10,7 +10,7 @@
 
 use super::{backs_off, intervals, list_secs, receiver_name, sender_name, stall, threshold, MAX_INTERVALS};
 use crate::flow::Dir;
-use crate::summary::{Resumed, Stall, StallKind};
+use crate::summary::{AcksLacking, Resumed, Stall, StallKind, Wait};
 use crate::tcp::{Connection, SegmentEvent};
 use crate::time::Timestamp;
 use crate::units::{bytes, secs};
@@ -42,6 +42,10 @@ pub struct Outage {
     unseen: Option<Unseen>,
     /// What an earlier wait showed the capture lacks: it holds for every later one.
     lacks: Option<Unseen>,
+    /// The waits the capture lacks the receiver's acknowledgments in (the first
+    /// `AcksLacking::MAX_WAITS`; later ones extend the last), and their total.
+    lacking: Vec<(Timestamp, Timestamp)>,
+    lacking_total: crate::time::Span,
     /// The oldest outstanding data was sent again in the wait.
     oldest_resent: bool,
     /// The connection's first reset: a wait still open then ends there.
@@ -118,6 +122,40 @@ impl Outage {
         self.lacks.is_some() || self.unseen.is_some_and(|u| u != Unseen::OwnSegments)
     }
 
+    /// A wait [since, end) the capture lacks the receiver's acknowledgments in.
+    fn on_lacking(&mut self, since: Timestamp, end: Timestamp) {
+        add_wait(&mut self.lacking, &mut self.lacking_total, since, end);
+    }
+
+    /// Where the capture lacks the receiver's acknowledgments of this direction's data
+    /// ([`Self::lacks_acks`]): the waits it showed in, with the one still open at `end` (the
+    /// connection's last packet) when it shows it too, or would be noted for it.
+    pub fn acks_lacking(&self, conn: &Connection, d: Dir, end: Timestamp, window_closed: bool) -> Option<AcksLacking> {
+        if !self.lacks_acks() {
+            return None;
+        }
+        let (mut waits, mut total) = (self.lacking.clone(), self.lacking_total);
+        if let Some(since) = self.since {
+            let shown = self.unseen.is_some_and(|u| u != Unseen::OwnSegments);
+            let noted = self.lacks.is_some() && matches!(self.finish(conn, d, end, window_closed), Judged::Note(_));
+            if shown || noted {
+                let end = self.reset_at.filter(|&t| t >= since).map_or(end, |t| t.min(end));
+                add_wait(&mut waits, &mut total, since, end);
+            }
+        }
+        let secs = |t: Timestamp| t.secs_f64();
+        Some(AcksLacking {
+            waits: waits
+                .iter()
+                .map(|&(a, b)| Wait {
+                    start: secs(a),
+                    end: secs(b),
+                })
+                .collect(),
+            seconds: total.secs_f64(),
+        })
+    }
+
     pub fn waiting(&self) -> bool {
         self.since.is_some()
     }
@@ -181,6 +219,9 @@ impl Outage {
                 // later wait of the direction either (a segment of the sender's it missed
                 // once says nothing of the rest).
                 self.lacks = self.lacks.or(self.unseen.filter(|&u| u != Unseen::OwnSegments));
+                if let (Some(since), true) = (self.since, self.lacks.is_some()) {
+                    self.on_lacking(since, ev.ts);
+                }
                 if self.notes.len() < MAX_NOTES {
                     self.notes.push(n);
                 }
@@ -280,7 +321,7 @@ impl Outage {
         }
         if self.lacks.is_some() {
             return Judged::Note(format!(
-                "no acknowledgment of the {who}'s data is in the capture for {} from +{at}: not judged an outage, as the capture lacks the {}'s acknowledgments (the note above)",
+                "{WAIT_NOTE} {who}'s data is in the capture for {} from +{at}: not judged an outage, as the capture lacks the {}'s acknowledgments (the note above)",
                 secs(wait.secs_f64()),
                 receiver_name(d)
             ));
@@ -374,6 +415,19 @@ impl Outage {
     }
 }
 
+/// The wait [since, end) added to `waits` (the last extended once they are
+/// `AcksLacking::MAX_WAITS`) and to their `total`.
+fn add_wait(waits: &mut Vec<(Timestamp, Timestamp)>, total: &mut crate::time::Span, since: Timestamp, end: Timestamp) {
+    *total = *total + (end - since).max_zero();
+    if waits.len() >= AcksLacking::MAX_WAITS {
+        if let Some(last) = waits.last_mut() {
+            last.1 = end;
+        }
+    } else {
+        waits.push((since, end));
+    }
+}
+
 /// What a wait came to.
 #[derive(Debug)]
 pub enum Judged {
@@ -389,7 +443,7 @@ fn unseen_note(u: Unseen, who: &str, peer: &str, at: &str, wait: String) -> Stri
             "the {who} acknowledged data of the {peer} that is not in the capture, and every segment the {peer} sent carried an acknowledgment (RFC 9293 §3.10.7.4): the capture missed them"
         ),
         Unseen::OwnSegments => format!(
-            "the {peer} acknowledged data of the {who} beyond anything the capture saw sent: the capture missed the {who}'s segments of that time"
+            "the {peer} acknowledged data of the {who} {OWN_SEGMENTS}: the capture missed the {who}'s segments of that time"
         ),
         Unseen::Clocked => format!(
             "the {who} kept sending new data through it and never re-sent its oldest: its retransmission timer would have (RFC 6298 §5.4), and only acknowledgments open room for new data (RFC 5681 §3.1): acknowledgments reached the {who} that the capture lacks"
@@ -399,7 +453,7 @@ fn unseen_note(u: Unseen, who: &str, peer: &str, at: &str, wait: String) -> Stri
         ),
     };
     format!(
-        "no acknowledgment of the {who}'s data is in the capture for {wait} from +{at}, but that is no outage: {why} (a one-sided capture, asymmetric routing, or packets the capture dropped)"
+        "{WAIT_NOTE} {who}'s data is in the capture for {wait} from +{at}, but that is no outage: {why} (a one-sided capture, asymmetric routing, or packets the capture dropped)"
     )
 }
 
@@ -430,4 +484,83 @@ impl Silence {
         );
         Some(s)
     }
+}
+
+/// What a note about a wait says first (`unseen_note`, `judge`), and the words only a wait
+/// that missed the sender's own segments (not the receiver's ACKs) says.
+const WAIT_NOTE: &str = "no acknowledgment of the";
+const OWN_SEGMENTS: &str = "beyond anything the capture saw sent";
+
+/// The law of a capture that lacks a direction's acknowledgments (on the summary): a
+/// direction the notes say the capture lacks the receiver's ACKs of is marked so
+/// (`acks_lacking`), and then nothing that only those ACKs tell is stated as measured — no
+/// flight (data sent less the ACKs seen grows with every segment while ACKs are missing),
+/// no window scale of the receiver inferred from such flights (RFC 7323 §2.3 against RFC
+/// 9293 §3.8.6.2.1), and no delivery of a loss or ECN episode over a wait without them
+/// (only ACKs report a delivery: nothing acknowledged in the capture is not nothing
+/// delivered).
+pub fn acks_law(f: &crate::summary::FlowSummary) -> Vec<String> {
+    let mut out = Vec::new();
+    for d in [Dir::C2S, Dir::S2C] {
+        let x = f.dir(d);
+        let wait_note = format!("{WAIT_NOTE} {}'s data is in the capture", sender_name(d));
+        let gate_note = format!("{} {d} data", super::LACKS_ACKS_NOTE);
+        let said = f.notes.iter().find(|n| {
+            (n.starts_with(&wait_note) && !n.contains(OWN_SEGMENTS))
+                || (d == f.bulk_direction && n.contains(&gate_note))
+        });
+        let Some(lacking) = &x.acks_lacking else {
+            if let Some(n) = said {
+                out.push(format!(
+                    "{d}: a note says the capture lacks its acknowledgments, yet it is not marked so: {n}"
+                ));
+            }
+            continue;
+        };
+        if lacking.waits.is_empty() || lacking.waits.iter().any(|w| w.end < w.start) || lacking.seconds < 0.0 {
+            out.push(format!("{d}: malformed waits without acknowledgments: {lacking:?}"));
+        }
+        if x.max_flight_bytes.is_some() || x.max_in_network_bytes.is_some() {
+            out.push(format!(
+                "{d}: the capture lacks its acknowledgments, yet a flight is stated: {:?} ({:?} in the network)",
+                x.max_flight_bytes, x.max_in_network_bytes
+            ));
+        }
+        if d == f.bulk_direction
+            && (f.max_flight_bytes.is_some()
+                || f.sender_max_flight_bytes.is_some()
+                || f.sender_max_in_network_bytes.is_some())
+        {
+            out.push(format!(
+                "the capture lacks the bulk direction's acknowledgments, yet a flight is stated: {:?}, the sender's {:?}",
+                f.max_flight_bytes, f.sender_max_flight_bytes
+            ));
+        }
+        // The windows granted to `d`'s data are the receiver's.
+        let inferred = f.handshake.inferred.as_ref().and_then(|i| match d {
+            Dir::S2C => i.client_wscale,
+            Dir::C2S => i.server_wscale,
+        });
+        if let Some(k) = inferred {
+            out.push(format!(
+                "{d}: the capture lacks its acknowledgments, yet the {}'s window scale is inferred from its flights: {k}",
+                receiver_name(d)
+            ));
+        }
+        for s in f.stalls.iter().filter(|s| {
+            matches!(s.kind, StallKind::LossEpisode | StallKind::EcnEpisode)
+                && s.direction == Some(d)
+                && lacking.meets(s.start, s.end)
+        }) {
+            if s.delivered_bps.is_some() || s.sentence.contains(super::episode::DELIVERED) {
+                out.push(format!(
+                    "{d}: a {} over a wait whose acknowledgments the capture lacks states a delivery ({:?}): {}",
+                    s.kind.as_str(),
+                    s.delivered_bps,
+                    s.sentence
+                ));
+            }
+        }
+    }
+    out
 }

@@ -713,6 +713,64 @@ fn new_data_for_seconds_without_acks_or_a_resend_means_the_capture_lacks_the_ack
 }
 
 #[test]
+fn a_loss_episode_over_a_wait_the_capture_lacks_the_acks_of_states_no_delivery() {
+    // As above, with two segments re-sent during the wait (not the oldest): nothing is
+    // acknowledged in the capture meanwhile, yet the ACKs reached the server; what the
+    // episode delivered is not known, not zero.
+    let mut f = Flow::started();
+    let mut seq = 1001;
+    let mut t = 20.0;
+    while t < 3000.0 {
+        f.data(t, seq, 1000);
+        seq += 1000;
+        t += 100.0;
+        if t == 1520.0 || t == 1820.0 {
+            f.data(t - 10.0, 5001, 1000);
+        }
+    }
+    f.ack(3100.0, seq, 65535);
+    let out = f.finish();
+    let e = only(&out, StallKind::LossEpisode);
+    assert_eq!(e.len(), 1, "{out:?}");
+    assert_eq!(e[0].delivered_bps, None, "{:?}", e[0]);
+    assert!(!e[0].sentence.contains("delivered during it"), "{}", e[0].sentence);
+    assert!(
+        e[0].sentence
+            .contains("what it delivered is not known: the capture lacks the client's acknowledgments"),
+        "{}",
+        e[0].sentence
+    );
+    let lacking = f.stalls.acks_lacking(&f.conn, Dir::S2C).expect("the waits");
+    assert_eq!(lacking.waits.len(), 1, "{lacking:?}");
+    assert!((lacking.seconds - 3.08).abs() < 1e-6, "{lacking:?}");
+    assert!(lacking.meets(e[0].start, e[0].end));
+    // The client's data: nothing the capture lacks.
+    assert_eq!(f.stalls.acks_lacking(&f.conn, Dir::C2S), None);
+}
+
+#[test]
+fn a_loss_episode_with_its_acks_states_its_delivery() {
+    // The same re-sendings in a capture that holds the ACKs: a delivery is stated.
+    let mut f = Flow::started();
+    let mut seq = 1001;
+    let mut t = 20.0;
+    while t < 3000.0 {
+        f.data(t, seq, 1000);
+        seq += 1000;
+        f.ack(t + 1.0, seq, 65535);
+        t += 100.0;
+        if t == 1520.0 || t == 1820.0 {
+            f.data(t - 10.0, 5001, 1000);
+        }
+    }
+    let out = f.finish();
+    assert!(f.stalls.acks_lacking(&f.conn, Dir::S2C).is_none());
+    let e = only(&out, StallKind::LossEpisode);
+    assert_eq!(e.len(), 1, "{out:?}");
+    assert!(e[0].sentence.contains("delivered during it"), "{}", e[0].sentence);
+}
+
+#[test]
 fn one_answer_then_a_silence_long_enough_for_a_timer_is_the_paths() {
     // P6's 0.8 s outage at the sender: one SACK right after the loss, then nothing until
     // the path came back; the timer fired twice meanwhile.

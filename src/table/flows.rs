@@ -216,7 +216,9 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
     t.col("rtt_via_client_min_ms", rtt().map(|r| r.via_client_min));
     t.col("rtt_via_server_min_ms", rtt().map(|r| r.via_server_min));
     t.col("vantage", rtt().map(|r| Some(r.vantage.as_str())));
-    t.col("max_flight_bytes", it().map(|f| Some(f.max_flight_bytes)));
+    // Empty where the capture lacks the receiver's acknowledgments (`acks_lacking` in the
+    // JSON): data sent less the ACKs seen is no flight then.
+    t.col("max_flight_bytes", it().map(|f| f.max_flight_bytes));
     t.col("sender_max_flight_bytes", it().map(|f| f.sender_max_flight_bytes));
     t.col("max_rwnd_bytes", it().map(|f| f.max_rwnd_bytes));
     t.col("retransmitted_segments", it().map(|f| Some(f.retransmitted_segments)));
@@ -278,14 +280,8 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
         "sender_max_in_network_bytes",
         it().map(|f| f.sender_max_in_network_bytes),
     );
-    t.col(
-        "c2s_max_in_network_bytes",
-        it().map(|f| Some(f.c2s.max_in_network_bytes)),
-    );
-    t.col(
-        "s2c_max_in_network_bytes",
-        it().map(|f| Some(f.s2c.max_in_network_bytes)),
-    );
+    t.col("c2s_max_in_network_bytes", it().map(|f| f.c2s.max_in_network_bytes));
+    t.col("s2c_max_in_network_bytes", it().map(|f| f.s2c.max_in_network_bytes));
     // Schema 5: how long each stall of `stalls` lasted (the same order), appended: what
     // batch's summary ranks the longest stalls by, and an analyst's query needs.
     t.floats(
@@ -317,7 +313,7 @@ fn direction(t: &mut Columns, flows: &[FlowSummary], dir: &str, of: fn(&FlowSumm
     );
     t.col(name("zero_window_probes"), d().map(|d| Some(d.zero_window_probes)));
     t.col(name("window_full_events"), d().map(|d| Some(d.window_full_events)));
-    t.col(name("max_flight_bytes"), d().map(|d| Some(d.max_flight_bytes)));
+    t.col(name("max_flight_bytes"), d().map(|d| d.max_flight_bytes));
     t.col(name("max_segment_bytes"), d().map(|d| Some(d.max_segment_bytes)));
     t.col(name("max_rwnd_bytes"), d().map(|d| d.max_rwnd_bytes));
     t.col(name("min_rwnd_bytes"), d().map(|d| d.min_rwnd_bytes));

@@ -77,6 +77,10 @@ pub const LAWS: &[Law] = &[
         name: "flight-in-network",
         check: crate::summarize::flight_law,
     },
+    Law {
+        name: "sender-flight-near-loop",
+        check: crate::tcp::near_loop_law,
+    },
 ];
 
 /// A broken law, on one flow.

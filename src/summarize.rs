@@ -467,6 +467,8 @@ pub fn base(conn: &Connection, capture: &str, windows: &WindowStats) -> FlowSumm
         max_flight_bytes: d.max_flight,
         sender_max_flight_bytes: None,
         sender_max_in_network_bytes: None,
+        sender_transit_bytes: None,
+        sender_near_loop_ms: None,
         max_rwnd_bytes: windows.max_rwnd(conn, bulk),
         retransmitted_segments: d.retransmitted_segments,
         bottleneck_bps: None,

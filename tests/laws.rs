@@ -396,6 +396,20 @@ fn the_check_catches_a_broken_law() {
     assert!(bdpscope::laws::check(&broken)
         .iter()
         .any(|v| v.law == "flight-in-network"));
+    // A sender's flight beyond the flight seen here and what one loop through the sender
+    // can hold.
+    let mut broken = f.clone();
+    broken.sender_max_flight_bytes = Some(broken.max_flight_bytes + 100_000);
+    broken.sender_transit_bytes = Some(10_000);
+    broken.sender_near_loop_ms = Some(0.2);
+    let near_loop = |f: &FlowSummary| {
+        bdpscope::laws::check(f)
+            .iter()
+            .any(|v| v.law == "sender-flight-near-loop")
+    };
+    assert!(near_loop(&broken));
+    broken.sender_transit_bytes = Some(100_000);
+    assert!(!near_loop(&broken));
     // Two figures of one flight in one block.
     let block = "  window      max flight 1000 B, max rwnd 64.0 KiB\n  evidence    - BDP 535 B = 71.0 kbit/s x base RTT 60.3 ms; max flight 1.17 KiB (224% of BDP)\n";
     assert!(window_line_flight_disagrees(block).is_some());

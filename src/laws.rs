@@ -85,6 +85,10 @@ pub const LAWS: &[Law] = &[
         name: "acks-lacking",
         check: crate::stall::acks_law,
     },
+    Law {
+        name: "sender-flight-near-loop",
+        check: crate::tcp::near_loop_law,
+    },
 ];
 
 /// A broken law, on one flow.

@@ -541,6 +541,8 @@ pub fn base(
         sender_max_flight_bytes: None,
         sender_max_in_network_bytes: None,
         idle_turns: None,
+        sender_transit_bytes: None,
+        sender_near_loop_ms: None,
         max_rwnd_bytes: windows.max_rwnd(conn, bulk, lacking),
         retransmitted_segments: d.retransmitted_segments,
         bottleneck_bps: None,

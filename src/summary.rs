@@ -873,6 +873,17 @@ pub struct FlowSummary {
     /// absent where it had none, or the flow was not judged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_turns: Option<IdleTurns>,
+    /// What the path between the data sender and the capture point can have held beyond
+    /// the flight seen here (data on its way here, ACKs on their way to the sender): the most
+    /// data that reached here within one loop through the sender, that loop's longest
+    /// without a wait of the sender's own (queue included), or the loop a TCP timestamp
+    /// echo named. `sender_max_flight_bytes` is at most `max_flight_bytes` plus this (and a
+    /// segment). Absent where the sender's flight was not reconstructed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender_transit_bytes: Option<u64>,
+    /// That loop through the sender (capture point -> sender -> capture point), ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender_near_loop_ms: Option<f64>,
     pub max_rwnd_bytes: Option<u64>,
     pub retransmitted_segments: u64,
     pub bottleneck_bps: Option<f64>,

@@ -489,6 +489,20 @@ fn the_check_catches_a_broken_law() {
     episode.sentence = "the server retransmitted 40 segments from +4.06 s to +4.34 s (272 ms); 0 B delivered during it (0 bit/s), against 758 kbit/s over the connection".into();
     broken.stalls.push(episode);
     assert_eq!(lacks(&broken), 1, "a delivery over a wait without ACKs");
+    // A sender's flight beyond the flight seen here and what one loop through the sender
+    // can hold.
+    let mut broken = f.clone();
+    broken.sender_max_flight_bytes = Some(broken.max_flight_bytes.unwrap() + 100_000);
+    broken.sender_transit_bytes = Some(10_000);
+    broken.sender_near_loop_ms = Some(0.2);
+    let near_loop = |f: &FlowSummary| {
+        bdpscope::laws::check(f)
+            .iter()
+            .any(|v| v.law == "sender-flight-near-loop")
+    };
+    assert!(near_loop(&broken));
+    broken.sender_transit_bytes = Some(100_000);
+    assert!(!near_loop(&broken));
     // Two figures of one flight in one block.
     let block = "  window      max flight 1000 B, max rwnd 64.0 KiB\n  evidence    - BDP 535 B = 71.0 kbit/s x base RTT 60.3 ms; max flight 1.17 KiB (224% of BDP)\n";
     assert!(window_line_flight_disagrees(block).is_some());

@@ -69,6 +69,16 @@ pub struct DirAccumulator {
     /// reported progress after (`pending_in_network` until it does).
     pub max_in_network: u64,
     pending_in_network: u64,
+    /// The most the path between the sender and the capture point held beyond the flight
+    /// seen here by the sender's view of any new data (`SenderView::transit`), and the
+    /// longest loop through the sender a view took (`SenderView::near_loop`).
+    pub transit: Option<u64>,
+    pub near_loop: Span,
+    /// The longest loop of the recent samples that the bound on the loop set aside
+    /// (`SenderView::set_aside`), and the bound then; the largest flight such a loop would
+    /// have given.
+    pub loop_set_aside: Option<(Span, Span)>,
+    pub unbounded_flight: u64,
     /// The ACK train (samples span whole batches and at least the quantum's minimum: see
     /// [`Train`], so timestamp resolution and a host that stamps packets in batches do not
     /// become rates).
@@ -274,6 +284,16 @@ impl DirAccumulator {
             Some(v) => (v.flight, v.window),
             None => (ev.naive_flight.unwrap_or(0), None),
         };
+        if let Some(v) = ev.sender_view {
+            self.transit = Some(self.transit.unwrap_or(0).max(v.transit));
+            self.near_loop = self.near_loop.max(v.near_loop);
+            if let Some((lp, unbounded)) = v.set_aside {
+                self.unbounded_flight = self.unbounded_flight.max(unbounded);
+                if self.loop_set_aside.is_none_or(|(l, _)| lp > l) {
+                    self.loop_set_aside = Some((lp, v.near_loop));
+                }
+            }
+        }
         // A silence longer than a round trip, a loss, or a congestion window reduced for an
         // ECN echo (the sender's CWR, RFC 3168 §6.1.2) ends the proof of the sender's
         // congestion window (`window_filled`).

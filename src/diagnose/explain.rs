@@ -242,6 +242,22 @@ pub fn notes(f: &Findings<'_>) -> Vec<String> {
             "the loop through the sender was timed at the handshake only: at this capture point no TCP timestamp echo, no window edge and no ACK before the data times it, so the RTT's median, p95 and max add that handshake value to the receiver's turnaround and show no queue between the sender and here (the bottleneck's, for data that crossed it before this point); a capture at the sender, or with TCP timestamps, measures it".to_string()
         );
     }
+    // Away from the sender its flight is the flight seen here plus what the path between
+    // them held, at most what reaches here within one loop through the sender
+    // (`tcp::sender_view`'s bound): where a sample of that loop held a wait of the sender's
+    // own and would have made the largest flight larger, the figure kept to the bound, and
+    // says why.
+    if let (Some((aside, bound)), Some(transit)) = (x.loop_set_aside, x.transit) {
+        if bytes(x.unbounded_flight as f64) != bytes(x.max_flight as f64) && x.unbounded_flight > x.max_flight {
+            out.push(format!(
+                "the sender's flight is the flight seen here plus what the path between the sender and here held (its data on the way here, the ACKs on the way to it), at most what reaches here within one loop through the sender without a wait of its own (its least, or its prompt samples' with a queue: {} when the longest sample was set aside): {} at most on this flow; samples of that loop up to {} held waits of the sender's own (an ACK held for its delayed-ACK timer or sent with its next request, RFC 1122 §4.2.3.2), and taken for the loop they would have paired its data with ACKs it had long since had, {} at the sender",
+                ms(bound.secs_f64()),
+                bytes(transit as f64),
+                ms(aside.secs_f64()),
+                bytes(x.unbounded_flight as f64)
+            ));
+        }
+    }
     // Without the window's scale no segment's window is known in bytes, so no moment can
     // be told window-bound (the next segment fitting or not is unknowable): that time went
     // to the other limits, and the 0% the window's share then shows is no measurement.

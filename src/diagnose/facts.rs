@@ -10,7 +10,7 @@ use crate::flow::Dir;
 use crate::summary::{EcnMode, Stall, StallKind};
 use crate::tcp::ecn::{flags_signal, Events};
 use crate::tcp::{Connection, WindowScale};
-use crate::time::Timestamp;
+use crate::time::{Span, Timestamp};
 
 /// Queueing delay that shows a full pipe: 5% of the base RTT, at least a millisecond
 /// (below that, timer and scheduling noise), and more than two ticks of the capture's
@@ -74,6 +74,16 @@ pub struct Facts {
     /// presumed lost). What Little's law and the BDP bound; `max_flight` is what the
     /// receiver's window bounds.
     pub max_in_network: u64,
+    /// What the path between the sender and the capture point held at most beyond the
+    /// flight seen here, as the sender's view allowed it (`tcp::SenderView::transit`), and
+    /// the longest loop through the sender that was over; None without a view.
+    pub transit: Option<u64>,
+    pub near_loop: Span,
+    /// The longest loop of the recent samples through the sender that the bound on that
+    /// loop set aside, and the bound then (see `Connection::near_loop_bound`); the largest
+    /// flight such a loop would have given.
+    pub loop_set_aside: Option<(Span, Span)>,
+    pub unbounded_flight: u64,
     /// Goodput of the bulk direction, bytes/s.
     pub goodput: f64,
     pub mss: u32,

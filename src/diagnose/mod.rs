@@ -349,6 +349,10 @@ fn gather_facts(
         max_rwnd: summary.max_rwnd_bytes,
         max_flight: tl.bins.iter().map(|b| b.max_flight).max().unwrap_or(0),
         max_in_network: dacc.max_in_network,
+        transit: dacc.transit,
+        near_loop: dacc.near_loop,
+        loop_set_aside: dacc.loop_set_aside,
+        unbounded_flight: dacc.unbounded_flight,
         goodput,
         mss,
         data_segments: d.data_segments,
@@ -625,6 +629,8 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
     s.sender_max_flight_bytes = Some(f.max_flight);
     s.sender_max_in_network_bytes = Some(f.max_in_network);
     s.idle_turns = f.turns.map(|t| t.to_summary());
+    s.sender_transit_bytes = f.transit;
+    s.sender_near_loop_ms = f.transit.map(|_| (f.near_loop.secs_f64() * 1e6).round() / 1e3);
     s.limits = Some(Limits {
         receiver_window: c.share(Label::ReceiverWindow),
         cwnd: c.share(Label::Cwnd),
@@ -968,6 +974,10 @@ mod tests {
             obeyed_scale: WindowScale::Unknown,
             max_flight: 40_000,
             max_in_network: 40_000,
+            transit: None,
+            near_loop: Span::ZERO,
+            loop_set_aside: None,
+            unbounded_flight: 0,
             goodput: 0.9 * rate,
             mss: 1448,
             data_segments: 5000,

@@ -529,10 +529,12 @@ impl Connection {
             let min_loop = self.min_sender_loop(dir);
             let shift = self.effective_scale(dir.reverse()).shift();
             let echo = seg.options.timestamps.map(|t| t.ecr).filter(|_| flags.ack());
+            let most = self.near_loop_bound(dir, ts);
             let view = d.nxt.and_then(|nxt| {
                 let rto = self.rtt.rto_bound();
                 let views = &mut self.views[dir.index()];
                 views.set_echo_horizon(rto);
+                views.set_near_bound(most);
                 views.view(ts, echo, min_loop, lp, nxt, shift)
             });
             if let Some(v) = view {
@@ -646,6 +648,28 @@ impl Connection {
     pub fn min_sender_loop(&self, d: Dir) -> Span {
         let l = self.rtt.through(Self::sender_end(d));
         l.segment_min.get().or(l.windowed_min.get()).unwrap_or(Span::ZERO)
+    }
+
+    /// The longest the loop through the sender of `d` can be at `now` without a wait of the
+    /// sender's own: its least lately, or the greatest of its prompt samples of the last two
+    /// rounds (the loop as it was, a queue between the sender and here included: see
+    /// `RttTracker::add_sample`) where longer, plus a tick of the capture's clock (each
+    /// sample is two stamps, each cut to a tick). The recent samples [`Self::sender_loop`]
+    /// takes away from the sender may hold such a wait — an ACK of the receiver's reply that
+    /// the sender held for its delayed-ACK timer (RFC 1122 §4.2.3.2) or sent with its next
+    /// request — and then stay the recent ones until another sample comes (zeek's
+    /// smb_smb2: 69.6 ms against a 0.22 ms loop paired an SMB client's writes with ACKs it had
+    /// had for 69 ms, 415 KiB "at the sender" beside 64.1 KiB seen).
+    pub fn near_loop_bound(&self, d: Dir, now: Timestamp) -> Span {
+        let l = self.rtt.through(Self::sender_end(d));
+        let least = self.min_sender_loop(d);
+        let round = self
+            .rtt
+            .base_end_to_end()
+            .unwrap_or(least)
+            .max(l.prompt_latest().unwrap_or(Span::ZERO));
+        let prompt = l.prompt_max_at(now, round).unwrap_or(Span::ZERO);
+        least.max(prompt) + self.rtt.quantum.get()
     }
 }
 

@@ -35,6 +35,18 @@ pub struct SenderView {
     /// Of `flight`, the bytes the ACK it is against had reported SACKed or left presumed
     /// lost (RFC 6675: flight - pipe then): outstanding, but not in the network.
     pub held: u64,
+    /// What the path between the sender and the capture point can have held beyond the
+    /// flight seen here (data on its way here, ACKs on their way to the sender): the data
+    /// that reached here within `near_loop` before this segment. `flight` is at most the
+    /// largest flight seen here plus this.
+    pub transit: u64,
+    /// The loop through the sender that transit is over: the longest it can be without a
+    /// wait of the sender's own, or the loop an echo named where that is longer.
+    pub near_loop: Span,
+    /// The loop the recent samples showed, where it was set aside for being longer than
+    /// that (it would have paired the data with an ACK the sender had long since had), and
+    /// the flight it would have given.
+    pub set_aside: Option<(Span, u64)>,
 }
 
 /// The SACK blocks of an ACK (RFC 2018), in relative sequence numbers of the data they

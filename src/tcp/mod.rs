@@ -22,4 +22,5 @@ pub use ranges::RangeSet;
 pub(crate) use scale_infer::first_consistent_shift;
 pub use scale_infer::{Confidence, InferredShift, ScaleInference};
 pub use scoreboard::Scoreboard;
+pub use sender_view::near_loop_law;
 pub use window::WindowScale;

@@ -13,9 +13,27 @@
 //! is the last one that carried a TSval no newer than the echo and passed here at least
 //! one minimum loop earlier — exact to the ACK, whatever the queueing in between. The
 //! loop-based lookup is the fallback when timestamps are off.
+//!
+//! The loop-based lookup has a bound from physics. The sender's flight when it sent what
+//! passes here at t is what it had sent less what it had heard acknowledged: the flight seen
+//! here one transit earlier (at t - L, L the time an ACK takes from here to the sender plus
+//! the time its data takes back) plus the data that reached here since — on its way here
+//! while the ACKs that passed here in that time were on their way to the sender (a
+//! sender's flight is SND.NXT - SND.UNA, RFC 9293 §3.3.1, and SND.UNA moves only when an
+//! ACK arrives, §3.10.7.4). L is the loop through the sender without its own waits (an application's
+//! reply, a delayed ACK of its peer's data: RFC 1122 §4.2.3.2), queue included: its least,
+//! or as its prompt samples show it now (`RttTracker::add_sample`), plus a tick of the
+//! capture's clock. A sample of that loop that held such a wait (a request's ACK sent with
+//! the next request) is no transit: the sender had had every ACK that passed here more
+//! than L before, so the lookup never reaches back further ([`SenderViewTracker::set_near_bound`]).
+//! The view says the transit it allowed ([`SenderView::transit`]: the data that reached here
+//! within L before the segment), and [`near_loop_law`] holds every flow to it. An echo that
+//! names an older ACK is the sender's own word on the loop (its data was built before the
+//! later ACKs reached it: a queue in its host or on the way here) and stands.
 
 use super::event::SenderView;
 use crate::seq::SeqNum;
+use crate::summary::FlowSummary;
 use crate::time::{Span, Timestamp};
 
 const MAX_HISTORY: usize = 1 << 16;
@@ -39,16 +57,62 @@ fn ts_not_after(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) <= 0
 }
 
-/// The adverts not yet dropped are `buf[head..]`, oldest first. A plain vector with a
-/// moving start rather than a `VecDeque`: the lookup in `view` indexes it on every data
-/// segment, and slice indexing needs no wrap-around arithmetic.
+/// Entries kept oldest first: `buf[head..]` are live. A plain vector with a moving start
+/// rather than a `VecDeque`: the lookup in `view` indexes it on every data segment, and
+/// slice indexing needs no wrap-around arithmetic.
+#[derive(Clone, Debug)]
+struct Fifo<T> {
+    buf: Vec<T>,
+    head: usize,
+}
+
+impl<T> Default for Fifo<T> {
+    fn default() -> Self {
+        Fifo {
+            buf: Vec::new(),
+            head: 0,
+        }
+    }
+}
+
+impl<T> Fifo<T> {
+    fn live(&self) -> &[T] {
+        &self.buf[self.head..]
+    }
+
+    /// Forgets the `n` oldest live entries.
+    fn drop_front(&mut self, n: usize) {
+        self.head += n;
+        if self.head >= COMPACT_AT && self.head >= self.buf.len() - self.head {
+            self.buf.drain(..self.head);
+            self.head = 0;
+        }
+    }
+
+    /// Adds an entry, forgetting the oldest beyond `MAX_HISTORY` (returned).
+    fn push(&mut self, x: T) -> Option<&T> {
+        let full = self.live().len() == MAX_HISTORY;
+        if full {
+            self.drop_front(1);
+        }
+        self.buf.push(x);
+        full.then(|| &self.buf[self.head - 1])
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct SenderViewTracker {
-    buf: Vec<Advert>,
-    head: usize,
+    adverts: Fifo<Advert>,
+    /// New data as it passed here: its time and the highest sequence after it.
+    data: Fifo<(Timestamp, SeqNum)>,
+    /// The highest sequence before the first live data entry, once one was dropped.
+    data_base: Option<SeqNum>,
     /// How old the ACK an echo names may be before the echo is taken for stale (see
     /// [`Self::set_echo_horizon`]); None: never.
     echo_horizon: Option<Span>,
+    /// The longest the loop through the sender can be now (see [`Self::set_near_bound`]);
+    /// None: no bound.
+    near_bound: Option<Span>,
 }
 
 impl SenderViewTracker {
@@ -63,16 +127,34 @@ impl SenderViewTracker {
         self.echo_horizon = Some(rto);
     }
 
-    fn live(&self) -> &[Advert] {
-        &self.buf[self.head..]
+    /// The longest the loop through the sender (capture point -> sender -> capture point)
+    /// can be now, the sender's own waits aside (see the module's bound): no ACK that passed
+    /// here longer ago than that can still have been on its way to the sender when it sent
+    /// the data passing now, so the loop-based lookup never reaches back further.
+    pub fn set_near_bound(&mut self, most: Span) {
+        self.near_bound = Some(most);
     }
 
-    /// Forgets the `n` oldest live adverts.
-    fn drop_front(&mut self, n: usize) {
-        self.head += n;
-        if self.head >= COMPACT_AT && self.head >= self.buf.len() - self.head {
-            self.buf.drain(..self.head);
-            self.head = 0;
+    fn live(&self) -> &[Advert] {
+        self.adverts.live()
+    }
+
+    /// The highest sequence that had passed here before `cutoff`; `oldest`: the oldest ACK
+    /// kept (data up to it had passed) where no data entry that old is kept.
+    fn nxt_before(&self, cutoff: Timestamp, oldest: SeqNum) -> SeqNum {
+        let d = self.data.live();
+        match d.partition_point(|&(at, _)| at < cutoff) {
+            0 => self.data_base.unwrap_or(oldest),
+            k => d[k - 1].1,
+        }
+    }
+
+    /// Forgets the data entries no lookup from `from` on needs: all before it but the last.
+    fn drop_data_before(&mut self, from: Timestamp) {
+        let k = self.data.live().partition_point(|&(at, _)| at < from);
+        if k > 1 {
+            self.data_base = Some(self.data.live()[k - 2].1);
+            self.data.drop_front(k - 1);
         }
     }
 
@@ -80,7 +162,7 @@ impl SenderViewTracker {
     /// bytes its SACK scoreboard put out of the network (RFC 6675 flight - pipe).
     #[inline]
     pub fn on_ack(&mut self, at: Timestamp, ack: SeqNum, window: Option<u64>, raw: u16, tsval: Option<u32>, held: u64) {
-        if let Some(back) = self.buf[self.head..].last_mut() {
+        if let Some(back) = self.adverts.buf[self.adverts.head..].last_mut() {
             // A duplicate ACK with news in its SACK blocks is news to the sender's pipe.
             if back.ack == ack && back.raw == raw && back.window == window && back.held == held {
                 if tsval.is_some() {
@@ -92,10 +174,7 @@ impl SenderViewTracker {
                 return; // an old, reordered ACK
             }
         }
-        if self.live().len() == MAX_HISTORY {
-            self.drop_front(1);
-        }
-        self.buf.push(Advert {
+        self.adverts.push(Advert {
             at,
             ack,
             window,
@@ -119,6 +198,13 @@ impl SenderViewTracker {
         nxt: SeqNum,
         shift: Option<u8>,
     ) -> Option<SenderView> {
+        if let Some(&(_, n)) = self.data.push((at, nxt)) {
+            self.data_base = Some(n);
+        }
+        // Without an echo the loop is the recent samples', but no longer than the loop can
+        // be without a wait of the sender's own (see the module's bound).
+        let bound = self.near_bound.map(|b| b.max(min_loop));
+        let loop_used = bound.map_or(loop_now, |b| loop_now.min(b));
         let h = self.live();
         let mut by_echo = echo.filter(|_| h.first().is_some_and(|a| a.tsval.is_some()));
         if let (Some(e), Some(horizon)) = (by_echo, self.echo_horizon) {
@@ -129,7 +215,7 @@ impl SenderViewTracker {
             // The loop's ACK is looked up only for an echo that old (not per segment).
             let old = named.is_none_or(|n| h[n].at < at - horizon);
             let by_loop = old
-                .then(|| h.iter().rposition(|a| a.at <= at - loop_now.max(min_loop)))
+                .then(|| h.iter().rposition(|a| a.at <= at - loop_used.max(min_loop)))
                 .flatten();
             let stale = match (named, by_loop) {
                 // Older than every ACK still kept: earlier views moved past it already.
@@ -141,7 +227,7 @@ impl SenderViewTracker {
                 by_echo = None;
             }
         }
-        let then = at - if by_echo.is_some() { min_loop } else { loop_now };
+        let then = at - if by_echo.is_some() { min_loop } else { loop_used };
         let usable = |a: &Advert| a.at <= then && by_echo.is_none_or(|e| a.tsval.is_none_or(|v| ts_not_after(v, e)));
         // The latest usable advert, and the first one of its timestamp tick: the sender had
         // one of the ACKs of that tick (a millisecond of ACKs share one TSval on Linux).
@@ -209,6 +295,28 @@ impl SenderViewTracker {
                 obeyed = k;
             }
         }
+        // The transit the view allowed: the data that reached here within the loop's bound
+        // before this segment. An echo may name an older ACK (the sender's word, see the
+        // module's bound): the flight it gives is the flight seen here just before the next
+        // ACK passed (which the sender had not had) plus the data that reached here since,
+        // so that loop is the time since that ACK, where longer.
+        let since_next = h
+            .get(obeyed + 1)
+            .filter(|n| by_echo.is_some() && n.at <= at)
+            .map_or(Span::ZERO, |n| at - n.at);
+        let near = bound.unwrap_or(loop_now.max(min_loop)).max(since_next);
+        let transit = nxt.bytes_after(self.nxt_before(at - near, h[0].ack)).max(0) as u64;
+        // Whether the bound moved the lookup: the recent samples' loop would have named an
+        // older ACK. The ACKs back to that one are kept (none is dropped before the later
+        // views' lookups by that loop reach it), for the next views to say the same.
+        let unbounded =
+            (by_echo.is_none() && loop_used < loop_now).then(|| h.iter().rposition(|a| a.at <= at - loop_now));
+        let set_aside = unbounded
+            .flatten()
+            .filter(|&k| known && h[k].ack.is_before(h[latest].ack))
+            .map(|k| (loop_now, nxt.bytes_after(h[k].ack).max(0) as u64));
+        let first_kept = unbounded.map_or(first, |k| k.unwrap_or(0).min(first));
+        let keep_from = h[first_kept].at.min(at - near);
         // The answer is read while the adverts are borrowed, then the older ones dropped.
         let (a, e, o) = (&h[first], &h[latest], &h[obeyed]);
         let view = known.then(|| SenderView {
@@ -223,10 +331,37 @@ impl SenderViewTracker {
             tick_flight: nxt.bytes_after(a.ack) as u64,
             tick_window: scaled(a),
             held: o.held,
+            transit,
+            near_loop: near,
+            set_aside,
         });
-        self.drop_front(first);
+        self.adverts.drop_front(first_kept);
+        self.drop_data_before(keep_from);
         view // None: no ACK old enough, the sender had nothing from the peer yet
     }
+}
+
+/// The sender's flight is the flight seen here plus what the path between the sender and
+/// here held (data on its way here, ACKs on their way to the sender), and that is at most
+/// the data that reached here within one loop through the sender (see the module's bound):
+/// `sender_max_flight_bytes` <= `max_flight_bytes` + `sender_transit_bytes`, with a segment
+/// of slack (an ACK the capture point counted apart from the advert the sender acted on).
+pub fn near_loop_law(f: &FlowSummary) -> Vec<String> {
+    // No flight seen here where the capture lacks the ACKs (`stall::acks_law`): no bound.
+    let (Some(flight), Some(transit), Some(seen)) =
+        (f.sender_max_flight_bytes, f.sender_transit_bytes, f.max_flight_bytes)
+    else {
+        return Vec::new();
+    };
+    let slack = f.dir(f.bulk_direction).max_segment_bytes.max(1) as u64;
+    if flight <= seen + transit + slack {
+        return Vec::new();
+    }
+    vec![format!(
+        "the sender's flight {flight} B exceeds the {} B seen here plus the {transit} B one loop through the sender ({} ms) can hold",
+        seen,
+        f.sender_near_loop_ms.map_or("?".into(), |l| l.to_string())
+    )]
 }
 
 #[cfg(test)]
@@ -301,6 +436,65 @@ mod tests {
         assert_eq!(view((1_000, 10_000), (3_000, 10_000), 13_000), (10_000, Some(10_000)));
         // Beyond a zero window the sender may probe with new data: no later ACK is implied.
         assert_eq!(view((1_000, 0), (1_000, 10_000), 1_001), (1, Some(0)));
+    }
+
+    #[test]
+    fn a_loop_longer_than_the_near_loop_can_be_pairs_no_data_with_old_acks() {
+        // zeek's smb_smb2 in small: every ms an ACK of 10 kB more passes, and the data that
+        // follows it half a millisecond later keeps 20 kB outstanding here. The recent loop
+        // samples held a 70 ms wait of the sender's own; the loop is 0.3 ms at most.
+        let run = |bound: Option<Span>| {
+            let mut v = SenderViewTracker::default();
+            if let Some(b) = bound {
+                v.set_near_bound(b);
+            }
+            let (min, recent) = (Span::from_micros(200), Span::from_millis(70));
+            let mut last = None;
+            for i in 0..=100u32 {
+                v.on_ack(t(i as i64), SeqNum(1 + i * 10_000), Some(1 << 20), 4096, None, 0);
+                let at = t(i as i64) + Span::from_micros(500);
+                last = v.view(at, None, min, recent, SeqNum(1 + i * 10_000 + 20_000), None);
+            }
+            last.unwrap()
+        };
+        // Unbounded, the data is paired with the ACK of 70 ms before: 720 kB "at the sender".
+        let s = run(None);
+        assert_eq!(s.flight, 720_000);
+        // Bounded: the ACK of 0.5 ms before, which the sender had. What the path can have
+        // held beyond the 20 kB seen is the 10 kB that reached here within the 0.3 ms loop.
+        let s = run(Some(Span::from_micros(300)));
+        assert_eq!(s.flight, 20_000);
+        assert_eq!((s.transit, s.near_loop), (10_000, Span::from_micros(300)));
+        assert_eq!(s.set_aside, Some((Span::from_millis(70), 720_000)));
+        assert!(s.flight <= 20_000 + s.transit);
+        // A bound under the least loop is no bound below it.
+        let s = run(Some(Span::from_micros(50)));
+        assert_eq!((s.flight, s.near_loop), (20_000, Span::from_micros(200)));
+    }
+
+    #[test]
+    fn an_echo_naming_an_older_ack_stands_and_its_loop_is_the_transit() {
+        // ACKs every ms (TSval = ms), each acknowledging 2000 B more; data every ms half a ms
+        // after, echoing the ACK of 5 ms before (a queue in the sender's host): the echo is
+        // the sender's word, whatever the near loop's bound (1 ms).
+        let mut v = SenderViewTracker::default();
+        v.set_near_bound(Span::from_millis(1));
+        let lp = Span::from_micros(100);
+        let mut last = None;
+        for i in 0..20u32 {
+            v.on_ack(t(i as i64), SeqNum(1 + i * 2000), Some(1 << 20), 4096, Some(i), 0);
+            let at = t(i as i64) + Span::from_micros(500);
+            let nxt = SeqNum(1 + i * 2000 + 4000);
+            last = v.view(at, i.checked_sub(5), lp, lp, nxt, None).or(last);
+        }
+        let s = last.unwrap();
+        // Against the ACK of 14 ms (TSval 14): 19's data is 5 ACKs of 2000 B further.
+        assert_eq!(s.flight, 4000 + 5 * 2000);
+        // The sender had not had the ACK of 15 ms, 4.5 ms before: the transit is the data
+        // that reached here since, 10 kB.
+        assert_eq!(s.near_loop, Span::from_micros(4500));
+        assert_eq!(s.transit, 10_000);
+        assert_eq!(s.set_aside, None);
     }
 
     #[test]
@@ -479,9 +673,9 @@ mod tests {
                 assert_eq!(s.next_ack, Some((39_000, 50_000)), "at {i} ms");
             }
             assert!(
-                v.buf.len() <= 2 * v.live().len() + COMPACT_AT,
+                v.adverts.buf.len() <= 2 * v.live().len() + COMPACT_AT,
                 "at {i} ms: {} kept",
-                v.buf.len()
+                v.adverts.buf.len()
             );
         }
     }

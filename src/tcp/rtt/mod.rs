@@ -204,6 +204,14 @@ impl Loop {
             .min_since(now, Span(round.nanos().saturating_mul(RECENT_ROUNDS)))
     }
 
+    /// The greatest prompt sample within two rounds of `round` before `now`: the longest
+    /// the loop took lately, queue included, without an end's wait — a queue that builds
+    /// makes the later samples the longer, and the least would lag it.
+    pub fn prompt_max_at(&self, now: Timestamp, round: Span) -> Option<Span> {
+        self.prompt_recent
+            .max_since(now, Span(round.nanos().saturating_mul(RECENT_ROUNDS)))
+    }
+
     /// The latest prompt sample's value: how long this loop's round takes now.
     pub fn prompt_latest(&self) -> Option<Span> {
         self.prompt_recent.latest()
@@ -253,11 +261,19 @@ impl Recent {
 
     /// The least of the samples no older than `horizon` before `now`.
     fn min_since(&self, now: Timestamp, horizon: Span) -> Option<Span> {
+        self.since(now, horizon).min()
+    }
+
+    /// The greatest of the samples no older than `horizon` before `now`.
+    fn max_since(&self, now: Timestamp, horizon: Span) -> Option<Span> {
+        self.since(now, horizon).max()
+    }
+
+    fn since(&self, now: Timestamp, horizon: Span) -> impl Iterator<Item = Span> + '_ {
         (0..self.len)
             .map(|i| self.at(i))
-            .filter(|&(t, _)| now - t <= horizon)
+            .filter(move |&(t, _)| now - t <= horizon)
             .map(|(_, r)| r)
-            .min()
     }
 }
 

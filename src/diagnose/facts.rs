@@ -68,6 +68,8 @@ pub struct Facts {
     /// reading (it applied `obeyed_scale`: see `Connection::effective_scale`).
     pub obeyed_rwnd: Option<u64>,
     pub obeyed_scale: WindowScale,
+    /// A middlebox finding about the window scale stands beside `obeyed_scale`.
+    pub scale_finding: bool,
     /// Largest flight the sender had (reconstructed where the capture is not at it).
     pub max_flight: u64,
     /// The most of that flight that was in the network (RFC 6675 pipe: neither SACKed nor

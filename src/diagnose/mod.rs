@@ -176,6 +176,7 @@ pub fn finish(
     if shown != obeyed {
         facts.obeyed_rwnd = obeyed.shift().map(|k| (max_raw as u64) << k);
         facts.obeyed_scale = obeyed;
+        facts.scale_finding = summary.middlebox.iter().any(|m| m.kind.as_str().starts_with("wscale"));
     }
     let mut kept = Kept {
         base_notes: summary.notes.clone(),
@@ -379,6 +380,7 @@ fn gather_facts(
         estimate,
         obeyed_rwnd: None,
         obeyed_scale: WindowScale::Unknown,
+        scale_finding: false,
         queue_other_way: None,
         ecn: facts::EcnFacts::of(conn, bulk),
         turns: dacc.turns.summary(),
@@ -972,6 +974,7 @@ mod tests {
             max_rwnd: Some(1 << 20),
             obeyed_rwnd: None,
             obeyed_scale: WindowScale::Unknown,
+            scale_finding: false,
             max_flight: 40_000,
             max_in_network: 40_000,
             transit: None,

@@ -89,12 +89,21 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         format!("; the window allowed at most rwnd/RTT = {}", rate(b))
     });
     match (x.max_rwnd, x.obeyed_rwnd, x.obeyed_scale.shift()) {
-        (Some(w), Some(o), Some(k)) => out.push(format!(
-            "the sender read the receiver's windows with shift {k}, not the handshake's: it kept to at most {} where the handshake's scale makes {} of them (see the middlebox finding){bound}; goodput {}",
-            bytes(o as f64),
-            bytes(w as f64),
-            rate(x.goodput)
-        )),
+        (Some(w), Some(o), Some(k)) => {
+            // Point to the middlebox finding only where there is one: its rules ask for more
+            // (the window moving, not one edge met again and again).
+            let why = if x.scale_finding {
+                "see the middlebox finding"
+            } else {
+                "its flights stopped at that window's edge again and again; no middlebox finding could be made of it"
+            };
+            out.push(format!(
+                "the sender read the receiver's windows with shift {k}, not the handshake's: it kept to at most {} where the handshake's scale makes {} of them ({why}){bound}; goodput {}",
+                bytes(o as f64),
+                bytes(w as f64),
+                rate(x.goodput)
+            ))
+        }
         (Some(w), _, _) => out.push(format!(
             "receiver window max {}{bound}; goodput {}",
             bytes(w as f64),

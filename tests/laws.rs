@@ -390,6 +390,14 @@ fn the_check_catches_a_broken_law() {
         "{:?}",
         broken.evidence
     );
+    // A sentence that points to a middlebox finding the flow does not have.
+    let mut broken = f.clone();
+    assert!(broken.middlebox.is_empty());
+    broken.evidence.push(
+        "the sender read the receiver's windows with shift 5, not the handshake's: ... (see the middlebox finding)"
+            .into(),
+    );
+    assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "evidence"));
     // Turns that answered more pauses than there were, or a sentence with other figures.
     let mut broken = f.clone();
     broken.idle_turns = Some(bdpscope::summary::IdleTurns {

@@ -231,6 +231,13 @@ vocabulary! {
     }
 }
 
+impl MiddleboxKind {
+    /// A finding about the window-scale option.
+    pub fn is_window_scale(self) -> bool {
+        matches!(self, MiddleboxKind::WscaleStripped | MiddleboxKind::WscaleMismatch)
+    }
+}
+
 impl HsSegment {
     /// The handshake segment sent by the end that sends in direction `d`.
     pub fn sent_by(d: Dir) -> HsSegment {

@@ -396,7 +396,7 @@ pub fn evidence_law(f: &crate::summary::FlowSummary) -> Vec<String> {
     };
     let flight = f.sender_max_flight_bytes.map(|b| b as f64);
     // A reference to a finding stands only beside the finding.
-    let scale_finding = f.middlebox.iter().any(|m| m.kind.as_str().starts_with("wscale"));
+    let scale_finding = f.middlebox.iter().any(|m| m.kind.is_window_scale());
     for e in &f.evidence {
         if e.contains("see the middlebox finding") && !scale_finding {
             out.push(format!("a middlebox finding referred to but not made: {e}"));

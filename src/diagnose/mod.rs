@@ -176,7 +176,7 @@ pub fn finish(
     if shown != obeyed {
         facts.obeyed_rwnd = obeyed.shift().map(|k| (max_raw as u64) << k);
         facts.obeyed_scale = obeyed;
-        facts.scale_finding = summary.middlebox.iter().any(|m| m.kind.as_str().starts_with("wscale"));
+        facts.scale_finding = summary.middlebox.iter().any(|m| m.kind.is_window_scale());
     }
     let mut kept = Kept {
         base_notes: summary.notes.clone(),

@@ -180,10 +180,14 @@ impl Connection {
                 (None, Some(o)) if o != k && !evidence.contradicts(o) => WindowScale::Inferred(o),
                 _ => WindowScale::Unknown,
             },
-            // The sender stops at the edge of another scale's window again and again: it
-            // obeys a scale the capture point never saw.
+            // The sender stops at the edge of another scale's window again and again, and
+            // follows that edge as the raw window moves: it obeys a scale the capture point
+            // never saw. Stopping at one edge alone is what a sender capped by its own send
+            // buffer or cwnd at `raw << shift` does too; that cannot outweigh the handshake.
             Some(k) => match evidence.cached() {
-                Some(r) if r.confidence == Confidence::Certain && r.shift != k => WindowScale::Inferred(r.shift),
+                Some(r) if r.confidence == Confidence::Certain && r.shift != k && r.edge_moved => {
+                    WindowScale::Inferred(r.shift)
+                }
                 _ => negotiated,
             },
         }

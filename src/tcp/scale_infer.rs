@@ -20,6 +20,9 @@ const EDGE_HITS_CERTAIN: u64 = 16;
 const EDGE_SHARE: f64 = 0.05;
 /// A window must hold this many segments for landing at its edge to mean anything.
 const EDGE_MIN_SEGMENTS: u64 = 4;
+/// Landings on each of two edges (more than a segment apart) that show the sender
+/// followed the window as it moved, not a cap of its own that one edge happens to match.
+const EDGE_MOVED_HITS: u64 = 4;
 /// Violations allowed (reordering, a capture point that saw an ACK the sender missed).
 const VIOLATION_SHARE: f64 = 0.01;
 /// Share of violating segments that proves a known scale wrong. A sender never exceeds
@@ -42,6 +45,12 @@ pub struct InferredShift {
     pub violations_below: u64,
     /// Data segments whose flight ended within one segment of the edge at `shift`.
     pub edge_hits: u64,
+    /// Whether the flight landed on two edges at `shift`, more than a segment apart, at
+    /// least [`EDGE_MOVED_HITS`] times each: the sender followed the window as the raw
+    /// value moved. Under one raw value, a sender whose own limit (send buffer, cwnd)
+    /// equals `raw << shift` lands on that edge just the same, so one edge alone cannot
+    /// outweigh a scale the handshake negotiated.
+    pub edge_moved: bool,
     pub events: u64,
 }
 
@@ -54,6 +63,11 @@ pub struct ScaleInference {
     /// k grows (a window big enough under k is under k + 1).
     violations: [u64; MAX_SHIFT + 1],
     edge_hits: [u64; MAX_SHIFT + 1],
+    /// Per shift: the first edge landed on, the landings on it, and the landings on edges
+    /// more than a segment away from it (see [`InferredShift::edge_moved`]).
+    edge_first: [u64; MAX_SHIFT + 1],
+    edge_first_hits: [u64; MAX_SHIFT + 1],
+    edge_other_hits: [u64; MAX_SHIFT + 1],
     /// Raw window values that were multiples of the segment size (Linux rounds the window
     /// to whole segments when it does not scale: tcp_select_window).
     mss_multiples: u64,
@@ -139,6 +153,14 @@ impl ScaleInference {
             // that, any small flight (a request, a keep-alive) would land "at" it.
             if w >= EDGE_MIN_SEGMENTS * slack {
                 self.edge_hits[k] += 1;
+                if self.edge_first[k] == 0 {
+                    self.edge_first[k] = w;
+                }
+                if self.edge_first[k].abs_diff(w) > slack {
+                    self.edge_other_hits[k] += 1;
+                } else {
+                    self.edge_first_hits[k] += 1;
+                }
             }
         }
     }
@@ -200,6 +222,7 @@ impl ScaleInference {
             confidence,
             violations_below: below,
             edge_hits: hits,
+            edge_moved: self.edge_first_hits[ki].min(self.edge_other_hits[ki]) >= EDGE_MOVED_HITS,
             events: self.events,
         })
     }
@@ -337,6 +360,35 @@ mod tests {
         assert_eq!(r.shift, 2);
         assert_eq!(r.confidence, Confidence::Certain);
         assert_eq!(s.settled(), Some(2));
+    }
+
+    #[test]
+    fn one_edge_is_a_cap_as_much_as_a_scale_and_a_moving_edge_is_the_scale() {
+        // zeek http_no_crlf: raw 1024 throughout, flights stopping at 32 KiB = 1024 << 5.
+        // A send buffer of 32 KiB does the same: the edge is certain but never moved.
+        let mut one = ScaleInference::default();
+        for i in 0..200u64 {
+            one.observe(32_768 - (i % 3) * 460, 1024, None, 1380);
+        }
+        let r = one.result().unwrap();
+        assert_eq!((r.shift, r.confidence), (5, Confidence::Certain));
+        assert!(!r.edge_moved);
+        // The raw window moves (1024, then 1536) and the flight follows it at shift 5.
+        let mut moving = ScaleInference::default();
+        for i in 0..200u64 {
+            let raw = if i < 100 { 1024 } else { 1536 };
+            moving.observe(((raw as u64) << 5) - (i % 3) * 460, raw, None, 1380);
+        }
+        let r = moving.result().unwrap();
+        assert_eq!((r.shift, r.confidence), (5, Confidence::Certain));
+        assert!(r.edge_moved);
+        // A raw value that wobbles by less than a segment at that shift is still one edge.
+        let mut wobble = ScaleInference::default();
+        for i in 0..200u64 {
+            let raw = 1024 + (i % 2) as u16 * 20; // 640 bytes apart at shift 5
+            wobble.observe(((raw as u64) << 5) - (i % 3) * 460, raw, None, 1380);
+        }
+        assert!(!wobble.result().unwrap().edge_moved);
     }
 
     #[test]

@@ -441,3 +441,50 @@ fn half_a_handshake_is_said_as_such() {
     );
     assert!(out.contains("only the server's SYN/ACK is in the capture"), "{out}");
 }
+
+#[test]
+fn the_schema_6_columns_are_the_json_fields_they_name() {
+    use polars::prelude::*;
+    // Every fixture capture: the CSV's appended columns against the JSON of the same run.
+    let mut seen = [0usize; 3];
+    for capture in fixture_captures() {
+        let path = capture.to_str().unwrap();
+        let j = run(&["analyze", "--format", "json", "--all", path]);
+        let c = run(&["analyze", "--format", "csv", "--all", path]);
+        assert!(j.status.success() && c.status.success(), "{path}");
+        let v: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();
+        let df = CsvReadOptions::default()
+            .with_has_header(true)
+            .with_infer_schema_length(Some(0))
+            .into_reader_with_file_handle(std::io::Cursor::new(c.stdout))
+            .finish()
+            .unwrap();
+        let flows = v["flows"].as_array().unwrap();
+        assert_eq!(df.height(), flows.len(), "{path}");
+        let cell = |name: &str, i: usize| -> Option<f64> {
+            let col = df.column(name).unwrap_or_else(|_| panic!("no column {name}"));
+            col.str().unwrap().get(i).map(|s| s.parse().unwrap())
+        };
+        for (i, f) in flows.iter().enumerate() {
+            let pairs = [
+                ("idle_s", &f["idle_turns"]["idle_s"]),
+                ("idle_answered_s", &f["idle_turns"]["answered_s"]),
+                ("idle_pauses", &f["idle_turns"]["pauses"]),
+                ("idle_answered_pauses", &f["idle_turns"]["answered"]),
+                ("idle_median_answer_ms", &f["idle_turns"]["median_answer_ms"]),
+                ("sender_transit_bytes", &f["sender_transit_bytes"]),
+                ("sender_near_loop_ms", &f["sender_near_loop_ms"]),
+                ("c2s_acks_lacking_s", &f["c2s"]["acks_lacking"]["seconds"]),
+                ("s2c_acks_lacking_s", &f["s2c"]["acks_lacking"]["seconds"]),
+            ];
+            for (name, want) in pairs {
+                assert_eq!(cell(name, i), want.as_f64(), "{path} flow {i} {name}");
+            }
+            seen[0] += f["idle_turns"].is_object() as usize;
+            seen[1] += f["sender_transit_bytes"].is_u64() as usize;
+            seen[2] += flows.len();
+        }
+    }
+    // The fixtures exercise both kinds of value, not only empty cells.
+    assert!(seen[0] > 0 && seen[1] > 0, "{seen:?}");
+}

@@ -284,5 +284,5 @@ def test_threads_analyse_captures_in_parallel():
 
 
 def test_version_and_schema_version():
-    assert bdpscope.FLOWS_SCHEMA_VERSION == 5
+    assert bdpscope.FLOWS_SCHEMA_VERSION == 6
     assert bdpscope.__version__

@@ -288,6 +288,28 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
         "stall_durations_s",
         it().map(|f| f.stalls.iter().map(|s| s.duration_s).collect()),
     );
+    // Schema 6: what the JSON's `idle_turns`, `sender_transit_bytes`, `sender_near_loop_ms`
+    // and `{c2s,s2c}.acks_lacking` say, appended: whose turn the sender's pauses were, what
+    // the path beside the capture point held, and how long the capture lacked the ACKs.
+    let turns = || it().map(|f| f.idle_turns.as_ref());
+    t.col("idle_s", turns().map(|t| t.map(|t| t.idle_s)));
+    t.col("idle_answered_s", turns().map(|t| t.map(|t| t.answered_s)));
+    t.col("idle_pauses", turns().map(|t| t.map(|t| t.pauses)));
+    t.col("idle_answered_pauses", turns().map(|t| t.map(|t| t.answered)));
+    t.col(
+        "idle_median_answer_ms",
+        turns().map(|t| t.and_then(|t| t.median_answer_ms)),
+    );
+    t.col("sender_transit_bytes", it().map(|f| f.sender_transit_bytes));
+    t.col("sender_near_loop_ms", it().map(|f| f.sender_near_loop_ms));
+    t.col(
+        "c2s_acks_lacking_s",
+        it().map(|f| f.c2s.acks_lacking.as_ref().map(|a| a.seconds)),
+    );
+    t.col(
+        "s2c_acks_lacking_s",
+        it().map(|f| f.s2c.acks_lacking.as_ref().map(|a| a.seconds)),
+    );
     let height = flows.len();
     DataFrame::new(height, t.cols)
 }

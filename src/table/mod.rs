@@ -20,8 +20,11 @@ pub use flows::{csv_view, flows_frame};
 /// unchanged, ECN's appended (`client_ecn`, `server_ecn`, `ecn`, `{c2s,s2c}_ect0_segments`
 /// ... `_last_cwr_ts`); 4: version 3's unchanged, the flight in the network appended
 /// (`sender_max_in_network_bytes`, `{c2s,s2c}_max_in_network_bytes`); 5: version 4's
-/// unchanged, `stall_durations_s` appended (each stall's duration, in `stalls`' order).
-pub const FLOWS_SCHEMA_VERSION: u32 = 5;
+/// unchanged, `stall_durations_s` appended (each stall's duration, in `stalls`' order); 6:
+/// version 5's unchanged, the request/response turns (`idle_s` ... `idle_median_answer_ms`),
+/// the path beside the capture point (`sender_transit_bytes`, `sender_near_loop_ms`) and
+/// the time the capture lacked the ACKs (`{c2s,s2c}_acks_lacking_s`) appended.
+pub const FLOWS_SCHEMA_VERSION: u32 = 6;
 
 /// How timestamps are written in CSV: RFC 3339, UTC, microseconds.
 pub const CSV_DATETIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.6fZ";

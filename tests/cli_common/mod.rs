@@ -69,3 +69,22 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// Every capture under fixtures/ (`*.pcap`, `*.pcap.gz`, `*.pcapng`), sorted.
+pub fn fixture_captures() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![fixture("")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if name.ends_with(".pcap") || name.ends_with(".pcap.gz") || name.ends_with(".pcapng") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}

@@ -180,3 +180,25 @@ fn the_same_transfer_with_its_acks_states_them_all() {
     let summary: FlowSummary = serde_json::from_value(f.clone()).unwrap();
     assert_eq!(bdpscope::laws::check(&summary), vec![]);
 }
+
+#[test]
+fn the_flight_plot_shades_the_wait_and_draws_no_flight_across_it() {
+    let t = TempDir::new("acks-lacking-plot");
+    for (acks, name) in [(false, "lacking.pcap"), (true, "whole.pcap")] {
+        let cap = t.file(name, &capture(acks));
+        let out = t.0.join(format!("plots-{acks}"));
+        let o = run(&[
+            "plot",
+            cap.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--flow",
+            "0",
+            "--svg-only",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let svg = std::fs::read_to_string(out.join("flow-0-flight.svg")).unwrap();
+        let legend = svg.contains("ACKs not in the capture: flight unknown");
+        assert_eq!(legend, !acks, "{name}: legend of the wait");
+    }
+}

@@ -175,6 +175,31 @@ pub fn runs_below(p: &[(f64, f64)], y_max: f64) -> Vec<Vec<(f64, f64)>> {
     out
 }
 
+/// The runs of a line outside `spans` (seconds, as the line's x): points inside a span are
+/// dropped and the line is cut there, so that no segment is drawn across a span whose
+/// value is unknown.
+pub fn outside_spans(p: &[(f64, f64)], spans: &[(f64, f64)]) -> Vec<Vec<(f64, f64)>> {
+    let mut out: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut cur: Vec<(f64, f64)> = Vec::new();
+    for &q in p {
+        let inside = spans.iter().any(|&(a, b)| q.0 >= a && q.0 <= b);
+        // A span between two kept points cuts the line as one it lies in does.
+        let crossed = cur
+            .last()
+            .is_some_and(|l| spans.iter().any(|&(a, b)| l.0 < a && q.0 > b));
+        if (inside || crossed) && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        if !inside {
+            cur.push(q);
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 /// Splits a line where consecutive points are more than `gap` seconds apart: a series
 /// sampled only when data is sent says nothing about the time in between, and a line
 /// across the gap would invent a value for it.
@@ -222,4 +247,24 @@ pub fn svg(kind: Kind, ctx: &Ctx<'_>) -> Result<String> {
 pub fn png(kind: Kind, ctx: &Ctx<'_>, path: &Path) -> Result<()> {
     let root = Typeset::raster(BitMapBackend::new(path, (style::WIDTH, style::HEIGHT))).into_drawing_area();
     draw(kind, ctx, &root).with_context(|| format!("{}: cannot write the plot", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_cut_where_its_value_is_unknown() {
+        let p: Vec<(f64, f64)> = (0..10).map(|i| (i as f64, 1.0)).collect();
+        // Points 3..=5 inside the span are dropped, and the line is cut there.
+        let runs = outside_spans(&p, &[(2.5, 5.5)]);
+        let xs: Vec<Vec<f64>> = runs.iter().map(|r| r.iter().map(|q| q.0).collect()).collect();
+        assert_eq!(xs, vec![vec![0.0, 1.0, 2.0], vec![6.0, 7.0, 8.0, 9.0]]);
+        // A span between two points, holding none, still cuts the line.
+        let runs = outside_spans(&p, &[(4.2, 4.8)]);
+        assert_eq!(runs.len(), 2);
+        assert_eq!(runs.iter().map(Vec::len).sum::<usize>(), 10);
+        // No span: the line as it was.
+        assert_eq!(outside_spans(&p, &[]), vec![p.clone()]);
+    }
 }

@@ -102,6 +102,7 @@ pub fn finish(
     summary.stalls = acc.stalls.finish(conn);
     summarize::mark_undelivered(&mut summary);
     summary.notes.extend(acc.stalls.capture_notes(conn));
+    acc.middlebox.acks_lacking = lacks;
     let (findings, hints) = crate::middlebox::findings(conn, &acc.middlebox);
     summary.middlebox = findings;
     summary.notes.extend(hints);

@@ -149,6 +149,11 @@ impl EndEvidence {
 pub struct Evidence {
     /// Indexed by the direction the end sends in: [0] client, [1] server.
     pub ends: [EndEvidence; 2],
+    /// Per data direction: the capture lacks the receiver's acknowledgments of it for a
+    /// while (`stall::StallTracker::acks_lacking`, set before the rules run). Data sent
+    /// less the ACKs seen is no flight then, and a rule that reads flights against windows
+    /// has nothing to read.
+    pub acks_lacking: [bool; 2],
 }
 
 impl Evidence {

@@ -38,7 +38,9 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         if sizes.total < MIN_SEGMENTS || mode != sizes.max || n * 2 < sizes.total || sizes.max + MARGIN > allowed {
             continue;
         }
-        if ev.end(d).max_flight < BULK_SEGMENTS * sizes.max as u64 {
+        // The flight tells bulk from one message at a time; without the receiver's ACKs in
+        // the capture it is not known.
+        if ev.acks_lacking[d.index()] || ev.end(d).max_flight < BULK_SEGMENTS * sizes.max as u64 {
             continue; // one message at a time (request/response): its size is the application's
         }
         let (who, peer_name) = (end_name(d), end_name(d.reverse()));

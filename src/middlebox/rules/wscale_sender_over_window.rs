@@ -35,6 +35,11 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         return;
     }
     for data in [Dir::C2S, Dir::S2C] {
+        // Without the receiver's ACKs in the capture, data sent less ACKs seen grows with
+        // every segment: flight "beyond the window" is then the capture's gap, not a scale.
+        if ev.acks_lacking[data.index()] {
+            continue;
+        }
         let rx = data.reverse();
         // Only where the capture saw the receiver offer a shift that the negotiation (as
         // the capture point saw it) did not put in force: the sender's own option is what
@@ -105,6 +110,21 @@ mod tests {
         assert!(has(&out, "wscale-mismatch", "syn-ack"), "{out:?}");
         let m = out.iter().find(|m| m.kind.as_str() == "wscale-mismatch").unwrap();
         assert_eq!(m.confidence.as_str(), "certain");
+    }
+
+    #[test]
+    fn flights_are_not_read_where_the_capture_lacks_the_receivers_acks() {
+        // The same server, but the capture lacks the client's ACKs for a while: its flight
+        // beyond the window is then data sent less ACKs the capture never saw.
+        let mut f = Flow::new();
+        f.syn(Opts::LINUX, 65535)
+            .at_ms(60.0)
+            .syn_ack(Opts::LINUX.ws(None), 65160)
+            .at_ms(60.1);
+        f.c2s(1, 1, 0, 65535, Some((101, 500)));
+        f.at_ms(121.0).download(2700, 1448, 270, 65535, 65160, 60.0, true);
+        f.ev.acks_lacking = [false, true];
+        assert!(f.findings().iter().all(|m| m.kind.as_str() != "wscale-mismatch"));
     }
 
     #[test]

@@ -32,6 +32,10 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
         return;
     }
     for data in [Dir::C2S, Dir::S2C] {
+        // Without the receiver's ACKs in the capture the flights are not known: no edge.
+        if ev.acks_lacking[data.index()] {
+            continue;
+        }
         let rx = data.reverse();
         let WindowScale::Shift(s) = conn.negotiated_scale(rx) else {
             continue;

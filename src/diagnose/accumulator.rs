@@ -529,6 +529,15 @@ impl DirAccumulator {
             // A transfer that ends idle ends where the sender had sent all it had; one that
             // ends with the window shut was held by it until the capture ended.
             let end = match self.pauses.last() {
+                // Its last new data was the last it had: every ACK after it freed room in
+                // the congestion window and the receiver's (all was acknowledged with the
+                // window open), and a sender with more data sends on such an ACK (RFC 5681
+                // §3.1, RFC 7661 §2). The time from there to the last ACK is the last
+                // flight's delivery, which no limit held: the transfer's steady part ends
+                // at its last data, as a transfer measured by its application's bytes does
+                // (bug-4663: a 36 ms tail of 162 ms counted as congestion-window time).
+                // A tail with a retransmission is loss recovery, and stays.
+                Some(&(_, SenderState::Idle)) if !self.retransmitted => t0,
                 Some(&(at, SenderState::Idle)) => at.max(t0),
                 _ => last_ts.max(t0),
             };

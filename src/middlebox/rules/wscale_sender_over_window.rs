@@ -96,17 +96,22 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
 mod tests {
     use crate::middlebox::testutil::{has, Flow, Opts};
 
-    #[test]
-    fn a_server_that_keeps_six_times_the_unscaled_window_in_flight() {
+    /// The client offers scaling, the server's SYN/ACK arrives without it, and the server
+    /// keeps 270 segments in flight per round against a 65535-byte unscaled window.
+    fn six_times_the_unscaled_window() -> Flow {
         let mut f = Flow::new();
         f.syn(Opts::LINUX, 65535)
             .at_ms(60.0)
             .syn_ack(Opts::LINUX.ws(None), 65160)
             .at_ms(60.1);
         f.c2s(1, 1, 0, 65535, Some((101, 500)));
-        // 270 segments in flight per round against a 65535-byte unscaled window
         f.at_ms(121.0).download(2700, 1448, 270, 65535, 65160, 60.0, true);
-        let out = f.findings();
+        f
+    }
+
+    #[test]
+    fn a_server_that_keeps_six_times_the_unscaled_window_in_flight() {
+        let out = six_times_the_unscaled_window().findings();
         assert!(has(&out, "wscale-mismatch", "syn-ack"), "{out:?}");
         let m = out.iter().find(|m| m.kind.as_str() == "wscale-mismatch").unwrap();
         assert_eq!(m.confidence.as_str(), "certain");
@@ -116,13 +121,7 @@ mod tests {
     fn flights_are_not_read_where_the_capture_lacks_the_receivers_acks() {
         // The same server, but the capture lacks the client's ACKs for a while: its flight
         // beyond the window is then data sent less ACKs the capture never saw.
-        let mut f = Flow::new();
-        f.syn(Opts::LINUX, 65535)
-            .at_ms(60.0)
-            .syn_ack(Opts::LINUX.ws(None), 65160)
-            .at_ms(60.1);
-        f.c2s(1, 1, 0, 65535, Some((101, 500)));
-        f.at_ms(121.0).download(2700, 1448, 270, 65535, 65160, 60.0, true);
+        let mut f = six_times_the_unscaled_window();
         f.ev.acks_lacking = [false, true];
         assert!(f.findings().iter().all(|m| m.kind.as_str() != "wscale-mismatch"));
     }

@@ -710,6 +710,10 @@ pub struct QueueSummary {
     /// The delay the queue kept (median of the intervals' minimum RTT above the base), ms.
     pub delay_ms: f64,
     pub target_ms: f64,
+    /// The interval each least RTT was taken over (RFC 8289's 100 ms, the base RTT if
+    /// longer, or the flow's own round trip for a transfer too short for two of those), ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_ms: Option<f64>,
     /// Bytes that sat in the queue (delay x bottleneck rate: Little's law).
     pub queued_bytes: Option<u64>,
     /// Those bytes as a share of the largest flight.

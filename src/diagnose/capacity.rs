@@ -950,6 +950,7 @@ mod tests {
             judged: 1.0,
             delay_s: 0.02,
             target_s: 0.001,
+            interval_s: 0.1,
             bins: vec![true; tl.bins.len()],
             intervals: 40,
             standing: 40,

@@ -623,6 +623,7 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
             standing_share: round4(q.share),
             delay_ms: (q.delay_s * 1e6).round() / 1e3,
             target_ms: (q.target_s * 1e6).round() / 1e3,
+            interval_ms: Some((q.interval_s * 1e6).round() / 1e3),
             queued_bytes: queued.map(|b| b.round() as u64),
             flight_share: queued
                 .filter(|_| f.max_in_network > 0)
@@ -1027,6 +1028,7 @@ mod tests {
             judged: 1.0,
             delay_s: 0.01,
             target_s: 0.006,
+            interval_s: 0.1,
             bins: Vec::new(),
             intervals: 35,
             standing: 2,
@@ -1052,6 +1054,7 @@ mod tests {
             judged: 1.0,
             delay_s: 0.002,
             target_s: 0.0018,
+            interval_s: 0.1,
             bins: Vec::new(),
             intervals: 30,
             standing: 22,

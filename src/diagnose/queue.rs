@@ -54,6 +54,8 @@ pub struct StandingQueue {
     pub delay_s: f64,
     /// The target the minimum had to exceed, s.
     pub target_s: f64,
+    /// The interval each minimum was taken over, s (see [`interval`]).
+    pub interval_s: f64,
     /// Per bin of the timeline: whether it lies in a standing-queue interval.
     pub bins: Vec<bool>,
     /// Intervals judged (with RTT samples) and how many stood.
@@ -71,7 +73,8 @@ impl StandingQueue {
 /// measurement allows (see the module).
 pub fn find(tl: &Timeline, from: usize, base_rtt: Span, floor: Span) -> Option<StandingQueue> {
     let width = tl.width.nanos().max(1);
-    let interval = INTERVAL.max(base_rtt).nanos();
+    let interval_span = interval(tl, from, base_rtt);
+    let interval = interval_span.nanos();
     let per = ((interval + width - 1) / width).max(1) as usize;
     let target = Span(((TARGET_SHARE * base_rtt.nanos() as f64) as i64).max(floor.nanos()));
     let mut bins = vec![false; tl.bins.len()];
@@ -124,10 +127,41 @@ pub fn find(tl: &Timeline, from: usize, base_rtt: Span, floor: Span) -> Option<S
         judged: judged_ns as f64 / total_ns.max(1) as f64,
         delay_s: delays.get(delays.len() / 2).map_or(0.0, |&d| d as f64 / 1e9),
         target_s: target.secs_f64(),
+        interval_s: interval_span.secs_f64(),
         bins,
         intervals,
         standing,
     })
+}
+
+/// The interval the minimum is taken over: RFC 8289's 100 ms, or the base RTT if longer.
+/// A steady transfer too short to hold two of them (a 100-ms download behind a 20-ms queue)
+/// would not be judged at all; it is judged over intervals of its own round trip as its
+/// samples show it (the median of the bins' least prompt samples, queue included): the
+/// interval must cover a round trip for the minimum to see the queue drain if it does, and
+/// a queue a flow builds itself drains at most once per round trip. Two such intervals are
+/// still needed (`StandingQueue::most_of_the_time`).
+fn interval(tl: &Timeline, from: usize, base_rtt: Span) -> Span {
+    let long = INTERVAL.max(base_rtt);
+    // The bins up to the last one with time accounted (a close retried seconds later adds
+    // empty bins, not transfer).
+    let last = tl.bins.iter().rposition(|b| b.state_ns() > 0).map_or(0, |i| i + 1);
+    let steady_ns = last.saturating_sub(from) as i64 * tl.width.nanos();
+    if steady_ns >= 2 * long.nanos() {
+        return long;
+    }
+    let mut loops: Vec<i64> = tl
+        .bins
+        .get(from..last)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|b| b.rtt_prompt_min_ns)
+        .collect();
+    if loops.is_empty() {
+        return long;
+    }
+    loops.sort_unstable();
+    Span(loops[loops.len() / 2]).max(base_rtt).min(long)
 }
 
 /// The longest run of bins in `w` in which the flow sent no segment of data and had
@@ -182,6 +216,41 @@ mod tests {
         assert!(q.most_of_the_time(), "{q:?}");
         assert!(q.share > 0.99);
         assert!((q.delay_s - 0.686).abs() < 0.01, "{}", q.delay_s);
+    }
+
+    /// `ms` milliseconds of transfer in 1 ms bins, a sample every 2 ms at `rtt_ms(i)`.
+    fn short_timeline(ms: usize, rtt_ms: impl Fn(usize) -> f64) -> Timeline {
+        let t0 = Timestamp(1_000_000_000);
+        let mut tl = Timeline::new(t0);
+        for i in 0..ms {
+            let b = tl.bin(t0 + Span::from_millis(i as i64));
+            b.busy_ns += 1_000_000;
+            b.sent += 1448;
+            if i % 2 == 0 {
+                let ns = (rtt_ms(i) * 1e6) as i64;
+                b.rtt_min_ns = Some(ns);
+                b.rtt_prompt_min_ns = Some(ns);
+                b.rtt_count += 1;
+            }
+        }
+        tl
+    }
+
+    #[test]
+    fn a_transfer_too_short_for_two_intervals_is_judged_over_its_own_round_trips() {
+        // bug-4663's shape: base 0.5 ms, 120 ms of transfer behind a queue of 20-40 ms.
+        let base = Span::from_micros(500);
+        let tl = short_timeline(120, |i| 20.0 + (i % 20) as f64);
+        let q = find(&tl, 0, base, Span::from_micros(10)).unwrap();
+        assert!(q.most_of_the_time(), "{q:?}");
+        assert!(q.interval_s < 0.1 && q.interval_s >= 0.02, "{}", q.interval_s);
+        // The same transfer whose queue drains every 15 ms does not stand.
+        let tl = short_timeline(120, |i| if i % 16 == 0 { 0.51 } else { 20.0 });
+        let q = find(&tl, 0, base, Span::from_micros(10)).unwrap();
+        assert!(!q.most_of_the_time(), "{q:?}");
+        // A long transfer keeps RFC 8289's 100 ms.
+        let tl = short_timeline(1000, |_| 20.0);
+        assert_eq!(find(&tl, 0, base, Span::from_micros(10)).unwrap().interval_s, 0.1);
     }
 
     #[test]

@@ -184,7 +184,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         out.push(format!(
             "a queue stood for {} of the steady transfer: the least RTT of every {} stayed above the base by more than {} (RFC 8289's standing queue), keeping {} of delay{held}: the bottleneck was full",
             pct(q.share),
-            ms(x.base_rtt_s.max(0.1)),
+            ms(q.interval_s),
             ms(q.target_s),
             ms(q.delay_s)
         ));
@@ -361,6 +361,7 @@ mod tests {
             judged: 1.0,
             delay_s: 0.05,
             target_s: 0.002,
+            interval_s: 0.1,
             bins: (0..tl.bins.len())
                 .map(|i| (i as f64) < share * tl.bins.len() as f64)
                 .collect(),
@@ -402,6 +403,7 @@ mod tests {
             judged: 1.0,
             delay_s: 0.01,
             target_s: 0.002,
+            interval_s: 0.1,
             bins: (0..tl.bins.len())
                 .map(|i| {
                     let x = i as f64 / tl.bins.len() as f64;

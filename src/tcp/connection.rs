@@ -6,7 +6,7 @@ use super::ecn::SetupFlags;
 use super::event::{SackRanges, SegmentEvent};
 use super::handshake::{Handshake, SynOptions};
 use super::rtt::{Echo, End, RttSource, RttTracker};
-use super::scale_infer::{Confidence, ScaleInference};
+use super::scale_infer::{Confidence, ScaleInference, MAX_SHIFT};
 use super::sender_view::SenderViewTracker;
 use super::window::WindowScale;
 use crate::decode::{Ecn, Segment, TcpFlags};
@@ -175,11 +175,20 @@ impl Connection {
         match negotiated.shift() {
             None => inferred(),
             Some(_) if !anyone_offered || own_syn_without => negotiated,
-            Some(k) if evidence.contradicts(k) => match (evidence.settled(), offered) {
-                (Some(s), _) => WindowScale::Inferred(s),
-                (None, Some(o)) if o != k && !evidence.contradicts(o) => WindowScale::Inferred(o),
-                _ => WindowScale::Unknown,
-            },
+            // The sender keeps more than twice the window in flight: it obeys a larger
+            // scale. One window's excess is not enough: away from the sender the flight is
+            // rebuilt by pairing data with the ACK it had one loop earlier, and can be off by
+            // the ACKs of one round (R22 wscale_strip_both at the client: a 64 KiB window
+            // filled to its last byte, rebuilt 1.4 KiB over it often enough to read as the
+            // client's offered shift 7 for the rest of the transfer). The middlebox rule that
+            // finds the same strip asks the same (`wscale_sender_over_window`).
+            Some(k) if evidence.contradicts(k) && (k as usize >= MAX_SHIFT || evidence.contradicts(k + 1)) => {
+                match (evidence.settled(), offered) {
+                    (Some(s), _) => WindowScale::Inferred(s),
+                    (None, Some(o)) if o != k && !evidence.contradicts(o) => WindowScale::Inferred(o),
+                    _ => WindowScale::Unknown,
+                }
+            }
             // The sender stops at the edge of another scale's window again and again, and
             // follows that edge as the raw window moves: it obeys a scale the capture point
             // never saw. Stopping at one edge alone is what a sender capped by its own send

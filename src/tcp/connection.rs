@@ -762,6 +762,41 @@ mod tests {
         assert_eq!(k.rtt.through(End::Server).by_source[RttSource::TsEcho as usize], 0);
     }
 
+    /// The client offered shift 7 and the SYN/ACK came without the option: scaling is off
+    /// as the capture point sees it. Flights rebuilt a little over the unscaled window (one
+    /// round's ACKs of pairing error) leave it off; flights beyond twice it show the server
+    /// scales the client's windows, by the shift the client offered (a one-sided strip).
+    #[test]
+    fn only_flights_beyond_twice_the_window_switch_to_the_offered_shift() {
+        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80");
+        let mut k = conn(true);
+        track(
+            &mut k,
+            TcpPacket::new(c, s).syn().seq(0).wscale(7).window(65535),
+            Dir::C2S,
+            0,
+        );
+        track(
+            &mut k,
+            TcpPacket::new(s, c).syn().ack(1).seq(0).window(65160),
+            Dir::S2C,
+            95,
+        );
+        let before = k.effective_scale(Dir::C2S);
+        assert_eq!(before.shift(), WindowScale::NotUsed.shift(), "{before:?}");
+        // Evidence on the client's windows is gathered from the server's data.
+        let ev = Dir::C2S.reverse().index();
+        for i in 0..400u64 {
+            k.scale_evidence[ev].observe(65_535 + 1_448 + 100 + (i % 3) * 200, 65_535, None, 1448);
+        }
+        assert!(k.scale_evidence[ev].contradicts(0) && !k.scale_evidence[ev].contradicts(1));
+        assert_eq!(k.effective_scale(Dir::C2S), before);
+        for _ in 0..400u64 {
+            k.scale_evidence[ev].observe(900_000, 65_535, None, 1448);
+        }
+        assert_eq!(k.effective_scale(Dir::C2S), WindowScale::Inferred(7));
+    }
+
     /// A receiver whose unread data fills half its buffer holds its ACKs for the application's
     /// read (Linux `__tcp_ack_snd_check`, `tcp_cleanup_rbuf`): an ACK of three segments then
     /// times the reader, not the path, and is no prompt sample of the loop; the same ACK

@@ -192,9 +192,15 @@ impl Connection {
             // The sender stops at the edge of another scale's window again and again, and
             // follows that edge as the raw window moves: it obeys a scale the capture point
             // never saw. Stopping at one edge alone is what a sender capped by its own send
-            // buffer or cwnd at `raw << shift` does too; that cannot outweigh the handshake.
+            // buffer or cwnd at `raw << shift` does too; that cannot outweigh the handshake
+            // (zeek http_no_crlf: raw 1024, flights at 32 KiB, read as shift 5 against 8) —
+            // unless the shift is 0: a sender that reads the windows unscaled is what an
+            // option stripped beyond the capture point makes (RFC 7323 §2.2), the one
+            // middlebox effect known to give a sender another scale, and the strip is
+            // found the moment it holds the flight (R15 wscale_strip_synack_up: waiting
+            // for a second edge left a fifth of the transfer read at the handshake's 5 MiB).
             Some(k) => match evidence.cached() {
-                Some(r) if r.confidence == Confidence::Certain && r.shift != k && r.edge_moved => {
+                Some(r) if r.confidence == Confidence::Certain && r.shift != k && (r.edge_moved || r.shift == 0) => {
                     WindowScale::Inferred(r.shift)
                 }
                 _ => negotiated,

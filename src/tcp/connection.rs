@@ -803,6 +803,47 @@ mod tests {
         assert_eq!(k.effective_scale(Dir::C2S), WindowScale::Inferred(7));
     }
 
+    /// Both SYNs carried shift 7. A server whose flights stop at one edge of the client's
+    /// raw window read unscaled is what a strip beyond the capture point makes: shift 0 at
+    /// once. The same single edge at shift 5 is as much a send buffer of 32 KiB: the
+    /// handshake's 7 stands until the flights follow a second edge.
+    #[test]
+    fn a_single_edge_overrides_the_handshake_only_at_shift_zero() {
+        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80");
+        let handshake = || {
+            let mut k = conn(true);
+            track(
+                &mut k,
+                TcpPacket::new(c, s).syn().seq(0).wscale(7).window(65535),
+                Dir::C2S,
+                0,
+            );
+            track(
+                &mut k,
+                TcpPacket::new(s, c).syn().ack(1).seq(0).wscale(7).window(65160),
+                Dir::S2C,
+                50,
+            );
+            k
+        };
+        let ev = Dir::C2S.reverse().index();
+        let mut unscaled = handshake();
+        for i in 0..200u64 {
+            unscaled.scale_evidence[ev].observe(40_000 - (i % 3) * 460, 40_000, None, 1448);
+        }
+        assert_eq!(unscaled.effective_scale(Dir::C2S), WindowScale::Inferred(0));
+        let mut five = handshake();
+        for i in 0..200u64 {
+            five.scale_evidence[ev].observe(32_768 - (i % 3) * 460, 1024, None, 1448);
+        }
+        assert_eq!(five.scale_evidence[ev].cached().map(|r| r.shift), Some(5));
+        assert_eq!(five.effective_scale(Dir::C2S).shift(), Some(7));
+        for i in 0..200u64 {
+            five.scale_evidence[ev].observe(49_152 - (i % 3) * 460, 1536, None, 1448);
+        }
+        assert_eq!(five.effective_scale(Dir::C2S), WindowScale::Inferred(5));
+    }
+
     /// A receiver whose unread data fills half its buffer holds its ACKs for the application's
     /// read (Linux `__tcp_ack_snd_check`, `tcp_cleanup_rbuf`): an ACK of three segments then
     /// times the reader, not the path, and is no prompt sample of the loop; the same ACK

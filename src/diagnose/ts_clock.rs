@@ -101,14 +101,16 @@ impl TsClock {
             return None;
         }
         let measured = ticks as f64 / secs;
-        let off = |u: f64| (measured / u - 1.0).abs();
-        Some(
-            USUAL_HZ
-                .into_iter()
-                .filter(|&u| off(u) <= USUAL_WITHIN)
-                .min_by(|a, b| off(*a).total_cmp(&off(*b)))
-                .unwrap_or(measured),
-        )
+        // The nearest usual rate within the error (the first of equals), in one pass: this
+        // runs on every stamped segment.
+        let mut best: Option<(f64, f64)> = None;
+        for u in USUAL_HZ {
+            let off = (measured / u - 1.0).abs();
+            if off <= USUAL_WITHIN && best.is_none_or(|(_, b)| off < b) {
+                best = Some((u, off));
+            }
+        }
+        Some(best.map_or(measured, |(u, _)| u))
     }
 }
 

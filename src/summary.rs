@@ -313,6 +313,10 @@ pub struct IdleTurns {
     /// Median time from the sender's last data to the answer, seen from the capture point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub median_answer_ms: Option<f64>,
+    /// Median time the sender took after an answer reached it before it sent again (its
+    /// own, not the other end's turn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_after_answer_ms: Option<f64>,
 }
 
 /// The time a goodput is over, and what that time is.

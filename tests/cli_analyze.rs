@@ -472,6 +472,10 @@ fn the_schema_6_columns_are_the_json_fields_they_name() {
                 ("idle_pauses", &f["idle_turns"]["pauses"]),
                 ("idle_answered_pauses", &f["idle_turns"]["answered"]),
                 ("idle_median_answer_ms", &f["idle_turns"]["median_answer_ms"]),
+                (
+                    "idle_median_after_answer_ms",
+                    &f["idle_turns"]["median_after_answer_ms"],
+                ),
                 ("sender_transit_bytes", &f["sender_transit_bytes"]),
                 ("sender_near_loop_ms", &f["sender_near_loop_ms"]),
                 ("c2s_acks_lacking_s", &f["c2s"]["acks_lacking"]["seconds"]),

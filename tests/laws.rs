@@ -406,10 +406,25 @@ fn the_check_catches_a_broken_law() {
         pauses: 2,
         answered: 3,
         median_answer_ms: Some(100.0),
+        median_after_answer_ms: Some(20.0),
     });
     assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "idle-turns"));
     broken.idle_turns.as_mut().unwrap().answered = 1;
     assert!(!bdpscope::laws::check(&broken).iter().any(|v| v.law == "idle-turns"));
+    let mut said = broken.clone();
+    said.evidence.push("of the sender's idle time over the connection, 50% waited for the other end's answers (1 of its 2 pauses): ...; each answer came a median 100 ms after ...; the rest of those pauses was the sender's own: it sent again a median 20.0 ms after an answer reached it)".into());
+    assert!(
+        !bdpscope::laws::check(&said).iter().any(|v| v.law == "idle-turns"),
+        "{:?}",
+        bdpscope::laws::check(&said)
+    );
+    // The sender's own time after the answers stated otherwise than the summary's.
+    *said.evidence.last_mut().unwrap() = said
+        .evidence
+        .last()
+        .unwrap()
+        .replace("median 20.0 ms after an", "median 35.0 ms after an");
+    assert!(bdpscope::laws::check(&said).iter().any(|v| v.law == "idle-turns"));
     broken.evidence.push("of the sender's idle time over the connection, 80% waited for the other end's answers (1 of its 2 pauses): ...; each answer came a median 100 ms after ...".into());
     assert!(bdpscope::laws::check(&broken).iter().any(|v| v.law == "idle-turns"));
     // Capture duplicates counted without their note, or a note with other counts.

@@ -216,7 +216,15 @@ impl DirAccumulator {
     /// `next`: the size of the sender's next segment, for whether it fits the window.
     /// `base_loop`: the least loop through the sender (`Connection::min_sender_loop`), when
     /// the capture is away from it (see [`DirAccumulator::idle_on_sender_clock`]).
-    fn on_new_data(&mut self, ts: Timestamp, ev: &SegmentEvent, next: u64, min_span: Span, base_loop: Option<Span>) {
+    fn on_new_data(
+        &mut self,
+        ts: Timestamp,
+        ev: &SegmentEvent,
+        next: u64,
+        min_span: Span,
+        base_loop: Option<Span>,
+        sender_loop: Span,
+    ) {
         self.first_data.get_or_insert(ts);
         // Data sent with nothing outstanding: the wait for its ACK starts here.
         if self.last_delivery.is_none_or(|(_, left)| !left) {
@@ -352,7 +360,9 @@ impl DirAccumulator {
         }
         // Whose turn the idle pause before this data was (see `turns`).
         match self.pauses.iter().find(|&&(_, s)| s == SenderState::Idle) {
-            Some(&(from, _)) => self.turns.on_resume(ts, Some(from), self.last_data.map(|(t, _)| t)),
+            Some(&(from, _)) => self
+                .turns
+                .on_resume(ts, Some(from), self.last_data.map(|(t, _)| t), sender_loop),
             None => self.turns.on_busy_data(),
         }
         self.last_data = Some((ts, state));
@@ -602,7 +612,7 @@ impl Accumulator {
                 .rtt
                 .base_end_to_end()
                 .is_some_and(|r| base_loop.nanos() * 2 > r.nanos());
-            self.dirs[d.index()].on_new_data(ev.ts, ev, next, min_span, away.then_some(base_loop));
+            self.dirs[d.index()].on_new_data(ev.ts, ev, next, min_span, away.then_some(base_loop), base_loop);
         }
         if ev.send.retransmission {
             self.dirs[d.index()].on_retransmission(ev.ts);

@@ -15,6 +15,12 @@
 //! Example: mime-stream-depth (an SMTP upload): the client's "." after the message, the
 //! server's "250" 181 ms later, the client's next command 0.4 ms after that; each command of
 //! the dialogue waits 100-180 ms for its reply on a path of 0.1 ms.
+//!
+//! Only the pause up to the answer (and the answer's way from the capture point to the
+//! sender and the sender's data back, the least loop through the sender) waited on the
+//! other end; the rest was the sender's own, with the answer in hand. SMB_445_upload_v2:
+//! each of 24 pauses of ~34 ms was answered 0.9 ms after the client's last write, and the
+//! client wrote again 33 ms later — its own time, not the server's turn.
 
 use crate::time::{Span, Timestamp};
 
@@ -32,6 +38,8 @@ pub struct Turns {
     answered: u32,
     /// Per answered pause: from the sender's last data before it to the answer (seen here).
     delays_ns: Vec<i64>,
+    /// Per answered pause: the sender's own time after the answer reached it.
+    after_ns: Vec<i64>,
 }
 
 /// The turns over a connection, for the evidence.
@@ -45,6 +53,8 @@ pub struct TurnSummary {
     pub answered: u32,
     /// Median time from the sender's last data to the answer.
     pub median_answer_s: Option<f64>,
+    /// Median time the sender took after an answer reached it, before it sent again.
+    pub median_after_answer_s: Option<f64>,
 }
 
 impl TurnSummary {
@@ -57,6 +67,7 @@ impl TurnSummary {
             pauses: self.pauses,
             answered: self.answered,
             median_answer_ms: self.median_answer_s.map(|m| (m * 1e6).round() / 1e3),
+            median_after_answer_ms: self.median_after_answer_s.map(|m| (m * 1e6).round() / 1e3),
         }
     }
 
@@ -79,8 +90,16 @@ impl Turns {
     }
 
     /// The sender sends new data at `ts` after an idle pause that began at `idle_from` (at
-    /// the sender); its data before the pause was last seen at `last_data`.
-    pub fn on_resume(&mut self, ts: Timestamp, idle_from: Option<Timestamp>, last_data: Option<Timestamp>) {
+    /// the sender); its data before the pause was last seen at `last_data`. `sender_loop`:
+    /// the least loop from the capture point through the sender and back (the answer's way
+    /// to it and its data's way here; next to the sender, nothing).
+    pub fn on_resume(
+        &mut self,
+        ts: Timestamp,
+        idle_from: Option<Timestamp>,
+        last_data: Option<Timestamp>,
+        sender_loop: Span,
+    ) {
         let answer = self.answer.take();
         let Some(from) = idle_from else { return };
         let gap = (ts - from).nanos();
@@ -90,7 +109,13 @@ impl Turns {
         self.idle_ns = self.idle_ns.saturating_add(gap);
         self.pauses = self.pauses.saturating_add(1);
         if let Some(a) = answer.filter(|&a| a <= ts) {
-            self.answered_ns = self.answered_ns.saturating_add(gap);
+            // The wait for the answer: to the answer, plus its way to the sender and the
+            // sender's data's way back; the rest the sender took with the answer in hand.
+            let waited = ((a - from).nanos().max(0) + sender_loop.nanos().max(0)).min(gap);
+            self.answered_ns = self.answered_ns.saturating_add(waited);
+            if self.after_ns.len() < MAX_ANSWERS {
+                self.after_ns.push(gap - waited);
+            }
             self.answered = self.answered.saturating_add(1);
             if let Some(d) = last_data.map(|l| (a - l).nanos()).filter(|&d| d >= 0) {
                 if self.delays_ns.len() < MAX_ANSWERS {
@@ -111,12 +136,15 @@ impl Turns {
         }
         let mut d = self.delays_ns.clone();
         d.sort_unstable();
+        let mut after = self.after_ns.clone();
+        after.sort_unstable();
         Some(TurnSummary {
             idle_s: Span::from_nanos(self.idle_ns).secs_f64(),
             answered_s: Span::from_nanos(self.answered_ns).secs_f64(),
             pauses: self.pauses,
             answered: self.answered,
             median_answer_s: d.get(d.len() / 2).map(|&n| Span::from_nanos(n).secs_f64()),
+            median_after_answer_s: after.get(after.len() / 2).map(|&n| Span::from_nanos(n).secs_f64()),
         })
     }
 }
@@ -164,6 +192,17 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
                 out.push(format!("the turns sentence does not state the median {m} ms: {e}"));
             }
         }
+        // The sender's own time after the answers, where said, is the summary's.
+        if let Some(rest) = e.split("it sent again a median ").nth(1) {
+            let stated = t
+                .median_after_answer_ms
+                .is_some_and(|a| rest.starts_with(&crate::units::ms(a / 1000.0)));
+            if !stated {
+                out.push(format!(
+                    "the turns sentence's time after the answers is not the summary's: {e}"
+                ));
+            }
+        }
     }
     out
 }
@@ -181,27 +220,44 @@ mod tests {
         let mut turns = Turns::default();
         // Request at 0, acknowledged at 1 (idle from there), answer at 181, next request at 182.
         turns.on_peer_data(t(181.0), true);
-        turns.on_resume(t(182.0), Some(t(1.0)), Some(t(0.0)));
+        turns.on_resume(t(182.0), Some(t(1.0)), Some(t(0.0)), Span::from_micros(500));
         // A pause with no answer in it: the sender's own application.
-        turns.on_resume(t(400.0), Some(t(200.0)), Some(t(190.0)));
+        turns.on_resume(t(400.0), Some(t(200.0)), Some(t(190.0)), Span::from_micros(500));
         let s = turns.summary().unwrap();
         assert_eq!((s.pauses, s.answered), (2, 1));
-        assert!((s.answered_s - 0.181).abs() < 1e-9, "{s:?}");
+        // 180 ms to the answer, and the loop through the sender: 180.5 ms of the 181.
+        assert!((s.answered_s - 0.1805).abs() < 1e-9, "{s:?}");
         assert!((s.idle_s - 0.381).abs() < 1e-9, "{s:?}");
         assert!((s.median_answer_s.unwrap() - 0.181).abs() < 1e-9);
-        assert!((s.answered_share() - 0.181 / 0.381).abs() < 1e-9);
+        assert!((s.median_after_answer_s.unwrap() - 0.0005).abs() < 1e-9);
+        assert!((s.answered_share() - 0.1805 / 0.381).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_time_a_sender_takes_after_a_quick_answer_is_its_own() {
+        // SMB_445_upload_v2's shape: idle from 1 ms, answered at 1.9 ms, next write at 35 ms.
+        let mut turns = Turns::default();
+        for k in 0..24 {
+            let o = 40.0 * k as f64;
+            turns.on_peer_data(t(o + 1.9), true);
+            turns.on_resume(t(o + 35.0), Some(t(o + 1.0)), Some(t(o)), Span::from_micros(100));
+        }
+        let s = turns.summary().unwrap();
+        assert_eq!((s.pauses, s.answered), (24, 24));
+        assert!(s.answered_share() < 0.05, "{s:?}");
+        assert!((s.median_after_answer_s.unwrap() - 0.033).abs() < 1e-6, "{s:?}");
     }
 
     #[test]
     fn data_from_the_other_end_while_the_sender_was_busy_answers_no_pause() {
         let mut turns = Turns::default();
         turns.on_peer_data(t(5.0), false);
-        turns.on_resume(t(50.0), Some(t(10.0)), Some(t(0.0)));
+        turns.on_resume(t(50.0), Some(t(10.0)), Some(t(0.0)), Span::ZERO);
         assert_eq!(turns.summary().unwrap().answered, 0);
         // An answer that came while idle, but the sender sent on without pausing: cleared.
         turns.on_peer_data(t(60.0), true);
         turns.on_busy_data();
-        turns.on_resume(t(90.0), Some(t(70.0)), Some(t(65.0)));
+        turns.on_resume(t(90.0), Some(t(70.0)), Some(t(65.0)), Span::ZERO);
         assert_eq!(turns.summary().unwrap().answered, 0);
         assert!(Turns::default().summary().is_none());
     }

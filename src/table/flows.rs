@@ -300,6 +300,10 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
         "idle_median_answer_ms",
         turns().map(|t| t.and_then(|t| t.median_answer_ms)),
     );
+    t.col(
+        "idle_median_after_answer_ms",
+        turns().map(|t| t.and_then(|t| t.median_after_answer_ms)),
+    );
     t.col("sender_transit_bytes", it().map(|f| f.sender_transit_bytes));
     t.col("sender_near_loop_ms", it().map(|f| f.sender_near_loop_ms));
     t.col(

@@ -21,7 +21,7 @@ pub use flows::{csv_view, flows_frame};
 /// ... `_last_cwr_ts`); 4: version 3's unchanged, the flight in the network appended
 /// (`sender_max_in_network_bytes`, `{c2s,s2c}_max_in_network_bytes`); 5: version 4's
 /// unchanged, `stall_durations_s` appended (each stall's duration, in `stalls`' order); 6:
-/// version 5's unchanged, the request/response turns (`idle_s` ... `idle_median_answer_ms`),
+/// version 5's unchanged, the request/response turns (`idle_s` ... `idle_median_after_answer_ms`),
 /// the path beside the capture point (`sender_transit_bytes`, `sender_near_loop_ms`) and
 /// the time the capture lacked the ACKs (`{c2s,s2c}_acks_lacking_s`) appended.
 pub const FLOWS_SCHEMA_VERSION: u32 = 6;

@@ -149,13 +149,25 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
                     )
                 })
                 .unwrap_or_default();
+            // With the answer in hand the sender took its own time: say how long, so that the
+            // share is not read as the whole of those pauses.
+            let after = t
+                .median_after_answer_s
+                .filter(|&a| a > 0.0 && t.answered_share() < TURNS_MOST)
+                .map(|a| {
+                    format!(
+                        "; the rest of those pauses was the sender's own: it sent again a median {} after an answer reached it",
+                        ms(a)
+                    )
+                })
+                .unwrap_or_default();
             let of = if t.pauses == 1 {
                 "its one pause".to_string()
             } else {
                 format!("{} of its {} pauses", t.answered, t.pauses)
             };
             out.push(format!(
-                "of the sender's idle time over the connection, {} waited for the other end's answers ({of}): the other end's data came during each, and the sender went on only after it (request/response turns{median})",
+                "of the sender's idle time over the connection, {} waited for the other end's answers ({of}): the other end's data came during each, and the sender went on only after it (request/response turns{median}{after})",
                 pct_part(t.answered_share()),
             ));
         }

@@ -149,11 +149,11 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
                     )
                 })
                 .unwrap_or_default();
-            // With the answer in hand the sender took its own time: say how long, so that the
-            // share is not read as the whole of those pauses.
+            // With the answer in hand the sender took its own time, longer than the answer
+            // took: say how long, so that those pauses are not read as the other end's.
             let after = t
                 .median_after_answer_s
-                .filter(|&a| a > 0.0 && t.answered_share() < TURNS_MOST)
+                .filter(|&a| a > t.median_answer_s.unwrap_or(0.0) && t.answered_share() < TURNS_MOST)
                 .map(|a| {
                     format!(
                         "; the rest of those pauses was the sender's own: it sent again a median {} after an answer reached it",

@@ -720,6 +720,24 @@ mod tests {
         Connection::new(0, ep("10.0.0.1:40000"), ep("10.0.0.2:80"), by_syn, 1, Timestamp(0))
     }
 
+    /// A connection after its SYN (the client's shift, if any) and SYN/ACK (the server's)
+    /// `rtt_ms` apart.
+    fn handshake(client: Option<u8>, server: Option<u8>, rtt_ms: i64) -> Connection {
+        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80");
+        let mut k = conn(true);
+        let mut syn = TcpPacket::new(c, s).syn().seq(0).window(65535);
+        if let Some(w) = client {
+            syn = syn.wscale(w);
+        }
+        let mut syn_ack = TcpPacket::new(s, c).syn().ack(1).seq(0).window(65160);
+        if let Some(w) = server {
+            syn_ack = syn_ack.wscale(w);
+        }
+        track(&mut k, syn, Dir::C2S, 0);
+        track(&mut k, syn_ack, Dir::S2C, rtt_ms);
+        k
+    }
+
     /// A coarse timestamp clock (Mac OS's 100 ms tick, from tcpreplay's test.pcap): the
     /// request carries the SYN's TSval, and the server's ACK of it echoes that value. The
     /// SYN/ACK echoed it first, so the ACK's echo is no round trip from the SYN: the 28 ms
@@ -774,20 +792,7 @@ mod tests {
     /// scales the client's windows, by the shift the client offered (a one-sided strip).
     #[test]
     fn only_flights_beyond_twice_the_window_switch_to_the_offered_shift() {
-        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80");
-        let mut k = conn(true);
-        track(
-            &mut k,
-            TcpPacket::new(c, s).syn().seq(0).wscale(7).window(65535),
-            Dir::C2S,
-            0,
-        );
-        track(
-            &mut k,
-            TcpPacket::new(s, c).syn().ack(1).seq(0).window(65160),
-            Dir::S2C,
-            95,
-        );
+        let mut k = handshake(Some(7), None, 95);
         let before = k.effective_scale(Dir::C2S);
         assert_eq!(before.shift(), WindowScale::NotUsed.shift(), "{before:?}");
         // Evidence on the client's windows is gathered from the server's data.
@@ -809,30 +814,13 @@ mod tests {
     /// handshake's 7 stands until the flights follow a second edge.
     #[test]
     fn a_single_edge_overrides_the_handshake_only_at_shift_zero() {
-        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80");
-        let handshake = || {
-            let mut k = conn(true);
-            track(
-                &mut k,
-                TcpPacket::new(c, s).syn().seq(0).wscale(7).window(65535),
-                Dir::C2S,
-                0,
-            );
-            track(
-                &mut k,
-                TcpPacket::new(s, c).syn().ack(1).seq(0).wscale(7).window(65160),
-                Dir::S2C,
-                50,
-            );
-            k
-        };
         let ev = Dir::C2S.reverse().index();
-        let mut unscaled = handshake();
+        let mut unscaled = handshake(Some(7), Some(7), 50);
         for i in 0..200u64 {
             unscaled.scale_evidence[ev].observe(40_000 - (i % 3) * 460, 40_000, None, 1448);
         }
         assert_eq!(unscaled.effective_scale(Dir::C2S), WindowScale::Inferred(0));
-        let mut five = handshake();
+        let mut five = handshake(Some(7), Some(7), 50);
         for i in 0..200u64 {
             five.scale_evidence[ev].observe(32_768 - (i % 3) * 460, 1024, None, 1448);
         }

@@ -688,19 +688,29 @@ fn a_probe_into_a_zero_window_is_no_keep_alive() {
     assert_eq!(only(&out, StallKind::ZeroWindow).len(), 1, "{out:?}");
 }
 
-#[test]
-fn new_data_for_seconds_without_acks_or_a_resend_means_the_capture_lacks_the_acks() {
-    // A mid-flow capture that holds none of the receiver's ACKs (EmergeSync): the server
-    // sends new data every 100 ms for 3 s; a sender in an outage would have stopped and
-    // re-sent its oldest on its timer.
-    let mut f = Flow::started();
+/// New data every 100 ms from 20 ms to 3 s with none of it acknowledged in the capture,
+/// and the segment at 5001 re-sent at each of `resend_at` (ms); the next sequence number.
+fn send_every_100_ms_without_acks(f: &mut Flow, resend_at: &[f64]) -> u32 {
     let mut seq = 1001;
     let mut t = 20.0;
     while t < 3000.0 {
         f.data(t, seq, 1000);
         seq += 1000;
         t += 100.0;
+        if resend_at.contains(&(t - 10.0)) {
+            f.data(t - 10.0, 5001, 1000);
+        }
     }
+    seq
+}
+
+#[test]
+fn new_data_for_seconds_without_acks_or_a_resend_means_the_capture_lacks_the_acks() {
+    // A mid-flow capture that holds none of the receiver's ACKs (EmergeSync): the server
+    // sends new data every 100 ms for 3 s; a sender in an outage would have stopped and
+    // re-sent its oldest on its timer.
+    let mut f = Flow::started();
+    let seq = send_every_100_ms_without_acks(&mut f, &[]);
     f.ack(3100.0, seq, 65535);
     let out = f.finish();
     assert!(only(&out, StallKind::Outage).is_empty(), "{out:?}");
@@ -718,16 +728,7 @@ fn a_loss_episode_over_a_wait_the_capture_lacks_the_acks_of_states_no_delivery()
     // acknowledged in the capture meanwhile, yet the ACKs reached the server; what the
     // episode delivered is not known, not zero.
     let mut f = Flow::started();
-    let mut seq = 1001;
-    let mut t = 20.0;
-    while t < 3000.0 {
-        f.data(t, seq, 1000);
-        seq += 1000;
-        t += 100.0;
-        if t == 1520.0 || t == 1820.0 {
-            f.data(t - 10.0, 5001, 1000);
-        }
-    }
+    let seq = send_every_100_ms_without_acks(&mut f, &[1510.0, 1810.0]);
     f.ack(3100.0, seq, 65535);
     let out = f.finish();
     let e = only(&out, StallKind::LossEpisode);

@@ -533,6 +533,62 @@ impl DirAccumulator {
 
     /// Closes the chronograph at the end of the flow: the last state runs until the sender
     /// saw everything acknowledged (or until the last packet, if it never did).
+    /// The receiver's windows turned out to be read by the sender with shift `to`, not the
+    /// `from` the bins before `at` were accounted under: `Connection::effective_scale`
+    /// follows the evidence, which takes rounds to be certain, and the time before it was
+    /// judged against windows the sender never had (R14 wscale_strip_synack_up at the
+    /// server: the first 0.7 s of a 3.95 s transfer held by a 40 KiB window, read under
+    /// the handshake's 5 MiB as the congestion window's). Those bins' windows are read
+    /// again under the new scale (each was `raw << from`), and their time judged again by
+    /// the rule each segment is judged by, Linux's tcp_snd_wnd_test: a bin whose flight
+    /// came within the next segment of its largest window was held by the window; one
+    /// whose flight stayed a segment short of its least window never was (an ACK that shut
+    /// the window still reads zero, and stays the window's).
+    /// `at` is the new data that made the scale known (accounted, its own state judged
+    /// still under the old scale), `tick` its flight and window (`SenderView::tick_*`).
+    fn rescale(&mut self, from: u8, to: u8, at: Timestamp, next: u64, tick: Option<(u64, u64)>) {
+        let scale = |w: u64| match to.cmp(&from) {
+            std::cmp::Ordering::Less => w >> (from - to),
+            std::cmp::Ordering::Greater => w.checked_shl((to - from) as u32).filter(|v| v >> (to - from) == w).unwrap_or(u64::MAX),
+            std::cmp::Ordering::Equal => w,
+        };
+        self.window_filled = scale(self.window_filled);
+        let held = |flight: u64, max_w: u64, min_w: Option<u64>| {
+            if max_w > 0 && flight + next > max_w {
+                Some(true)
+            } else if min_w.is_some_and(|w| w > 0 && flight + next <= w) {
+                Some(false)
+            } else {
+                None
+            }
+        };
+        // The state this data left the sender in, until the next.
+        if let (Some((t, state)), Some((flight, w))) = (self.last_data, tick) {
+            let w = scale(w);
+            match held(flight, w, Some(w)) {
+                Some(true) if state == SenderState::Busy => self.last_data = Some((t, SenderState::ReceiverWindow)),
+                Some(false) if state == SenderState::ReceiverWindow => self.last_data = Some((t, SenderState::Busy)),
+                _ => {}
+            }
+        }
+        let Some(tl) = self.timeline.as_mut() else { return };
+        // A bin without data is in the state its last data left the sender in (the time
+        // from a segment to the next is that segment's): the verdict carries over.
+        let mut verdict = None;
+        tl.rewrite_until(at, |b| {
+            b.max_window = scale(b.max_window);
+            b.min_window = b.min_window.map(scale);
+            if b.new_segments > 0 {
+                verdict = held(b.max_flight, b.max_window, b.min_window);
+            }
+            match verdict {
+                Some(true) => b.rwnd_ns += std::mem::take(&mut b.busy_ns),
+                Some(false) => b.busy_ns += std::mem::take(&mut b.rwnd_ns),
+                None => {}
+            }
+        });
+    }
+
     pub fn close(&mut self, last_ts: Timestamp) {
         self.drop_pace.close();
         if let (Some((t0, state)), Some(tl)) = (self.last_data.take(), self.timeline.as_mut()) {
@@ -574,6 +630,9 @@ pub struct Accumulator {
     ack_held: [Option<u32>; 2],
     /// Per direction, whether its last ACK reported data out of order (SACK blocks).
     sacked: [bool; 2],
+    /// Per data direction, the shift its sender's view read the receiver's windows with
+    /// at its last new data (see [`DirAccumulator::rescale`]).
+    view_shift: [Option<u8>; 2],
 }
 
 impl Accumulator {
@@ -607,12 +666,26 @@ impl Accumulator {
                 .min((largest / 2).max(1));
             // Away from the sender (the loop through it most of the round trip) the loop
             // places an idle wait's start, and the sender's stamps can correct it.
+            // The scale the sender is known to read the windows with changed: what was
+            // accounted before is judged again under it.
+            let shift = conn.effective_scale(d.reverse()).shift();
+            let rescale = match (self.view_shift[d.index()], shift) {
+                (Some(from), Some(to)) if from != to => Some((from, to)),
+                _ => None,
+            };
+            if shift.is_some() {
+                self.view_shift[d.index()] = shift;
+            }
             let base_loop = conn.min_sender_loop(d);
             let away = conn
                 .rtt
                 .base_end_to_end()
                 .is_some_and(|r| base_loop.nanos() * 2 > r.nanos());
             self.dirs[d.index()].on_new_data(ev.ts, ev, next, min_span, away.then_some(base_loop), base_loop);
+            if let Some((from, to)) = rescale {
+                let tick = ev.sender_view.and_then(|v| v.tick_window.map(|w| (v.tick_flight, w)));
+                self.dirs[d.index()].rescale(from, to, ev.ts, next, tick);
+            }
         }
         if ev.send.retransmission {
             self.dirs[d.index()].on_retransmission(ev.ts);
@@ -1252,5 +1325,47 @@ mod tests {
             unstamped > truth + 0.05,
             "unstamped idle {unstamped:.3} against {truth:.3}"
         );
+    }
+
+    /// A window-scale option stripped from the SYN/ACK beyond the capture point (R14
+    /// wscale_strip_synack_up at the server): the handshake says shift 7, the sender reads
+    /// the raw 20 000 unscaled and fills those 20 segments every 100 ms round. The evidence
+    /// takes rounds to be certain; once it is, the rounds before are the window's too.
+    #[test]
+    fn time_before_the_scale_was_known_is_judged_again_under_it() {
+        let (mut conn, mut acc) = (
+            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
+            Accumulator::default(),
+        );
+        let mut known_at = None;
+        let mut send = |ms: f64, dir: Dir, p: TcpPacket| {
+            feed(&mut conn, &mut acc, ms, dir, p);
+            if known_at.is_none() && conn.effective_scale(Dir::S2C) == crate::tcp::WindowScale::Inferred(0) {
+                known_at = Some(ms);
+            }
+        };
+        send(0.0, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(20000).mss(1000).wscale(7));
+        send(
+            0.1,
+            Dir::S2C,
+            TcpPacket::new(S, C).syn().seq(0).ack(1).window(20000).mss(1000).wscale(7),
+        );
+        send(100.0, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(20000));
+        let mut next = 1u32;
+        for round in 0..30 {
+            let t = 100.0 + 100.0 * round as f64;
+            if round > 0 {
+                send(t, Dir::S2C, TcpPacket::new(S, C).seq(1).ack(next).window(20000));
+            }
+            for i in 0..20 {
+                send(t + 0.05 + 0.01 * i as f64, Dir::C2S, TcpPacket::new(C, S).seq(next).ack(1).window(20000).payload_len(1000));
+                next += 1000;
+            }
+        }
+        let known_at = known_at.expect("the stripped scale is found");
+        assert!(known_at > 500.0, "found at {known_at} ms: too early to test what came before");
+        let (busy, rwnd, _) = acc.dirs[Dir::C2S.index()].timeline.as_ref().unwrap().full().totals();
+        let share = rwnd as f64 / (busy + rwnd) as f64;
+        assert!(share > 0.95, "receiver window {share:.3} (busy {busy} ns, rwnd {rwnd} ns, found at {known_at} ms)");
     }
 }

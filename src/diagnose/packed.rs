@@ -338,7 +338,7 @@ mod tests {
         /// Any sequence of writes, anywhere in time, gives the same bins packed or not.
         #[test]
         fn a_packed_timeline_is_the_full_one(ops in proptest::collection::vec(
-            (-2_000_000_000i64..40_000_000_000, 0i64..3_000_000_000, 0u8..6, any::<u32>()), 1..300)) {
+            (-2_000_000_000i64..40_000_000_000, 0i64..3_000_000_000, 0u8..7, any::<u32>()), 1..300)) {
             let t0 = Timestamp(1_000_000_000);
             let mut full: Timeline = Timeline::new(t0);
             let mut packed: LiveTimeline = Timeline::new(t0);
@@ -349,6 +349,20 @@ mod tests {
                     0 => {
                         full.account(from, to, state);
                         packed.account(from, to, state);
+                    }
+                    // Everything until an instant judged again (a scale learnt late).
+                    6 => {
+                        fn judge(n: &mut u64, v: u32, b: &mut Bin) {
+                            *n += 1;
+                            b.max_window >>= 3;
+                            if *n % 2 == v as u64 % 2 {
+                                b.rwnd_ns += std::mem::take(&mut b.busy_ns);
+                            }
+                        }
+                        let (mut m, mut n) = (0u64, 0u64);
+                        full.rewrite_until(from, |b| judge(&mut m, v, b));
+                        packed.rewrite_until(from, |b| judge(&mut n, v, b));
+                        prop_assert_eq!(n, m);
                     }
                     k => {
                         let write = |b: &mut Bin| match k {

@@ -115,6 +115,14 @@ pub trait BinStore: Default {
     fn for_each(&self, f: impl FnMut(&Bin));
     /// An interval has been accounted: the bins it reached back to may be put away.
     fn settle(&mut self) {}
+    /// Bins `[0, upto)` changed by `f`, in order (a packed store unpacks them once, and
+    /// packs them again after).
+    fn rewrite(&mut self, upto: usize, mut f: impl FnMut(&mut Bin)) {
+        for i in 0..upto.min(self.len()) {
+            f(self.get_mut(i));
+        }
+        self.settle();
+    }
 }
 
 impl BinStore for Vec<Bin> {
@@ -269,6 +277,13 @@ impl<S: BinStore> Timeline<S> {
             t = edge;
         }
         self.bins.settle();
+    }
+
+    /// Every bin up to the one holding `t` changed by `f`, in order: what was accounted
+    /// until an instant, judged again with what was learnt at it.
+    pub fn rewrite_until(&mut self, t: Timestamp, f: impl FnMut(&mut Bin)) {
+        let last = ((t - self.origin).nanos().max(0) / self.width.nanos()) as usize;
+        self.bins.rewrite(last + 1, f);
     }
 
     /// Total time in each state over the whole timeline: (busy, rwnd, idle) in ns.

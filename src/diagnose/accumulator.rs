@@ -531,8 +531,6 @@ impl DirAccumulator {
         }
     }
 
-    /// Closes the chronograph at the end of the flow: the last state runs until the sender
-    /// saw everything acknowledged (or until the last packet, if it never did).
     /// The receiver's windows turned out to be read by the sender with shift `to`, not the
     /// `from` the bins before `at` were accounted under: `Connection::effective_scale`
     /// follows the evidence, which takes rounds to be certain, and the time before it was
@@ -549,7 +547,10 @@ impl DirAccumulator {
     fn rescale(&mut self, from: u8, to: u8, at: Timestamp, next: u64, tick: Option<(u64, u64)>) {
         let scale = |w: u64| match to.cmp(&from) {
             std::cmp::Ordering::Less => w >> (from - to),
-            std::cmp::Ordering::Greater => w.checked_shl((to - from) as u32).filter(|v| v >> (to - from) == w).unwrap_or(u64::MAX),
+            std::cmp::Ordering::Greater => w
+                .checked_shl((to - from) as u32)
+                .filter(|v| v >> (to - from) == w)
+                .unwrap_or(u64::MAX),
             std::cmp::Ordering::Equal => w,
         };
         self.window_filled = scale(self.window_filled);
@@ -589,6 +590,8 @@ impl DirAccumulator {
         });
     }
 
+    /// Closes the chronograph at the end of the flow: the last state runs until the sender
+    /// saw everything acknowledged (or until the last packet, if it never did).
     pub fn close(&mut self, last_ts: Timestamp) {
         self.drop_pace.close();
         if let (Some((t0, state)), Some(tl)) = (self.last_data.take(), self.timeline.as_mut()) {
@@ -664,8 +667,6 @@ impl Accumulator {
             let next = (conn.mss(d) as u64)
                 .min(conn.dir(d).max_segment.max(1) as u64)
                 .min((largest / 2).max(1));
-            // Away from the sender (the loop through it most of the round trip) the loop
-            // places an idle wait's start, and the sender's stamps can correct it.
             // The scale the sender is known to read the windows with changed: what was
             // accounted before is judged again under it.
             let shift = conn.effective_scale(d.reverse()).shift();
@@ -676,6 +677,8 @@ impl Accumulator {
             if shift.is_some() {
                 self.view_shift[d.index()] = shift;
             }
+            // Away from the sender (the loop through it most of the round trip) the loop
+            // places an idle wait's start, and the sender's stamps can correct it.
             let base_loop = conn.min_sender_loop(d);
             let away = conn
                 .rtt
@@ -1344,11 +1347,21 @@ mod tests {
                 known_at = Some(ms);
             }
         };
-        send(0.0, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(20000).mss(1000).wscale(7));
+        send(
+            0.0,
+            Dir::C2S,
+            TcpPacket::new(C, S).syn().seq(0).window(20000).mss(1000).wscale(7),
+        );
         send(
             0.1,
             Dir::S2C,
-            TcpPacket::new(S, C).syn().seq(0).ack(1).window(20000).mss(1000).wscale(7),
+            TcpPacket::new(S, C)
+                .syn()
+                .seq(0)
+                .ack(1)
+                .window(20000)
+                .mss(1000)
+                .wscale(7),
         );
         send(100.0, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(20000));
         let mut next = 1u32;
@@ -1358,14 +1371,24 @@ mod tests {
                 send(t, Dir::S2C, TcpPacket::new(S, C).seq(1).ack(next).window(20000));
             }
             for i in 0..20 {
-                send(t + 0.05 + 0.01 * i as f64, Dir::C2S, TcpPacket::new(C, S).seq(next).ack(1).window(20000).payload_len(1000));
+                send(
+                    t + 0.05 + 0.01 * i as f64,
+                    Dir::C2S,
+                    TcpPacket::new(C, S).seq(next).ack(1).window(20000).payload_len(1000),
+                );
                 next += 1000;
             }
         }
         let known_at = known_at.expect("the stripped scale is found");
-        assert!(known_at > 500.0, "found at {known_at} ms: too early to test what came before");
+        assert!(
+            known_at > 500.0,
+            "found at {known_at} ms: too early to test what came before"
+        );
         let (busy, rwnd, _) = acc.dirs[Dir::C2S.index()].timeline.as_ref().unwrap().full().totals();
         let share = rwnd as f64 / (busy + rwnd) as f64;
-        assert!(share > 0.95, "receiver window {share:.3} (busy {busy} ns, rwnd {rwnd} ns, found at {known_at} ms)");
+        assert!(
+            share > 0.95,
+            "receiver window {share:.3} (busy {busy} ns, rwnd {rwnd} ns, found at {known_at} ms)"
+        );
     }
 }

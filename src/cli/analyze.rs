@@ -102,7 +102,7 @@ pub struct Params<'a> {
     pub link_rate: Option<f64>,
     pub budget: bdpscope::analysis::Budget,
     pub list_all: bool,
-    /// Threads in all, as `-j` says them (0: one per core).
+    /// Threads in all, as `-j` says them (0: one analysing per core beside the reader).
     pub jobs: usize,
     /// Say on stderr when the memory budget ended connections early (the text view says
     /// it in its capture block).
@@ -187,9 +187,7 @@ pub fn analyze_stream(
     p: &Params,
     sink: &mut dyn FnMut(FlowSummary),
 ) -> (Vec<CaptureSummary>, bool, u64) {
-    // One thread reads; the others analyse (at least one: the parallel path's result is
-    // the same for any number of workers).
-    let workers = super::threads(p.jobs).saturating_sub(1).max(1);
+    let workers = super::analysis_workers(p.jobs);
     let (mut captures, mut failed) = (Vec::new(), false);
     let mut written = 0;
     for path in &records.captures {

@@ -815,7 +815,7 @@ impl Accumulator {
         // SWS avoidance), not when the data arrived.
         //
         // Nor is an ACK prompt that reaches (to within a segment) the right edge of the window the
-        // receiver offered before, covering more than two full segments: the data filled
+        // receiver offered before, covering two full segments or more: the data filled
         // its buffer, and a Linux receiver acknowledges more than one full frame at once only
         // when the window's right edge can advance (tcp_input.c, __tcp_ack_snd_check);
         // otherwise the ACK waits until the application reads (tcp_recvmsg ->
@@ -828,14 +828,16 @@ impl Accumulator {
             (Some(a), Some(edge)) => (edge.wrapping_sub(a) as i32) < mss as i32,
             _ => false,
         };
-        // Nor one of more than two full segments whose window is smaller, by a segment or
+        // Nor one of two full segments or more whose window is smaller, by a segment or
         // more, than the largest this receiver offered: its buffer held data the application
         // had not read (the window is the buffer's free space, RFC 9293 §3.8.6.2.2), and a
         // Linux receiver acknowledges more than one full frame at once only when that does
         // not shrink the window it offered (tcp_input.c, __tcp_ack_snd_check) — else the
         // ACK waits for the delayed-ACK timer or the reader (tcp_cleanup_rbuf). R20
         // slow_reader at the sender: one ACK of seven segments per 35-ms read, 48 of the
-        // 64 KiB offered, each 21 ms after the path's 155 ms.
+        // 64 KiB offered, each 21 ms after the path's 155 ms. Two segments are already more
+        // than one full frame (R15 slow_reader at the client: ACKs of two segments held
+        // ~33 ms each by a 700 kbit/s reader read as a standing queue).
         // Data out of order takes buffer space too, and the ACK that repairs a hole moves it
         // all to the reader's queue at once: an ACK that reports such data (SACK blocks, RFC
         // 2018), or follows one that did, says nothing of the reader (redundant_stream1 flow
@@ -845,7 +847,7 @@ impl Accumulator {
             (Some(w), Some(most)) => w + mss <= most && !out_of_order,
             _ => false,
         };
-        let held = (filled || shrunk) && ev.acked.acked as u64 > 2 * mss;
+        let held = (filled || shrunk) && ev.acked.acked as u64 >= 2 * mss;
         let ack_prompt = ev.acked.acked as u64 >= 2 * mss && open && !held;
         // A data/ACK sample is timed by the ACK, whether or not data rides on it: a receiver
         // may hold an ACK up to 500 ms for data to carry it (RFC 1122 §4.2.3.2), and the data
@@ -991,10 +993,10 @@ mod tests {
         assert!(cut < 0.5, "receiver window {cut:.3} of the time after a CWR");
     }
 
-    /// At the sender, a receiver that acknowledges seven segments at a time, 120 ms after
-    /// the last of them left (100 ms of path). Offering `window` of the 20 000 B it offered
-    /// at first: the share of the bins with an RTT sample that have a prompt one.
-    fn prompt_share(window: u16) -> f64 {
+    /// At the sender, a receiver that acknowledges `per_ack` segments at a time, 120 ms
+    /// after the last of them left (100 ms of path). Offering `window` of the 20 000 B it
+    /// offered at first: the share of the bins with an RTT sample that have a prompt one.
+    fn prompt_share(window: u16, per_ack: u32) -> f64 {
         let (mut conn, mut acc) = (
             Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
             Accumulator::default(),
@@ -1019,10 +1021,10 @@ mod tests {
             next += 1000;
         }
         let mut acked = 1u32;
-        for n in 0..60usize {
-            let last = sent_at[(n + 1) * 7 - 1];
+        for n in 0..(420 / per_ack) as usize {
+            let last = sent_at[(n + 1) * per_ack as usize - 1];
             let t = last + 120.0;
-            acked += 7000;
+            acked += 1000 * per_ack;
             send(t, Dir::S2C, TcpPacket::new(S, C).seq(1).ack(acked).window(window));
             let edge = acked + u32::from(window);
             let mut k = 0.0;
@@ -1051,9 +1053,23 @@ mod tests {
     /// ACKs) are prompt.
     #[test]
     fn stretch_acks_of_a_window_below_its_largest_wait_for_the_reader() {
-        let held = prompt_share(13000);
+        let held = prompt_share(13000, 7);
         assert!(held < 0.05, "prompt in {held:.2} of the bins");
-        let open = prompt_share(20000);
+        let open = prompt_share(20000, 7);
+        assert!(open > 0.9, "prompt in {open:.2} of the bins");
+    }
+
+    /// The same for an ACK of two segments: Linux sends it at once only when the window
+    /// does not shrink (`__tcp_ack_snd_check`: more than one full frame received and
+    /// `__tcp_select_window() >= rcv_wnd`). R15 slow_reader at the client: a 700 kbit/s
+    /// reader's ACKs of two segments, each ~33 ms after the data, a window of 7-8 KiB of the
+    /// 42 KiB offered, read as a standing queue of 33 ms, the reader's pace as the
+    /// bottleneck's and the flow as bottleneck-limited.
+    #[test]
+    fn acks_of_two_segments_of_a_window_below_its_largest_wait_for_the_reader() {
+        let held = prompt_share(13000, 2);
+        assert!(held < 0.05, "prompt in {held:.2} of the bins");
+        let open = prompt_share(20000, 2);
         assert!(open > 0.9, "prompt in {open:.2} of the bins");
     }
 

@@ -251,7 +251,16 @@ impl DirAccumulator {
             let gap = ts - t0;
             // After a segment that left the sender waiting (for the window, for its
             // application) the gap is the wait, not spacing: the train starts again here.
-            if state != SenderState::Busy || self.arrival_train.is_none() {
+            // Unless this segment left with it: the same TSval and the same echo say the
+            // sender sent both on the same news from the receiver within one tick of its
+            // clock (RFC 7323 §4.3), so the gap between them is the path's whatever the
+            // reconstructed view said of the first (R15 slow_reader at the client: each
+            // read released two or three segments in one burst, 0.86 ms apart behind a
+            // 14 Mbit/s link, and every one read as window-held, so no train ever
+            // spanned two of them and the arrivals' rate was 263 kbit/s).
+            let same_send =
+                ev.tsval.is_some() && ev.tsval == self.last_tsval && ev.echo.is_some() && ev.echo == self.last_echo;
+            if (state != SenderState::Busy && !same_send) || self.arrival_train.is_none() {
                 self.arrival_train = Some(Train::start(t0));
             }
             if let Some(train) = self.arrival_train.as_mut() {

@@ -731,7 +731,8 @@ vocabulary! {
         RaiseReceiveBuffer = "raise-receive-buffer",
         /// Window scaling off: the window cannot pass 64 KiB.
         EnableWindowScaling = "enable-window-scaling",
-        /// The receiving application did not read fast enough (zero windows).
+        /// The receiving application did not read fast enough (zero windows, or a window
+        /// that stayed shrunk below the largest it offered).
         ReadFaster = "read-faster",
         /// A bigger send buffer (the flight sat flat below the BDP).
         RaiseSendBuffer = "raise-send-buffer",

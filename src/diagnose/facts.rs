@@ -99,6 +99,11 @@ pub struct Facts {
     /// the outage is reported as a stall; they are no loss a congestion window answered.
     pub outage_repairs: u64,
     pub zero_windows: u64,
+    /// The share of the steady transfer's sending time in which the receiver's window stayed
+    /// at or below seven eighths of the largest it had offered before: its buffer held an
+    /// eighth or more of data its application had not read (the window is the buffer's free
+    /// space, RFC 9293 §3.8.6.2.2). A window that only grows (autotuning) never counts.
+    pub reader_behind_share: f64,
     /// Scale of the receiver's windows (the end that receives the bulk data).
     pub receiver_scale: WindowScale,
     /// Segments per delivering ACK, when so many that ACK spacing carries no dispersion
@@ -220,6 +225,12 @@ impl Facts {
             self.queueing_s(),
             self.quantum_s,
         )
+    }
+
+    /// The receiving application fell behind for most of the steady transfer (see
+    /// [`Facts::reader_behind_share`]).
+    pub fn reader_behind(&self) -> bool {
+        self.reader_behind_share >= super::queue::MOST
     }
 
     /// The largest window the sender kept to: as it read the windows.

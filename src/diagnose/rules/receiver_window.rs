@@ -122,6 +122,11 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             "{} zero-window advertisements: the receiving application fell behind",
             x.zero_windows
         ));
+    } else if x.reader_behind() {
+        out.push(format!(
+            "the window stayed an eighth or more below the largest the receiver had offered for {} of the steady transfer: its buffer held data its application had not read",
+            pct(x.reader_behind_share)
+        ));
     }
     out
 }
@@ -184,6 +189,23 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
             format!(
                 "the receiving application did not read fast enough ({} zero-window advertisements): a bigger buffer only delays the stall; make the reader drain the socket faster",
                 x.zero_windows
+            ),
+            x,
+        ));
+        return out;
+    }
+    // A window that shrank and stayed small: the buffer was mostly full of data the
+    // application had not read, so the reader's pace is the flow's, and a larger buffer
+    // fills just the same (R15 slow_reader: a 700 kbit/s reader kept 7-8 KiB of 42 KiB
+    // open; "raise the receive buffer, expected 13.6 Mbit/s" promised 17x for nothing).
+    if x.reader_behind() {
+        out.push(plain(
+            AdviceKind::ReadFaster,
+            None,
+            format!(
+                "the receiving application read slower than the data came: for {} of the steady transfer the window stayed an eighth or more below the largest it had offered, that much of its buffer holding data not yet read (RFC 9293 §3.8.6.2.2), so it read at the flow's {}: a bigger buffer fills just the same; make the reader drain the socket faster",
+                pct(x.reader_behind_share),
+                rate(x.goodput)
             ),
             x,
         ));

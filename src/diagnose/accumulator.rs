@@ -249,18 +249,22 @@ impl DirAccumulator {
         let tl = self.timeline.get_or_insert_with(|| LiveTimeline::new(ts));
         if let Some((t0, state)) = self.last_data {
             let gap = ts - t0;
+            // With timestamps, a change of echo means the sender acted on a newer ACK: a new
+            // burst, even if the bottleneck's queue delivered it back to back.
+            let same_sending = ev.echo.is_none() || ev.echo == self.last_echo;
+            // Two segments that carry the same TSval and echo the same ACK left the sender
+            // within one tick of its clock, on the same news from the receiver (RFC 7323
+            // §4.3: the echo is the latest ACK it processed): the gap between them is the
+            // path's, not a wait.
+            let same_tick = ev.tsval.is_some() && ev.tsval == self.last_tsval && ev.echo.is_some();
             // After a segment that left the sender waiting (for the window, for its
             // application) the gap is the wait, not spacing: the train starts again here.
-            // Unless this segment left with it: the same TSval and the same echo say the
-            // sender sent both on the same news from the receiver within one tick of its
-            // clock (RFC 7323 §4.3), so the gap between them is the path's whatever the
-            // reconstructed view said of the first (R15 slow_reader at the client: each
-            // read released two or three segments in one burst, 0.86 ms apart behind a
-            // 14 Mbit/s link, and every one read as window-held, so no train ever
-            // spanned two of them and the arrivals' rate was 263 kbit/s).
-            let same_send =
-                ev.tsval.is_some() && ev.tsval == self.last_tsval && ev.echo.is_some() && ev.echo == self.last_echo;
-            if (state != SenderState::Busy && !same_send) || self.arrival_train.is_none() {
+            // Unless this segment left with it (`same_tick`), whatever the reconstructed
+            // view said of the first (R15 slow_reader at the client: each read released
+            // two or three segments in one burst, 0.86 ms apart behind a 14 Mbit/s link,
+            // and every one read as window-held, so no train ever spanned two of them and
+            // the arrivals' rate was 263 kbit/s).
+            if (state != SenderState::Busy && !(same_tick && same_sending)) || self.arrival_train.is_none() {
                 self.arrival_train = Some(Train::start(t0));
             }
             if let Some(train) = self.arrival_train.as_mut() {
@@ -274,16 +278,9 @@ impl DirAccumulator {
             }
             // Segments a sender emits back to back reach a capture point behind the
             // bottleneck spaced by their serialization time there. Such a gap is not a
-            // pause of the sender: it takes the state of the end of the burst.
-            // With timestamps, a change of echo means the sender acted on a newer ACK: a new
-            // burst, even if the bottleneck's queue delivered it back to back.
-            let same_sending = ev.echo.is_none() || ev.echo == self.last_echo;
-            // The sender's own clock says more where the path spread a burst beyond its
-            // serialization (a jittery link, a queue shared in turns): two segments that
-            // carry the same TSval and echo the same ACK left the sender within one tick of
-            // its clock, on the same news from the receiver (RFC 7323 §4.3: the echo is the
-            // latest ACK it processed), so the gap between them is the path's, not a wait.
-            let same_tick = ev.tsval.is_some() && ev.tsval == self.last_tsval && ev.echo.is_some();
+            // pause of the sender: it takes the state of the end of the burst. The sender's
+            // own clock (`same_tick`) says more where the path spread a burst beyond its
+            // serialization (a jittery link, a queue shared in turns).
             let in_burst = state == SenderState::Busy
                 && same_sending
                 && (same_tick

@@ -174,16 +174,17 @@ pub fn finish(
         conn.scale_of_sender(bulk.reverse()),
         conn.effective_scale(bulk.reverse()),
     );
+    let scale_finding = summary.middlebox.iter().any(|m| m.kind.is_window_scale());
     if shown != obeyed {
         facts.obeyed_rwnd = obeyed.shift().map(|k| (max_raw as u64) << k);
         facts.obeyed_scale = obeyed;
-        facts.scale_finding = summary.middlebox.iter().any(|m| m.kind.is_window_scale());
+        facts.scale_finding = scale_finding;
     }
     // A window is the receiver's free space only as the receiver scales it: beside a
     // finding that the ends read the scale differently, a window that shrank may be raw
     // values read unscaled (wscale_strip_synack_up at the client: the SYN/ACK's 64 KiB,
     // then raw values of 32-40 K the server meant as 2^7 times more), no reader behind.
-    if summary.middlebox.iter().any(|m| m.kind.is_window_scale()) {
+    if scale_finding {
         facts.reader_behind_share = 0.0;
     }
     let mut kept = Kept {

@@ -264,15 +264,15 @@ impl DirAccumulator {
             // two or three segments in one burst, 0.86 ms apart behind a 14 Mbit/s link,
             // and every one read as window-held, so no train ever spanned two of them and
             // the arrivals' rate was 263 kbit/s).
-            if (state != SenderState::Busy && !(same_tick && same_sending)) || self.arrival_train.is_none() {
+            // The train before the wait ends at its last segment, its last batch complete,
+            // as the ACK train ends at a pause: a sample across the wait would be the
+            // application's or the receiver's pace, not the path's.
+            if state != SenderState::Busy && !(same_tick && same_sending) {
+                self.arrivals.end(&mut self.arrival_train, min_span);
+            } else if self.arrival_train.is_none() {
                 self.arrival_train = Some(Train::start(t0));
             }
-            if let Some(train) = self.arrival_train.as_mut() {
-                self.arrivals.on_packet(len, train.batched(ts));
-                if let Some((bytes, span)) = train.add(ts, len, min_span) {
-                    self.arrivals.add(bytes, span);
-                }
-            }
+            self.arrivals.feed(&mut self.arrival_train, ts, len, min_span);
             if self.data_events % RATE_REFRESH == 0 {
                 self.arrival_rate = self.arrivals.capacity();
             }
@@ -1261,6 +1261,67 @@ mod tests {
             share > 0.97,
             "receiver window {share:.3} (busy {busy} ns, rwnd {rwnd} ns)"
         );
+    }
+
+    /// A sender held by a 16-segment window on a 50 ms path, its bursts 0.25 ms a segment
+    /// apart (32 Mbit/s), each burst's segments one TSval and one echo: the wait for the
+    /// window between two bursts is no spacing, so no arrival sample spans it. Before, the
+    /// train after each wait began at the last segment before it: one sample in sixteen
+    /// read some 155 kbit/s.
+    #[test]
+    fn no_arrival_sample_spans_the_wait_for_the_window() {
+        let (mut conn, mut acc) = (
+            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
+            Accumulator::default(),
+        );
+        let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
+        send(
+            0.0,
+            Dir::C2S,
+            TcpPacket::new(C, S).syn().seq(0).window(16000).mss(1000).ts(1, 0),
+        );
+        send(
+            50.0,
+            Dir::S2C,
+            TcpPacket::new(S, C)
+                .syn()
+                .seq(0)
+                .ack(1)
+                .window(65000)
+                .mss(1000)
+                .ts(10, 1),
+        );
+        send(
+            50.1,
+            Dir::C2S,
+            TcpPacket::new(C, S).seq(1).ack(1).window(16000).ts(2, 10),
+        );
+        let mut acked = 1u32;
+        for k in 0..40u32 {
+            let t0 = 100.0 + 55.0 * k as f64;
+            for j in 0..16u32 {
+                send(
+                    t0 + 0.25 * j as f64,
+                    Dir::S2C,
+                    TcpPacket::new(S, C)
+                        .seq(acked + 1000 * j)
+                        .ack(1)
+                        .window(65000)
+                        .payload_len(1000)
+                        .ts(100 + k, 2 + k),
+                );
+            }
+            acked += 16000;
+            send(
+                t0 + 54.0,
+                Dir::C2S,
+                TcpPacket::new(C, S).seq(1).ack(acked).window(16000).ts(3 + k, 100 + k),
+            );
+        }
+        let arrivals = &acc.dirs[Dir::S2C.index()].arrivals;
+        let share = arrivals.share_at_least(2e6);
+        assert!(arrivals.samples() > 500, "{} samples", arrivals.samples());
+        assert!(share > 0.99, "{share:.3} of the bytes at 16 Mbit/s or more");
     }
 
     /// Next to the receiver of a sender that writes 16 segments every 700 ms over a 40 ms

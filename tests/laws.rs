@@ -662,7 +662,7 @@ fn the_sender_law_catches_a_sender_verdict_beside_a_full_pipe() {
     let doc: Document = serde_json::from_str(&json).unwrap();
     let f = &doc.flows[0];
     let old = "flight flat at ~8.00 KiB for 36% of the time with no loss, below the receiver window (61.3 KiB) and above the BDP (924 B): the pipe was full";
-    let idle = "sender idle (nothing new to send: everything acknowledged, or room in its window left unused for over a round trip) 4% of the time";
+    let idle = "sender idle (nothing new to send: everything acknowledged, or room in its windows it did not use for longer than pacing or a deferred send takes) 4% of the time";
     let as_printed = |sender: f64, bottleneck: f64, cwnd: f64, flat: &str| {
         let mut b = f.clone();
         b.verdict = Verdict::Limited(Label::Sender);

@@ -258,6 +258,26 @@ fn application_bursts_are_sender_limited() {
             Label::Sender,
             ALL,
         ),
+        // Writes more often than the round trip: the sender is never idle (each burst goes
+        // out before the one before it is acknowledged), yet stays far below its window.
+        // (The simulated sender's flat flight already reads as its own; the lab's Linux
+        // sender of fixtures/app_onoff_300ms, whose Nagle-held tails break the flat
+        // flight, needs `UnusedRoom`'s third rule: tests/fixtures_truth.rs.)
+        compare(
+            "on/off 96kB/300ms 30M 310ms",
+            &path(30, 310),
+            &[Flow {
+                app: App::OnOff {
+                    burst: 98_304,
+                    every: ms(300),
+                },
+                intended: l,
+                ..Flow::default()
+            }],
+            6,
+            Label::Sender,
+            ALL,
+        ),
     ]);
 }
 

@@ -53,6 +53,10 @@ pub struct DirAccumulator {
     /// A retransmission since the last new data (loss recovery: the window may be
     /// below the flight, RFC 6937).
     retransmitted: bool,
+    /// The congestion window the sender is proven to have ([`FlightProof`]).
+    flight_proof: FlightProof,
+    /// The smoothed round trip (at least the base) at the last ACK.
+    smoothed_round: Option<Span>,
     /// The flight after the last new data segment.
     last_flight: u64,
     /// The largest receiver window the sender's flight has filled (the next segment did not
@@ -189,6 +193,17 @@ fn deferred_for_window(w: u64, flight: u64, filled: u64) -> bool {
 ///   outstanding: a congestion response never sets the window below half the flight it
 ///   reacted to (RFC 5681 eq. 4; CUBIC's 0.7), so that room is certain even after a cut.
 ///
+/// - a quarter of a smoothed round trip after one, or after new data, that left at most
+///   two thirds of the window the sender is proven to have ([`FlightProof`]) outstanding,
+///   and of the receiver's window: room of a third of both or more, which Linux never
+///   defers (tcp_tso_should_defer sends at once when the room reaches min(cwnd, rwnd) /
+///   tcp_tso_win_divisor = 3), and its pacing (1.2 cwnd/srtt or faster in congestion
+///   avoidance, tcp_update_pacing_rate) spaces no segment that long once the window holds
+///   four: R25 app_onoff, an application writing 96 KiB every 300 ms on a 310 ms path,
+///   never left its sender idle, yet kept it below its window all the time, silent
+///   100-170 ms after each ACK. BBR's ProbeRTT (four segments for 200 ms every 10 s) is
+///   such a silence the rule takes for the application's.
+///
 /// The smoothed round trip, not the base: a standing queue lengthens it, and a sender's own
 /// queue discipline holds it back that long (Linux TSQ). Shorter silences are pacing, TSO
 /// deferral (Linux defers at most until the next ACK is due) or a window cut, and stay the
@@ -197,8 +212,57 @@ fn deferred_for_window(w: u64, flight: u64, filled: u64) -> bool {
 pub struct UnusedRoom {
     first: Option<Timestamp>,
     certain: Option<Timestamp>,
+    undeferred: Option<Timestamp>,
     /// The smoothed round trip at the last such ACK.
     round: Option<Span>,
+}
+
+/// A lower bound on the sender's congestion window: the largest flight it sent within the
+/// last base round trip, outside loss recovery. A sender sends only while its flight is
+/// below its congestion window (RFC 5681 §3.1), which then only shrinks on a loss, an ECN
+/// echo (RFC 3168 §6.1.2), an idle restart (after an RTO with nothing outstanding) or,
+/// after an RTO application-limited, to no less than the flight it used in it (RFC 7661
+/// §4.3; Linux tcp_cwnd_application_limited). A sign of loss or congestion (a
+/// retransmission, a SACK block or duplicate ACK, an ECN echo) ends the proof, and none is
+/// made for a smoothed round trip after it: recovery brings the window down to the new
+/// threshold over that round (RFC 6675 §5, RFC 6937's proportional rate reduction).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlightProof {
+    flight: u64,
+    at: Option<Timestamp>,
+    /// No proof before this time (recovery after the last sign of loss).
+    blocked_until: Option<Timestamp>,
+}
+
+impl FlightProof {
+    /// The proven window at `now`, if the proof still holds (within `round` of its flight).
+    fn at(&self, now: Timestamp, round: Option<Span>) -> Option<u64> {
+        let (at, round) = (self.at?, round?);
+        (now - at <= round).then_some(self.flight)
+    }
+
+    fn on_flight(&mut self, flight: u64, now: Timestamp, round: Option<Span>) {
+        if self.blocked_until.is_some_and(|t| now < t) {
+            return;
+        }
+        if self.at(now, round).is_none_or(|f| flight >= f) {
+            self.flight = flight;
+            self.at = Some(now);
+        }
+    }
+
+    /// A sign of loss or congestion at `now`: no proof until a round trip after it.
+    fn cut(&mut self, now: Timestamp, round: Option<Span>) {
+        self.at = None;
+        let until = round.map(|r| now + r);
+        self.blocked_until = until.max(self.blocked_until).or(Some(now));
+    }
+}
+
+/// Whether `outstanding` under the proven window `proof` and the receiver's window `window`
+/// leaves room Linux sends into at once ([`UnusedRoom`]'s third rule).
+fn undeferred(outstanding: u64, proof: u64, window: u64, mss: u64) -> bool {
+    proof >= 4 * mss && 3 * outstanding <= 2 * proof && 3 * outstanding <= 2 * window
 }
 
 impl UnusedRoom {
@@ -208,7 +272,12 @@ impl UnusedRoom {
         if let Some(at) = self.first.filter(|&at| to - at > Span(2 * round.nanos())) {
             return Some(at);
         }
-        self.certain.filter(|&at| to - at > round)
+        let certain = self.certain.filter(|&at| to - at > round);
+        let undeferred = self.undeferred.filter(|&at| to - at > Span(round.nanos() / 4));
+        match (certain, undeferred) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 }
 
@@ -319,6 +388,10 @@ impl DirAccumulator {
         {
             self.window_filled = 0;
         }
+        if ev.flags.has(TcpFlags::CWR) {
+            self.flight_proof.cut(ts, self.smoothed_round);
+        }
+        self.flight_proof.on_flight(flight, ts, self.base_round);
         // The next segment does not fit in the window the sender had (Linux
         // tcp_snd_wnd_test), or the window was closed; or the sender stopped short of a
         // window it had filled (`deferred_for_window`).
@@ -378,6 +451,14 @@ impl DirAccumulator {
         self.pauses.clear();
         self.unused_room = UnusedRoom::default();
         self.retransmitted = false;
+        // The sender stopped here with room it sends into at once, if it had data.
+        let proof = self.flight_proof.at(ts, self.base_round);
+        if let (Some(proof), Some(w), Some(round)) = (proof, window, self.smoothed_round) {
+            if undeferred(flight, proof, w, next) {
+                self.unused_room.undeferred = Some(ts);
+                self.unused_room.round = Some(round);
+            }
+        }
     }
 
     /// An ACK for this direction's data: `delivered` bytes newly reported; `pause` when it
@@ -503,6 +584,7 @@ impl DirAccumulator {
 
     fn on_retransmission(&mut self, ts: Timestamp) {
         self.retransmitted = true;
+        self.flight_proof.cut(ts, self.smoothed_round);
         self.window_filled = 0;
         self.unused_room = UnusedRoom::default();
         if let Some(tl) = self.timeline.as_mut() {
@@ -739,6 +821,12 @@ impl Accumulator {
                 _ => None,
             };
             let acc = &mut self.dirs[data_dir.index()];
+            acc.smoothed_round = conn.rtt.smoothed().max(conn.rtt.base_end_to_end());
+            // An ECN echo cuts the congestion window (RFC 3168 §6.1.2), a SACK block or a
+            // duplicate ACK may start a recovery (RFC 6675): no proof survives them.
+            if (ev.flags.has(TcpFlags::ECE) && !ev.flags.syn()) || ev.sack.len > 0 || ev.acked.duplicate {
+                acc.flight_proof.cut(ev.ts, acc.smoothed_round);
+            }
             if ev.acked.raised {
                 acc.max_in_network = acc.max_in_network.max(std::mem::take(&mut acc.pending_in_network));
             }
@@ -812,6 +900,12 @@ impl Accumulator {
                 room.first.get_or_insert(at);
                 if outstanding * 2 < acc.last_flight {
                     room.certain.get_or_insert(at);
+                }
+                let proof = acc.flight_proof.at(ev.ts, acc.base_round);
+                if let (Some(proof), Some(w)) = (proof, window) {
+                    if undeferred(outstanding, proof, w, data_mss) {
+                        room.undeferred.get_or_insert(at);
+                    }
                 }
             }
         }
@@ -923,6 +1017,41 @@ mod tests {
         assert!(!deferred_for_window(90_000, 60_000, 90_000));
         assert!(deferred_for_window(90_000, 60_001, 90_000));
         assert!(!deferred_for_window(0, 0, 90_000));
+    }
+
+    /// R25 app_onoff at the sender: 238 600 B sent in the last round, the ACKs of the burst
+    /// before leave 158 960 B outstanding under a 841 728 B window: a third of both free,
+    /// room Linux sends into at once.
+    #[test]
+    fn room_of_a_third_of_both_windows_is_never_deferred() {
+        assert!(undeferred(158_960, 238_600, 841_728, 1448));
+        assert!(!undeferred(160_408, 238_600, 841_728, 1448));
+        // The receiver's window the smaller: its third decides.
+        assert!(!undeferred(100_000, 238_600, 140_000, 1448));
+        // A window of three segments: pacing may space them a third of a round trip apart.
+        assert!(!undeferred(0, 3 * 1448, 841_728, 1448));
+        assert!(undeferred(0, 4 * 1448, 841_728, 1448));
+    }
+
+    #[test]
+    fn a_flight_proves_the_window_for_a_round_outside_recovery() {
+        let t = |ms: i64| Timestamp(0) + Span::from_nanos(ms * 1_000_000);
+        let round = Some(Span::from_nanos(100_000_000));
+        let mut p = FlightProof::default();
+        p.on_flight(50_000, t(0), round);
+        p.on_flight(30_000, t(40), round);
+        assert_eq!(p.at(t(90), round), Some(50_000));
+        // Older than a round: the window may have been validated down (RFC 7661).
+        assert_eq!(p.at(t(101), round), None);
+        p.on_flight(30_000, t(120), round);
+        assert_eq!(p.at(t(130), round), Some(30_000));
+        // A loss: no proof, and none for a round while recovery brings the window down.
+        p.cut(t(140), round);
+        assert_eq!(p.at(t(141), round), None);
+        p.on_flight(60_000, t(200), round);
+        assert_eq!(p.at(t(201), round), None);
+        p.on_flight(40_000, t(241), round);
+        assert_eq!(p.at(t(250), round), Some(40_000));
     }
 
     const C: &str = "127.0.0.1:40000";

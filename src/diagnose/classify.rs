@@ -321,6 +321,12 @@ pub fn classify(inp: &Input<'_>) -> Classification {
             (0.0, 0.0)
         }
     };
+    // No lower than over all the steady time: what was delivered while the sender let room
+    // go unused (its data in flight, nothing new written) was its data too, and its idle
+    // time with nothing outstanding delivers nothing (sndbuf_32k at the sender: 11.7 Mbit/s
+    // "while the sender had data" beside 11.8 over all).
+    let overall = shared_steady_rate.unwrap_or(steady_rate);
+    let (busy_rate, link_busy_rate) = (busy_rate.max(overall), link_busy_rate.max(overall));
     let utilisation = inp.capacity.map(|c| busy_rate / c);
     let link_utilisation = inp.capacity.map(|c| link_busy_rate / c);
 

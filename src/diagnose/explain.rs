@@ -40,7 +40,10 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         } else {
             c.steady_rate.max(c.shared_steady_rate.unwrap_or(0.0)) / judged
         });
-        let busy = if shows_busy {
+        // Said where it differs from the delivery over all the time, as printed (the busy
+        // rate is never below it: `classify`).
+        let overall = c.shared_steady_rate.unwrap_or(c.steady_rate);
+        let busy = if shows_busy && rate(c.busy_rate) != rate(overall) {
             format!(" ({} while the sender had data)", rate(c.busy_rate))
         } else {
             String::new()

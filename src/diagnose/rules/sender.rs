@@ -136,7 +136,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     }));
     if c.idle_share > 0.01 {
         out.push(format!(
-            "sender idle (nothing new to send: everything acknowledged, or room in its window left unused for over a round trip) {} of the time",
+            "sender idle (nothing new to send: everything acknowledged, or room in its windows it did not use for longer than pacing or a deferred send takes) {} of the time",
             pct(c.idle_share)
         ));
         if let Some(t) = answered_turns(x) {

@@ -17,7 +17,7 @@
 //! that passed everything, must hold about the same (empty) fill at every loss and not much
 //! less at a pass; the losses must span several round trips and enough bins to judge; the
 //! first must come early; and the RTT must not have risen before most of them. The
-//! constants are the detector's; where the rate and the depth differ from it, `find` says
+//! constants are the detector's; where the rate and the depth differ from it, `judge` says
 //! why.
 
 use super::timeline::Timeline;
@@ -51,24 +51,47 @@ pub struct Policer {
     pub rate: f64,
     pub depth: f64,
     /// Gaps between drops the rate is the median of, when the survivors' pace showed it
-    /// ([`from_pace`]); `None` when the bucket's fill did ([`find`]).
+    /// ([`from_pace`]); `None` when the bucket's fill did ([`judge`]).
     pub drop_gaps: Option<usize>,
 }
 
+/// What [`judge`]'s test said of a flow's losses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Judgement {
+    Found(Policer),
+    /// Enough losses and passes to judge, and the bucket's fill at them is not a
+    /// policer's: the losses came whatever the flow had sent (random loss, a queue's).
+    NotOne,
+    /// Too few losses or passes, or none early enough, to judge.
+    CannotTell,
+}
+
 /// The policer on the path of the direction `tl` is the timeline of, if its losses show
-/// one. `median_rtt` is a round trip as the flow lived it; `floor` the least RTT
-/// difference the measurement resolves.
-pub fn find(tl: &Timeline, median_rtt: Span, floor: Span) -> Option<Policer> {
+/// one, or why none was found. `median_rtt` is a round trip as the flow lived it; `floor`
+/// the least RTT difference the measurement resolves.
+pub fn judge(tl: &Timeline, median_rtt: Span, floor: Span) -> Judgement {
+    use Judgement::CannotTell;
+    let found = find_in(tl, median_rtt, floor);
+    match found {
+        Ok(p) => Judgement::Found(p),
+        Err(j) => j.unwrap_or(CannotTell),
+    }
+}
+
+/// `Err(Some(NotOne))` where the test judged and found none, `Err(None)` where it could not.
+fn find_in(tl: &Timeline, median_rtt: Span, floor: Span) -> Result<Policer, Option<Judgement>> {
     let w = tl.width.secs_f64();
     let round = median_rtt.secs_f64();
     if round <= 0.0 || w > round {
-        return None;
+        return Err(None);
     }
     let bins = &tl.bins;
     let losses: Vec<usize> = (0..bins.len()).filter(|&i| bins[i].retransmissions > 0).collect();
-    let (&first, &last) = (losses.first()?, losses.last()?);
+    let (Some(&first), Some(&last)) = (losses.first(), losses.last()) else {
+        return Err(None);
+    };
     if last <= first || bins[..first].iter().map(|b| b.sent).sum::<u64>() > LATE_LOSS_BYTES {
-        return None;
+        return Err(None);
     }
     // Losses spread over round trips: a loss round runs a round trip from a loss that
     // falls outside the one before. While the flow loses, its bucket is empty and what
@@ -87,7 +110,7 @@ pub fn find(tl: &Timeline, median_rtt: Span, floor: Span) -> Option<Policer> {
         in_round[i..until.min(bins.len())].iter_mut().for_each(|x| *x = true);
     }
     if rounds < MIN_LOSS_ROUNDS {
-        return None;
+        return Err(None);
     }
     // Only where the sender was free to send: a bin in which the receiver's window held
     // it delivered what the reader took (a reader that fell behind closes the window
@@ -98,22 +121,24 @@ pub fn find(tl: &Timeline, median_rtt: Span, floor: Span) -> Option<Policer> {
         .collect();
     let lossy = free.len();
     if lossy == 0 {
-        return None;
+        return Err(None);
     }
     let during: u64 = free.iter().map(|&i| bins[i].delivered).sum();
     let rate = during as f64 / (lossy as f64 * w);
     if rate <= 0.0 {
-        return None;
+        return Err(None);
     }
     // The bucket cannot have started below empty: what the flow sent before its first loss
     // is at least the rate times the time since its first data, less a pass's margin (the
     // detector's y-intercept).
-    let start = bins.iter().position(|b| b.sent > 0)?;
+    let Some(start) = bins.iter().position(|b| b.sent > 0) else {
+        return Err(None);
+    };
     let before: u64 = bins[start..first].iter().map(|b| b.sent).sum();
     let pass_band = PASS_FILL_ROUNDS * round * rate;
     let loss_band = LOSS_FILL_ROUNDS * round * rate;
     if (before as f64) < rate * (first - start) as f64 * w - pass_band {
-        return None;
+        return Err(None);
     }
     // The bucket: the least depth under which every byte that passed could pass (a token
     // bucket passes at most depth + rate x T in any interval T: Cruz, "A calculus for
@@ -132,20 +157,24 @@ pub fn find(tl: &Timeline, median_rtt: Span, floor: Span) -> Option<Policer> {
         tokens = (tokens + rate * w).min(depth) - b.delivered as f64;
     }
     if on_loss.len() < MIN_SAMPLES || on_pass.len() < MIN_SAMPLES {
-        return None;
+        return Err(None);
     }
+    let not_one = Err(Some(Judgement::NotOne));
     let (loss_mid, pass_mid) = (median(&on_loss), median(&on_pass));
     if mean(&on_loss) >= mean(&on_pass) || loss_mid >= pass_mid {
-        return None;
+        return not_one;
     }
     let strays = on_loss.iter().filter(|&&t| (t - loss_mid).abs() > loss_band).count();
     let short = on_pass.iter().filter(|&&t| t - loss_mid < -pass_band).count();
     if strays as f64 > LOSS_OUT_OF_RANGE * on_loss.len() as f64
         || short as f64 > PASS_OUT_OF_RANGE * on_pass.len() as f64
     {
-        return None;
+        return not_one;
     }
-    (!inflated_before_losses(tl, &losses, floor)).then_some(Policer {
+    if inflated_before_losses(tl, &losses, floor) {
+        return not_one;
+    }
+    Ok(Policer {
         rate,
         depth,
         drop_gaps: None,
@@ -156,9 +185,9 @@ pub fn find(tl: &Timeline, median_rtt: Span, floor: Span) -> Option<Policer> {
 const MIN_GAPS: usize = 4;
 
 /// The policer the pace between the flow's drops shows ([`super::drop_pace`]): taken before
-/// [`find`]'s reading wherever it shows (see `capacity::estimate`: the pace times the
+/// [`judge`]'s reading wherever it shows (see `capacity::estimate`: the pace times the
 /// bucket empty, the delivery between losses does not), and where the losses were too few
-/// for [`find`]'s test (a short flow that lost in two or three rounds). The survivors of an
+/// for [`judge`]'s test (a short flow that lost in two or three rounds). The survivors of an
 /// element's drops pass at its rate, and an element that enforces a
 /// rate passes them at that rate every time, to within the ACKs' timing error — the middle
 /// half of the gaps' rates within `band` (the estimates' error, `capacity::AT_CAPACITY`) of one rate each way —
@@ -295,6 +324,13 @@ mod tests {
         tl
     }
 
+    fn find(tl: &Timeline, median_rtt: Span, floor: Span) -> Option<Policer> {
+        match judge(tl, median_rtt, floor) {
+            Judgement::Found(p) => Some(p),
+            _ => None,
+        }
+    }
+
     #[test]
     fn a_flow_that_loses_whenever_it_outruns_a_token_bucket_is_policed_at_its_rate() {
         let p = find(&run(100_000.0, 0.0), Span::from_millis(30), Span::from_micros(10)).expect("a policer");
@@ -344,7 +380,11 @@ mod tests {
             b.rtt_sum_ns += 30_000_000;
             b.rtt_count += 1;
         }
-        assert_eq!(find(&tl, Span::from_millis(30), Span::from_micros(10)), None);
+        // Judged, not merely too few: the pace between a few drops may not overrule it.
+        assert_eq!(
+            judge(&tl, Span::from_millis(30), Span::from_micros(10)),
+            Judgement::NotOne
+        );
     }
 
     /// The estimates' error (`capacity::AT_CAPACITY`).

@@ -1323,6 +1323,23 @@ mod tests {
         assert!(idle > busy, "busy {busy} ns, idle {idle} ns: an echo waits on its peer");
     }
 
+    /// A handshake with timestamps, MSS 1000 and the client's window `window` (unscaled),
+    /// the SYN/ACK at `at` ms and the client's ACK 0.1 ms after it.
+    fn stamped_handshake(conn: &mut Connection, acc: &mut Accumulator, window: u16, at: f64) {
+        let syn = TcpPacket::new(C, S).syn().seq(0).window(window).mss(1000).ts(1, 0);
+        feed(conn, acc, 0.0, Dir::C2S, syn);
+        let syn_ack = TcpPacket::new(S, C)
+            .syn()
+            .seq(0)
+            .ack(1)
+            .window(65000)
+            .mss(1000)
+            .ts(10, 1);
+        feed(conn, acc, at, Dir::S2C, syn_ack);
+        let ack = TcpPacket::new(C, S).seq(1).ack(1).window(window).ts(2, 10);
+        feed(conn, acc, at + 0.1, Dir::C2S, ack);
+    }
+
     /// Next to the receiver of a sender held by an 8-segment window (RTT 50 ms, timestamps),
     /// whose bursts the path spreads unevenly: 0.1 ms apart, but 5 ms in the middle (a
     /// jittery link).
@@ -1336,28 +1353,8 @@ mod tests {
             Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
             Accumulator::default(),
         );
+        stamped_handshake(&mut conn, &mut acc, 8000, 40.0);
         let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
-        send(
-            0.0,
-            Dir::C2S,
-            TcpPacket::new(C, S).syn().seq(0).window(8000).mss(1000).ts(1, 0),
-        );
-        send(
-            40.0,
-            Dir::S2C,
-            TcpPacket::new(S, C)
-                .syn()
-                .seq(0)
-                .ack(1)
-                .window(65000)
-                .mss(1000)
-                .ts(10, 1),
-        );
-        send(
-            40.1,
-            Dir::C2S,
-            TcpPacket::new(C, S).seq(1).ack(1).window(8000).ts(2, 10),
-        );
         let mut acked = 1u32;
         for k in 0..60u32 {
             let t0 = 100.0 + 50.0 * k as f64;
@@ -1403,28 +1400,8 @@ mod tests {
             Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
             Accumulator::default(),
         );
+        stamped_handshake(&mut conn, &mut acc, 16000, 50.0);
         let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
-        send(
-            0.0,
-            Dir::C2S,
-            TcpPacket::new(C, S).syn().seq(0).window(16000).mss(1000).ts(1, 0),
-        );
-        send(
-            50.0,
-            Dir::S2C,
-            TcpPacket::new(S, C)
-                .syn()
-                .seq(0)
-                .ack(1)
-                .window(65000)
-                .mss(1000)
-                .ts(10, 1),
-        );
-        send(
-            50.1,
-            Dir::C2S,
-            TcpPacket::new(C, S).seq(1).ack(1).window(16000).ts(2, 10),
-        );
         let mut acked = 1u32;
         for k in 0..40u32 {
             let t0 = 100.0 + 55.0 * k as f64;

@@ -381,6 +381,24 @@ fn steady_above_estimate(e: &str) -> Option<String> {
     (worst > cap * 1.01).then(|| format!("a steady delivery of {worst} bit/s above the bottleneck estimate {cap}: {e}"))
 }
 
+/// The delivery sentence's rate while the sender had data against the steady delivery it
+/// stands beside (the group's, where the sentence names one): over less time, the time the
+/// sender's data was in flight, the same data, so never the lower (teto iperf-mptcp printed
+/// "281 kbit/s (253 kbit/s while the sender had data)": the delivery while room went unused
+/// was counted for no one).
+fn busy_below_steady(e: &str) -> Option<String> {
+    use crate::units::parse;
+    let end = e.find(" while the sender had data)")?;
+    let busy = parse(&e[e[..end].rfind('(')? + 1..end])?;
+    let steady = match after(e, " flows together ") {
+        Some(group) => parse(group)?,
+        None => parse(after(e, "steady delivery ")?)?,
+    };
+    // Each figure printed to three digits: half a unit of the third on either side.
+    (busy < steady * 0.99)
+        .then(|| format!("the rate while the sender had data, {busy}, below the steady delivery {steady}: {e}"))
+}
+
 /// The law that every evidence sentence agrees with the numbers beside it: the figures a
 /// sentence states are the summary's (within the rounding of three digits), and a
 /// comparison it states ("below the BDP") holds for the figures it names.
@@ -425,6 +443,9 @@ pub fn evidence_law(f: &crate::summary::FlowSummary) -> Vec<String> {
                 out.push(v);
             }
             if let Some(v) = steady_above_estimate(e) {
+                out.push(v);
+            }
+            if let Some(v) = busy_below_steady(e) {
                 out.push(v);
             }
         }
@@ -504,6 +525,22 @@ mod tests {
         assert_eq!(bad(shared), None);
         assert!(bad(&shared.replace("= 97%", "= 72%")).is_some());
         // Without the busy rate the sentence names no second rate to check.
+        assert_eq!(
+            bad("steady delivery 33.0 Mbit/s = 98% of the bottleneck estimate 38.5 Mbit/s (x)"),
+            None
+        );
+    }
+
+    #[test]
+    fn the_rate_while_the_sender_had_data_is_not_below_the_steady_delivery() {
+        use super::busy_below_steady as bad;
+        // teto iperf-mptcp before a5ae39a.
+        assert!(bad("steady delivery 281 kbit/s (253 kbit/s while the sender had data) = 5% of the bottleneck estimate 4.80 Mbit/s (dispersion)").is_some());
+        assert_eq!(bad("steady delivery 3.24 Mbit/s (10.2 Mbit/s while the sender had data) = 35% of the bottleneck estimate 28.7 Mbit/s (dispersion)"), None);
+        // Against the group's rate where the sentence names it.
+        assert_eq!(bad("steady delivery 4.91 Mbit/s (2 flows together 38.3 Mbit/s) (38.4 Mbit/s while the sender had data) = 99% of the bottleneck estimate 38.5 Mbit/s (shared-delivery-rate)"), None);
+        assert!(bad("steady delivery 4.91 Mbit/s (2 flows together 38.3 Mbit/s) (30.2 Mbit/s while the sender had data) = 78% of the bottleneck estimate 38.5 Mbit/s (shared-delivery-rate)").is_some());
+        // No busy rate: nothing to compare.
         assert_eq!(
             bad("steady delivery 33.0 Mbit/s = 98% of the bottleneck estimate 38.5 Mbit/s (x)"),
             None

@@ -412,13 +412,13 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
         // Most of the idle time the other end's turn: its answers paced the dialogue.
         let sentence = match answered_turns(x).filter(|t| t.answered_share() >= TURNS_MOST) {
             Some(t) => format!(
-                "the application sent in bursts and left the connection idle {} of the time, {} of that waiting for the other end's answers{}: the protocol's turns, not the network, limit it; fewer turns (several requests per round trip: pipelining, RFC 2920 for SMTP, HTTP/2 streams) or faster answers at the other end would cut the waits",
+                "the application sent in bursts and left the connection idle, or its window unused, {} of the time, {} of that waiting for the other end's answers{}: the protocol's turns, not the network, limit it; fewer turns (several requests per round trip: pipelining, RFC 2920 for SMTP, HTTP/2 streams) or faster answers at the other end would cut the waits",
                 pct(c.idle_share),
                 pct_part(t.answered_share()),
                 t.median_answer_s.map(|m| format!(" (a median {} each)", ms(m))).unwrap_or_default()
             ),
             None => format!(
-                "the application sent in bursts and left the connection idle {} of the time: {why}",
+                "the application sent in bursts and left the connection idle, or its window unused, {} of the time: {why}",
                 pct(c.idle_share)
             ),
         };

@@ -896,7 +896,7 @@ impl Accumulator {
             {
                 let at = ev.ts + conn.sender_loop(data_dir);
                 let room = &mut acc.unused_room;
-                room.round = conn.rtt.smoothed().max(conn.rtt.base_end_to_end());
+                room.round = acc.smoothed_round;
                 room.first.get_or_insert(at);
                 if outstanding * 2 < acc.last_flight {
                     room.certain.get_or_insert(at);

@@ -70,28 +70,19 @@ pub enum Judgement {
 /// one, or why none was found. `median_rtt` is a round trip as the flow lived it; `floor`
 /// the least RTT difference the measurement resolves.
 pub fn judge(tl: &Timeline, median_rtt: Span, floor: Span) -> Judgement {
-    use Judgement::CannotTell;
-    let found = find_in(tl, median_rtt, floor);
-    match found {
-        Ok(p) => Judgement::Found(p),
-        Err(j) => j.unwrap_or(CannotTell),
-    }
-}
-
-/// `Err(Some(NotOne))` where the test judged and found none, `Err(None)` where it could not.
-fn find_in(tl: &Timeline, median_rtt: Span, floor: Span) -> Result<Policer, Option<Judgement>> {
+    use Judgement::{CannotTell, Found, NotOne};
     let w = tl.width.secs_f64();
     let round = median_rtt.secs_f64();
     if round <= 0.0 || w > round {
-        return Err(None);
+        return CannotTell;
     }
     let bins = &tl.bins;
     let losses: Vec<usize> = (0..bins.len()).filter(|&i| bins[i].retransmissions > 0).collect();
     let (Some(&first), Some(&last)) = (losses.first(), losses.last()) else {
-        return Err(None);
+        return CannotTell;
     };
     if last <= first || bins[..first].iter().map(|b| b.sent).sum::<u64>() > LATE_LOSS_BYTES {
-        return Err(None);
+        return CannotTell;
     }
     // Losses spread over round trips: a loss round runs a round trip from a loss that
     // falls outside the one before. While the flow loses, its bucket is empty and what
@@ -110,7 +101,7 @@ fn find_in(tl: &Timeline, median_rtt: Span, floor: Span) -> Result<Policer, Opti
         in_round[i..until.min(bins.len())].iter_mut().for_each(|x| *x = true);
     }
     if rounds < MIN_LOSS_ROUNDS {
-        return Err(None);
+        return CannotTell;
     }
     // Only where the sender was free to send: a bin in which the receiver's window held
     // it delivered what the reader took (a reader that fell behind closes the window
@@ -121,24 +112,24 @@ fn find_in(tl: &Timeline, median_rtt: Span, floor: Span) -> Result<Policer, Opti
         .collect();
     let lossy = free.len();
     if lossy == 0 {
-        return Err(None);
+        return CannotTell;
     }
     let during: u64 = free.iter().map(|&i| bins[i].delivered).sum();
     let rate = during as f64 / (lossy as f64 * w);
     if rate <= 0.0 {
-        return Err(None);
+        return CannotTell;
     }
     // The bucket cannot have started below empty: what the flow sent before its first loss
     // is at least the rate times the time since its first data, less a pass's margin (the
     // detector's y-intercept).
     let Some(start) = bins.iter().position(|b| b.sent > 0) else {
-        return Err(None);
+        return CannotTell;
     };
     let before: u64 = bins[start..first].iter().map(|b| b.sent).sum();
     let pass_band = PASS_FILL_ROUNDS * round * rate;
     let loss_band = LOSS_FILL_ROUNDS * round * rate;
     if (before as f64) < rate * (first - start) as f64 * w - pass_band {
-        return Err(None);
+        return CannotTell;
     }
     // The bucket: the least depth under which every byte that passed could pass (a token
     // bucket passes at most depth + rate x T in any interval T: Cruz, "A calculus for
@@ -157,24 +148,23 @@ fn find_in(tl: &Timeline, median_rtt: Span, floor: Span) -> Result<Policer, Opti
         tokens = (tokens + rate * w).min(depth) - b.delivered as f64;
     }
     if on_loss.len() < MIN_SAMPLES || on_pass.len() < MIN_SAMPLES {
-        return Err(None);
+        return CannotTell;
     }
-    let not_one = Err(Some(Judgement::NotOne));
     let (loss_mid, pass_mid) = (median(&on_loss), median(&on_pass));
     if mean(&on_loss) >= mean(&on_pass) || loss_mid >= pass_mid {
-        return not_one;
+        return NotOne;
     }
     let strays = on_loss.iter().filter(|&&t| (t - loss_mid).abs() > loss_band).count();
     let short = on_pass.iter().filter(|&&t| t - loss_mid < -pass_band).count();
     if strays as f64 > LOSS_OUT_OF_RANGE * on_loss.len() as f64
         || short as f64 > PASS_OUT_OF_RANGE * on_pass.len() as f64
     {
-        return not_one;
+        return NotOne;
     }
     if inflated_before_losses(tl, &losses, floor) {
-        return not_one;
+        return NotOne;
     }
-    Ok(Policer {
+    Found(Policer {
         rate,
         depth,
         drop_gaps: None,

@@ -93,6 +93,13 @@ pub struct DirAccumulator {
     ack_train_by_data: Option<Train>,
     pub dispersion_by_data: Dispersion,
     data_batches: DataBatches,
+    /// The same ACKs' samples kept only while each ACK's data had queued at the bottleneck
+    /// behind the data of the ACK before it ([`queued_behind`]): the spacing of a capture
+    /// before the bottleneck.
+    queued_train: Option<Train>,
+    pub queued_dispersion: Dispersion,
+    /// The latest ACK that reported delivery.
+    last_report: Option<Timestamp>,
     /// The same ACKs timed on the receiver's clock (their TSval).
     pub receiver_clock: ReceiverClock,
     pub first_data: Option<Timestamp>,
@@ -122,6 +129,34 @@ pub struct DirAccumulator {
     pub drop_pace: DropPace,
     /// Delivery-rate samples over a round trip or more ([`RateSampler`]).
     pub rate_samples: RateSampler,
+}
+
+/// Whether the data an ACK at `ack` reported — the latest of it sent at `sent` — had
+/// reached the bottleneck before the data the ACK before it (at `prev`) reported had left
+/// it: only then did the bottleneck serve the two back to back, and the gap between the
+/// ACKs is its serialization of `bytes`, the path's rate. Data that arrived at an idle
+/// link leaves as it came, and the gap is the sender's spacing (its window's ACK clock,
+/// its pacing), a rate the path at least has (Keshav's packet pair assumes the pair
+/// queued; Dovrolis, Ramanathan & Moore, IEEE/ACM ToN 2004, §II; Lai & Baker's Nettimer,
+/// USITS 2001, keeps only pairs sent closer than they arrived).
+///
+/// Where the capture point is before the bottleneck (at the sender) this is read from
+/// the stamps: data sent at `sent` reaches the bottleneck after the part of the loop
+/// through the receiver before it, and the data ahead of it left the bottleneck the rest
+/// of that loop before its ACK came back. It queued when
+/// `sent + receiver_loop < prev + serialization` — the loop's least, `receiver_loop`, holds
+/// one segment's serialization at the bottleneck, which the test gives back as half the
+/// serialization the sample itself shows for its last segment (so neither a pair that did
+/// queue, whose lead segment went at the least loop, nor one-segment ACKs of paced data,
+/// whose gap is their serialization's upper bound, sits on the boundary).
+fn queued_behind(prev: Timestamp, ack: Timestamp, sent: Timestamp, receiver_loop: Span, bytes: u64, mss: u64) -> bool {
+    let gap = ack - prev;
+    if gap.nanos() <= 0 || bytes == 0 {
+        return true;
+    }
+    let last = mss.clamp(1, bytes);
+    let half_serialization = Span((gap.nanos() as i128 * last as i128 / bytes as i128 / 2) as i64);
+    sent + receiver_loop < prev + half_serialization
 }
 
 /// How often (in data segments) the arrival-rate mode is recomputed.
@@ -403,15 +438,6 @@ impl DirAccumulator {
         if full {
             self.window_full_segments += 1;
         }
-        if let Some((w, true, _)) = fit {
-            self.window_filled = self.window_filled.max(w);
-        }
-        let full = full || fit.is_some_and(|(w, _, flight)| deferred_for_window(w, flight, self.window_filled));
-        let state = if full {
-            SenderState::ReceiverWindow
-        } else {
-            SenderState::Busy
-        };
         // Out of the network: what the ACK the sender had reported SACKed or left lost. Near
         // the receiver the capture point's scoreboard is a loop ahead and may have seen the
         // hole repaired already, so the ACK's own counts; but while the capture point's
@@ -423,6 +449,15 @@ impl DirAccumulator {
             Some(v) if Some(v.flight) == ev.naive_flight => v.held.max(ev.not_in_network),
             Some(v) => v.held,
             None => ev.not_in_network,
+        };
+        if let Some((w, true, _)) = fit {
+            self.window_filled = self.window_filled.max(w);
+        }
+        let full = full || fit.is_some_and(|(w, _, flight)| deferred_for_window(w, flight, self.window_filled));
+        let state = if full {
+            SenderState::ReceiverWindow
+        } else {
+            SenderState::Busy
         };
         self.pending_in_network = self.pending_in_network.max(flight.saturating_sub(held));
         let b = tl.bin(ts);
@@ -482,11 +517,13 @@ impl DirAccumulator {
         sender_loop: Span,
         round: Option<Span>,
         min_span: Span,
+        queued: bool,
     ) {
         if round.is_some() {
             self.base_round = round;
         }
         if reported > 0 {
+            self.last_report = Some(ts);
             self.delivery_acks += 1;
             self.delivered_bytes += reported;
             if let Some(tl) = self.timeline.as_mut() {
@@ -499,9 +536,17 @@ impl DirAccumulator {
                 if ts - train.last() > r {
                     self.dispersion.end(&mut self.ack_train, min_span);
                     self.dispersion_by_data.end(&mut self.ack_train_by_data, min_span);
+                    self.queued_dispersion.end(&mut self.queued_train, min_span);
                 }
             }
             self.dispersion.feed(&mut self.ack_train, ts, reported, min_span);
+            // Data that had not queued behind the ACK before's: the gap is the sender's,
+            // and the train of queued ACKs starts again here.
+            if !queued {
+                self.queued_dispersion.end(&mut self.queued_train, min_span);
+            }
+            self.queued_dispersion
+                .feed(&mut self.queued_train, ts, reported, min_span);
             // Only an ACK of more than two full segments (a stretch ACK: RFC 5681 §4.2 asks
             // for one at least every second) says its host was handed the data together; a
             // receiver that ACKs each segment or pair as it comes keeps the arrivals'
@@ -869,6 +914,16 @@ impl Accumulator {
             if ev.acked.delivered > 0 || pause.is_some() || was_paused {
                 let lp = conn.sender_loop(data_dir);
                 let round = conn.rtt.base_end_to_end();
+                let queued = match (
+                    acc.last_report,
+                    acc.rate_samples.latest_sent,
+                    conn.rtt.through(Connection::sender_end(d)).base(),
+                ) {
+                    (Some(prev), Some(sent), Some(receiver_loop)) if ev.acked.delivered > 0 => {
+                        queued_behind(prev, ev.ts, sent, receiver_loop, ev.acked.delivered as u64, data_mss)
+                    }
+                    _ => true,
+                };
                 acc.on_ack(
                     ev.ts,
                     ev.ack.map(SeqNum),
@@ -879,6 +934,7 @@ impl Accumulator {
                     lp,
                     round,
                     min_span,
+                    queued,
                 );
             }
             // Room the sender did not use (see `UnusedRoom`).
@@ -1017,6 +1073,30 @@ mod tests {
         assert!(!deferred_for_window(90_000, 60_000, 90_000));
         assert!(deferred_for_window(90_000, 60_001, 90_000));
         assert!(!deferred_for_window(0, 0, 90_000));
+    }
+
+    /// R26 rcvbuf_16k at the sender (140 Mbit/s, least loop 9.11 ms): a window-held sender
+    /// sends a pair of 1448-byte segments on each ACK, a millisecond apart.
+    #[test]
+    fn only_data_that_queued_behind_the_data_before_it_gives_the_links_spacing() {
+        let at = |us: i64| Timestamp(1_000_000_000_000 + us * 1_000);
+        let lp = Span::from_micros(9_110);
+        // An ACK of a pair sent 1 ms after the pair before: it crossed an idle link, and the
+        // gap is the sender's (2896 B a millisecond: 23 Mbit/s).
+        assert!(!queued_behind(at(9_200), at(10_200), at(1_000), lp, 2896, 1448));
+        // The ACK of a pair's second segment, 94 µs after the ACK of its first: the two left
+        // together, the first reached the receiver in the least loop, the second waited
+        // behind it (123 Mbit/s: the link's).
+        assert!(queued_behind(at(10_115), at(10_209), at(1_000), lp, 1448, 1448));
+        // A window's burst sent at once: every ACK after the first is of queued data.
+        assert!(queued_behind(at(10_200), at(10_300), at(1_000), lp, 1448, 1448));
+        // One-segment ACKs of data paced a segment per 200 µs through an idle link: each
+        // came back the least loop after it left, 200 µs after the one before.
+        assert!(!queued_behind(at(10_110), at(10_310), at(1_200), lp, 1448, 1448));
+        // A standing queue: every ACK is of queued data.
+        assert!(queued_behind(at(30_000), at(30_100), at(5_000), lp, 2896, 1448));
+        // No gap: nothing to judge, and nothing set aside.
+        assert!(queued_behind(at(30_000), at(30_000), at(29_000), lp, 2896, 1448));
     }
 
     /// R25 app_onoff at the sender: 238 600 B sent in the last round, the ACKs of the burst

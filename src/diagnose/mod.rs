@@ -246,6 +246,11 @@ fn gather_facts(
     } else {
         &dacc.dispersion
     };
+    // Before it (at the sender: its loop a small part of the round trip) the stamps tell
+    // which ACKs' data queued at the bottleneck behind the data before it
+    // (`accumulator::queued_behind`).
+    let at_sender = matches!((via_sender, via_receiver), (Some(s), Some(r)) if s.nanos() * 4 < r.nanos());
+    let queued_spacing = at_sender.then_some(&dacc.queued_dispersion);
     let goodput = summary.goodput_bps / 8.0;
     // The flow went as fast as its receive window let it: its ACK spacing may be the
     // window's pace.
@@ -302,6 +307,7 @@ fn gather_facts(
     let estimate = capacity::estimate(&capacity::Input {
         tl,
         dispersion: ack_spacing,
+        queued: queued_spacing,
         arrivals,
         base_rtt,
         mss,

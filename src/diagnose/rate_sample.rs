@@ -78,6 +78,8 @@ pub struct RateSampler {
     /// The most one ACK has reported delivered: how far a receiver's ACK can lag the data it
     /// holds (delayed and stretch ACKs, GRO batches).
     stretch: u64,
+    /// The latest send time of the segments the latest ACK delivered.
+    pub latest_sent: Option<Timestamp>,
     /// The largest sample so far.
     pub best: Option<RateSample>,
     /// Samples taken (intervals of a round trip or more).
@@ -189,6 +191,7 @@ impl RateSampler {
         }
         self.delivered_at = Some(ts);
         self.after_ack = true;
+        self.latest_sent = latest.map(|l| l.at);
         let Some(p) = latest else { return };
         self.first_tx = Some(p.at);
         let send_phase = p.at - p.first_tx;

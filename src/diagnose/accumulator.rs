@@ -450,8 +450,16 @@ impl DirAccumulator {
             Some(v) => v.held,
             None => ev.not_in_network,
         };
-        if let Some((w, true, _)) = fit {
-            self.window_filled = self.window_filled.max(w);
+        // In loss recovery the sender sends new data while the window has room, whatever its
+        // congestion window: SACKed and lost segments are out of the pipe it counts (RFC
+        // 6675 §5), so a flight that filled the window with such segments in it proves no
+        // congestion window that large (R27 ipv6_rwnd at the client: a 256 KiB window filled
+        // in a 10 ms recovery read the 203 KiB congestion window that followed as held by
+        // the window, 18% of the transfer where the sender's kernel counted 0.5%).
+        if let Some((w, true, tick_flight)) = fit {
+            if tick_flight.saturating_sub(held) + next > w {
+                self.window_filled = self.window_filled.max(w);
+            }
         }
         let full = full || fit.is_some_and(|(w, _, flight)| deferred_for_window(w, flight, self.window_filled));
         let state = if full {
@@ -1206,6 +1214,84 @@ mod tests {
         assert!(held > 0.9, "receiver window {held:.3} of the time");
         let cut = short_of_a_filled_window(true);
         assert!(cut < 0.5, "receiver window {cut:.3} of the time after a CWR");
+    }
+
+    /// At the sender, a 10-segment window (MSS 1000, SACK) and a congestion window of 8
+    /// segments, ACK-clocked two at a time. A segment is lost: three duplicate ACKs SACK six
+    /// segments, the sender retransmits it and sends two new segments, which bring what is
+    /// outstanding to the window's edge — with six of them SACKed, out of the pipe its
+    /// congestion window counts (RFC 6675 §5). After the repair it runs at 8 segments
+    /// again. Nothing proved a congestion window as large as the receiver's: its stops short
+    /// of the window are its own, not the window's (R27 ipv6_rwnd at the client read 18% of
+    /// the transfer as held by the window, where the sender's kernel counted 0.5%).
+    #[test]
+    fn a_window_filled_with_sacked_data_in_recovery_proves_no_congestion_window() {
+        let (mut conn, mut acc) = (
+            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
+            Accumulator::default(),
+        );
+        let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
+        send(
+            0.0,
+            Dir::C2S,
+            TcpPacket::new(C, S).syn().seq(0).window(10000).mss(1000).sack_perm(),
+        );
+        send(
+            40.0,
+            Dir::S2C,
+            TcpPacket::new(S, C)
+                .syn()
+                .seq(0)
+                .ack(1)
+                .window(10000)
+                .mss(1000)
+                .sack_perm(),
+        );
+        send(40.01, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(10000));
+        let data = |seq: u32| TcpPacket::new(C, S).seq(seq).ack(1).window(10000).payload_len(1000);
+        let ack = |a: u32| TcpPacket::new(S, C).seq(1).ack(a).window(10000);
+        let mut next = 1u32;
+        for i in 0..8 {
+            send(41.0 + 0.01 * i as f64, Dir::C2S, data(next));
+            next += 1000;
+        }
+        let mut acked = 1u32;
+        let mut steady =
+            |send: &mut dyn FnMut(f64, Dir, TcpPacket), from: f64, rounds: u32, next: &mut u32, acked: &mut u32| {
+                for n in 0..rounds {
+                    let t = from + n as f64;
+                    *acked += 2000;
+                    send(t, Dir::S2C, ack(*acked));
+                    for k in 0..2 {
+                        send(t + 0.05 + 0.01 * k as f64, Dir::C2S, data(*next));
+                        *next += 1000;
+                    }
+                }
+            };
+        steady(&mut send, 81.0, 50, &mut next, &mut acked);
+        // The segment at `acked` is lost; the seven after it arrive.
+        let lost = acked;
+        for k in 1..=3u32 {
+            let sacked = ack(lost).sack(&[(lost + 1000, lost + 1000 + 2000 * k)]);
+            send(131.0 + 0.2 * k as f64, Dir::S2C, sacked);
+        }
+        send(131.65, Dir::C2S, data(lost));
+        for k in 0..2 {
+            send(131.7 + 0.01 * k as f64, Dir::C2S, data(next));
+            next += 1000;
+        }
+        // The repair: everything up to the two new segments acknowledged, and the flight
+        // of 8 segments again.
+        acked = lost + 8000;
+        send(132.6, Dir::S2C, ack(acked));
+        for k in 0..6 {
+            send(132.65 + 0.01 * k as f64, Dir::C2S, data(next));
+            next += 1000;
+        }
+        steady(&mut send, 133.6, 150, &mut next, &mut acked);
+        let (busy, rwnd, _) = acc.dirs[Dir::C2S.index()].timeline.as_ref().unwrap().full().totals();
+        let share = rwnd as f64 / (busy + rwnd) as f64;
+        assert!(share < 0.05, "receiver window {share:.3} of the time");
     }
 
     /// At the sender, a receiver that acknowledges `per_ack` segments at a time, 120 ms

@@ -273,9 +273,21 @@ pub fn notes(f: &Findings<'_>) -> Vec<String> {
     // queue formed: where a queue stood most of what it shows, the least RTT it saw holds
     // that queue's floor too (R12 late_capture: 35.6 ms seen, the kernel's 14.2 ms taken
     // at the handshake), and only bounds the path's from above.
-    if !x.handshake_timed && x.queue.as_ref().is_some_and(|q| q.most_of_the_time()) {
+    // A queue that formed before the first packet and never drained stands in every sample
+    // at its own depth, and shows no rise above the least of them: a flow that kept its
+    // bottleneck busy from the first packet to the last, never pausing, gives no sample the
+    // queue could not be in (R27 late_capture: 28.5 ms seen throughout, the kernel's 0.51 ms
+    // taken at the handshake, the 200 KiB window sitting in the queue).
+    let queue_stood = x.queue.as_ref().is_some_and(|q| q.most_of_the_time());
+    let never_paused = f.class.verdict == Label::Bottleneck && f.class.share(Label::Sender) == 0.0;
+    if !x.handshake_timed && (queue_stood || never_paused) {
+        let why = if queue_stood {
+            "a queue standing for most of the transfer"
+        } else {
+            "the flow keeping its bottleneck busy from the first packet to the last (it never paused, so a queue that formed before the capture began may never have drained)"
+        };
         out.push(format!(
-            "with no round trip timed at the handshake and a queue standing for most of the transfer, the base RTT ({}) is the least RTT seen after the queue may already have formed: it and the BDP are upper bounds",
+            "with no round trip timed at the handshake and {why}, the base RTT ({}) is the least RTT seen after the queue may already have formed: it and the BDP are upper bounds",
             crate::units::ms(x.base_rtt_s)
         ));
     }

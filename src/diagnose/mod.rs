@@ -1124,8 +1124,36 @@ mod tests {
         assert!(!said(&f), "the handshake timed the base");
         f.handshake_timed = false;
         assert!(said(&f));
+        // No queue shows above the least RTT, but the flow kept its bottleneck busy from
+        // the first packet to the last: a queue older than the capture may be in every
+        // sample (R27 late_capture).
         f.queue = None;
-        assert!(!said(&f), "no queue stood");
+        assert_eq!(c.verdict, Label::Bottleneck);
+        assert!(said(&f), "a bottleneck busy throughout");
+        // A flow that paused (idle a fifth of the time) let any queue drain.
+        let paused = run(|i| {
+            if i % 5 == 0 {
+                Bin {
+                    busy: 0.0,
+                    idle: 1.0,
+                    delivered: 0,
+                    ..BUSY
+                }
+            } else {
+                Bin {
+                    delivered: at(1.0),
+                    ..BUSY
+                }
+            }
+        });
+        assert!(paused.share(Label::Sender) > 0.0);
+        let said_paused = explain::notes(&Findings {
+            facts: &f,
+            class: &paused,
+        })
+        .iter()
+        .any(|n| n.contains("upper bounds"));
+        assert!(!said_paused, "the flow paused: no queue stood");
     }
 
     /// Next to the receiver with the sender's loop timed only at the handshake: the note

@@ -456,8 +456,9 @@ impl DirAccumulator {
         // congestion window that large (R27 ipv6_rwnd at the client: a 256 KiB window filled
         // in a 10 ms recovery read the 203 KiB congestion window that followed as held by
         // the window, 18% of the transfer where the sender's kernel counted 0.5%).
+        let recovering = ev.sender_view.is_some_and(|v| v.recovering);
         if let Some((w, true, tick_flight)) = fit {
-            if tick_flight.saturating_sub(held) + next > w {
+            if !recovering && tick_flight.saturating_sub(held) + next > w {
                 self.window_filled = self.window_filled.max(w);
             }
         }
@@ -1256,7 +1257,7 @@ mod tests {
             next += 1000;
         }
         let mut acked = 1u32;
-        let mut steady =
+        let steady =
             |send: &mut dyn FnMut(f64, Dir, TcpPacket), from: f64, rounds: u32, next: &mut u32, acked: &mut u32| {
                 for n in 0..rounds {
                     let t = from + n as f64;

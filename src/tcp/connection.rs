@@ -474,7 +474,8 @@ impl Connection {
             };
             let data_dir = dir.reverse();
             let held = self.dirs[data_dir.index()].not_in_network(self.mss(data_dir));
-            self.views[data_dir.index()].on_ack(ts, seg.ack, sender_window, seg.window, tsval, held);
+            let recovering = self.dirs[data_dir.index()].in_recovery();
+            self.views[data_dir.index()].on_ack(ts, seg.ack, sender_window, seg.window, tsval, held, recovering);
         }
         let rx = &self.dirs[dir.reverse().index()];
         let rx_una = rx.una;

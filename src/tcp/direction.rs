@@ -236,6 +236,12 @@ impl Direction {
         Some(self.sacks.pipe(una, nxt, mss.max(1)))
     }
 
+    /// A loss recovery is open: data above a hole SACKed, or duplicate ACKs counted
+    /// without SACK since one (RFC 6675, RFC 6582).
+    pub fn in_recovery(&self) -> bool {
+        self.sacks.has_sacks() || self.reno_recover.is_some()
+    }
+
     /// Outstanding bytes out of the network: SACKed, or presumed lost and not retransmitted
     /// (RFC 6675: flight - pipe); without SACK, a segment for each duplicate ACK since the
     /// hole (RFC 5681 §3.2: each one means a segment has left the network; Linux counts

@@ -35,6 +35,11 @@ pub struct SenderView {
     /// Of `flight`, the bytes the ACK it is against had reported SACKed or left presumed
     /// lost (RFC 6675: flight - pipe then): outstanding, but not in the network.
     pub held: u64,
+    /// The ACK `tick_flight` is against left a loss recovery open: data above a hole was
+    /// SACKed, or duplicate ACKs counted without SACK (RFC 6675, RFC 6582). Far from the
+    /// sender `held` counts only what lies between the capture point and the receiver; this
+    /// says the sender's pipe was not its flight.
+    pub recovering: bool,
     /// What the path between the sender and the capture point can have held beyond the
     /// flight seen here (data on its way here, ACKs on their way to the sender): the data
     /// that reached here within `near_loop` before this segment. `flight` is at most the

@@ -1147,6 +1147,14 @@ mod tests {
         acc.on_segment(conn, &ev);
     }
 
+    /// A connection from C to S at time zero, and its accumulator.
+    fn fresh() -> (Connection, Accumulator) {
+        (
+            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
+            Accumulator::default(),
+        )
+    }
+
     fn ep(s: &str) -> Endpoint {
         let a: std::net::SocketAddr = s.parse().unwrap();
         Endpoint {
@@ -1162,10 +1170,7 @@ mod tests {
     /// its next segment) after filling it: then nothing proves the window the smaller, and
     /// only the first wait (40 ms, the window full) of the 240 ms is the window's.
     fn short_of_a_filled_window(cwr: bool) -> f64 {
-        let (mut conn, mut acc) = (
-            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
-            Accumulator::default(),
-        );
+        let (mut conn, mut acc) = fresh();
         let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
         send(0.0, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(10000).mss(1000));
         send(
@@ -1220,10 +1225,7 @@ mod tests {
     /// the transfer as held by the window, where the sender's kernel counted 0.5%).
     #[test]
     fn a_window_filled_with_sacked_data_in_recovery_proves_no_congestion_window() {
-        let (mut conn, mut acc) = (
-            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
-            Accumulator::default(),
-        );
+        let (mut conn, mut acc) = fresh();
         let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
         send(
             0.0,
@@ -1292,10 +1294,7 @@ mod tests {
     /// after the last of them left (100 ms of path). Offering `window` of the 20 000 B it
     /// offered at first: the share of the bins with an RTT sample that have a prompt one.
     fn prompt_share(window: u16, per_ack: u32) -> f64 {
-        let (mut conn, mut acc) = (
-            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
-            Accumulator::default(),
-        );
+        let (mut conn, mut acc) = fresh();
         let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
         send(0.0, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(20000).mss(1000));
         send(
@@ -1373,10 +1372,7 @@ mod tests {
     /// (the client's own application). The pauses the answers ended are the server's turns.
     #[test]
     fn a_request_waiting_for_its_answer_is_the_other_ends_turn() {
-        let (mut conn, mut acc) = (
-            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
-            Accumulator::default(),
-        );
+        let (mut conn, mut acc) = fresh();
         let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
         send(0.0, Dir::C2S, TcpPacket::new(C, S).syn().seq(0).window(20000).mss(1000));
         send(
@@ -1436,10 +1432,7 @@ mod tests {
     /// segments was "the next full segment does not fit": receiver-window-limited 100%.
     #[test]
     fn a_window_below_one_mss_does_not_hold_a_sender_of_small_segments() {
-        let (mut conn, mut acc) = (
-            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
-            Accumulator::default(),
-        );
+        let (mut conn, mut acc) = fresh();
         let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
         send(
             0.0,
@@ -1509,10 +1502,7 @@ mod tests {
     /// its sender's 96%).
     #[test]
     fn a_burst_the_path_spread_keeps_the_state_its_sender_had() {
-        let (mut conn, mut acc) = (
-            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
-            Accumulator::default(),
-        );
+        let (mut conn, mut acc) = fresh();
         stamped_handshake(&mut conn, &mut acc, 8000, 40.0);
         let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
         let mut acked = 1u32;
@@ -1556,10 +1546,7 @@ mod tests {
     /// read some 155 kbit/s.
     #[test]
     fn no_arrival_sample_spans_the_wait_for_the_window() {
-        let (mut conn, mut acc) = (
-            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
-            Accumulator::default(),
-        );
+        let (mut conn, mut acc) = fresh();
         stamped_handshake(&mut conn, &mut acc, 16000, 50.0);
         let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
         let mut acked = 1u32;
@@ -1685,10 +1672,7 @@ mod tests {
     /// takes rounds to be certain; once it is, the rounds before are the window's too.
     #[test]
     fn time_before_the_scale_was_known_is_judged_again_under_it() {
-        let (mut conn, mut acc) = (
-            Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0)),
-            Accumulator::default(),
-        );
+        let (mut conn, mut acc) = fresh();
         let mut known_at = None;
         let mut send = |ms: f64, dir: Dir, p: TcpPacket| {
             feed(&mut conn, &mut acc, ms, dir, p);

@@ -7,7 +7,7 @@ use super::event::{SackRanges, SegmentEvent};
 use super::handshake::{Handshake, SynOptions};
 use super::rtt::{Echo, End, RttSource, RttTracker};
 use super::scale_infer::{Confidence, ScaleInference, MAX_SHIFT};
-use super::sender_view::SenderViewTracker;
+use super::sender_view::{Advert, SenderViewTracker};
 use super::window::WindowScale;
 use crate::decode::{Ecn, Segment, TcpFlags};
 use crate::endpoint::{Dir, Endpoint};
@@ -475,7 +475,15 @@ impl Connection {
             let data_dir = dir.reverse();
             let held = self.dirs[data_dir.index()].not_in_network(self.mss(data_dir));
             let recovering = self.dirs[data_dir.index()].in_recovery();
-            self.views[data_dir.index()].on_ack(ts, seg.ack, sender_window, seg.window, tsval, held, recovering);
+            self.views[data_dir.index()].on_ack(Advert {
+                at: ts,
+                ack: seg.ack,
+                window: sender_window,
+                raw: seg.window,
+                tsval,
+                held,
+                recovering,
+            });
         }
         let rx = &self.dirs[dir.reverse().index()];
         let rx_una = rx.una;

@@ -41,17 +41,22 @@ const MAX_HISTORY: usize = 1 << 16;
 /// least this many and at least as many as the live ones (amortised O(1) per advert).
 const COMPACT_AT: usize = 64;
 
+/// An ACK for a direction's data as it passed the capture point: what the sender reads
+/// when it arrives there.
 #[derive(Clone, Copy, Debug)]
-struct Advert {
-    at: Timestamp,
-    ack: SeqNum,
-    window: Option<u64>,
-    raw: u16,
-    tsval: Option<u32>,
-    /// Outstanding bytes this ACK left out of the network (SACKed or presumed lost).
-    held: u64,
+pub struct Advert {
+    pub at: Timestamp,
+    pub ack: SeqNum,
+    /// The window in bytes, when its scale is known.
+    pub window: Option<u64>,
+    /// The 16-bit window field.
+    pub raw: u16,
+    pub tsval: Option<u32>,
+    /// Outstanding bytes this ACK left out of the network (SACKed or presumed lost: RFC 6675
+    /// flight - pipe at the capture point).
+    pub held: u64,
     /// It left a loss recovery open (see `SenderView::recovering`).
-    recovering: bool,
+    pub recovering: bool,
 }
 
 /// RFC 7323 timestamp order (wrapping).
@@ -160,46 +165,27 @@ impl SenderViewTracker {
         }
     }
 
-    /// An ACK for this direction's data passed the capture point; `held`: the outstanding
-    /// bytes its SACK scoreboard put out of the network (RFC 6675 flight - pipe).
+    /// An ACK for this direction's data passed the capture point.
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    pub fn on_ack(
-        &mut self,
-        at: Timestamp,
-        ack: SeqNum,
-        window: Option<u64>,
-        raw: u16,
-        tsval: Option<u32>,
-        held: u64,
-        recovering: bool,
-    ) {
+    pub fn on_ack(&mut self, ad: Advert) {
         if let Some(back) = self.adverts.buf[self.adverts.head..].last_mut() {
             // A duplicate ACK with news in its SACK blocks is news to the sender's pipe.
-            if back.ack == ack
-                && back.raw == raw
-                && back.window == window
-                && back.held == held
-                && back.recovering == recovering
+            if back.ack == ad.ack
+                && back.raw == ad.raw
+                && back.window == ad.window
+                && back.held == ad.held
+                && back.recovering == ad.recovering
             {
-                if tsval.is_some() {
-                    back.tsval = tsval; // the same advert, re-sent later: the later tick
+                if ad.tsval.is_some() {
+                    back.tsval = ad.tsval; // the same advert, re-sent later: the later tick
                 }
                 return; // nothing new for the sender
             }
-            if ack.is_before(back.ack) {
+            if ad.ack.is_before(back.ack) {
                 return; // an old, reordered ACK
             }
         }
-        self.adverts.push(Advert {
-            at,
-            ack,
-            window,
-            raw,
-            tsval,
-            held,
-            recovering,
-        });
+        self.adverts.push(ad);
     }
 
     /// The sender's flight and window for data up to `nxt` seen at `at`. `echo` is the
@@ -387,6 +373,19 @@ pub fn near_loop_law(f: &FlowSummary) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// An advert outside any loss recovery.
+    fn advert(at: Timestamp, ack: SeqNum, window: Option<u64>, raw: u16, tsval: Option<u32>, held: u64) -> Advert {
+        Advert {
+            at,
+            ack,
+            window,
+            raw,
+            tsval,
+            held,
+            recovering: false,
+        }
+    }
+
     fn t(ms: i64) -> Timestamp {
         Timestamp(0) + Span::from_millis(ms)
     }
@@ -394,7 +393,7 @@ mod tests {
     #[test]
     fn next_to_the_sender_it_is_the_naive_flight() {
         let mut v = SenderViewTracker::default();
-        v.on_ack(t(0), SeqNum(1000), Some(64_000), 500, None, 0, false);
+        v.on_ack(advert(t(0), SeqNum(1000), Some(64_000), 500, None, 0));
         let s = v.view(t(1), None, Span::ZERO, Span::ZERO, SeqNum(5000), None).unwrap();
         assert_eq!((s.flight, s.window, s.window_raw), (4000, Some(64_000), 500));
     }
@@ -404,15 +403,14 @@ mod tests {
         let mut v = SenderViewTracker::default();
         // the receiver acknowledges everything at once; the sender learns it 100 ms later
         for i in 0..10 {
-            v.on_ack(
+            v.on_ack(advert(
                 t(i * 10),
                 SeqNum(1 + i as u32 * 10_000),
                 Some(100_000),
                 100,
                 None,
                 0,
-                false,
-            );
+            ));
         }
         // data arriving at 105 ms was sent against the ACK of 0..5 ms
         let s = v
@@ -431,7 +429,7 @@ mod tests {
     #[test]
     fn no_view_before_any_ack_is_old_enough() {
         let mut v = SenderViewTracker::default();
-        v.on_ack(t(50), SeqNum(1), None, 1, None, 0, false);
+        v.on_ack(advert(t(50), SeqNum(1), None, 1, None, 0));
         assert!(v
             .view(
                 t(60),
@@ -454,7 +452,7 @@ mod tests {
         let view = |first: (u32, u64), second: (u32, u64), nxt: u32| {
             let mut v = SenderViewTracker::default();
             for (at, (ack, win)) in [(t(0), first), (t(0) + Span::from_micros(500), second)] {
-                v.on_ack(at, SeqNum(ack), Some(win), win as u16, Some(7), 0, false);
+                v.on_ack(advert(at, SeqNum(ack), Some(win), win as u16, Some(7), 0));
             }
             let (at, min) = (t(0) + Span::from_micros(508), Span::from_micros(10));
             let s = v.view(at, Some(7), min, min, SeqNum(nxt), None).unwrap();
@@ -478,7 +476,14 @@ mod tests {
             let (min, recent) = (Span::from_micros(200), Span::from_millis(70));
             let mut last = None;
             for i in 0..=100u32 {
-                v.on_ack(t(i as i64), SeqNum(1 + i * 10_000), Some(1 << 20), 4096, None, 0, false);
+                v.on_ack(advert(
+                    t(i as i64),
+                    SeqNum(1 + i * 10_000),
+                    Some(1 << 20),
+                    4096,
+                    None,
+                    0,
+                ));
                 let at = t(i as i64) + Span::from_micros(500);
                 last = v.view(at, None, min, recent, SeqNum(1 + i * 10_000 + 20_000), None);
             }
@@ -509,15 +514,14 @@ mod tests {
         let lp = Span::from_micros(100);
         let mut last = None;
         for i in 0..20u32 {
-            v.on_ack(
+            v.on_ack(advert(
                 t(i as i64),
                 SeqNum(1 + i * 2000),
                 Some(1 << 20),
                 4096,
                 Some(i),
                 0,
-                false,
-            );
+            ));
             let at = t(i as i64) + Span::from_micros(500);
             let nxt = SeqNum(1 + i * 2000 + 4000);
             last = v.view(at, i.checked_sub(5), lp, lp, nxt, None).or(last);
@@ -538,15 +542,14 @@ mod tests {
         // ACKs every ms, TSval = ms; the sender's data echoes TSval 3 although a loop-based
         // lookup would pick a later ACK (the data was queued on the way).
         for i in 0..10u32 {
-            v.on_ack(
+            v.on_ack(advert(
                 t(i as i64),
                 SeqNum(1 + i * 2000),
                 Some(20_000),
                 20_000,
                 Some(i),
                 0,
-                false,
-            );
+            ));
         }
         let s = v
             .view(
@@ -566,9 +569,9 @@ mod tests {
         // Next to the sender: the handshake's loop (42 us) set the minimum; the request's
         // next write left 29 us after the ACK of the first, echoing that ACK's TSval.
         let mut v = SenderViewTracker::default();
-        v.on_ack(t(0), SeqNum(1), Some(64_000), 500, Some(100), 0, false);
+        v.on_ack(advert(t(0), SeqNum(1), Some(64_000), 500, Some(100), 0));
         let ack_at = t(60);
-        v.on_ack(ack_at, SeqNum(201), Some(64_000), 500, Some(160), 0, false);
+        v.on_ack(advert(ack_at, SeqNum(201), Some(64_000), 500, Some(160), 0));
         let data_at = ack_at + Span::from_micros(29);
         let s = v
             .view(
@@ -583,8 +586,8 @@ mod tests {
         assert_eq!(s.flight, 1000, "the echoed ACK had arrived");
         // Without the echo the minimum loop is all there is: the earlier ACK.
         let mut v = SenderViewTracker::default();
-        v.on_ack(t(0), SeqNum(1), Some(64_000), 500, None, 0, false);
-        v.on_ack(ack_at, SeqNum(201), Some(64_000), 500, None, 0, false);
+        v.on_ack(advert(t(0), SeqNum(1), Some(64_000), 500, None, 0));
+        v.on_ack(advert(ack_at, SeqNum(201), Some(64_000), 500, None, 0));
         let s = v
             .view(
                 data_at,
@@ -604,15 +607,14 @@ mod tests {
         // sender one loop (10 ms) behind the capture point had the SACKs of 10 ms ago.
         let mut v = SenderViewTracker::default();
         for i in 0..5u32 {
-            v.on_ack(
+            v.on_ack(advert(
                 t(i as i64 * 5),
                 SeqNum(1),
                 Some(1 << 20),
                 1000,
                 None,
                 i as u64 * 3000,
-                false,
-            );
+            ));
         }
         let s = v
             .view(
@@ -632,8 +634,11 @@ mod tests {
     #[test]
     fn the_view_says_whether_its_ack_left_a_recovery_open() {
         let mut v = SenderViewTracker::default();
-        v.on_ack(t(0), SeqNum(1), Some(1 << 20), 1000, None, 0, false);
-        v.on_ack(t(5), SeqNum(1), Some(1 << 20), 1000, None, 1000, true);
+        v.on_ack(advert(t(0), SeqNum(1), Some(1 << 20), 1000, None, 0));
+        v.on_ack(Advert {
+            recovering: true,
+            ..advert(t(5), SeqNum(1), Some(1 << 20), 1000, None, 1000)
+        });
         let at = |v: &mut SenderViewTracker, ms| {
             v.view(
                 t(ms),
@@ -658,15 +663,14 @@ mod tests {
         // 20 ms after the last still echoes the TSval of the ACK at 0 ms.
         let acks = |v: &mut SenderViewTracker| {
             for i in 0..=300u32 {
-                v.on_ack(
+                v.on_ack(advert(
                     t(i as i64 * 10),
                     SeqNum(1 + i * 1000),
                     Some(1 << 20),
                     1000,
                     Some(i * 10),
                     0,
-                    false,
-                );
+                ));
             }
         };
         let at = t(3020);
@@ -699,17 +703,16 @@ mod tests {
         // have acted on the first of them: the tick flight is against that one.
         let mut v = SenderViewTracker::default();
         for i in 0..4u32 {
-            v.on_ack(
+            v.on_ack(advert(
                 t(7) + Span::from_micros(250 * i as i64),
                 SeqNum(1 + i * 2896),
                 Some(40_000),
                 40_000,
                 Some(7),
                 0,
-                false,
-            );
+            ));
         }
-        v.on_ack(t(8), SeqNum(1 + 4 * 2896), Some(40_000), 40_000, Some(8), 0, false);
+        v.on_ack(advert(t(8), SeqNum(1 + 4 * 2896), Some(40_000), 40_000, Some(8), 0));
         let s = v
             .view(
                 t(32),
@@ -728,7 +731,7 @@ mod tests {
     #[test]
     fn adverts_of_unknown_scale_are_scaled_once_inferred() {
         let mut v = SenderViewTracker::default();
-        v.on_ack(t(0), SeqNum(1), None, 1000, None, 0, false);
+        v.on_ack(advert(t(0), SeqNum(1), None, 1000, None, 0));
         let s = v
             .view(t(1), None, Span::ZERO, Span::ZERO, SeqNum(2001), Some(3))
             .unwrap();
@@ -741,7 +744,7 @@ mod tests {
         // against the ACK of 10 ms before. Thousands of adverts pass through the buffer.
         let mut v = SenderViewTracker::default();
         for i in 0..5_000i64 {
-            v.on_ack(t(i), SeqNum(1 + i as u32 * 1000), Some(50_000), 50_000, None, 0, false);
+            v.on_ack(advert(t(i), SeqNum(1 + i as u32 * 1000), Some(50_000), 50_000, None, 0));
             if i >= 10 {
                 let nxt = SeqNum(1 + i as u32 * 1000 + 30_000);
                 let s = v

@@ -98,8 +98,9 @@ pub struct DirAccumulator {
     /// before the bottleneck.
     queued_train: Option<Train>,
     pub queued_dispersion: Dispersion,
-    /// The latest ACK that reported delivery.
+    /// The latest ACK that reported delivery, and whether its receiver held it.
     last_report: Option<Timestamp>,
+    last_report_held: bool,
     /// The same ACKs timed on the receiver's clock (their TSval).
     pub receiver_clock: ReceiverClock,
     pub first_data: Option<Timestamp>,
@@ -841,6 +842,46 @@ impl Accumulator {
             let marks = (ev.ecn == Ecn::Ce) as u32 + cwr as u32;
             self.dirs[d.index()].on_ecn(ev.ts, marks);
         }
+        // Whether the receiver's own timing can have held this segment's ACK: not an ACK of
+        // two full segments or more (RFC 5681 §4.2: not delayed) that leaves the window open — an ACK advertising a nearly closed
+        // window comes when the receiving application reads (RFC 9293 §3.8.6.2.2, receiver
+        // SWS avoidance), not when the data arrived.
+        //
+        // Nor is an ACK prompt that reaches (to within a segment) the right edge of the window the
+        // receiver offered before, covering two full segments or more: the data filled
+        // its buffer, and a Linux receiver acknowledges more than one full frame at once only
+        // when the window's right edge can advance (tcp_input.c, __tcp_ack_snd_check);
+        // otherwise the ACK waits until the application reads (tcp_recvmsg ->
+        // tcp_cleanup_rbuf). A receiver that acknowledged as data came would have answered
+        // every second segment before the window filled (RFC 5681 §4.2). Such an ACK's
+        // sample carries the reader's delay, not the path's.
+        let mss = conn.mss(d.reverse()) as u64;
+        let open = ev.win_bytes.map_or(ev.win_raw > 0, |w| w >= 2 * mss);
+        let filled = match (ev.ack, self.right_edge[d.index()]) {
+            (Some(a), Some(edge)) => (edge.wrapping_sub(a) as i32) < mss as i32,
+            _ => false,
+        };
+        // Nor one of two full segments or more whose window is smaller, by a segment or
+        // more, than the largest this receiver offered: its buffer held data the application
+        // had not read (the window is the buffer's free space, RFC 9293 §3.8.6.2.2), and a
+        // Linux receiver acknowledges more than one full frame at once only when that does
+        // not shrink the window it offered (tcp_input.c, __tcp_ack_snd_check) — else the
+        // ACK waits for the delayed-ACK timer or the reader (tcp_cleanup_rbuf). R20
+        // slow_reader at the sender: one ACK of seven segments per 35-ms read, 48 of the
+        // 64 KiB offered, each 21 ms after the path's 155 ms. Two segments are already more
+        // than one full frame (R15 slow_reader at the client: ACKs of two segments held
+        // ~33 ms each by a 700 kbit/s reader read as a standing queue).
+        // Data out of order takes buffer space too, and the ACK that repairs a hole moves it
+        // all to the reader's queue at once: an ACK that reports such data (SACK blocks, RFC
+        // 2018), or follows one that did, says nothing of the reader (redundant_stream1 flow
+        // 2: a repair's prompt ACK of 184 KB, 96 KB short of the largest window).
+        let out_of_order = ev.sack.len > 0 || self.sacked[d.index()];
+        let shrunk = match (ev.win_bytes, self.windows.max[d.reverse().index()]) {
+            (Some(w), Some(most)) => w + mss <= most && !out_of_order,
+            _ => false,
+        };
+        let held = (filled || shrunk) && ev.acked.acked as u64 >= 2 * mss;
+        let ack_prompt = ev.acked.acked as u64 >= 2 * mss && open && !held;
         // A reset's window field advertises nothing (RFC 9293 §3.10.7: the connection is
         // gone): a client's RST with window 0 is no zero window that held the sender.
         if ev.flags.ack() && !ev.flags.rst() {
@@ -918,16 +959,23 @@ impl Accumulator {
             if ev.acked.delivered > 0 || pause.is_some() || was_paused {
                 let lp = conn.sender_loop(data_dir);
                 let round = conn.rtt.base_end_to_end();
-                let queued = match (
-                    acc.last_report,
-                    acc.rate_samples.latest_sent,
-                    conn.rtt.through(Connection::sender_end(d)).base(),
-                ) {
-                    (Some(prev), Some(sent), Some(receiver_loop)) if ev.acked.delivered > 0 => {
-                        queued_behind(prev, sent, receiver_loop)
-                    }
-                    _ => true,
-                };
+                // An ACK the receiver held (for its reader, its delayed-ACK timer) came back
+                // later than its data left the bottleneck by the hold: neither it nor the one
+                // after it times the bottleneck's service (R8 slow_reader at the sender, a
+                // 2.5 Mbit/s reader: the held ACKs' gaps, which pass the test by the hold,
+                // made the queued mode the reader's 2.2 Mbit/s on a 55 Mbit/s link).
+                let prompt_pair = !held && !acc.last_report_held;
+                let queued = prompt_pair
+                    && match (
+                        acc.last_report,
+                        acc.rate_samples.latest_sent,
+                        conn.rtt.through(Connection::sender_end(d)).base(),
+                    ) {
+                        (Some(prev), Some(sent), Some(receiver_loop)) if ev.acked.delivered > 0 => {
+                            queued_behind(prev, sent, receiver_loop)
+                        }
+                        _ => true,
+                    };
                 acc.on_ack(
                     ev.ts,
                     ev.ack.map(SeqNum),
@@ -940,6 +988,9 @@ impl Accumulator {
                     min_span,
                     queued,
                 );
+                if ev.acked.delivered > 0 {
+                    acc.last_report_held = held;
+                }
             }
             // Room the sender did not use (see `UnusedRoom`).
             let outstanding = match (dd.una, dd.nxt) {
@@ -969,46 +1020,6 @@ impl Accumulator {
                 }
             }
         }
-        // Whether the receiver's own timing can have held this segment's ACK: not an ACK of
-        // two full segments or more (RFC 5681 §4.2: not delayed) that leaves the window open — an ACK advertising a nearly closed
-        // window comes when the receiving application reads (RFC 9293 §3.8.6.2.2, receiver
-        // SWS avoidance), not when the data arrived.
-        //
-        // Nor is an ACK prompt that reaches (to within a segment) the right edge of the window the
-        // receiver offered before, covering two full segments or more: the data filled
-        // its buffer, and a Linux receiver acknowledges more than one full frame at once only
-        // when the window's right edge can advance (tcp_input.c, __tcp_ack_snd_check);
-        // otherwise the ACK waits until the application reads (tcp_recvmsg ->
-        // tcp_cleanup_rbuf). A receiver that acknowledged as data came would have answered
-        // every second segment before the window filled (RFC 5681 §4.2). Such an ACK's
-        // sample carries the reader's delay, not the path's.
-        let mss = conn.mss(d.reverse()) as u64;
-        let open = ev.win_bytes.map_or(ev.win_raw > 0, |w| w >= 2 * mss);
-        let filled = match (ev.ack, self.right_edge[d.index()]) {
-            (Some(a), Some(edge)) => (edge.wrapping_sub(a) as i32) < mss as i32,
-            _ => false,
-        };
-        // Nor one of two full segments or more whose window is smaller, by a segment or
-        // more, than the largest this receiver offered: its buffer held data the application
-        // had not read (the window is the buffer's free space, RFC 9293 §3.8.6.2.2), and a
-        // Linux receiver acknowledges more than one full frame at once only when that does
-        // not shrink the window it offered (tcp_input.c, __tcp_ack_snd_check) — else the
-        // ACK waits for the delayed-ACK timer or the reader (tcp_cleanup_rbuf). R20
-        // slow_reader at the sender: one ACK of seven segments per 35-ms read, 48 of the
-        // 64 KiB offered, each 21 ms after the path's 155 ms. Two segments are already more
-        // than one full frame (R15 slow_reader at the client: ACKs of two segments held
-        // ~33 ms each by a 700 kbit/s reader read as a standing queue).
-        // Data out of order takes buffer space too, and the ACK that repairs a hole moves it
-        // all to the reader's queue at once: an ACK that reports such data (SACK blocks, RFC
-        // 2018), or follows one that did, says nothing of the reader (redundant_stream1 flow
-        // 2: a repair's prompt ACK of 184 KB, 96 KB short of the largest window).
-        let out_of_order = ev.sack.len > 0 || self.sacked[d.index()];
-        let shrunk = match (ev.win_bytes, self.windows.max[d.reverse().index()]) {
-            (Some(w), Some(most)) => w + mss <= most && !out_of_order,
-            _ => false,
-        };
-        let held = (filled || shrunk) && ev.acked.acked as u64 >= 2 * mss;
-        let ack_prompt = ev.acked.acked as u64 >= 2 * mss && open && !held;
         // A data/ACK sample is timed by the ACK, whether or not data rides on it: a receiver
         // may hold an ACK up to 500 ms for data to carry it (RFC 1122 §4.2.3.2), and the data
         // that carries it may be the application's answer, as late as the application was.

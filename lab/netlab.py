@@ -22,6 +22,7 @@ import argparse
 import collections
 import ctypes
 import gzip
+import heapq
 import json
 import math
 import os
@@ -220,6 +221,29 @@ PACKET_IGNORE_OUTGOING = 23
 ETH_P_ALL = 3
 
 
+class ReorderQueue:
+    """frames by delivery time, not arrival order (a heap with the deque calls the pump uses)"""
+
+    def __init__(self):
+        self.h = []
+        self.n = 0
+
+    def append(self, item):
+        self.n += 1
+        heapq.heappush(self.h, (item[0], self.n, item[1]))
+
+    def popleft(self):
+        t, _n, fr = heapq.heappop(self.h)
+        return t, fr
+
+    def __getitem__(self, i):
+        assert i == 0
+        return self.h[0][0], self.h[0][2]
+
+    def __len__(self):
+        return len(self.h)
+
+
 class Direction:
     def __init__(self, name, src, dst, cfg, rw, seed, clock=None):
         self.name, self.src, self.dst = name, src, dst
@@ -229,7 +253,13 @@ class Direction:
         self.loss = float(cfg.get("loss") or 0)
         self.rw = rw
         self.rng = random.Random(seed)
-        self.q = collections.deque()      # (deliver_time, frame)
+        # jitter: each frame waits a further uniform(0, jitter_s) after its propagation delay (a radio link's
+        # retries and aggregation, a busy router's scheduler); with reorder a frame may then overtake the ones
+        # before it (parallel paths, link bundles, Wi-Fi block-ack release), without it the order is kept
+        self.jitter = float(cfg.get("jitter_s") or 0)
+        self.reorder = bool(cfg.get("reorder")) and self.jitter > 0
+        self.jrng = random.Random(seed * 7919 + 17)
+        self.q = ReorderQueue() if self.reorder else collections.deque()   # (deliver_time, frame)
         self.inq = collections.deque()    # bottleneck departure times of packets still queued
         self.last_dep = 0.0
         self.last_deliver = 0.0
@@ -246,7 +276,8 @@ class Direction:
         self.st = dict(rx=0, tx=0, bytes=0, qdrop=0, lossdrop=0, txerr=0, rewritten=0, rewrites=[],
                        max_queue=0, queue_sum=0, late_sum=0.0, late_max=0.0, late_n=0,
                        late_hist=[0, 0, 0, 0, 0, 0], outage_drop=0,
-                       cross_tx=0, cross_bytes=0, cross_qdrop=0, cross_t_first=None, cross_t_last=None)
+                       cross_tx=0, cross_bytes=0, cross_qdrop=0, cross_t_first=None, cross_t_last=None,
+                       reordered=0)
 
     def _enqueue(self, t, nbytes):
         """drop-tail queue + serialization at self.rate for a frame arriving at t: departure time or None"""
@@ -341,9 +372,14 @@ class Direction:
         else:
             dep = ts
         dl = dep + self.delay
+        if self.jitter > 0:
+            dl += self.jrng.uniform(0.0, self.jitter)
         if dl < self.last_deliver:
-            dl = self.last_deliver
-        self.last_deliver = dl
+            if self.reorder:
+                st["reordered"] += 1
+            else:
+                dl = self.last_deliver
+        self.last_deliver = max(dl, self.last_deliver)
         self.q.append((dl, fr))
 
 
@@ -932,6 +968,10 @@ def link_cfg(sc):
              "loss": float(loss.get(d, 0))}
         if L.get("outage"):
             c["outage"] = L["outage"]
+        jit = per_dir(L.get("jitter_ms"), d)
+        if jit:
+            c["jitter_s"] = float(jit) / 1000.0
+            c["reorder"] = bool(L.get("reorder"))
         cross = (L.get("cross") or {}).get(d)
         if cross:
             cross = dict(cross)
@@ -1562,6 +1602,9 @@ def build_truth(sc, lc, records, dlstats, captures, t_cap_start):
             "bdp_note": "BDP = bottleneck rate of the data direction x min RTT (the smallest tcp_info min_rtt of the "
                         "senders, never below the base RTT = sum of one-way delays); bdp_bytes_base_rtt uses the "
                         "configured base RTT; per flow in flows[].bdp_bytes",
+            "jitter_ms": L.get("jitter_ms"), "reorder": bool(L.get("reorder")),
+            "jitter_note": "each frame waits a further uniform(0, jitter_ms) after the bottleneck; with reorder it "
+                           "may overtake earlier frames, without it the order is kept" if L.get("jitter_ms") else None,
             "outage": ({"start": outage[0], "end": outage[1], "len_s": round(outage[1] - outage[0], 3),
                         "note": "every frame in both directions dropped (epoch s, same clock as the pcaps)"}
                        if outage else None),

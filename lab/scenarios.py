@@ -27,7 +27,7 @@ M = 1024 * 1024
 
 def _sc(name, kind, intended, rate, rtt_ms, flows, queue=100, loss=0.0, seed=1, rewrite=None, duration=4,
         capture=None, ipv6=False, delay_split=None, description="", shapers=None, hosts=None, outage=None,
-        cross=None):
+        cross=None, jitter=None, reorder=False):
     c2s, s2c = delay_split if delay_split else (rtt_ms / 2.0, rtt_ms / 2.0)
     sc = {
         "name": name, "kind": kind, "intended": intended, "description": description,
@@ -37,13 +37,17 @@ def _sc(name, kind, intended, rate, rtt_ms, flows, queue=100, loss=0.0, seed=1, 
                  "seed": seed, "rewrite": rewrite or {}},
         "flows": flows, "capture": capture or {},
     }
-    # extensions (netlab.py): rate/queue may be {c2s, s2c}; outage {start_s, len_s}; cross {dir: {rate_mbit,
+    # extensions (netlab.py): rate/queue/jitter may be {c2s, s2c}; jitter_ms: a further uniform(0, jitter)
+    # delay per frame after the bottleneck, reorder: frames may overtake; outage {start_s, len_s}; cross {dir: {rate_mbit,
     # pkt_bytes, start_s, on_s, off_s}}; shapers [{dir, qdisc tbf|htb, rate_mbit, burst_bytes, limit_bytes}];
     # hosts {client|server: {sysctl: {...}, initcwnd, initrwnd}}
     if outage:
         sc["link"]["outage"] = outage
     if cross:
         sc["link"]["cross"] = cross
+    if jitter:
+        sc["link"]["jitter_ms"] = jitter
+        sc["link"]["reorder"] = reorder
     if shapers:
         sc["shapers"] = shapers
     if hosts:
@@ -305,6 +309,26 @@ def _paths(p):
     S.append(_sc("ack_loss", "ack_loss", "bottleneck-limited", al["rate"], al["rtt"], [_f(rcvbuf=4 * M)],
                  queue=al["queue"], loss={"c2s": al["loss"], "s2c": 0.0}, seed=seed + 20, duration=5, rewrite=rw,
                  description="bulk download, %.0f%% random loss of the ACKs (client->server)" % (100 * al["loss"])))
+    # 22-24 (parameter sets with "jitter"): delay variation after the bottleneck, with and without reordering
+    jt = p.get("jitter")
+    if jt:
+        S.append(_sc("jitter_reorder", "reordering", "bottleneck-limited", jt["rate"], jt["rtt"],
+                     [_f(rcvbuf=4 * M)], queue=jt["queue"], seed=seed + 21, duration=5, rewrite=rw,
+                     jitter=jt["jitter"], reorder=True,
+                     description="bulk download; every frame (both directions) waits a further 0-%g ms after the "
+                                 "bottleneck and may overtake the ones before it (parallel links, radio retries)"
+                                 % jt["jitter"]))
+        S.append(_sc("jitter_fifo", "delay_variation", "bottleneck-limited", jt["rate"], jt["rtt"],
+                     [_f(rcvbuf=4 * M)], queue=jt["queue"], seed=seed + 22, duration=5, rewrite=rw,
+                     jitter=jt["fifo_jitter"], reorder=False,
+                     description="bulk download; every frame waits a further 0-%g ms after the bottleneck, in "
+                                 "order (a radio hop's aggregation and retries): the ACK clock is jittered"
+                                 % jt["fifo_jitter"]))
+        S.append(_sc("reorder_rwnd", "reordering", "receiver-window-limited", jt["rate"], jt["rtt"],
+                     [_f(rcvbuf=jt["rcvbuf"])], queue=jt["queue"], seed=seed + 23, duration=5, rewrite=rw,
+                     jitter=jt["jitter"], reorder=True,
+                     description="SO_RCVBUF %d B on a reordering path (0-%g ms per frame, overtaking allowed)"
+                                 % (jt["rcvbuf"], jt["jitter"])))
     return S
 
 

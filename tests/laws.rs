@@ -608,6 +608,26 @@ fn the_limits_law_wants_the_steady_sentence_to_print_the_same_shares() {
     assert!(law(&f));
 }
 
+/// The judged transfer's durations add up to no more than the connection lasted: a transfer
+/// judged whole (its steady part too short) read "steady transfer 4.25 s after 2.13 s of
+/// start-up" in a connection of 4.85 s (R30 ts_stripped at the client).
+#[test]
+fn the_limits_law_wants_the_judged_durations_within_the_connection() {
+    let mut f = judged(Label::Cwnd, limits(0.0, 0.56, 0.44, 0.0));
+    f.duration_s = 4.85;
+    let law = |f: &FlowSummary| breaks(f, "limits");
+    let shares = "receiver window 0%, cwnd 56%, bottleneck 44%, sender 0%";
+    f.evidence
+        .insert(0, format!("steady transfer 4.25 s after 2.13 s of start-up: {shares}"));
+    assert!(law(&f));
+    f.evidence[0] = format!(
+        "transfer judged whole, 4.25 s with its 2.13 s of start-up (the steady part after it, 2.12 s, too short to stand alone): {shares}"
+    );
+    assert!(!law(&f));
+    f.evidence[0] = format!("steady transfer 2.12 s after 2.13 s of start-up: {shares}");
+    assert!(!law(&f));
+}
+
 /// A cwnd verdict beside a larger bottleneck share must say why (the flow delivered below
 /// capacity over the steady transfer), with the shares the limits print.
 #[test]

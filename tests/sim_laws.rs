@@ -1316,3 +1316,27 @@ fn unseen_cross_traffic_leaves_the_link_its_rate_and_the_flow_its_share() {
     assert_eq!(f.verdict.to_string(), "bottleneck-limited");
     assert_holds(&d, true);
 }
+
+/// Two bulk uploads from a BSD stack over a 4 Mbit/s LAN (300 µs), the first into a 16 kB
+/// buffer: the judged transfer's durations stay within the connection's (at the receiver the
+/// queue's 0.27 s put the sender's last idle after the last packet, and the steady part read
+/// 1.79 s of a 1.62 s connection).
+#[test]
+fn two_bsd_flows_on_a_slow_lan_keep_their_durations() {
+    let flow = |cc, rcvbuf, start| Flow {
+        cc,
+        rcvbuf,
+        sender_stack: Stack::bsd(),
+        start: ms(start),
+        ..Flow::default()
+    };
+    let d = Draw {
+        path: Path {
+            seed: 267033226894489,
+            ..Path::new(4_000_000, us(300))
+        },
+        flows: vec![flow(Cc::Cubic, 16_000, 0), flow(Cc::Reno, 256_000, 1)],
+        secs: 1,
+    };
+    assert_holds(&d, true);
+}

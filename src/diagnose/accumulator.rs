@@ -745,7 +745,12 @@ impl DirAccumulator {
                 // (bug-4663: a 36 ms tail of 162 ms counted as congestion-window time).
                 // A tail with a retransmission is loss recovery, and stays.
                 Some(&(_, SenderState::Idle)) if !self.retransmitted => t0,
-                Some(&(at, SenderState::Idle)) => at.max(t0),
+                // A pause timed on the sender's clock (`idle_on_sender_clock`) may fall after
+                // the last packet: nothing is known past it, and the connection ends there
+                // (a 4 Mbit/s path whose queue held 0.27 s, captured at the receiver: the
+                // idle read 0.27 s after the last packet, and the steady part 1.79 s of a
+                // 1.62 s connection).
+                Some(&(at, SenderState::Idle)) => at.min(last_ts).max(t0),
                 _ => last_ts.max(t0),
             };
             let from = self.burst_from.take().unwrap_or(t0);

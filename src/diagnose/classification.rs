@@ -45,9 +45,27 @@ pub struct Classification {
     pub rwnd_wide_share: f64,
     /// Duration the fractions are taken over, seconds.
     pub steady_s: f64,
+    /// The fractions are over the whole transfer, start-up included: the steady part was
+    /// too short to stand for it alone (`classify::MIN_STEADY_SHARE`), so `steady_s` holds
+    /// the start-up too.
+    pub whole: bool,
 }
 
 impl Classification {
+    /// The transfer's length as judged: start-up and steady part.
+    pub fn transfer_s(&self) -> f64 {
+        if self.whole {
+            self.steady_s.max(self.startup_s)
+        } else {
+            self.startup_s + self.steady_s
+        }
+    }
+
+    /// The steady part alone, after the start-up.
+    pub fn steady_part_s(&self) -> f64 {
+        self.transfer_s() - self.startup_s
+    }
+
     /// The steady share of `l` as the summary's `limits` hold it and every view prints it
     /// (a sentence that formatted the raw fraction read "1%" beside the limits line's "2%").
     pub fn share(&self, l: Label) -> f64 {

@@ -39,8 +39,9 @@ pub struct Input<'a> {
     pub excluded: &'a [(Timestamp, Timestamp)],
 }
 
-/// The steady part must be at least this share of the transfer to stand for it alone;
-/// otherwise the whole transfer (start-up included) is used.
+/// The steady part must be at least this share of the transfer, or hold a delivery window
+/// of round trips, to stand for it alone; otherwise the whole transfer (start-up included)
+/// is used.
 const MIN_STEADY_SHARE: f64 = 0.5;
 
 pub fn classify(inp: &Input<'_>) -> Classification {
@@ -164,7 +165,13 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     let mut steady = sum(steady_bins.clone());
     let (total_all, total_steady): (u64, u64) = (all.iter().sum(), steady.iter().sum());
     let mut steady_from = steady_bins.start;
-    if (total_steady as f64) < MIN_STEADY_SHARE * total_all as f64 {
+    // Long enough to hold one delivery window, the steady part stands alone however long
+    // the start-up was: what it is judged by (its delivery against the capacity) is
+    // measured over such windows (R30 ts_stripped at the client: 2.13 s of start-up on a
+    // 300 ms path, then seven rounds at 88% bottleneck, judged whole as cwnd-limited).
+    let steady_rounds = rounds.len().saturating_sub(startup_round);
+    let holds_a_window = steady_rounds as i64 >= super::capacity::DELIVERY_ROUNDS;
+    if (total_steady as f64) < MIN_STEADY_SHARE * total_all as f64 && !holds_a_window {
         steady = all;
         steady_from = 0;
     }
@@ -391,6 +398,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         full_pipe_flight,
         rwnd_wide_share,
         steady_s,
+        whole: steady_from == 0 && steady_bins.start > 0,
     }
 }
 
@@ -481,12 +489,26 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
                 pct(l.bottleneck),
                 pct(l.sender)
             );
-            if let Some(e) = f
+            let judged = f
                 .evidence
                 .iter()
-                .find(|e| e.starts_with("steady transfer ") && !e.ends_with(&shares))
-            {
+                .find(|e| e.starts_with("steady transfer ") || e.starts_with("transfer judged whole, "));
+            if let Some(e) = judged.filter(|e| !e.ends_with(&shares)) {
                 out.push(format!("\"{e}\" beside limits \"{shares}\""));
+            }
+            // Its durations add up to no more than the connection lasted (a whole transfer
+            // read "steady transfer 4.25 s after 2.13 s of start-up" in 4.85 s).
+            if let Some(e) = judged {
+                let spans = durations(e);
+                let total: f64 = if e.starts_with("steady") {
+                    spans.iter().take(2).sum()
+                } else {
+                    spans.first().copied().unwrap_or(0.0)
+                };
+                // Each printed to three digits: half a unit of the third each.
+                if total > f.duration_s * 1.01 + 1e-6 {
+                    out.push(format!("\"{e}\" longer than the connection's {} s", f.duration_s));
+                }
             }
         }
         (l, v) => out.push(format!("verdict {v} with limits {l:?}")),
@@ -494,9 +516,28 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
     out
 }
 
+/// The durations a sentence prints (`units::secs`: "4.25 s", "96.0 ms", "310 µs"), in
+/// seconds, in order.
+fn durations(sentence: &str) -> Vec<f64> {
+    let words: Vec<&str> = sentence.split_whitespace().collect();
+    words
+        .windows(2)
+        .filter_map(|w| {
+            let scale = match w[1].trim_end_matches([',', ')', ':', ';']) {
+                "s" => 1.0,
+                "ms" => 1e-3,
+                "µs" => 1e-6,
+                "ns" => 1e-9,
+                _ => return None,
+            };
+            w[0].trim_start_matches('(').parse::<f64>().ok().map(|v| v * scale)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{classify, Input};
+    use super::{classify, durations, Input};
     use crate::diagnose::rules::fixture::{at, run, timeline, Bin, BASE_RTT, BUSY, CAPACITY, MSS};
 
     #[test]
@@ -561,5 +602,13 @@ mod tests {
         });
         assert!((c.idle_share - 0.5).abs() < 0.05, "idle share {}", c.idle_share);
         assert!((c.busy_rate / CAPACITY - 1.0).abs() < 0.05, "busy rate {}", c.busy_rate);
+    }
+
+    #[test]
+    fn a_sentences_durations_are_read_in_seconds() {
+        let d = durations("steady transfer 4.25 s after 96.0 ms of start-up (310 µs): cwnd 2%");
+        assert_eq!(d.len(), 3);
+        assert!((d[0] - 4.25).abs() < 1e-9 && (d[1] - 0.096).abs() < 1e-9 && (d[2] - 310e-6).abs() < 1e-12);
+        assert!(durations("receiver window 0%, cwnd 56%").is_empty());
     }
 }

@@ -17,15 +17,24 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     // The shares as the summary holds them (`limits`), so the two never round apart
     // (0.01499 read "1%" here beside "2%" on the limits line).
     let fr = |l: Label| c.share(l);
-    out.push(format!(
-        "steady transfer {} after {} of start-up: receiver window {}, cwnd {}, bottleneck {}, sender {}",
-        secs(c.steady_s),
-        secs(c.startup_s),
+    let shares = format!(
+        "receiver window {}, cwnd {}, bottleneck {}, sender {}",
         pct(fr(Label::ReceiverWindow)),
         pct(fr(Label::Cwnd)),
         pct(fr(Label::Bottleneck)),
         pct(fr(Label::Sender))
-    ));
+    );
+    out.push(if c.whole {
+        // The steady part was shorter than the start-up: the shares are of the whole.
+        format!(
+            "transfer judged whole, {} with its {} of start-up (the steady part after it, {}, too short to stand alone): {shares}",
+            secs(c.transfer_s()),
+            secs(c.startup_s),
+            secs(c.steady_part_s()),
+        )
+    } else {
+        format!("steady transfer {} after {} of start-up: {shares}", secs(c.steady_s), secs(c.startup_s))
+    });
     if let Some(cap) = x.capacity {
         let shows_busy = c.idle_share >= 0.005;
         // The share is of the rate the sentence ends on: the busy rate when it is printed
@@ -202,7 +211,7 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     // Waits removed can shorten the transfer by their time at most: advice needs that to
     // be worth at least the advice law's 1.05x (139 ms of waits in a 170 s IRC session
     // asked for TCP_NODELAY for a 0.08% gain).
-    let transfer_s = f.class.startup_s + f.class.steady_s;
+    let transfer_s = f.class.transfer_s();
     let worth = |wait_s: f64| transfer_s > wait_s && transfer_s / (transfer_s - wait_s) >= super::advice::MIN_GAIN;
     if let Some(s) = x.stall(StallKind::DelayedAck).filter(|s| worth(s.duration_s)) {
         out.push(super::advice::plain(

@@ -152,13 +152,13 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
                 x,
             ));
         }
-    } else if c.startup_s > 0.0 && c.steady_s < 10.0 * x.base_rtt_s {
+    } else if c.startup_s > 0.0 && c.steady_part_s() < 10.0 * x.base_rtt_s {
         out.push(plain(
             AdviceKind::ReuseConnections,
             None,
             format!(
                 "the transfer spent {} of its life in slow start: it is too short to fill the pipe; reuse connections or raise the initial window",
-                pct(c.startup_s / (c.startup_s + c.steady_s).max(1e-9))
+                pct(c.startup_s / c.transfer_s().max(1e-9))
             ),
             x,
         ));

@@ -538,9 +538,18 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     // Or the clock did resolve the window's bursts, and the spacing's own trains carried
     // a tenth of their bytes at twice the estimate or faster (`Facts::spacing_outpaced`).
     let outpaced = f.spacing_outpaced().is_some();
+    // Or the figure is the receiver's ACK clock: a window-held sender sends as the
+    // receiver's ACKs open the window, so the receiver stamps its ACKs at the pace the
+    // window lets data arrive, and no faster mode is sought in its stamps (the capture's
+    // own ACK spacing takes the fastest mode above the window's pace, `capacity::estimate`).
+    // At the flow's own delivery it shows nothing the delivery does not (P31 reorder_rwnd
+    // at the sender: a 120 KiB window on a 40 Mbit/s path whose arrivals a reordering hop
+    // scrambled; the stamps read the window's 24.4 Mbit/s and the flow was called
+    // bottleneck-limited at "99% of the capacity").
+    let receiver_paced = cap.method == Method::ReceiverClockDispersion;
     let window_paced = f.window_held
         && spacing_method
-        && (unresolved_pairs || outpaced)
+        && (unresolved_pairs || outpaced || receiver_paced)
         && cap.rate * rules::bottleneck::AT_CAPACITY <= achieved;
     if !cap.method.is_delivery() && !window_paced {
         return Some(cap.rate);

@@ -2,6 +2,8 @@
 //! sent (highest sequence, retransmissions), what the peer acknowledged and the window
 //! it granted. Everything is "as observed at the capture point".
 
+use std::collections::VecDeque;
+
 use super::ecn::EcnCounts;
 use super::ranges::RangeSet;
 use super::rtt::{DataAckSampler, ReleaseSampler, TsEchoSampler};
@@ -10,9 +12,14 @@ use crate::decode::{SackBlocks, Segment};
 use crate::seq::{SeqNum, SeqSpace};
 use crate::time::{Span, Timestamp};
 
-/// Gaps remembered per direction for telling a late first sending from a retransmission:
-/// reordering before a capture point displaces a segment by a few places, not more.
-const GAPS_KEPT: usize = 4;
+/// Gaps remembered per direction for telling a late first sending from a retransmission.
+/// A fill counts only within a round trip of its gap's opening, so older gaps are dropped;
+/// this caps the rest (a state budget): a path that reorders holds a gap open for every
+/// segment it displaces while one displaced segment is on its way (P31 jitter_reorder:
+/// frames delayed 0-2.5 ms at 0.3 ms apart, up to eight gaps open at once; four kept read
+/// 54% of the data as retransmitted where the sender re-sent one segment), and Linux
+/// itself tolerates a displacement of up to 300 segments (tcp_max_reordering).
+const GAPS_KEPT: usize = 64;
 
 /// A gap in the sequence the capture saw open: `[lo, hi)` missing when data beyond it
 /// passed at `opened`, carrying the TSval `tsval`.
@@ -163,7 +170,7 @@ pub struct Direction {
     /// The latest gaps in the sequence the capture saw open (data beyond the highest
     /// sequence before it), each with when it opened: a fill within a round trip of that is
     /// the first sending, late (see [`Direction::on_send`]).
-    gaps: [Option<Gap>; GAPS_KEPT],
+    gaps: VecDeque<Gap>,
     /// The connection's least end-to-end round trip so far, once both loops are measured
     /// (set by the connection before each segment).
     pub round_trip: Option<Span>,
@@ -291,6 +298,7 @@ impl Direction {
         // A keep-alive's one garbage byte (RFC 9293 §3.8.4: "may carry one garbage octet")
         // is no data: restored below once the segment is known for one.
         let before = (self.data_segments, self.first_data, self.last_data);
+        let mut same_tick_repair = false;
         if len > 0 {
             self.data_segments += 1;
             self.max_segment = self.max_segment.max(len);
@@ -352,8 +360,15 @@ impl Direction {
             // when it comes, lies below the highest sequence and is a retransmission here.
             // At a receiver-side capture every byte lost upstream arrives once, as the fill.
             let gap = if start.is_after(nxt) {
-                self.gaps.rotate_right(1);
-                self.gaps[0] = Some(Gap {
+                if let Some(round) = self.round_trip {
+                    while self.gaps.front().is_some_and(|g| at - g.opened >= round) {
+                        self.gaps.pop_front();
+                    }
+                }
+                if self.gaps.len() == GAPS_KEPT {
+                    self.gaps.pop_front();
+                }
+                self.gaps.push_back(Gap {
                     lo: nxt,
                     hi: start,
                     opened: at,
@@ -380,11 +395,20 @@ impl Direction {
             // looks like one by its number).
             if len <= 1 && !seg.flags.fin() && end == nxt && self.una.is_some_and(|u| seg.seq.is_before(u)) {
                 out.keep_alive = true;
-            } else if len > 0 && self.fills_a_fresh_gap(start, end, at, seg.options.timestamps.map(|t| t.val)) {
-                out.reordered = true;
-                self.reordered_segments += 1;
             } else if len > 0 {
-                out.retransmission = true;
+                let tsval = seg.options.timestamps.map(|t| t.val);
+                if self.fills_a_fresh_gap(start, end, at, tsval, self.recovering(at)) {
+                    out.reordered = true;
+                    self.reordered_segments += 1;
+                } else {
+                    out.retransmission = true;
+                    // Read as a repair only because a repair came just before it: it does
+                    // not prolong the recovery it was read by (one repair made every fill
+                    // of a reordering path's next round trip a repair, and those the next
+                    // round's: P31 jitter_reorder at the client read 54% of the data as
+                    // re-sent where the sender re-sent one segment).
+                    same_tick_repair = self.fills_a_fresh_gap(start, end, at, tsval, false);
+                }
             }
         } else if !syn && !seg.flags.rst() && seg.seq.add(1) == nxt && self.una == Some(nxt) {
             // A keep-alive without data (Linux's, `tcp_xmit_probe_skb`): SEG.SEQ = SND.NXT - 1
@@ -405,7 +429,9 @@ impl Direction {
             (self.data_segments, self.first_data, self.last_data) = before;
         }
         if out.retransmission {
-            self.last_retransmission = Some(at);
+            if !same_tick_repair {
+                self.last_retransmission = Some(at);
+            }
             self.retransmitted_segments += 1;
             self.retransmitted_bytes += len as u64;
             self.data_ack_rtt.on_retransmission(start, end);
@@ -430,24 +456,42 @@ impl Direction {
     /// displacement no sender's loss detection acts on. (SF20_Trace1: eleven fills 5-37 µs
     /// after the data beyond them, each with its TSval, were counted as retransmissions,
     /// and two loss episodes invented on a 22 ms path.)
-    fn fills_a_fresh_gap(&self, start: SeqNum, end: SeqNum, at: Timestamp, tsval: Option<u32>) -> bool {
+    fn fills_a_fresh_gap(
+        &self,
+        start: SeqNum,
+        end: SeqNum,
+        at: Timestamp,
+        tsval: Option<u32>,
+        recovering: bool,
+    ) -> bool {
         let Some(round) = self.round_trip else { return false };
         // A sender in loss recovery (it re-sent data within the last round trip) may have
         // known of the hole before it sent the data beyond it, and send its repair right
         // after that data, in the same tick of its clock (R13 loss_reno at the client: a
         // NewReno sender's new data, then the repair of a hole lost before the capture,
-        // 1 ms later with the same TSval). Only a sender out of recovery is read so.
-        if self.last_retransmission.is_some_and(|r| at - r < round) {
-            return false;
-        }
-        self.gaps.iter().flatten().any(|g| {
+        // 1 ms later with the same TSval). Only a sender out of recovery is read so, unless
+        // the fill's clock is before the data beyond it: a repair is sent after the data
+        // whose passing opened the hole, so it carries a later clock or the same tick, never
+        // an earlier one (RFC 7323 §4.3). (Without this, one misread fill made every fill of
+        // the next round trip a retransmission, and those the next round's.)
+        self.gaps.iter().any(|g| {
             let within = match (tsval, g.tsval) {
-                (Some(fill), Some(beyond)) => (fill.wrapping_sub(beyond) as i32) <= 0 && at - g.opened < round,
-                (None, None) => at - g.opened < Span(round.nanos() / 4),
+                (Some(fill), Some(beyond)) => {
+                    let before = fill.wrapping_sub(beyond) as i32;
+                    (before < 0 || (before == 0 && !recovering)) && at - g.opened < round
+                }
+                (None, None) => !recovering && at - g.opened < Span(round.nanos() / 4),
                 _ => false,
             };
             !start.is_before(g.lo) && !end.is_after(g.hi) && within
         })
+    }
+
+    /// Whether the direction re-sent data within the last round trip at `at`.
+    fn recovering(&self, at: Timestamp) -> bool {
+        self.last_retransmission
+            .zip(self.round_trip)
+            .is_some_and(|(r, round)| at - r < round)
     }
 
     fn after_send(&mut self, out: &mut SendOutcome, end: SeqNum) {
@@ -820,6 +864,53 @@ mod tests {
         );
         let o = run(7, true);
         assert!(!o.reordered && o.retransmission, "a sender in recovery");
+        let o = run(4, true);
+        assert!(
+            o.reordered && !o.retransmission,
+            "an earlier tick than the data beyond: sent before it, in recovery or not"
+        );
+    }
+
+    /// A path that displaces many segments at once (a reordering hop: eight gaps open
+    /// together) has every late fill read as reordering, and a fill read as a repair only
+    /// because a repair came just before it does not make the next round's fills repairs
+    /// (P31 jitter_reorder at the client: one repair made 54% of the data "re-sent").
+    #[test]
+    fn a_reordering_path_shows_no_retransmissions() {
+        let ts = |seq: u32, len: u32, val: u32| {
+            let mut s = seg(seq, len, ACK);
+            s.options.timestamps = Some(crate::decode::Timestamps { val, ecr: 1 });
+            s
+        };
+        let mut d = Direction::default();
+        d.round_trip = Some(Span::from_millis(40));
+        let t = |us: i64| Timestamp(1_000_000_000) + Span::from_micros(us);
+        d.on_send(&seg(0, 0, TcpFlags::SYN), t(0));
+        // A real repair: the gap at 1..1001 opened 50 ms before, the fill's clock later.
+        d.on_send(&ts(1001, 1000, 10), t(100));
+        d.on_send(&ts(1, 1000, 60), t(50_100));
+        // Then, in the same clock tick as the repair, 8 segments of every 16 overtaken by
+        // the 8 after them, over 6 round trips.
+        let mut at = 50_200;
+        let mut reordered = 0;
+        let mut resent = 0;
+        for burst in 0..60u32 {
+            let base = 2001 + burst * 16_000;
+            let tick = 60 + burst * 4;
+            for i in (8..16).chain(0..8) {
+                at += 300;
+                let o = d.on_send(&ts(base + i * 1000, 1000, tick), t(at));
+                reordered += o.reordered as u32;
+                // The fills in the repair's round trip may be repairs (a sender in recovery
+                // may send one in the tick of the data beyond it); none after it.
+                if at > 50_100 + 40_000 {
+                    resent += o.retransmission as u32;
+                }
+            }
+            at += 3_000;
+        }
+        assert_eq!(resent, 0, "{reordered} reordered");
+        assert!(reordered >= 480 - 48, "{reordered} reordered");
     }
 
     /// A retransmission whose original had arrived comes back as a D-SACK: a first block

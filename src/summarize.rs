@@ -271,6 +271,7 @@ pub fn direction(
         retransmitted_segments: x.retransmitted_segments,
         retransmitted_bytes: x.retransmitted_bytes,
         duplicate_acks: x.duplicate_acks,
+        reordered_segments: x.reordered_late_segments.max(x.reordered_segments),
         zero_window_advertisements: zero_windows,
         zero_window_probes: x.zero_window_probes,
         window_full_events: x.window_full_events,
@@ -365,6 +366,32 @@ pub fn copies_law(f: &FlowSummary) -> Vec<String> {
         (_, [n]) if n.starts_with(&want) && n.contains(&counts) => Vec::new(),
         _ => vec![format!("{} capture duplicates {counts}, notes {notes:?}", c + v)],
     }
+}
+
+/// The note on a bulk direction the path reordered more than it lost: its duplicate ACKs
+/// (and, with SACK, its holes) were the reordering's, not losses' (RFC 4737 reordering;
+/// Linux raises its reordering degree for them and does not reduce its window, RFC 8985).
+pub fn reordering_note(summary: &mut FlowSummary) {
+    let d = summary.dir(summary.bulk_direction);
+    let n = d.reordered_segments;
+    if n == 0 || n <= d.retransmitted_segments {
+        return;
+    }
+    let share = n as f64 / d.data_segments.max(1) as f64;
+    let dupacks = match d.duplicate_acks {
+        0 => String::new(),
+        k => format!(", and most of the {k} duplicate ACKs they drew were no sign of loss"),
+    };
+    let note = format!(
+        "{n} data segments ({}) reached the receiver after data sent after them and were never re-sent: the path reordered them (RFC 4737: parallel links, a radio hop's retries){dupacks}; {}",
+        crate::units::pct(share),
+        match d.retransmitted_segments {
+            0 => "none was re-sent".to_string(),
+            1 => "one segment was re-sent".to_string(),
+            k => format!("{k} segments were re-sent"),
+        }
+    );
+    summary.notes.push(note);
 }
 
 /// The capture duplicates the front set aside from this flow (per direction, indexed as

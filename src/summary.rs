@@ -782,6 +782,12 @@ pub struct DirectionSummary {
     pub retransmitted_segments: u64,
     pub retransmitted_bytes: u64,
     pub duplicate_acks: u64,
+    /// Data segments that reached the receiver after data sent after them and were never
+    /// re-sent: reordered on the path (RFC 4737). Counted from the receiver's ACKs (holes
+    /// below its highest SACK block that the cumulative ACK passed with no retransmission)
+    /// or, before the capture point, from the late segments themselves.
+    #[serde(default)]
+    pub reordered_segments: u64,
     pub zero_window_advertisements: u64,
     pub zero_window_probes: u64,
     pub window_full_events: u64,

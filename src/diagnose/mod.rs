@@ -99,6 +99,7 @@ pub fn finish(
     let lacks = lacking.clone().map(|l| l.is_some());
     let mut summary = summarize::base(conn, capture_name, &acc.windows, lacking);
     summarize::capture_duplicates(&mut summary, copies);
+    summarize::reordering_note(&mut summary);
     summary.stalls = acc.stalls.finish(conn);
     summarize::mark_undelivered(&mut summary);
     summary.notes.extend(acc.stalls.capture_notes(conn));

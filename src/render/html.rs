@@ -472,6 +472,10 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>, anchor: &str) -> Marku
                     } }
                 }
                 div { dt { "retransmissions" } dd { (f.retransmitted_segments) " segments" } }
+                @let reordered = f.dir(f.bulk_direction).reordered_segments;
+                @if reordered > 0 {
+                    div { dt { "reordered" } dd { (reordered) " segments (arrived late, never re-sent)" } }
+                }
                 @if let Some(ecn) = super::ecn_counts(f) {
                     div { dt { "ECN" } dd { (ecn) } }
                 }

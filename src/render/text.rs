@@ -300,9 +300,13 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
             }
         ),
     };
+    let reordered = match f.dir(f.bulk_direction).reordered_segments {
+        0 => String::new(),
+        n => format!(", {n} reordered"),
+    };
     writeln!(
         out,
-        "  {:<12}max flight {}, max rwnd {}, {} retransmitted segments{dupacks}",
+        "  {:<12}max flight {}, max rwnd {}, {} retransmitted segments{reordered}{dupacks}",
         "window",
         flight,
         f.max_rwnd_bytes.map_or("unknown".into(), |w| bytes(w as f64)),

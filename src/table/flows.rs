@@ -333,6 +333,7 @@ fn direction(t: &mut Columns, flows: &[FlowSummary], dir: &str, of: fn(&FlowSumm
     );
     t.col(name("retransmitted_bytes"), d().map(|d| Some(d.retransmitted_bytes)));
     t.col(name("duplicate_acks"), d().map(|d| Some(d.duplicate_acks)));
+    t.col(name("reordered_segments"), d().map(|d| Some(d.reordered_segments)));
     t.col(
         name("zero_window_advertisements"),
         d().map(|d| Some(d.zero_window_advertisements)),
@@ -382,6 +383,7 @@ fn direction_column(dir: &str, field: &str) -> &'static str {
         "retransmitted_segments",
         "retransmitted_bytes",
         "duplicate_acks",
+        "reordered_segments",
         "zero_window_advertisements",
         "zero_window_probes",
         "window_full_events",

@@ -176,6 +176,10 @@ pub struct Direction {
     pub round_trip: Option<Span>,
     /// Segments that filled such a gap: reordered, not re-sent.
     pub reordered_segments: u64,
+    /// Segments the receiver's ACKs reported late: holes below its highest SACK block that
+    /// the cumulative ACK then passed with no retransmission (`Scoreboard::late_fill_bytes`):
+    /// reordered on the path wherever the capture point is.
+    pub reordered_late_segments: u64,
     /// When the direction last re-sent data: a sender in loss recovery.
     last_retransmission: Option<Timestamp>,
 }
@@ -557,6 +561,7 @@ impl Direction {
             (Some(u), Some(h)) if h.is_after(u) => Some(h),
             (u, _) => u,
         };
+        let prev_una = self.una;
         match self.una {
             Some(una) if !ack.is_after(una) => {
                 let outstanding = self.nxt.is_some_and(|n| n.is_after(una));
@@ -586,6 +591,10 @@ impl Direction {
         }
         let una = self.una.expect("set above");
         if out.acked > 0 {
+            if let Some(p) = prev_una {
+                let late = self.sacks.late_fill_bytes(p, una);
+                self.reordered_late_segments += late.div_ceil(mss.max(1) as u64);
+            }
             self.sacks.on_cumulative_ack(una);
             if self.reno_recover.is_some_and(|r| !una.is_before(r)) {
                 self.reno_recover = None;

@@ -33,6 +33,44 @@ impl Scoreboard {
         self.sacked.insert(l, r);
     }
 
+    /// Bytes of [from, to) that were holes below the highest SACKed byte (not SACKed, never
+    /// re-sent): when the cumulative ACK moves over them, they reached the receiver late,
+    /// after data sent after them, without a retransmission — the path reordered them
+    /// (Linux marks reordering the same way: `tcp_clean_rtx_queue` takes a segment
+    /// cumulatively acknowledged, neither SACKed nor re-sent, below the highest SACKed one
+    /// as reordered, `tcp_check_sack_reordering`). Called before the ACK clips the board.
+    pub fn late_fill_bytes(&self, from: SeqNum, to: SeqNum) -> u64 {
+        let Some(high) = self.high_sacked() else { return 0 };
+        let limit = if high.is_before(to) { high } else { to };
+        if !limit.is_after(from) {
+            return 0;
+        }
+        // The covered parts of [from, limit), both sets merged.
+        let mut covered: Vec<(SeqNum, SeqNum)> = self
+            .sacked
+            .iter()
+            .chain(self.retransmitted.iter())
+            .filter(|&(l, r)| r.is_after(from) && l.is_before(limit))
+            .map(|(l, r)| {
+                (
+                    if l.is_before(from) { from } else { l },
+                    if r.is_after(limit) { limit } else { r },
+                )
+            })
+            .collect();
+        covered.sort_by(|a, b| a.0.diff(b.0).cmp(&0));
+        let mut holes = limit.bytes_after(from) as u64;
+        let mut reach = from;
+        for (l, r) in covered {
+            let l = if l.is_before(reach) { reach } else { l };
+            if r.is_after(l) {
+                holes -= r.bytes_after(l) as u64;
+                reach = r;
+            }
+        }
+        holes
+    }
+
     pub fn on_retransmit(&mut self, l: SeqNum, r: SeqNum) {
         self.retransmitted.insert(l, r);
     }
@@ -105,6 +143,28 @@ mod tests {
         s.on_sack(SeqNum(3000), SeqNum(4000), una);
         assert_eq!(s.sacked.iter().collect::<Vec<_>>(), vec![(SeqNum(2000), SeqNum(5000))]);
         assert_eq!(s.sacked_bytes(), 3000);
+    }
+
+    /// Holes below the highest SACK block that the cumulative ACK passes with no repair
+    /// arrived late: reordered. Re-sent or SACKed bytes are not, nor anything above the
+    /// highest block (no later data had been reported past it), and sequence numbers wrap.
+    #[test]
+    fn holes_passed_without_a_repair_were_reordered() {
+        for base in [0u32, u32::MAX - 2500] {
+            let at = |x: u32| SeqNum(base.wrapping_add(x));
+            let mut s = Scoreboard::default();
+            assert_eq!(s.late_fill_bytes(at(0), at(5000)), 0, "no SACK: nothing to tell");
+            // Holes 0..1000 and 2000..3000 under blocks 1000..2000 and 3000..4000.
+            s.on_sack(at(1000), at(2000), at(0));
+            s.on_sack(at(3000), at(4000), at(0));
+            assert_eq!(s.late_fill_bytes(at(0), at(5000)), 2000);
+            // The second hole re-sent: only the first came late.
+            s.on_retransmit(at(2000), at(3000));
+            assert_eq!(s.late_fill_bytes(at(0), at(5000)), 1000);
+            // An ACK that stops inside the first hole counts what it passed.
+            assert_eq!(s.late_fill_bytes(at(0), at(400)), 400);
+            assert_eq!(s.late_fill_bytes(at(4000), at(5000)), 0, "above the highest block");
+        }
     }
 
     #[test]

@@ -45,23 +45,27 @@ impl Scoreboard {
         if !limit.is_after(from) {
             return 0;
         }
-        // The covered parts of [from, limit), both sets merged.
-        let mut covered: Vec<(SeqNum, SeqNum)> = self
-            .sacked
-            .iter()
-            .chain(self.retransmitted.iter())
-            .filter(|&(l, r)| r.is_after(from) && l.is_before(limit))
-            .map(|(l, r)| {
-                (
-                    if l.is_before(from) { from } else { l },
-                    if r.is_after(limit) { limit } else { r },
-                )
-            })
-            .collect();
-        covered.sort_by(|a, b| a.0.diff(b.0).cmp(&0));
+        // The covered parts of [from, limit): both sets are sorted, so a merge walk visits
+        // their ranges in order of their left edges (no allocation: this runs per ACK).
+        let clip = |(l, r): (SeqNum, SeqNum)| {
+            (
+                if l.is_before(from) { from } else { l },
+                if r.is_after(limit) { limit } else { r },
+            )
+        };
+        let within = |&(l, r): &(SeqNum, SeqNum)| r.is_after(from) && l.is_before(limit);
+        let mut a = self.sacked.iter().filter(within).map(clip).peekable();
+        let mut b = self.retransmitted.iter().filter(within).map(clip).peekable();
         let mut holes = limit.bytes_after(from) as u64;
         let mut reach = from;
-        for (l, r) in covered {
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if !y.0.is_before(x.0) => a.next(),
+                (Some(_), Some(_)) => b.next(),
+                (Some(_), None) => a.next(),
+                (None, _) => b.next(),
+            };
+            let Some((l, r)) = next else { break };
             let l = if l.is_before(reach) { reach } else { l };
             if r.is_after(l) {
                 holes -= r.bytes_after(l) as u64;

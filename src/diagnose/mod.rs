@@ -562,8 +562,16 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
         // full by it. Intervals too few to hold one delivery window (a slow reader's
         // window bursts queueing twice in 4 s, R12 slow_reader at the sender) leave the
         // figure the delivery of other windows: the reader's pace, a lower bound.
+        //
+        // And a window-held flow's own queue stands: the window's excess over the BDP sits
+        // in the bottleneck's queue every round, so the least RTT of each interval stays
+        // raised (RFC 8289's standing queue). An RTT that rose with no interval's least RTT
+        // staying up is delay that comes and goes (a jittery hop), not the flight queued
+        // (P32 reorder_rwnd at the sender: frames delayed 0-5 ms each way raised the median
+        // RTT 4.5 ms over the base, and the receiver's stamps' 44.6 Mbit/s, the window's
+        // pace on an 80 Mbit/s link, was judged as the link's).
         let stood_measured = standing && f.estimate.queued.is_some();
-        return (f.queue_shows() || stood_measured).then_some(cap.rate);
+        return ((standing && f.queue_shows()) || stood_measured).then_some(cap.rate);
     }
     // A floor above the busy windows' delivery (what the flow's app-limited windows or its
     // whole connection carried) shows what the path passed, not that it was full: a lower

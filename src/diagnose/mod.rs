@@ -323,6 +323,10 @@ fn gather_facts(
         receiver_clock: dacc.receiver_clock.capacity(),
         stamps: Some(&dacc.receiver_clock),
         round_trip: dacc.rate_samples.max_rate(),
+        reordered_share: {
+            let d = summary.dir(bulk);
+            d.reordered_segments as f64 / d.data_segments.max(1) as f64
+        },
         loss_delivery: summary
             .stalls
             .iter()

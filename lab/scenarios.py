@@ -312,23 +312,20 @@ def _paths(p):
     # 22-24 (parameter sets with "jitter"): delay variation after the bottleneck, with and without reordering
     jt = p.get("jitter")
     if jt:
-        S.append(_sc("jitter_reorder", "reordering", "bottleneck-limited", jt["rate"], jt["rtt"],
-                     [_f(rcvbuf=4 * M)], queue=jt["queue"], seed=seed + 21, duration=5, rewrite=rw,
-                     jitter=jt["jitter"], reorder=True,
-                     description="bulk download; every frame (both directions) waits a further 0-%g ms after the "
-                                 "bottleneck and may overtake the ones before it (parallel links, radio retries)"
-                                 % jt["jitter"]))
-        S.append(_sc("jitter_fifo", "delay_variation", "bottleneck-limited", jt["rate"], jt["rtt"],
-                     [_f(rcvbuf=4 * M)], queue=jt["queue"], seed=seed + 22, duration=5, rewrite=rw,
-                     jitter=jt["fifo_jitter"], reorder=False,
-                     description="bulk download; every frame waits a further 0-%g ms after the bottleneck, in "
-                                 "order (a radio hop's aggregation and retries): the ACK clock is jittered"
-                                 % jt["fifo_jitter"]))
-        S.append(_sc("reorder_rwnd", "reordering", "receiver-window-limited", jt["rate"], jt["rtt"],
-                     [_f(rcvbuf=jt["rcvbuf"])], queue=jt["queue"], seed=seed + 23, duration=5, rewrite=rw,
-                     jitter=jt["jitter"], reorder=True,
-                     description="SO_RCVBUF %d B on a reordering path (0-%g ms per frame, overtaking allowed)"
-                                 % (jt["rcvbuf"], jt["jitter"])))
+        def jittered(name, kind, intended, flow, seed_off, jitter, reorder, description):
+            return _sc(name, kind, intended, jt["rate"], jt["rtt"], [flow], queue=jt["queue"], seed=seed + seed_off,
+                       duration=5, rewrite=rw, jitter=jitter, reorder=reorder, description=description)
+        S.append(jittered("jitter_reorder", "reordering", "bottleneck-limited", _f(rcvbuf=4 * M), 21, jt["jitter"], True,
+                          "bulk download; every frame (both directions) waits a further 0-%g ms after the bottleneck "
+                          "and may overtake the ones before it (parallel links, radio retries)" % jt["jitter"]))
+        S.append(jittered("jitter_fifo", "delay_variation", "bottleneck-limited", _f(rcvbuf=4 * M), 22,
+                          jt["fifo_jitter"], False,
+                          "bulk download; every frame waits a further 0-%g ms after the bottleneck, in order (a radio "
+                          "hop's aggregation and retries): the ACK clock is jittered" % jt["fifo_jitter"]))
+        S.append(jittered("reorder_rwnd", "reordering", "receiver-window-limited", _f(rcvbuf=jt["rcvbuf"]), 23,
+                          jt["jitter"], True,
+                          "SO_RCVBUF %d B on a reordering path (0-%g ms per frame, overtaking allowed)"
+                          % (jt["rcvbuf"], jt["jitter"])))
     return S
 
 

@@ -517,20 +517,15 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
 }
 
 /// The durations a sentence prints (`units::secs`: "4.25 s", "96.0 ms", "310 µs"), in
-/// seconds, in order.
+/// seconds, in order, as `units::parse` reads them back.
 fn durations(sentence: &str) -> Vec<f64> {
     let words: Vec<&str> = sentence.split_whitespace().collect();
     words
         .windows(2)
         .filter_map(|w| {
-            let scale = match w[1].trim_end_matches([',', ')', ':', ';']) {
-                "s" => 1.0,
-                "ms" => 1e-3,
-                "µs" => 1e-6,
-                "ns" => 1e-9,
-                _ => return None,
-            };
-            w[0].trim_start_matches('(').parse::<f64>().ok().map(|v| v * scale)
+            let unit = w[1].trim_end_matches([',', ')', ':', ';']);
+            matches!(unit, "s" | "ms" | "µs" | "ns")
+                .then(|| crate::units::parse(&format!("{} {unit}", w[0].trim_start_matches('('))))?
         })
         .collect()
 }

@@ -32,6 +32,8 @@ struct Gap {
     /// The TSval of the data just below the gap (the segment that had set the highest
     /// sequence before it), when known.
     below: Option<u32>,
+    /// When that data passed the capture point.
+    below_at: Option<Timestamp>,
 }
 
 /// What a segment meant for the direction it was sent in.
@@ -174,8 +176,10 @@ pub struct Direction {
     /// sequence before it), each with when it opened: a fill within a round trip of that is
     /// the first sending, late (see [`Direction::on_send`]).
     gaps: VecDeque<Gap>,
-    /// The TSval of the segment that set `nxt` (None when an ACK moved it).
+    /// The TSval of the segment that set `nxt` (None when an ACK moved it), and when it
+    /// passed.
     nxt_tsval: Option<u32>,
+    nxt_at: Option<Timestamp>,
     /// The connection's least end-to-end round trip so far, once both loops are measured
     /// (set by the connection before each segment).
     pub round_trip: Option<Span>,
@@ -340,6 +344,7 @@ impl Direction {
         let Some(nxt) = self.nxt else {
             self.nxt = Some(end);
             self.nxt_tsval = tsval;
+            self.nxt_at = Some(at);
             if len > 0 {
                 out.new_bytes = len;
                 self.unique_bytes += len as u64;
@@ -385,6 +390,7 @@ impl Direction {
                     opened: at,
                     tsval,
                     below: self.nxt_tsval,
+                    below_at: self.nxt_at,
                 });
                 start.bytes_after(nxt) as u64
             } else {
@@ -393,6 +399,7 @@ impl Direction {
             self.unique_bytes += gap;
             self.nxt = Some(end);
             self.nxt_tsval = tsval;
+            self.nxt_at = Some(at);
             if new_payload > 0 {
                 out.new_bytes = new_payload;
                 self.unique_bytes += new_payload as u64;
@@ -495,7 +502,15 @@ impl Direction {
                     // repair answers news of the loss, which reaches the sender a round trip
                     // after the hole's data left it (P32 jitter_reorder at the client: in a
                     // recovery of 320 ms, 700 such fills read as repairs).
-                    let one_tick = g.below == Some(beyond);
+                    // So too where the data below the hole passed here less than half a
+                    // round trip before the data beyond it: a repair in the tick of the
+                    // data beyond means the hole's first sending left a round trip before
+                    // that tick, and the data below it earlier still, which no path's
+                    // jitter or clock tick below half a round trip brings this close
+                    // (P32 jitter_reorder at the client: fills of holes whose lower edge
+                    // left a tick earlier, 1 ms on a 24 ms path).
+                    let one_tick =
+                        g.below == Some(beyond) || g.below_at.is_some_and(|b| g.opened - b < Span(round.nanos() / 2));
                     let before = fill.wrapping_sub(beyond) as i32;
                     (before < 0 || (before == 0 && (!recovering || one_tick))) && at - g.opened < round
                 }
@@ -604,6 +619,7 @@ impl Direction {
             out.beyond_seen = out.acked > 0;
             self.nxt = Some(ack);
             self.nxt_tsval = None;
+            self.nxt_at = None;
         }
         let una = self.una.expect("set above");
         if out.acked > 0 {
@@ -877,8 +893,10 @@ mod tests {
             if resent_before {
                 d.on_send(&ts(101, 1000, 6), t(5_000));
             }
-            d.on_send(&ts(2101, 1000, 7), t(10_000));
-            d.on_send(&ts(1101, 1000, fill_ts), t(10_020))
+            // The data beyond the hole passes more than half a round trip after the data
+            // below it: the hole may have been sent a round trip before, and repaired now.
+            d.on_send(&ts(2101, 1000, 7), t(12_000));
+            d.on_send(&ts(1101, 1000, fill_ts), t(12_020))
         };
         let run = |fill_ts: u32, resent_before: bool| run_below(5, fill_ts, resent_before);
         let o = run(7, false);
@@ -899,6 +917,21 @@ mod tests {
         assert!(
             o.reordered && !o.retransmission,
             "both edges of the hole sent in the fill's tick: the hole was sent in it too"
+        );
+        // In recovery, a hole whose lower edge passed 1 ms before the data beyond it (a
+        // tick earlier) on a 22 ms path: sent between them, too late for news of its loss.
+        let mut d = Direction::default();
+        d.round_trip = Some(Span::from_millis(22));
+        let t = |us: i64| Timestamp(1_000_000_000) + Span::from_micros(us);
+        d.on_send(&seg(100, 0, TcpFlags::SYN), t(0));
+        d.on_send(&ts(101, 1000, 5), t(10));
+        d.on_send(&ts(101, 1000, 6), t(5_000));
+        d.on_send(&ts(1101, 1000, 11), t(11_000));
+        d.on_send(&ts(3101, 1000, 12), t(12_000));
+        let o = d.on_send(&ts(2101, 1000, 12), t(12_020));
+        assert!(
+            o.reordered && !o.retransmission,
+            "the lower edge a tick before, well within half a round trip: {o:?}"
         );
     }
 

@@ -1340,3 +1340,146 @@ fn two_bsd_flows_on_a_slow_lan_keep_their_durations() {
     };
     assert_holds(&d, true);
 }
+
+/// An old stack without SACK sending through a 2 Mbit/s policer (burst 15000) on a 10
+/// Mbit/s, 300 µs path: each round trip's delivery stays at or below the capacity printed.
+#[test]
+fn a_policed_old_sender_keeps_its_capacity_above_its_round_trips() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 8,
+            seed: 8890518614530859143,
+            shaper: Some(Shaper {
+                rate_bps: 2_000_000,
+                burst_bytes: 15_000,
+                limit_bytes: 30_000,
+                police: true,
+                tick: us(0),
+            }),
+            ..Path::new(10_000_000, us(300))
+        },
+        flows: vec![Flow {
+            sender_stack: Stack::old(false),
+            rcvbuf: 16_000,
+            ..Flow::default()
+        }],
+        secs: 2,
+    };
+    assert_holds(&d, false);
+}
+
+/// A download from Linux to Windows (MSS 536) and an upload from an old stack to Windows
+/// through an 80 Mbit/s policer (burst 3000) on a 100 Mbit/s, 300 µs path: each flow's
+/// capacity is at least what it delivered over one round trip.
+#[test]
+fn two_ways_through_a_policer_keep_each_capacity_above_its_round_trips() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 8,
+            seed: 1945146314370729094,
+            shaper: Some(Shaper {
+                rate_bps: 80_000_000,
+                burst_bytes: 3000,
+                limit_bytes: 30_000,
+                police: true,
+                tick: us(0),
+            }),
+            ..Path::new(100_000_000, us(300))
+        },
+        flows: vec![
+            Flow {
+                receiver_stack: Stack::windows(),
+                rcvbuf: 64_000,
+                mss: 536,
+                ..Flow::default()
+            },
+            Flow {
+                sender_stack: Stack::old(false),
+                receiver_stack: Stack::windows(),
+                rcvbuf: 16_000,
+                start: ms(2),
+                upload: true,
+                ..Flow::default()
+            },
+        ],
+        secs: 1,
+    };
+    assert_holds(&d, false);
+}
+
+/// An old stack without SACK sending on a 1 Mbit/s, 100 ms path whose link goes down for 4
+/// s after 549 ms (ECN marking from 7 packets): no estimate above the link's rate.
+#[test]
+fn a_four_second_outage_on_a_slow_path_leaves_no_estimate_above_the_link() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 30,
+            seed: 0,
+            ecn_mark_pkts: Some(7),
+            outages: vec![Outage {
+                start: ms(549),
+                length: ms(4000),
+            }],
+            ..Path::new(1_000_000, ms(100))
+        },
+        flows: vec![Flow {
+            sender_stack: Stack::old(false),
+            rcvbuf: 64_000,
+            ecn: true,
+            ..Flow::default()
+        }],
+        secs: 1,
+    };
+    assert_holds(&d, false);
+}
+
+/// An upload from BSD to Windows (its reader at 16 Mbit/s in 10 ms ticks) and a download
+/// from an old stack to BSD through an 800 kbit/s policer (burst 64000, 1 ms tick) on a 4
+/// Mbit/s, 2 ms path, the receiver's capture on a 1 ms clock: no steady delivery above the
+/// capacity printed beside it.
+#[test]
+fn a_policed_pair_on_a_one_ms_clock_delivers_no_more_than_its_capacity() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 8,
+            seed: 15205730044908194747,
+            receiver_capture: CaptureHost {
+                resolution: ms(1),
+                ..CaptureHost::default()
+            },
+            shaper: Some(Shaper {
+                rate_bps: 800_000,
+                burst_bytes: 64_000,
+                limit_bytes: 200_000,
+                police: true,
+                tick: ms(1),
+            }),
+            ..Path::new(4_000_000, ms(2))
+        },
+        flows: vec![
+            Flow {
+                sender_stack: Stack::bsd(),
+                receiver_stack: Stack::windows(),
+                rcvbuf: 4 << 20,
+                mss: 1400,
+                reader: Reader::Rate {
+                    bps: 16_000_000,
+                    tick: ms(10),
+                },
+                start: ms(57),
+                upload: true,
+                ..Flow::default()
+            },
+            Flow {
+                sender_stack: Stack::old(false),
+                receiver_stack: Stack::bsd(),
+                rcvbuf: 64_000,
+                mss: 1400,
+                start: ms(10),
+                ..Flow::default()
+            },
+        ],
+        secs: 1,
+    };
+    assert_holds(&d, false);
+}

@@ -169,8 +169,11 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     // the start-up was: what it is judged by (its delivery against the capacity) is
     // measured over such windows (R30 ts_stripped at the client: 2.13 s of start-up on a
     // 300 ms path, then seven rounds at 88% bottleneck, judged whole as cwnd-limited).
-    let steady_rounds = rounds.len().saturating_sub(startup_round);
-    let holds_a_window = steady_rounds as i64 >= super::capacity::DELIVERY_ROUNDS;
+    // Its time is counted as accounted (the rounds are the timeline's slices of a base RTT,
+    // and an outage's or a lost connection's take no part in it: 8 ms of a lost connection's
+    // steady time after 416 ms of start-up on a 100 ms path counted as 33 rounds, and one
+    // ACK in one 8 ms bin read a steady delivery of 1.46 Mbit/s on a 1 Mbit/s link).
+    let holds_a_window = total_steady as f64 >= super::capacity::DELIVERY_ROUNDS as f64 * inp.base_rtt.nanos() as f64;
     if (total_steady as f64) < MIN_STEADY_SHARE * total_all as f64 && !holds_a_window {
         steady = all;
         steady_from = 0;

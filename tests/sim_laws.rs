@@ -1483,3 +1483,58 @@ fn a_policed_pair_on_a_one_ms_clock_delivers_no_more_than_its_capacity() {
     };
     assert_holds(&d, false);
 }
+
+/// Two BSD senders on a 30 Mbit/s, 300 µs path with 18 Mbit/s of cross traffic, one to an
+/// old receiver that never scales its 16 kB window (its reader at 11 Mbit/s in 100 ms
+/// ticks), captured at the receiver with a 96-byte snaplen: no sender's flight above the
+/// window it was sent into.
+#[test]
+fn a_sender_to_an_unscaled_window_is_never_read_above_it() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 400,
+            seed: 2831342850036787917,
+            sender_capture: CaptureHost {
+                snaplen: 1514,
+                ..CaptureHost::default()
+            },
+            receiver_capture: CaptureHost {
+                snaplen: 96,
+                ..CaptureHost::default()
+            },
+            cross: Some(CrossTraffic {
+                rate_bps: 18_000_000,
+                frame_bytes: 1514,
+            }),
+            ecn_mark_pkts: Some(100),
+            ..Path::new(30_000_000, us(300))
+        },
+        flows: vec![
+            Flow {
+                sender_stack: Stack::bsd(),
+                receiver_stack: Stack::bsd(),
+                cc: Cc::Reno,
+                rcvbuf: 64_000,
+                mss: 536,
+                start: ms(42),
+                ecn: true,
+                ..Flow::default()
+            },
+            Flow {
+                sender_stack: Stack::bsd(),
+                receiver_stack: Stack::old(false),
+                rcvbuf: 16_000,
+                mss: 1460,
+                reader: Reader::Rate {
+                    bps: 11_000_000,
+                    tick: ms(100),
+                },
+                start: ms(146),
+                ecn: true,
+                ..Flow::default()
+            },
+        ],
+        secs: 2,
+    };
+    assert_holds(&d, false);
+}

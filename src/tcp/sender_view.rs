@@ -287,17 +287,25 @@ impl SenderViewTracker {
         // ACK whose window the data fits is the one. The scale and middlebox evidence keep
         // the uncorrected reading (`loop_flight`): there a sender beyond its window is the
         // finding, and a correction by an inferred scale would steer its own evidence.
-        // Beyond a zero window a sender may probe with new data (RFC 9293 §3.8.6.1).
+        // Beyond a zero window a sender may probe with one octet of new data (RFC 9293
+        // §3.8.6.1; Linux probes with an old byte instead, `tcp_xmit_probe_skb`), no more:
+        // more new data beyond it proves a later ACK reopened the window (a receiver whose
+        // window update passed here 18 ms before the data it released, against a loop of
+        // 32 ms, read its sender 34 KB into a 16 kB unscaled window).
         let scaled = |x: &Advert| x.window.or_else(|| shift.map(|k| (x.raw as u64) << k));
-        let fits = |x: &Advert| scaled(x).is_none_or(|w| w == 0 || nxt.bytes_after(x.ack) as u64 <= w);
+        let fits = |x: &Advert| scaled(x).is_none_or(|w| nxt.bytes_after(x.ack) as u64 <= w.max(1));
         let mut obeyed = latest;
         if known && !fits(&h[latest]) {
-            if let Some(k) = (latest + 1..h.len())
-                .take_while(|&k| h[k].at <= at)
+            let passed = (latest + 1..h.len()).take_while(|&k| h[k].at <= at);
+            // With no ACK that passed here before the data opening a window it fits, the
+            // sender broke the window (206_example_b's server sent 58 KB past the right
+            // edge of duplicate ACKs): the window says nothing of which ACK it had, and the
+            // flight is the one the capture vouches for, by the latest ACK that passed here.
+            obeyed = passed
+                .clone()
                 .find(|&k| fits(&h[k]))
-            {
-                obeyed = k;
-            }
+                .or(passed.last())
+                .unwrap_or(latest);
         }
         // The transit the view allowed: the data that reached here within the loop's bound
         // before this segment. An echo may name an older ACK (the sender's word, see the

@@ -1538,3 +1538,69 @@ fn a_sender_to_an_unscaled_window_is_never_read_above_it() {
     };
     assert_holds(&d, false);
 }
+
+/// An upload between unscaled Windows hosts and a download from an old SACK stack to Linux
+/// through a 3.2 Mbit/s shaper on a 4 Mbit/s, 100 ms IPv6 path with 1.2 Mbit/s of cross
+/// traffic, ECN marking from 100 packets: the flat flight's sentence says where the flight
+/// stood against the BDP printed beside it.
+#[test]
+fn a_flat_flight_below_the_bdp_is_not_said_above_it() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 400,
+            seed: 15109534402814387895,
+            ipv6: true,
+            sender_capture: CaptureHost {
+                snaplen: 1514,
+                ..CaptureHost::default()
+            },
+            receiver_capture: CaptureHost {
+                resolution: ms(1),
+                snaplen: 1514,
+                ..CaptureHost::default()
+            },
+            middle: Some(Tap {
+                at: 0.44,
+                capture: CaptureHost::default(),
+            }),
+            shaper: Some(Shaper {
+                rate_bps: 3_200_000,
+                burst_bytes: 64_000,
+                limit_bytes: 30_000,
+                police: false,
+                tick: us(0),
+            }),
+            cross: Some(CrossTraffic {
+                rate_bps: 1_200_000,
+                frame_bytes: 1514,
+            }),
+            ecn_mark_pkts: Some(100),
+            ..Path::new(4_000_000, ms(100))
+        },
+        flows: vec![
+            Flow {
+                sender_stack: Stack::windows_unscaled(),
+                receiver_stack: Stack::windows_unscaled(),
+                cc: Cc::Reno,
+                rcvbuf: 256_000,
+                mss: 1440,
+                start: ms(78),
+                upload: true,
+                ecn: true,
+                ..Flow::default()
+            },
+            Flow {
+                sender_stack: Stack::old(true),
+                receiver_stack: Stack::linux(),
+                cc: Cc::Reno,
+                rcvbuf: 256_000,
+                mss: 1440,
+                start: ms(89),
+                ecn: true,
+                ..Flow::default()
+            },
+        ],
+        secs: 3,
+    };
+    assert_holds(&d, false);
+}

@@ -496,6 +496,8 @@ pub fn evidence_law(f: &crate::summary::FlowSummary) -> Vec<String> {
                 ("at the receiver window (", true),
                 ("below the BDP (", false),
                 ("above the BDP (", true),
+                ("below the link's BDP (", false),
+                ("above the BDP of this flow's share of the link (", true),
             ] {
                 if let (Some(l), Some(x)) = (level, after(e, key).and_then(parse)) {
                     // Compared as printed: each side rounded to three digits.

@@ -194,7 +194,20 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         if let Some(bdp) = x.bdp {
             let level = c.full_pipe_flight as f64;
             let mut against: Vec<String> = super::sender::against_window(x, level).into_iter().collect();
-            against.push(format!("above the BDP ({})", bytes(bdp)));
+            // On a link shared with traffic the capture does not show, the pipe this flow
+            // fills is its share of it: a flight below the link's BDP fills that share's
+            // (the flow is judged against what the link left it).
+            let share = x.available().map(|a| a * x.base_rtt_s).filter(|&s| s < bdp);
+            against.push(match share {
+                Some(s) if level < bdp => format!(
+                    "below the link's BDP ({}) and above the BDP of this flow's share of the link ({}: {} x base RTT {})",
+                    bytes(bdp),
+                    bytes(s),
+                    rate(x.available().unwrap_or(0.0)),
+                    ms(x.base_rtt_s)
+                ),
+                _ => format!("above the BDP ({})", bytes(bdp)),
+            });
             out.push(format!(
                 "flight flat at ~{} for {} of the time with no loss, {}, the RTT rising to hold the excess (median {} vs base {}): the pipe was full ({})",
                 bytes(level),

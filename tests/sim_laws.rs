@@ -501,6 +501,18 @@ fn known(d: &Draw, line: &str) -> Option<&'static str> {
         // whose receiver held each window's ACK until it read, no longer shows a standing
         // queue: see the accumulator's prompt samples.)
         "truth:window-verdict" if slow_reader(d) => Some("slow reader"),
+        // A group's summed delivery where a slow reader's Linux receiver holds its ACKs
+        // until it reads (__tcp_ack_snd_check: no ACK while the window would shrink): the
+        // ACKs of data that crossed the link over a reader tick come in a bunch, and the
+        // group's windows of four base RTTs time them by the ACK interval alone (tcp_rate.c
+        // also takes the send interval, which the bins do not keep). Minimal case: 30
+        // Mbit/s, RTT 2 ms, queue 30, an on/off upload of 240352 B every 235 ms from an old
+        // stack to Linux (rcvbuf 64000, reader 9 Mbit/s in 10 ms ticks) beside a Linux bulk
+        // flow into 16 kB, 1 s, seed 7207908428970415975: a shared-delivery-rate of 51.9
+        // Mbit/s at the sender (10 ms windows of 62 KB).
+        "truth:link-rate" if slow_reader(d) && shared(d) && line.contains("SharedDeliveryRate") => {
+            Some("a group's delivery beside a slow reader's held ACKs")
+        }
         // The first minimal case holds now (`a_window_limited_upload_at_a_coalescing_sender_
         // is_receiver_window_limited`: a delayed ACK's 40 ms gap was the ACK spacing's mode
         // while 45% of the bytes came at 90-370 Mbit/s; `Facts::spacing_outpaced`). Left

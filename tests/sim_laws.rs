@@ -1616,3 +1616,24 @@ fn a_flat_flight_below_the_bdp_is_not_said_above_it() {
     };
     assert_holds(&d, false);
 }
+
+/// A Linux Reno bulk flow into a 4 MiB window on a clean 100 Mbit/s, 100 ms path with a
+/// 400-packet queue, one second: no estimate above the link (the most delivered over one
+/// round trip read 122 Mbit/s).
+#[test]
+fn a_bulk_flow_on_a_long_fat_path_is_not_faster_than_its_link() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 400,
+            seed: 2423128669512967333,
+            ..Path::new(100_000_000, ms(100))
+        },
+        flows: vec![Flow {
+            cc: Cc::Reno,
+            rcvbuf: 4 << 20,
+            ..Flow::default()
+        }],
+        secs: 1,
+    };
+    assert_holds(&d, false);
+}

@@ -1,11 +1,17 @@
 //! A small set of sequence ranges [left, right): sorted, disjoint, merged on insert and
 //! clipped at the cumulative ACK. Used for SACKed bytes, retransmitted bytes and the data
-//! seen at the capture point. Bounded: beyond `MAX_RANGES` the two closest ranges merge
-//! (a window fragmented into hundreds of holes is rare, and the figures stay approximate).
+//! seen at the capture point. Bounded: beyond `MAX_RANGES` the two closest ranges merge,
+//! which takes the hole between them for SACKed (a state budget; the figures stay
+//! approximate past it).
 
 use crate::seq::SeqNum;
 
-const MAX_RANGES: usize = 256;
+/// A window's holes are at most its segments: slow start overshooting a 400-packet queue on
+/// a 100 Mbit/s, 100 ms path leaves 3 MB of SACKed data in over 256 pieces, and merging
+/// the closest counted their holes as delivered (a rate sample of 122 Mbit/s on the 100
+/// Mbit/s link, tests/sim_laws.rs). 4096 ranges (32 KiB) cover a 6 MB window of full
+/// segments with every other one lost; only a flow with that many holes holds them.
+const MAX_RANGES: usize = 4096;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RangeSet {

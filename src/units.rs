@@ -108,6 +108,20 @@ pub fn pct(x: f64) -> String {
     }
 }
 
+/// A share printed beside a line it is compared with (the 85% of the capacity a full path
+/// delivers): with the digits that keep it apart from the line where whole percents would
+/// print the two alike ("84.7%" below an 85% line, never "85% ... below the 85%").
+pub fn pct_beside(x: f64, line: f64) -> String {
+    let shown = pct(x);
+    if x == line || shown != pct(line) {
+        return shown;
+    }
+    (1..=4usize)
+        .map(|d| (format!("{:.*}%", d, x * 100.0), format!("{:.*}%", d, line * 100.0)))
+        .find(|(a, b)| a != b)
+        .map_or(shown, |(a, _)| a)
+}
+
 /// A part's share of a whole, as [`pct`], but never "100%" for a part short of the whole
 /// (a part that rounds up reads "over 99%"): beside "17 of 21" a whole would contradict it.
 pub fn pct_part(x: f64) -> String {
@@ -186,6 +200,15 @@ fn sig1(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_share_beside_its_line_keeps_the_digits_that_part_them() {
+        assert_eq!(pct_beside(0.847, 0.85), "84.7%");
+        assert_eq!(pct_beside(0.8499, 0.85), "84.99%");
+        assert_eq!(pct_beside(0.6, 0.85), "60%");
+        assert_eq!(pct_beside(0.85, 0.85), "85%");
+        assert_eq!(pct_beside(0.852, 0.85), "85.2%");
+    }
     use proptest::prelude::*;
 
     #[test]

@@ -1683,3 +1683,55 @@ fn a_slow_reader_before_a_long_outage_keeps_the_laws() {
     };
     assert_holds(&d, false);
 }
+
+/// A Windows download (64 KiB send buffer) and a Windows upload to BSD (8 KiB send buffer)
+/// on a 1 Mbit/s, 10 ms IPv6 path with 2% loss, captured on 1 ms clocks (the sender's host
+/// coalescing 21 packets / 214 µs): a sender-limited verdict is the sender's own time.
+#[test]
+fn two_windows_flows_on_a_slow_lossy_path_keep_the_verdict_laws() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 100,
+            loss: 0.02,
+            seed: 10084561477543318895,
+            ipv6: true,
+            sender_capture: CaptureHost {
+                resolution: ms(1),
+                coalesce: Some(Coalesce {
+                    max_packets: 21,
+                    window: us(214),
+                    per_packet: us(2),
+                }),
+                snaplen: 96,
+            },
+            receiver_capture: CaptureHost {
+                resolution: ms(1),
+                ..CaptureHost::default()
+            },
+            ..Path::new(1_000_000, ms(10))
+        },
+        flows: vec![
+            Flow {
+                sender_stack: Stack::windows().with_sndbuf(64 << 10),
+                receiver_stack: Stack::windows(),
+                cc: Cc::Reno,
+                rcvbuf: 64_000,
+                mss: 1440,
+                start: ms(70),
+                ..Flow::default()
+            },
+            Flow {
+                sender_stack: Stack::windows().with_sndbuf(8 << 10),
+                receiver_stack: Stack::bsd(),
+                cc: Cc::Reno,
+                rcvbuf: 64_000,
+                mss: 1440,
+                start: ms(120),
+                upload: true,
+                ..Flow::default()
+            },
+        ],
+        secs: 2,
+    };
+    assert_holds(&d, false);
+}

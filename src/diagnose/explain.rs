@@ -107,7 +107,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             rate(c.steady_rate),
             shared,
             busy,
-            pct(util),
+            crate::units::pct_beside(util, super::capacity::AT_CAPACITY),
             rate(cap.rate),
             if x.lower_bound { ", a lower bound" } else { "" },
             if others.is_empty() {

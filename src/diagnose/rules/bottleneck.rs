@@ -162,7 +162,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         if c.verdict == Label::Bottleneck && u < AT_CAPACITY && l >= AT_CAPACITY {
             out.push(format!(
                 "the flow delivered {} of the capacity while it had data, but a queue stood in {} of the steady transfer, and the link behind a standing queue never idles (RFC 8289): counting those intervals as full, the link was busy {} of the time the flow had data, at least the {} a full path gives",
-                pct(u),
+                crate::units::pct_beside(u, AT_CAPACITY),
                 pct(q.share),
                 pct(l),
                 pct(AT_CAPACITY)

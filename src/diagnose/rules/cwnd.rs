@@ -57,7 +57,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
                 "cwnd-limited though the bottleneck's share of the time is larger ({} against {}): over the steady transfer the flow delivered {} of the capacity while it had data, below the {} a full path gives, so the path did not hold it back as a whole; the congestion window kept it below",
                 pct(bottleneck),
                 pct(cwnd),
-                pct(u),
+                crate::units::pct_beside(u, super::bottleneck::AT_CAPACITY),
                 pct(super::bottleneck::AT_CAPACITY)
             ));
         }
@@ -73,7 +73,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
                 pct(cwnd),
                 pct(c.rwnd_wide_share),
                 bytes(bdp),
-                pct(u),
+                crate::units::pct_beside(u, super::bottleneck::AT_CAPACITY),
                 pct(super::bottleneck::AT_CAPACITY)
             ));
         }

@@ -86,12 +86,12 @@ pub fn kept_below(f: &Findings<'_>, holder: &str) -> Option<String> {
     let link = link.map_or(String::new(), |l| {
         format!(
             " and the link, counting the intervals a queue stood in as full, carried {}",
-            crate::units::pct(l)
+            crate::units::pct_beside(l, bottleneck::AT_CAPACITY)
         )
     });
     Some(format!(
         "over the steady transfer the flow delivered {} of the capacity while it had data{link}, below the {} a full path gives, so the path did not hold it back as a whole; {holder} kept it below",
-        crate::units::pct(u),
+        crate::units::pct_beside(u, bottleneck::AT_CAPACITY),
         crate::units::pct(bottleneck::AT_CAPACITY)
     ))
 }

@@ -508,15 +508,20 @@ pub fn goodput_over(conn: &Connection, bulk: Dir) -> Option<(f64, GoodputOver)> 
 /// (chrissanders tcp_retransmissions: one segment sent six times over 9.2 s, never
 /// acknowledged, read "goodput 563 bit/s"). Without such a stall, data with no ACK seen
 /// is a capture that lacks the ACKs (one-sided, asymmetric routing), and its rate stands.
+/// Nor did a direction deliver anything the capture shows whose bytes are known only from
+/// the sequence numbers (a FIN beyond them, RFC 9293 §3.4) with none of its data segments
+/// seen and none acknowledged (a receiver-side capture of an upload whose 7000 bytes were
+/// all lost before it, then its FIN: "goodput not measured, its data came at one instant").
 pub fn mark_undelivered(f: &mut FlowSummary) {
     let bulk = f.bulk_direction;
     let d = f.dir(bulk);
     if d.bytes == 0 || d.acked_bytes > 0 {
         return;
     }
-    let unanswered = f.stalls.iter().any(|s| {
-        s.direction == Some(bulk) && (s.kind == StallKind::Lost || (s.kind == StallKind::Outage && !s.recovered))
-    });
+    let unanswered = d.data_segments == 0
+        || f.stalls.iter().any(|s| {
+            s.direction == Some(bulk) && (s.kind == StallKind::Lost || (s.kind == StallKind::Outage && !s.recovered))
+        });
     if unanswered {
         f.goodput_bps = 0.0;
         f.nothing_delivered = true;

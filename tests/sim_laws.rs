@@ -1735,3 +1735,64 @@ fn two_windows_flows_on_a_slow_lossy_path_keep_the_verdict_laws() {
     };
     assert_holds(&d, false);
 }
+
+/// Two Windows uploads (8 KiB and 64 KiB send buffers) to a Windows and an old SACK
+/// receiver on a 1 Mbit/s, 10 ms path with 2% loss, the sender's capture on a 10 ms clock
+/// and a tap near the receiver coalescing 44 packets / 207 µs: a round trip timed, the
+/// goodput is measured.
+#[test]
+fn two_lossy_uploads_on_a_slow_path_measure_their_goodput() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 8,
+            loss: 0.02,
+            seed: 15960242862899365389,
+            ecn_mark_pkts: Some(2),
+            sender_capture: CaptureHost {
+                resolution: ms(10),
+                ..CaptureHost::default()
+            },
+            receiver_capture: CaptureHost {
+                snaplen: 96,
+                ..CaptureHost::default()
+            },
+            middle: Some(Tap {
+                at: 0.88,
+                capture: CaptureHost {
+                    coalesce: Some(Coalesce {
+                        max_packets: 44,
+                        window: us(207),
+                        per_packet: us(1),
+                    }),
+                    snaplen: 96,
+                    ..CaptureHost::default()
+                },
+            }),
+            ..Path::new(1_000_000, ms(10))
+        },
+        flows: vec![
+            Flow {
+                sender_stack: Stack::windows().with_sndbuf(8 << 10),
+                receiver_stack: Stack::windows(),
+                rcvbuf: 4 << 20,
+                mss: 1400,
+                start: ms(118),
+                upload: true,
+                ecn: true,
+                ..Flow::default()
+            },
+            Flow {
+                sender_stack: Stack::windows().with_sndbuf(64 << 10),
+                receiver_stack: Stack::old(true),
+                rcvbuf: 4 << 20,
+                mss: 1460,
+                start: ms(109),
+                upload: true,
+                ecn: true,
+                ..Flow::default()
+            },
+        ],
+        secs: 2,
+    };
+    assert_holds(&d, false);
+}

@@ -509,10 +509,10 @@ impl Direction {
                     // jitter or clock tick below half a round trip brings this close
                     // (P32 jitter_reorder at the client: fills of holes whose lower edge
                     // left a tick earlier, 1 ms on a 24 ms path).
-                    let one_tick =
+                    let hole_sent_late =
                         g.below == Some(beyond) || g.below_at.is_some_and(|b| g.opened - b < Span(round.nanos() / 2));
                     let before = fill.wrapping_sub(beyond) as i32;
-                    (before < 0 || (before == 0 && (!recovering || one_tick))) && at - g.opened < round
+                    (before < 0 || (before == 0 && (!recovering || hole_sent_late))) && at - g.opened < round
                 }
                 (None, None) => !recovering && at - g.opened < Span(round.nanos() / 4),
                 _ => false,

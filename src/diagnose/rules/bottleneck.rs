@@ -197,13 +197,13 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             // On a link shared with traffic the capture does not show, the pipe this flow
             // fills is its share of it: a flight below the link's BDP fills that share's
             // (the flow is judged against what the link left it).
-            let share = x.available().map(|a| a * x.base_rtt_s).filter(|&s| s < bdp);
-            against.push(match share {
-                Some(s) if level < bdp => format!(
+            let left = x.available().filter(|&a| a * x.base_rtt_s < bdp);
+            against.push(match left {
+                Some(a) if level < bdp => format!(
                     "below the link's BDP ({}) and above the BDP of this flow's share of the link ({}: {} x base RTT {})",
                     bytes(bdp),
-                    bytes(s),
-                    rate(x.available().unwrap_or(0.0)),
+                    bytes(a * x.base_rtt_s),
+                    rate(a),
                     ms(x.base_rtt_s)
                 ),
                 _ => format!("above the BDP ({})", bytes(bdp)),

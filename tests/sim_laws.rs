@@ -1796,3 +1796,54 @@ fn two_lossy_uploads_on_a_slow_path_measure_their_goodput() {
     };
     assert_holds(&d, false);
 }
+
+/// A Linux sender to a Windows receiver (16 kB buffer, no timestamps) beside a Reno flow and
+/// 18 Mbit/s of cross traffic behind a 400-packet queue on a 30 Mbit/s, 0.3 ms path, captured
+/// at the receiver: the loop through the sender read 22 to 80 ms as the queue came and
+/// went, and data paired with the ACK of one 80 ms loop back put the sender 45.6 KiB into
+/// a 15.5 KiB window; that read the handshake's scale as wrong, the window went unknown and
+/// the advice asked for a 31 KiB send buffer beside "the flow had 44.7 KiB". The sender may
+/// have had any ACK that passed here the least loop before: the scale stands, the flight
+/// is the window's, and the flow is the receiver window's.
+#[test]
+fn a_receiver_side_rebuild_behind_a_draining_queue_keeps_the_scale_and_the_window() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 400,
+            seed: 3930079813954524804,
+            ecn_mark_pkts: Some(100),
+            cross: Some(CrossTraffic {
+                rate_bps: 18_000_000,
+                frame_bytes: 1514,
+            }),
+            ..Path::new(30_000_000, us(300))
+        },
+        flows: vec![
+            Flow {
+                receiver_stack: Stack::windows(),
+                rcvbuf: 16_000,
+                start: ms(137),
+                ecn: true,
+                ..Flow::default()
+            },
+            Flow {
+                cc: Cc::Reno,
+                rcvbuf: 256_000,
+                start: ms(12),
+                ecn: true,
+                ..Flow::default()
+            },
+        ],
+        secs: 1,
+    };
+    let flows = analysed_at(&d, Vantage::Receiver);
+    let f = flows
+        .iter()
+        .find(|f| f.max_rwnd_bytes.is_some_and(|w| w < 20_000))
+        .expect("the flow to the Windows receiver");
+    let window = f.max_rwnd_bytes.unwrap();
+    let flight = f.sender_max_flight_bytes.expect("the sender's flight");
+    assert!(flight <= window + 1460, "flight {flight} in a window of {window}");
+    assert_eq!(f.verdict.to_string(), "receiver-window-limited");
+    assert_holds(&d, true);
+}

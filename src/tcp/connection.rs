@@ -558,11 +558,13 @@ impl Connection {
             let shift = self.effective_scale(dir.reverse()).shift();
             let echo = seg.options.timestamps.map(|t| t.ecr).filter(|_| flags.ack());
             let most = self.near_loop_bound(dir, ts);
+            let least = self.rtt.through(Self::sender_end(dir)).least().unwrap_or(min_loop);
             let view = d.nxt.and_then(|nxt| {
                 let rto = self.rtt.rto_bound();
                 let views = &mut self.views[dir.index()];
                 views.set_echo_horizon(rto);
                 views.set_near_bound(most);
+                views.set_least_loop(least);
                 views.view(ts, echo, min_loop, lp, nxt, shift)
             });
             if let Some(v) = view {

@@ -27,9 +27,10 @@ pub struct SenderView {
     /// the edge of one of the ACKs it could have had.
     pub tick_flight: u64,
     pub tick_window: Option<u64>,
-    /// Flight and raw window against the next ACK, when it had reached the capture point
-    /// before this segment: the sender may have acted on it already (the loop through the
-    /// sender is estimated from above, and next to the sender it is microseconds). A
+    /// Flight and raw window against the freshest ACK the sender may have acted on: the
+    /// next ACK when it had reached the capture point before this segment (the loop through
+    /// the sender is estimated from above, and next to the sender it is microseconds), and
+    /// without timestamps any ACK that passed here at least the least loop before it. A
     /// window exceeded under both is exceeded for sure.
     pub next_ack: Option<(u64, u16)>,
     /// Of `flight`, the bytes the ACK it is against had reported SACKed or left presumed

@@ -120,6 +120,9 @@ pub struct SenderViewTracker {
     /// The longest the loop through the sender can be now (see [`Self::set_near_bound`]);
     /// None: no bound.
     near_bound: Option<Span>,
+    /// The least the loop through the sender was ever seen to be (see
+    /// [`Self::set_least_loop`]); None: the lookup's `min_loop`.
+    least_loop: Option<Span>,
 }
 
 impl SenderViewTracker {
@@ -140,6 +143,15 @@ impl SenderViewTracker {
     /// the data passing now, so the loop-based lookup never reaches back further.
     pub fn set_near_bound(&mut self, most: Span) {
         self.near_bound = Some(most);
+    }
+
+    /// The least the loop through the sender was ever seen to be, every kind of sample
+    /// counted: no ACK that passed here later than that before a segment had reached the
+    /// sender when it sent it. The freshest ACK the sender may have had is looked up by it
+    /// ([`SenderView::next_ack`]), where the lookup's `min_loop` is the least of the recent
+    /// data samples only and may hold a queue that since drained.
+    pub fn set_least_loop(&mut self, least: Span) {
+        self.least_loop = Some(least);
     }
 
     fn live(&self) -> &[Advert] {
@@ -331,11 +343,21 @@ impl SenderViewTracker {
         let keep_from = h[first_kept].at.min(at - near);
         // The answer is read while the adverts are borrowed, then the older ones dropped.
         let (a, e, o) = (&h[first], &h[latest], &h[obeyed]);
+        // The freshest ACK the sender may have had: the next one when it had passed here,
+        // and without an echo any that passed here at least the least loop ever seen before
+        // the data (a loop of queue that since drained names an ACK older than the one the
+        // sender acted on: flights behind a 400-packet queue with loop samples of 22 to 80
+        // ms read 45 KiB into a 15.5 KiB window). A window exceeded under it too is exceeded
+        // for sure.
+        let next = h.get(latest + 1).filter(|n| n.at <= at).map(|_| latest + 1);
+        let least = self.least_loop.map_or(min_loop, |l| l.min(min_loop));
+        let freshest = by_echo
+            .is_none()
+            .then(|| h.iter().rposition(|a| a.at <= at - least))
+            .flatten()
+            .filter(|&k| k > latest);
         let view = known.then(|| SenderView {
-            next_ack: h
-                .get(latest + 1)
-                .filter(|n| n.at <= at)
-                .map(|n| (nxt.bytes_after(n.ack) as u64, n.raw)),
+            next_ack: next.max(freshest).map(|k| (nxt.bytes_after(h[k].ack) as u64, h[k].raw)),
             flight: nxt.bytes_after(o.ack) as u64,
             window: scaled(o),
             loop_flight: nxt.bytes_after(e.ack) as u64,
@@ -734,6 +756,35 @@ mod tests {
         assert_eq!(s.flight, 40_000 - 3 * 2896);
         assert_eq!(s.tick_flight, 40_000);
         assert_eq!(s.tick_window, Some(40_000));
+    }
+
+    #[test]
+    fn the_freshest_ack_is_one_least_loop_back_where_the_loop_now_is_a_drained_queue() {
+        // A receiver ACKs every ms; its sender's loop was once 20 ms and now reads 80 ms
+        // (a queue that stood when the last samples were taken). The data arriving now is
+        // paired with the ACK of 80 ms ago, but the sender may have had any ACK that
+        // passed here at least 20 ms before: that is the freshest, and what a window must be
+        // exceeded under too before the scale is said wrong.
+        let mut v = SenderViewTracker::default();
+        v.set_least_loop(Span::from_millis(20));
+        for i in 0..100i64 {
+            v.on_ack(advert(t(i), SeqNum(1 + i as u32 * 1000), None, 62, None, 0));
+        }
+        let loop_now = Span::from_millis(80);
+        let s = v
+            .view(t(100), None, loop_now, loop_now, SeqNum(1 + 100_000), None)
+            .unwrap();
+        assert_eq!(s.loop_flight, 80_000);
+        assert_eq!(s.next_ack, Some((20_000, 62)));
+        // Without the least loop the freshest is the next ACK after the loop's.
+        let mut w = SenderViewTracker::default();
+        for i in 0..100i64 {
+            w.on_ack(advert(t(i), SeqNum(1 + i as u32 * 1000), None, 62, None, 0));
+        }
+        let s = w
+            .view(t(100), None, loop_now, loop_now, SeqNum(1 + 100_000), None)
+            .unwrap();
+        assert_eq!(s.next_ack, Some((79_000, 62)));
     }
 
     #[test]

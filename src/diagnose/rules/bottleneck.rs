@@ -239,7 +239,11 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     // for (RFC 5681 §4.2); a buffer of BUFFER_PER_WINDOW times that lets it reach it. On a
     // link where a segment takes longer than the round trip the BDP alone is less than one
     // segment, and a buffer sized on it would starve the link.
-    let target = BUFFER_PER_WINDOW * (bdp + 2.0 * x.mss as f64);
+    // The sentences name both: the window (or flight) the link needs, and the buffer that
+    // gives it (a receive window of 15.5 KiB was told "a receive window near 15.2 KiB",
+    // the buffer's figure, as if 2% less window were the cut).
+    let needed = bdp + 2.0 * x.mss as f64;
+    let target = BUFFER_PER_WINDOW * needed;
     if flight <= target || q < QUEUE_NOTICEABLE_S.max(QUEUE_NOTICEABLE_SHARE * x.base_rtt_s) {
         return out;
     }
@@ -265,11 +269,12 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
             "net.ipv4.tcp_rmem max, or SO_RCVBUF at the receiver",
             Some(w),
             format!(
-                "the path is full: more window only adds delay. The receive window ({}) is far above the BDP ({}) and the sender kept it full: the flight reached {} ({} BDP) and the excess queued ({rtts}). A receive window near {} (tcp_rmem max, SO_RCVBUF) would give {same}, as would an AQM (fq_codel, CAKE) at the bottleneck",
+                "the path is full: more window only adds delay. The receive window ({}) is far above the BDP ({}) and the sender kept it full: the flight reached {} ({} BDP) and the excess queued ({rtts}). A receive window near {} (a buffer near {}: tcp_rmem max, SO_RCVBUF) would give {same}, as would an AQM (fq_codel, CAKE) at the bottleneck",
                 bytes(w as f64),
                 bytes(bdp),
                 bytes(flight),
                 times(flight / bdp.max(1.0)),
+                bytes(needed),
                 bytes(target)
             ),
         )
@@ -278,9 +283,10 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
             "net.ipv4.tcp_wmem max, or SO_SNDBUF at the sender",
             Some(flat_flight),
             format!(
-                "the path is full: more data in flight only adds delay. The sender kept a flat ~{} in flight (its send buffer), far above the BDP ({}), and the excess queued ({rtts}). A send buffer near {} (tcp_wmem max, SO_SNDBUF) would give {same}, as would an AQM (fq_codel, CAKE) at the bottleneck",
+                "the path is full: more data in flight only adds delay. The sender kept a flat ~{} in flight (its send buffer), far above the BDP ({}), and the excess queued ({rtts}). A flight near {} (a send buffer near {}: tcp_wmem max, SO_SNDBUF) would give {same}, as would an AQM (fq_codel, CAKE) at the bottleneck",
                 bytes(flat_flight as f64),
                 bytes(bdp),
+                bytes(needed),
                 bytes(target)
             ),
         )

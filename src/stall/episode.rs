@@ -7,7 +7,7 @@ use super::threshold;
 use crate::summary::Stall;
 use crate::tcp::{Connection, SegmentEvent};
 use crate::time::Timestamp;
-use crate::units::{bytes, rate};
+use crate::units::{bytes, rate, secs};
 
 /// A direction's delivery as its ACKs report it, from the connection's first segment on.
 #[derive(Clone, Debug, Default)]
@@ -20,6 +20,9 @@ pub struct Delivery {
     /// A cumulative ACK that fills a hole jumps over bytes the receiver had long held, so
     /// `acked` over a loss episode is not a delivery rate.
     delivered: u64,
+    /// When an ACK last reported bytes delivered: where the interval of the reports after
+    /// it begins.
+    last_report: Option<Timestamp>,
     /// ACKs whose options the capture's snaplen cut (their SACK blocks unread), so far.
     options_cut: u64,
 }
@@ -29,6 +32,9 @@ pub struct Delivery {
 pub struct Run {
     pub first: Timestamp,
     pub last: Timestamp,
+    /// When the delivery counted from `first` on began: the last report before it (see
+    /// [`Delivery::during`]).
+    since: Timestamp,
     delivered_before: u64,
     delivered_at_last: u64,
     cut_before: u64,
@@ -41,6 +47,9 @@ impl Delivery {
     /// end a run.
     pub fn on_ack(&mut self, ev: &SegmentEvent) -> bool {
         self.delivered += ev.acked.delivered as u64;
+        if ev.acked.delivered > 0 {
+            self.last_report = Some(ev.ts);
+        }
         self.options_cut += ev.acked.options_cut as u64;
         if ev.acked.acked == 0 {
             return false;
@@ -55,6 +64,7 @@ impl Delivery {
         Run {
             first: ts,
             last: ts,
+            since: self.last_report.map_or(ts, |r| r.min(ts)),
             delivered_before: self.delivered,
             delivered_at_last: self.delivered,
             cut_before: self.options_cut,
@@ -90,16 +100,21 @@ impl Delivery {
     /// The delivery during `run` (what the ACKs between its first and last signal
     /// reported delivered) against the direction's over the connection, for the stall's
     /// sentence ("; 12 KiB delivered during it (1.2 Mbit/s), against ..."), and its rate in
-    /// `s.delivered_bps`. A rate needs at least a round trip: over less, ACK timing is
-    /// batching, not delivery (Linux's tcp_rate.c discards a sample whose interval is below
-    /// the minimum RTT), and it is taken over the span plus one quantum of the capture's
-    /// clock. Nor has a run whose ACKs' options the snaplen cut: the bytes they
+    /// `s.delivered_bps`. The rate is over the reports' interval, which begins at the last
+    /// report before the run (tcp_rate.c's ACK interval runs from the delivery the
+    /// sample's first packet was sent at): the first ACK in the run may report data that
+    /// arrived long before it (a Linux receiver behind a slow reader held its ACKs for 620
+    /// µs, then echoed a CE mark 8 µs after it with 21.7 KiB at once: 352 Mbit/s over the
+    /// 504 µs episode on a 300 Mbit/s link). A rate needs at least a round trip: over less,
+    /// ACK timing is batching, not delivery (Linux's tcp_rate.c discards a sample whose
+    /// interval is below the minimum RTT), and it is taken over the interval plus one
+    /// quantum of the capture's clock. Nor has a run whose ACKs' options the snaplen cut: the bytes they
     /// SACKed are counted only when the cumulative ACK passes them, at the repair, so the
     /// run reports at its end what arrived over the round trip before (a 96-byte snaplen on
     /// IPv6 ACKs with one SACK block read 6.09 Mbit/s over a 39 ms episode of a 4 Mbit/s
     /// link).
     pub fn during(&self, conn: &Connection, run: &Run, s: &mut Stall) -> String {
-        let during = (run.last - run.first).secs_f64();
+        let during = (run.last - run.since).secs_f64();
         let in_it = run.delivered_at_last.saturating_sub(run.delivered_before) as f64;
         let round = conn.rtt.min_end_to_end().map(|r| r.secs_f64());
         let cut = run.cut_at_last > run.cut_before;
@@ -117,7 +132,15 @@ impl Delivery {
                         // episode of a 2 ms path read 11.2 Mbit/s on a 10 Mbit/s link).
                         let span = during + conn.rtt.quantum.get().secs_f64();
                         s.delivered_bps = Some(in_it * 8.0 / span);
-                        format!("; {} delivered during it ({}), against {all} over the connection", bytes(in_it), rate(in_it / span))
+                        // Said where the interval reaches back before the episode, so that
+                        // the rate is not read as the bytes over the episode's span.
+                        let (interval, own) = (secs(during), secs((run.last - run.first).secs_f64()));
+                        let over = if interval != own {
+                            format!(" over the {interval} since the ACK before it")
+                        } else {
+                            String::new()
+                        };
+                        format!("; {} delivered during it ({}{over}), against {all} over the connection", bytes(in_it), rate(in_it / span))
                     }
                     Some(_) => format!("; {} delivered during it (less than a round trip: no rate), {all} over the connection", bytes(in_it)),
                     None => format!("; {} delivered during it (no round-trip time to rate it over), {all} over the connection", bytes(in_it)),

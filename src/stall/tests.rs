@@ -379,6 +379,11 @@ fn an_ordinary_transfer_has_no_stalls() {
 /// `second_rtx_ms`; the connection goes on until an ACK more than a second later closes
 /// the episode. Full-sized segments (MSS 1460), as a duplicate ACK credits one MSS.
 fn episode_after_a_hole(second_rtx_ms: f64) -> Vec<Stall> {
+    episode_after_a_hole_from(20.0, second_rtx_ms)
+}
+
+/// As [`episode_after_a_hole`], the hole first re-sent at `first_rtx_ms`.
+fn episode_after_a_hole_from(first_rtx_ms: f64, second_rtx_ms: f64) -> Vec<Stall> {
     const M: u32 = 1460;
     let mut f = Flow::new();
     for i in 0..10 {
@@ -388,9 +393,9 @@ fn episode_after_a_hole(second_rtx_ms: f64) -> Vec<Stall> {
     for i in 0..8 {
         f.ack(12.1 + 0.1 * i as f64, 1 + M, 65535);
     }
-    f.data(20.0, 1 + M, M as usize);
-    f.data(20.1, 1 + 10 * M, M as usize);
-    f.ack(21.0, 1 + 10 * M, 65535);
+    f.data(first_rtx_ms, 1 + M, M as usize);
+    f.data(first_rtx_ms + 0.1, 1 + 10 * M, M as usize);
+    f.ack(first_rtx_ms + 1.0, 1 + 10 * M, 65535);
     f.data(second_rtx_ms, 1 + 10 * M, M as usize);
     f.ack(second_rtx_ms + 1.0, 1 + 11 * M, 65535);
     f.data(1500.0, 1 + 11 * M, M as usize);
@@ -447,26 +452,41 @@ fn retransmissions_the_receiver_got_twice_are_no_loss_episode() {
 fn a_loss_episode_counts_what_was_delivered_in_it_not_the_hole_fills_jump() {
     // Between the two retransmissions the ACKs reported one segment newly delivered (the
     // hole; the eight above it were reported by the duplicate ACKs before the episode):
-    // 1460 B over 20 ms. The cumulative ACK moved nine segments at 21 ms, and eleven up to
-    // the ACK that closed the episode: counting those gave 6.42 Mbit/s.
+    // 1460 B over the 27.2 ms since the last of those (at 12.8 ms; tcp_rate.c's ACK
+    // interval runs from the delivery before). The cumulative ACK moved nine segments at
+    // 21 ms, and eleven up to the ACK that closed the episode: counting those gave 6.42
+    // Mbit/s.
     let out = episode_after_a_hole(40.0);
     let l = only(&out, StallKind::LossEpisode);
     assert_eq!(l.len(), 1, "{out:?}");
     assert!(
-        l[0].sentence.contains("1.43 KiB delivered during it (584 kbit/s)"),
+        l[0].sentence
+            .contains("1.43 KiB delivered during it (429 kbit/s over the 27.2 ms since the ACK before it)"),
         "{}",
         l[0].sentence
     );
     // The same rate as a figure: the direction's capacity estimate is floored by it.
     let r = l[0].delivered_bps.expect("a rated episode");
-    assert!((r - 1460.0 * 8.0 / 0.020).abs() < 1.0, "{r}");
+    assert!((r - 1460.0 * 8.0 / 0.0272).abs() < 1.0, "{r}");
 }
 
 #[test]
-fn a_loss_episode_shorter_than_a_round_trip_gets_no_rate() {
-    // Retransmissions 0.6 ms apart on a path of a 1.1 ms round trip: the ACKs inside say
-    // how they were batched, not how fast data was delivered.
+fn a_loss_episode_is_rated_over_its_reports_interval_and_no_less_than_a_round_trip() {
+    // Retransmissions 0.6 ms apart: the episode is shorter than the path's round trip, but
+    // the delivery it reported is over the 7.80 ms since the ACK before it.
     let out = episode_after_a_hole(20.6);
+    let l = only(&out, StallKind::LossEpisode);
+    assert_eq!(l.len(), 1, "{out:?}");
+    assert!(
+        l[0].sentence
+            .contains("(1.50 Mbit/s over the 7.80 ms since the ACK before it)"),
+        "{}",
+        l[0].sentence
+    );
+    // Re-sent 0.1 ms after the last report and again 0.6 ms later: an interval of 0.7 ms,
+    // less than the round trip, where the ACKs inside say how they were batched, not how
+    // fast data was delivered.
+    let out = episode_after_a_hole_from(12.9, 13.5);
     let l = only(&out, StallKind::LossEpisode);
     assert_eq!(l.len(), 1, "{out:?}");
     assert!(
@@ -474,6 +494,7 @@ fn a_loss_episode_shorter_than_a_round_trip_gets_no_rate() {
         "{}",
         l[0].sentence
     );
+    assert_eq!(l[0].delivered_bps, None);
 }
 
 /// A transfer over ECN (`accecn`: the SYNs ask for AccECN instead of RFC 3168): the server's

@@ -108,11 +108,11 @@ impl Delivery {
     /// 504 µs episode on a 300 Mbit/s link). A rate needs at least a round trip: over less,
     /// ACK timing is batching, not delivery (Linux's tcp_rate.c discards a sample whose
     /// interval is below the minimum RTT), and it is taken over the interval plus one
-    /// quantum of the capture's clock. Nor has a run whose ACKs' options the snaplen cut: the bytes they
-    /// SACKed are counted only when the cumulative ACK passes them, at the repair, so the
-    /// run reports at its end what arrived over the round trip before (a 96-byte snaplen on
-    /// IPv6 ACKs with one SACK block read 6.09 Mbit/s over a 39 ms episode of a 4 Mbit/s
-    /// link).
+    /// quantum of the capture's clock. Nor has a run whose ACKs' options the snaplen cut:
+    /// the bytes they SACKed are counted only when the cumulative ACK passes them, at the
+    /// repair, so the run reports at its end what arrived over the round trip before (a
+    /// 96-byte snaplen on IPv6 ACKs with one SACK block read 6.09 Mbit/s over a 39 ms
+    /// episode of a 4 Mbit/s link).
     pub fn during(&self, conn: &Connection, run: &Run, s: &mut Stall) -> String {
         let during = (run.last - run.since).secs_f64();
         let in_it = run.delivered_at_last.saturating_sub(run.delivered_before) as f64;

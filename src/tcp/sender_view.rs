@@ -351,9 +351,11 @@ impl SenderViewTracker {
         // for sure.
         let next = h.get(latest + 1).filter(|n| n.at <= at).map(|_| latest + 1);
         let least = self.least_loop.map_or(min_loop, |l| l.min(min_loop));
+        // By bisection: far from the sender the ACKs within the least loop are a window's
+        // worth, and a scan back through them on every data segment would cost O(window).
         let freshest = by_echo
             .is_none()
-            .then(|| h.iter().rposition(|a| a.at <= at - least))
+            .then(|| h.partition_point(|a| a.at <= at - least).checked_sub(1))
             .flatten()
             .filter(|&k| k > latest);
         let view = known.then(|| SenderView {

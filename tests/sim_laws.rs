@@ -692,7 +692,7 @@ fn census() {
             }
             let outside = show.as_deref() == Some("outside") && known(&d, &line).is_none();
             if show.as_deref() == Some(tag.as_str()) || outside {
-                eprintln!("{d:?}\n  {line}");
+                eprintln!("{d:?}\n  [{region}] {line}");
             }
             seen.insert((tag, region));
         }

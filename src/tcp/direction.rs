@@ -167,6 +167,12 @@ pub struct Direction {
     /// leaves recovery and its count of duplicate ACKs is reset (Linux tcp_reset_reno_sack);
     /// `dupack_credit` stays, for the delivery it repays.
     reno_recover: Option<SeqNum>,
+    /// Without SACK, the end of the segment the latest duplicate ACK was credited for:
+    /// the next one answers the segment after it (`dupack_segment`).
+    dupack_cursor: Option<SeqNum>,
+    /// The latest retransmission seen, [start, end): the segment that fills the hole at
+    /// its start.
+    last_resent: Option<(SeqNum, SeqNum)>,
     pub data_ack_rtt: DataAckSampler,
     pub ts_echo_rtt: TsEchoSampler,
     /// The receiver's window edges, and the data of this direction each one released.
@@ -286,6 +292,35 @@ impl Direction {
         }
     }
 
+    /// The bytes a duplicate ACK without SACK reports (RFC 5681 §3.2: a segment left the
+    /// network): the segment it answers, when the capture saw it, else one MSS. A receiver
+    /// without SACK sends one for each segment it queues above the hole, in the order they
+    /// come, so the first answers the first segment seen after the one at the hole (near
+    /// the receiver the lost one was never seen, and the first survivor is that) and each
+    /// next one the segment after the last credited. A window's 160-byte tail credited as
+    /// a full MSS read 1440 B in the 468 µs between two duplicate ACKs: an ACK dispersion
+    /// of 24.5 Mbit/s on a 4 Mbit/s link.
+    fn dupack_segment(&mut self, una: SeqNum, mss: u32) -> u64 {
+        let from = self.dupack_cursor.unwrap_or(una.add(1));
+        match self.data_ack_rtt.segment_from(from) {
+            Some((start, end)) => {
+                self.dupack_cursor = Some(end);
+                end.bytes_after(start).min(mss) as u64
+            }
+            None => mss as u64,
+        }
+    }
+
+    /// The length of the segment the capture saw fill a hole at `at`: the latest
+    /// retransmission when it starts there, else the first copy seen there.
+    fn hole_filler(&self, at: SeqNum) -> Option<u32> {
+        let end = match self.last_resent {
+            Some((s, e)) if s == at => Some(e),
+            _ => self.data_ack_rtt.segment_at(at),
+        };
+        end.map(|e| e.bytes_after(at))
+    }
+
     /// Unwrapped 64-bit offset of `n` from the base.
     pub fn offset(&mut self, n: SeqNum) -> Option<i64> {
         self.space.as_mut().map(|s| s.unwrap(n))
@@ -349,7 +384,7 @@ impl Direction {
                 out.new_bytes = len;
                 self.unique_bytes += len as u64;
                 self.last_new_data = Some(at);
-                self.data_ack_rtt.on_new_data(end, at, false);
+                self.data_ack_rtt.on_new_segment(start, end, at, false);
             }
             self.after_send(&mut out, end);
             return out;
@@ -405,7 +440,7 @@ impl Direction {
                 self.unique_bytes += new_payload as u64;
                 self.last_new_data = Some(at);
                 // Data sent into a zero window waits for the reader, not the path.
-                self.data_ack_rtt.on_new_data(end, at, window_zero);
+                self.data_ack_rtt.on_new_segment(start, end, at, window_zero);
             }
         } else if late {
             self.unique_bytes += len as u64;
@@ -454,6 +489,7 @@ impl Direction {
             self.retransmitted_segments += 1;
             self.retransmitted_bytes += len as u64;
             self.data_ack_rtt.on_retransmission(start, end);
+            self.last_resent = Some((start, end));
             self.sacks.on_retransmit(start, end);
         }
         self.after_send(&mut out, end);
@@ -628,6 +664,9 @@ impl Direction {
                 self.reordered_late_segments += late.div_ceil(mss.max(1) as u64);
             }
             self.sacks.on_cumulative_ack(una);
+            if self.dupack_cursor.is_some_and(|c| !c.is_after(una)) {
+                self.dupack_cursor = None;
+            }
             if self.reno_recover.is_some_and(|r| !una.is_before(r)) {
                 self.reno_recover = None;
             }
@@ -672,7 +711,14 @@ impl Direction {
             // was not SACKed. Crediting both, an IPv6 capture with a 96-byte snaplen, where
             // the third block no longer fits, read 12.7 kB delivered by one ACK on a 1 Mbit/s
             // link (a shared path's 1.27 Mbit/s).
-            let used = self.dupack_credit.min((delivered as u64).saturating_sub(mss as u64));
+            // That segment is the one the capture saw fill the hole (a window's 160-byte
+            // tail lost and sent again delivers 160 bytes now, not an MSS).
+            let answered = prev_una
+                .and_then(|p| self.hole_filler(p))
+                .map_or(mss, |len| len.min(mss));
+            let used = self
+                .dupack_credit
+                .min((delivered as u64).saturating_sub(answered as u64));
             self.dupack_credit -= used;
             delivered -= used as i64;
         }
@@ -684,10 +730,11 @@ impl Direction {
             // twice, or reordered, otherwise credits a full MSS for each (710 kB "delivered"
             // by a FIX session that carried 9 kB, nDPI fix2).
             let outstanding = self.nxt.map_or(0, |n| n.bytes_after(una) as u64);
+            let hole = self.hole_filler(una).map_or(mss, |len| len.min(mss));
             let room = outstanding
-                .saturating_sub(mss as u64)
+                .saturating_sub(hole as u64)
                 .saturating_sub(self.dupack_credit);
-            let credit = (mss as u64).min(room);
+            let credit = self.dupack_segment(una, mss).min(room);
             self.dupack_credit += credit;
             if self.reno_recover.is_none() {
                 self.reno_recover = self.nxt;
@@ -1152,6 +1199,44 @@ mod tests {
         }
         let o = d.on_ack(SeqNum(4001), Some(65535), 65535, &NOSACK, false, false, 1000);
         assert_eq!(o.delivered, 1000);
+    }
+
+    /// Without SACK a duplicate ACK answers the next segment above the hole, and that
+    /// segment is what it delivered: a window's short tail counts its own bytes, not an
+    /// MSS, and so does the ACK of a short segment that filled the hole.
+    #[test]
+    fn without_sack_duplicate_acks_credit_the_segment_they_answer() {
+        let mut d = Direction::default();
+        d.on_send(&seg(0, 0, TcpFlags::SYN), Timestamp(0));
+        for (at, len) in [(1, 1000), (1001, 1000), (2001, 160), (2161, 1000)] {
+            d.on_send(&seg(at, len, ACK), Timestamp(0));
+        }
+        d.on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000);
+        let credited: Vec<u32> = (0..3)
+            .map(|_| {
+                d.on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000)
+                    .delivered
+            })
+            .collect();
+        assert_eq!(credited, [1000, 160, 1000]);
+        d.on_send(&seg(1, 1000, ACK), Timestamp(0));
+        let o = d.on_ack(SeqNum(3161), Some(65535), 65535, &NOSACK, false, false, 1000);
+        assert_eq!(o.delivered, 1000);
+
+        // The hole is a 160-byte segment: its repair delivers 160 bytes.
+        let mut d = Direction::default();
+        d.on_send(&seg(0, 0, TcpFlags::SYN), Timestamp(0));
+        for (at, len) in [(1, 160), (161, 1000), (1161, 1000)] {
+            d.on_send(&seg(at, len, ACK), Timestamp(0));
+        }
+        d.on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000);
+        for _ in 0..2 {
+            let o = d.on_ack(SeqNum(1), Some(65535), 65535, &NOSACK, false, false, 1000);
+            assert_eq!(o.delivered, 1000);
+        }
+        d.on_send(&seg(1, 160, ACK), Timestamp(0));
+        let o = d.on_ack(SeqNum(2161), Some(65535), 65535, &NOSACK, false, false, 1000);
+        assert_eq!(o.delivered, 160);
     }
 
     /// Without SACK each duplicate ACK takes a segment out of the network (RFC 5681 §3.2)

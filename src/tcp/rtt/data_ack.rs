@@ -23,6 +23,8 @@ const MAX_TIMED: usize = 1 << 17;
 
 #[derive(Clone, Copy, Debug)]
 struct Timed {
+    /// Where the segment started (its first byte may have been sent before).
+    start: SeqNum,
     end: SeqNum,
     sent: Timestamp,
     /// Some of it was sent again (Karn).
@@ -37,9 +39,16 @@ pub struct DataAckSampler {
 }
 
 impl DataAckSampler {
-    /// A segment carrying new data [seq, end) was seen at `at`; `probe` when it was sent into
+    /// A segment carrying new data ending at `end` was seen at `at`; `probe` when it was sent into
     /// a zero window (it is tracked, so that its ACK is recognised, but gives no sample).
+    #[cfg(test)]
     pub fn on_new_data(&mut self, end: SeqNum, at: Timestamp, probe: bool) {
+        let start = self.timed.back().map_or(end, |b| b.end);
+        self.on_new_segment(start, end, at, probe);
+    }
+
+    /// A segment [start, end) carrying new data was seen at `at` (see `on_new_data`).
+    pub fn on_new_segment(&mut self, start: SeqNum, end: SeqNum, at: Timestamp, probe: bool) {
         if let Some(back) = self.timed.back() {
             if !end.is_after(back.end) {
                 return;
@@ -47,6 +56,7 @@ impl DataAckSampler {
         }
         if self.timed.len() < MAX_TIMED {
             self.timed.push_back(Timed {
+                start,
                 end,
                 sent: at,
                 retransmitted: false,
@@ -115,6 +125,18 @@ impl DataAckSampler {
         self.timed.get(i).filter(|t| !t.retransmitted).map(|t| t.sent)
     }
 
+    /// The first outstanding segment the capture saw that starts at or after `from`, as
+    /// (start, end).
+    pub fn segment_from(&self, from: SeqNum) -> Option<(SeqNum, SeqNum)> {
+        let i = self.timed.partition_point(|t| t.start.is_before(from));
+        self.timed.get(i).map(|t| (t.start, t.end))
+    }
+
+    /// The outstanding segment the capture saw start at `start`, as its end.
+    pub fn segment_at(&self, start: SeqNum) -> Option<SeqNum> {
+        self.segment_from(start).filter(|&(s, _)| s == start).map(|(_, e)| e)
+    }
+
     pub fn outstanding(&self) -> usize {
         self.timed.len()
     }
@@ -126,6 +148,20 @@ mod tests {
 
     fn t(ms: i64) -> Timestamp {
         Timestamp(0) + Span::from_millis(ms)
+    }
+
+    #[test]
+    fn segments_are_found_by_where_they_start() {
+        let mut s = DataAckSampler::default();
+        s.on_new_segment(SeqNum(1), SeqNum(1001), t(0), false);
+        // The capture missed [1001, 2001): the next segment seen starts above it.
+        s.on_new_segment(SeqNum(2001), SeqNum(2161), t(1), false);
+        s.on_new_segment(SeqNum(2161), SeqNum(3161), t(2), false);
+        assert_eq!(s.segment_from(SeqNum(2)), Some((SeqNum(2001), SeqNum(2161))));
+        assert_eq!(s.segment_from(SeqNum(2161)), Some((SeqNum(2161), SeqNum(3161))));
+        assert_eq!(s.segment_from(SeqNum(2162)), None);
+        assert_eq!(s.segment_at(SeqNum(1)), Some(SeqNum(1001)));
+        assert_eq!(s.segment_at(SeqNum(1001)), None);
     }
 
     #[test]

@@ -101,6 +101,11 @@ pub struct DirAccumulator {
     /// The latest ACK that reported delivery, and whether its receiver held it.
     last_report: Option<Timestamp>,
     last_report_held: bool,
+    /// The first loss's recovery point (the highest byte sent when its first retransmission
+    /// left, RFC 6582 `recover`) and when the cumulative ACK reached it: the end of the
+    /// recovery that ends slow start ([`super::startup::recovery_end`]).
+    first_recover: Option<SeqNum>,
+    pub first_recovered: Option<Timestamp>,
     /// The same ACKs timed on the receiver's clock (their TSval).
     pub receiver_clock: ReceiverClock,
     pub first_data: Option<Timestamp>,
@@ -632,7 +637,10 @@ impl DirAccumulator {
         self.pauses.iter().any(|&(_, s)| s == SenderState::Idle) || self.unused_room.since(ts).is_some()
     }
 
-    fn on_retransmission(&mut self, ts: Timestamp) {
+    fn on_retransmission(&mut self, ts: Timestamp, sent_up_to: Option<SeqNum>) {
+        if self.first_recover.is_none() {
+            self.first_recover = sent_up_to;
+        }
         self.retransmitted = true;
         self.flight_proof.cut(ts, self.smoothed_round);
         self.window_filled = 0;
@@ -834,7 +842,8 @@ impl Accumulator {
             }
         }
         if ev.send.retransmission {
-            self.dirs[d.index()].on_retransmission(ev.ts);
+            let sent_up_to = conn.dir(d).nxt;
+            self.dirs[d.index()].on_retransmission(ev.ts, sent_up_to);
         }
         if (ev.send.new_bytes > 0 || ev.send.retransmission) && !ev.send.keep_alive {
             self.dirs[d.index()]
@@ -916,6 +925,11 @@ impl Accumulator {
                 _ => None,
             };
             let acc = &mut self.dirs[data_dir.index()];
+            if let (Some(r), None, Some(una)) = (acc.first_recover, acc.first_recovered, dd.una) {
+                if !una.is_before(r) {
+                    acc.first_recovered = Some(ev.ts);
+                }
+            }
             acc.smoothed_round = conn.rtt.smoothed().max(conn.rtt.base_end_to_end());
             // An ECN echo cuts the congestion window (RFC 3168 §6.1.2), a SACK block or a
             // duplicate ACK may start a recovery (RFC 6675): no proof survives them.

@@ -37,6 +37,8 @@ pub struct Input<'a> {
     /// path could carry data, so their bins count for no label (they are reported as
     /// stalls).
     pub excluded: &'a [(Timestamp, Timestamp)],
+    /// When the recovery of the flow's first loss ended ([`super::facts::Facts::recovered`]).
+    pub recovered: Option<Timestamp>,
 }
 
 /// The steady part must be at least this share of the transfer, or hold a delivery window
@@ -49,13 +51,19 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     let rounds: Vec<Round> = rounds::rounds(tl, inp.base_rtt);
     let k = rounds::bins_per_round(tl, inp.base_rtt);
     let round_s = (k as f64 * tl.width.secs_f64()).max(1e-9);
+    let slow_start_end = startup::end_round(&rounds);
     let startup_round = startup::ramp_end(
         &rounds,
-        startup::end_round(&rounds),
+        slow_start_end,
         inp.capacity
             .filter(|_| inp.shared_delivered.is_none())
             .map(|c| c * round_s),
-    );
+    )
+    .max(startup::after_recovery(
+        &rounds,
+        slow_start_end,
+        startup::bin_of(tl, inp.recovered),
+    ));
     let startup_bin = rounds.get(startup_round).map_or(tl.bins.len(), |r| r.first);
     let flat = sender::plateau_rounds(&rounds, inp.mss, startup_round);
     // A flat stretch that holds the BDP (judged capacity x base RTT) while the RTT rose is
@@ -567,6 +575,7 @@ mod tests {
             queue: None,
             rtt_rose: false,
             excluded: &[],
+            recovered: None,
         });
         assert!((c.idle_share - 0.5).abs() < 0.05, "idle share {}", c.idle_share);
         // The group's delivery over the whole transfer divided by this flow's busy share

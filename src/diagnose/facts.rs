@@ -41,6 +41,10 @@ pub const OUTPACED_SHARE: f64 = 0.1;
 #[derive(Clone, Debug)]
 pub struct Facts {
     pub capacity: Option<Capacity>,
+    /// When the recovery of the direction's first loss ended (the cumulative ACK reached
+    /// the highest byte sent when it began): the start-up ends there when that loss ended
+    /// slow start ([`super::startup::after_recovery`]).
+    pub recovered: Option<crate::time::Timestamp>,
     /// Every estimate the capacity was chosen from.
     pub estimate: Estimate,
     /// The capacity is the flow's own delivery with no sign the pipe was full: a lower

@@ -277,6 +277,7 @@ fn gather_facts(
     let startup = {
         let rounds = rounds::rounds(tl, base_rtt);
         let j = startup::end_round(&rounds);
+        let j = startup::after_recovery(&rounds, j, startup::bin_of(tl, dacc.first_recovered));
         rounds.get(j).map_or(tl.bins.len(), |r| r.first)
     };
     let queue = queue::find(tl, startup, base_rtt, floor);
@@ -369,6 +370,7 @@ fn gather_facts(
     };
     let mut f = Facts {
         capacity: estimate.capacity,
+        recovered: dacc.first_recovered,
         lower_bound: false,
         base_rtt_s: base_rtt.secs_f64(),
         median_rtt_s: summary.rtt_ms.median.map(|m| m / 1000.0),
@@ -530,6 +532,7 @@ fn classify_kept(k: &Kept, tl: &Timeline, shared: Option<&[f64]>) -> Classificat
         queue: k.facts.queue.as_ref(),
         rtt_rose: k.facts.queue_shows(),
         excluded: &excluded,
+        recovered: k.facts.recovered,
     })
 }
 
@@ -1063,6 +1066,7 @@ mod tests {
                 rate,
                 method: Method::DeliveryRate,
             }),
+            recovered: None,
             estimate: capacity::Estimate {
                 delivered: Some(rate),
                 ..Default::default()

@@ -397,6 +397,7 @@ mod tests {
                 queue: Some(q),
                 rtt_rose: false,
                 excluded: &[],
+                recovered: None,
             })
         };
         let c = verdict(&queue(1.0));
@@ -442,6 +443,7 @@ mod tests {
                 queue: Some(q),
                 rtt_rose: true,
                 excluded: &[],
+                recovered: None,
             })
         };
         // Cross traffic on in the middle 45% of the transfer.

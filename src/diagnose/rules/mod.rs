@@ -341,6 +341,7 @@ pub(crate) mod fixture {
             queue: None,
             rtt_rose,
             excluded: &[],
+            recovered: None,
         })
     }
 

@@ -23,14 +23,21 @@ const MAX_TIMED: usize = 1 << 17;
 
 #[derive(Clone, Copy, Debug)]
 struct Timed {
-    /// Where the segment started (its first byte may have been sent before).
-    start: SeqNum,
     end: SeqNum,
+    /// Its length, back from `end` to where it started (an IP packet's payload fits in
+    /// 16 bits; a longer run saturates): 16 bytes an entry, as without it.
+    len: u16,
     sent: Timestamp,
     /// Some of it was sent again (Karn).
     retransmitted: bool,
     /// It gave its sample already (from the first SACK block), or must give none (a probe).
     sampled: bool,
+}
+
+impl Timed {
+    fn start(&self) -> SeqNum {
+        SeqNum(self.end.0.wrapping_sub(self.len as u32))
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -56,7 +63,7 @@ impl DataAckSampler {
         }
         if self.timed.len() < MAX_TIMED {
             self.timed.push_back(Timed {
-                start,
+                len: u16::try_from(end.bytes_after(start)).unwrap_or(u16::MAX),
                 end,
                 sent: at,
                 retransmitted: false,
@@ -128,8 +135,8 @@ impl DataAckSampler {
     /// The first outstanding segment the capture saw that starts at or after `from`, as
     /// (start, end).
     pub fn segment_from(&self, from: SeqNum) -> Option<(SeqNum, SeqNum)> {
-        let i = self.timed.partition_point(|t| t.start.is_before(from));
-        self.timed.get(i).map(|t| (t.start, t.end))
+        let i = self.timed.partition_point(|t| t.start().is_before(from));
+        self.timed.get(i).map(|t| (t.start(), t.end))
     }
 
     /// The outstanding segment the capture saw start at `start`, as its end.
@@ -148,6 +155,11 @@ mod tests {
 
     fn t(ms: i64) -> Timestamp {
         Timestamp(0) + Span::from_millis(ms)
+    }
+
+    #[test]
+    fn an_entry_stays_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<Timed>(), 16);
     }
 
     #[test]

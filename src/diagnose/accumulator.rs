@@ -103,7 +103,7 @@ pub struct DirAccumulator {
     last_report_held: bool,
     /// The first loss's recovery point (the highest byte sent when its first retransmission
     /// left, RFC 6582 `recover`) and when the cumulative ACK reached it: the end of the
-    /// recovery that ends slow start ([`super::startup::recovery_end`]).
+    /// recovery that ends slow start ([`super::startup::after_recovery`]).
     first_recover: Option<SeqNum>,
     pub first_recovered: Option<Timestamp>,
     /// The same ACKs timed on the receiver's clock (their TSval).

@@ -49,7 +49,7 @@ pub fn end_round(rounds: &[Round]) -> usize {
 /// several round trips at a halved window: the start-up's transient, not what limits the
 /// running transfer (a 22 Mbit/s, 260 ms path with a 120-packet queue: 162 segments lost
 /// at the overshoot, repaired over 323 ms; counted as steady, the flow delivered 83% of
-/// the capacity; after it, 93%). A loss after slow start stopped on its own (HyStart,
+/// the capacity; after it, 90%, the kernel's 93%). A loss after slow start stopped on its own (HyStart,
 /// the receiver's window) is the steady state's, and ends nothing here.
 pub fn after_recovery(rounds: &[Round], j: usize, recovered: Option<usize>) -> usize {
     match (rounds.get(j), recovered) {

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 
 use super::ecn::EcnCounts;
 use super::ranges::RangeSet;
+use super::reno_credit::RenoCredit;
 use super::rtt::{DataAckSampler, ReleaseSampler, TsEchoSampler};
 use super::scoreboard::Scoreboard;
 use crate::decode::{SackBlocks, Segment};
@@ -160,19 +161,8 @@ pub struct Direction {
     skip_seen: bool,
     /// Bytes covered by the SACK blocks of the peer's latest ACK.
     latest_sack_bytes: u64,
-    /// Bytes credited by duplicate ACKs without SACK, not yet covered by the cumulative ACK.
-    dupack_credit: u64,
-    /// Without SACK, the highest byte sent when the first duplicate ACK of a hole came: the
-    /// recovery point (RFC 6582 `recover`). Once the cumulative ACK reaches it the sender
-    /// leaves recovery and its count of duplicate ACKs is reset (Linux tcp_reset_reno_sack);
-    /// `dupack_credit` stays, for the delivery it repays.
-    reno_recover: Option<SeqNum>,
-    /// Without SACK, the end of the segment the latest duplicate ACK was credited for:
-    /// the next one answers the segment after it (`dupack_segment`).
-    dupack_cursor: Option<SeqNum>,
-    /// The latest retransmission seen, [start, end): the segment that fills the hole at
-    /// its start.
-    last_resent: Option<(SeqNum, SeqNum)>,
+    /// What duplicate ACKs without SACK reported delivered, and the recovery they opened.
+    reno: RenoCredit,
     pub data_ack_rtt: DataAckSampler,
     pub ts_echo_rtt: TsEchoSampler,
     /// The receiver's window edges, and the data of this direction each one released.
@@ -265,60 +255,24 @@ impl Direction {
     /// A loss recovery is open: data above a hole SACKed, or duplicate ACKs counted
     /// without SACK since one (RFC 6675, RFC 6582).
     pub fn in_recovery(&self) -> bool {
-        self.sacks.has_sacks() || self.reno_recover.is_some()
+        self.sacks.has_sacks() || self.reno.in_recovery()
     }
 
     /// Outstanding bytes out of the network: SACKed, or presumed lost and not retransmitted
     /// (RFC 6675: flight - pipe); without SACK, a segment for each duplicate ACK since the
     /// hole (RFC 5681 §3.2: each one means a segment has left the network; Linux counts
-    /// them as sacked_out for a Reno connection, tcp_add_reno_sack, which `dupack_credit`
+    /// them as sacked_out for a Reno connection, tcp_add_reno_sack, which [`RenoCredit`]
     /// follows, bounds included).
     pub fn not_in_network(&self, mss: u32) -> u64 {
         // Every segment asks (the data's and each ACK's advert): nothing SACKed and no
         // duplicate ACKs counted leaves all of it in the network, without the scoreboard.
-        if !self.sacks.has_sacks() && self.reno_recover.is_none() {
+        if !self.sacks.has_sacks() && !self.reno.in_recovery() {
             return 0;
         }
         match (self.flight(), self.pipe(mss)) {
-            (Some(f), Some(p)) => {
-                let reno = if self.reno_recover.is_some() {
-                    self.dupack_credit
-                } else {
-                    0
-                };
-                (f.saturating_sub(p) + reno).min(f)
-            }
+            (Some(f), Some(p)) => (f.saturating_sub(p) + self.reno.out_of_network()).min(f),
             _ => 0,
         }
-    }
-
-    /// The bytes a duplicate ACK without SACK reports (RFC 5681 §3.2: a segment left the
-    /// network): the segment it answers, when the capture saw it, else one MSS. A receiver
-    /// without SACK sends one for each segment it queues above the hole, in the order they
-    /// come, so the first answers the first segment seen after the one at the hole (near
-    /// the receiver the lost one was never seen, and the first survivor is that) and each
-    /// next one the segment after the last credited. A window's 160-byte tail credited as
-    /// a full MSS read 1440 B in the 468 µs between two duplicate ACKs: an ACK dispersion
-    /// of 24.5 Mbit/s on a 4 Mbit/s link.
-    fn dupack_segment(&mut self, una: SeqNum, mss: u32) -> u64 {
-        let from = self.dupack_cursor.unwrap_or(una.add(1));
-        match self.data_ack_rtt.segment_from(from) {
-            Some((start, end)) => {
-                self.dupack_cursor = Some(end);
-                end.bytes_after(start).min(mss) as u64
-            }
-            None => mss as u64,
-        }
-    }
-
-    /// The length of the segment the capture saw fill a hole at `at`: the latest
-    /// retransmission when it starts there, else the first copy seen there.
-    fn hole_filler(&self, at: SeqNum) -> Option<u32> {
-        let end = match self.last_resent {
-            Some((s, e)) if s == at => Some(e),
-            _ => self.data_ack_rtt.segment_at(at),
-        };
-        end.map(|e| e.bytes_after(at))
     }
 
     /// Unwrapped 64-bit offset of `n` from the base.
@@ -489,7 +443,7 @@ impl Direction {
             self.retransmitted_segments += 1;
             self.retransmitted_bytes += len as u64;
             self.data_ack_rtt.on_retransmission(start, end);
-            self.last_resent = Some((start, end));
+            self.reno.on_resend(start, end);
             self.sacks.on_retransmit(start, end);
         }
         self.after_send(&mut out, end);
@@ -664,12 +618,7 @@ impl Direction {
                 self.reordered_late_segments += late.div_ceil(mss.max(1) as u64);
             }
             self.sacks.on_cumulative_ack(una);
-            if self.dupack_cursor.is_some_and(|c| !c.is_after(una)) {
-                self.dupack_cursor = None;
-            }
-            if self.reno_recover.is_some_and(|r| !una.is_before(r)) {
-                self.reno_recover = None;
-            }
+            self.reno.on_cumulative_ack(una);
         }
         if !self.skip_seen {
             self.seen_unacked.clip_below(una);
@@ -697,49 +646,10 @@ impl Direction {
         let sacked_after = self.sacks.sacked_bytes();
         let mut delivered = out.acked as i64 + sacked_after as i64 - sacked_before as i64;
         if delivered > 0 {
-            // The credit repays the segments above the hole that duplicate ACKs reported as
-            // they came; but an ACK that moves was itself sent for an arrival — the segment
-            // that filled the hole, or new data (RFC 5681 §4.2: an ACK answers a segment) —
-            // and that segment, up to one MSS, is delivered now. Repaid from the whole move,
-            // a NewReno recovery's partial ACKs (each one retransmission, one round trip
-            // apart) delivered nothing and the final ACK a round trip of arrivals at once:
-            // 1.40 Mbit/s over windows of four round trips on a 1 Mbit/s link.
-            // The move is what this ACK newly reports, cumulatively or in SACK blocks: a
-            // SACK block naming segments that earlier duplicate ACKs already counted (their
-            // blocks cut by the snaplen, RFC 2018's first block the latest arrival) names
-            // the same arrivals, and a cumulative ACK over SACKed bytes moves only by what
-            // was not SACKed. Crediting both, an IPv6 capture with a 96-byte snaplen, where
-            // the third block no longer fits, read 12.7 kB delivered by one ACK on a 1 Mbit/s
-            // link (a shared path's 1.27 Mbit/s).
-            // That segment is the one the capture saw fill the hole (a window's 160-byte
-            // tail lost and sent again delivers 160 bytes now, not an MSS).
-            let answered = prev_una
-                .and_then(|p| self.hole_filler(p))
-                .map_or(mss, |len| len.min(mss));
-            let used = self
-                .dupack_credit
-                .min((delivered as u64).saturating_sub(answered as u64));
-            self.dupack_credit -= used;
-            delivered -= used as i64;
+            delivered -= self.reno.repay(prev_una, delivered as u64, mss, &self.data_ack_rtt) as i64;
         }
         if out.duplicate && sack.is_empty() {
-            // A duplicate ACK without SACK reports one more segment received above the hole
-            // (RFC 5681 §3.2), but never more than were outstanding less the hole itself:
-            // Linux bounds the count the same way (tcp_limit_reno_sacked: sacked_out at most
-            // packets_out - 1) and takes the excess for reordering. A capture that holds ACKs
-            // twice, or reordered, otherwise credits a full MSS for each (710 kB "delivered"
-            // by a FIX session that carried 9 kB, nDPI fix2).
-            let outstanding = self.nxt.map_or(0, |n| n.bytes_after(una) as u64);
-            let hole = self.hole_filler(una).map_or(mss, |len| len.min(mss));
-            let room = outstanding
-                .saturating_sub(hole as u64)
-                .saturating_sub(self.dupack_credit);
-            let credit = self.dupack_segment(una, mss).min(room);
-            self.dupack_credit += credit;
-            if self.reno_recover.is_none() {
-                self.reno_recover = self.nxt;
-            }
-            delivered += credit as i64;
+            delivered += self.reno.on_duplicate(una, self.nxt, mss, &self.data_ack_rtt) as i64;
         }
         out.delivered = delivered.clamp(0, u32::MAX as i64) as u32;
         self.last_ack_seen = Some((ack, raw));

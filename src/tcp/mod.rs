@@ -7,6 +7,7 @@ pub mod ecn;
 mod event;
 mod handshake;
 mod ranges;
+mod reno_credit;
 pub mod rtt;
 mod scale_infer;
 mod scoreboard;

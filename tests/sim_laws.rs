@@ -458,8 +458,18 @@ fn known(d: &Draw, line: &str) -> Option<&'static str> {
         // queue 8, the receiver's host coalescing interrupts (5 packets / 81 µs, 0-2 µs a
         // packet), old -> Linux CUBIC, rcvbuf 64000, 1 s: an ACK-dispersion bottleneck of
         // 382 Mbit/s at both ends (the delivery, 285 Mbit/s, is below the spacing's
-        // at-capacity margin only by a hair, and the RTT does not rise). Also left: a
-        // sender-side capture on a coarse clock taking data-arrival spacing; shared trains.
+        // at-capacity margin only by a hair, and the RTT does not rise). Traced (census of
+        // seed 1111: 300 Mbit/s, RTT 2 ms, queue 8, the receiver's host handing TCP its
+        // packets every 121 µs, a window-held upload to Windows beside an old stack's bulk
+        // flow into 16 kB, seed 2423272581694858201): the host's batch hands TCP three or
+        // four segments, and a delayed ACK carries one segment from a batch to the next,
+        // so single batch-to-batch samples read 2 or 4 segments a batch: ACK modes at 196
+        // and 381 around the link's 296, at both ends (the ACKs leave in those batches).
+        // Tried: the main mode where it is far above the flow's delivery (no window's
+        // pace), and samples spanning three batches once a train shows batches; each fixed
+        // the upload and moved the bulk flow to 194-195 (the span reaches across the idle
+        // time between its windows). Also left: a sender-side capture on a coarse clock
+        // taking data-arrival spacing; shared trains.
         "truth:link-rate" if spacing(line) && (batched(d) || coarse || shared(d)) => {
             Some("spacing from batched or coarse stamps, or shared trains")
         }
@@ -543,7 +553,9 @@ fn known(d: &Draw, line: &str) -> Option<&'static str> {
         // trip itself, so no pause is seen); setting aside ACKs faster than the arrivals
         // where both show (R18 rcvbuf_1m at the client: the arrivals, 98 Mbit/s under a
         // delay line's 30 µs release jitter, are below the link's 134, the ACKs of pairs
-        // right at 135: its BDP fell out of the truth's 25%).
+        // right at 135: its BDP fell out of the truth's 25%); setting aside the ACKs that
+        // open a window the reader had shrunk (this receiver ACKs only after its reads, at
+        // a full window: no ACK before shows the shrink).
         "truth:link-rate" if slow_reader(d) && line.contains("method: Dispersion,") => {
             Some("ACK spacing of a slow reader's window updates")
         }

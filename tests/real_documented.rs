@@ -307,7 +307,9 @@ fn three_duplicate_acks_then_a_fast_retransmission() {
 /// client's, 5 of them spurious (D-SACK) and 7 repairing an outage. None shows a queue that
 /// overflowed, so nothing showed the pipe full, and the delivery figure is a lower bound
 /// that says so (it was judged by the repairs, counted before they were known: "16.1
-/// kbit/s while the sender had data = 131% of the bottleneck estimate").
+/// kbit/s while the sender had data = 131% of the bottleneck estimate"). Its rate while
+/// the sender had data stands above that bound (a few segments a bin, each bin's ACKs
+/// counted whole), and the delivery sentence says so, its share the steady delivery's.
 #[test]
 fn an_outages_repairs_show_no_full_pipe() {
     let Some(shared) = needs::shared() else { return };
@@ -326,4 +328,6 @@ fn an_outages_repairs_show_no_full_pipe() {
     let c = f.capacity.as_ref().unwrap();
     assert!(c.lower_bound, "{c:?}");
     assert!(f.notes.iter().any(|n| n.contains("lower bound")), "{:?}", f.notes);
+    let delivery = f.evidence.iter().find(|e| e.starts_with("steady delivery ")).unwrap();
+    assert!(delivery.contains(bdpscope::diagnose::BUSY_ABOVE), "{delivery}");
 }

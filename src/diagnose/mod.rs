@@ -40,7 +40,7 @@ pub use capacity::{law as capacity_law, Capacity, Method};
 pub use classification::Classification;
 pub use classify::law as limits_law;
 pub use ecn::law as ecn_law;
-pub use explain::evidence_law;
+pub use explain::{evidence_law, BUSY_ABOVE};
 pub use packed::{estimated_bytes as estimated_timeline_bytes, LiveTimeline, PackedBins};
 pub use timeline::{Bin, BinStore, SenderState, Timeline, MAX_BINS};
 pub use turns::law as turns_law;

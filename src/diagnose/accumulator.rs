@@ -7,6 +7,7 @@
 //! capture at the receiver gives the same account as one at the sender, shifted in time
 //! by the loop through the sender.
 
+use super::bucket_rounds::BucketRounds;
 use super::dispersion::Dispersion;
 use super::drop_pace::DropPace;
 use super::packed::LiveTimeline;
@@ -133,6 +134,8 @@ pub struct DirAccumulator {
     burst_from: Option<Timestamp>,
     /// The pace of the ACKs between drops ([`DropPace`]).
     pub drop_pace: DropPace,
+    /// Rounds whose data came in two regimes past a token bucket (`bucket_rounds`).
+    pub bucket_rounds: BucketRounds,
     /// Delivery-rate samples over a round trip or more ([`RateSampler`]).
     pub rate_samples: RateSampler,
 }
@@ -338,6 +341,7 @@ impl DirAccumulator {
         self.data_events += 1;
         let len = ev.send.new_bytes as u64;
         self.data_batches.on_data(ts, SeqNum(ev.seq).add(ev.len));
+        self.bucket_rounds.on_arrival(ts, len, base_loop);
         // The sender's clock from its stamps, and where an idle wait began by it.
         let stamped = ev
             .tsval
@@ -740,6 +744,7 @@ impl DirAccumulator {
     /// saw everything acknowledged (or until the last packet, if it never did).
     pub fn close(&mut self, last_ts: Timestamp) {
         self.drop_pace.close();
+        self.bucket_rounds.close();
         if let (Some((t0, state)), Some(tl)) = (self.last_data.take(), self.timeline.as_mut()) {
             // A transfer that ends idle ends where the sender had sent all it had; one that
             // ends with the window shut was held by it until the capture ended.

@@ -20,6 +20,7 @@
 
 use super::delivery::{self, Interval};
 use super::dispersion::Dispersion;
+use super::policer::Shown;
 use super::queue::StandingQueue;
 use super::receiver_clock::ReceiverClock;
 use super::timeline::Timeline;
@@ -135,6 +136,12 @@ pub struct Input<'a> {
     /// before the losses ([`super::policer::from_pace`]): a policer when below the line
     /// rate the packet spacing shows.
     pub paced_policer: Option<super::policer::Policer>,
+    /// A token bucket the rounds' arrivals showed past it ([`super::bucket_rounds`]): a
+    /// run at the line, then the rate.
+    pub bucket_rounds: Option<super::policer::Policer>,
+    /// The largest flight of a flow that lost a burst at once (`burst_loss_flight` in
+    /// diagnose/mod.rs): the rounds' bucket stands only beside one.
+    pub burst_loss_flight: Option<u64>,
     /// The highest delivery (bytes/s) reported during one of the direction's loss or ECN
     /// episodes of at least a round trip ([`crate::stall`]), timed to the packet where the timeline's
     /// windows are as wide as two of its bins (on a long flow, seconds).
@@ -400,19 +407,45 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     // policer from the few bins a 16 kB window left free), and below it by less than the
     // estimates' error they are the link's queue, as with the pace.
     let judged = inp.policer.filter(|p| line.is_none_or(|l| p.rate < l * AT_CAPACITY));
-    let policer = paced.or(judged);
+    // Rounds that came at the line for a run and then at a rate below it by the rounds'
+    // own test (`bucket_rounds`), where no drops told the rate.
+    // They stand only beside a drop that a FIFO at the line could not have made: a burst
+    // lost while the flight was below the pipe at the line's rate (a drop-tail queue drops
+    // only once the pipe and the queue are full). A FIFO's rounds come at one rate, but a
+    // sender's spacing can slow a round's tail too (after a recovery that sent one segment
+    // for two ACKs, behind a reader): a run at the line and a slower tail alone tell no
+    // bucket (R-corpora loss_cubic and slow_reader at the client).
+    // And a bucket passes no more than its rate and its depth over any time (Cruz 1991):
+    // a tail slower than the flow's delivery over a few round trips is the sender's or the
+    // reader's pace, not a bucket's (R14 rcvbuf_512k: tails at 1.98 Mbit/s in a flow
+    // delivering 11.4 over 4 RTTs behind a 36 Mbit/s FIFO).
+    let rounds = inp.bucket_rounds.filter(|p| {
+        out.delivered.is_none_or(|d| p.rate >= d * AT_CAPACITY)
+            && line.is_some_and(|l| {
+                p.rate < l * AT_CAPACITY
+                    && inp
+                        .burst_loss_flight
+                        .is_some_and(|f| (f as f64) < l * inp.base_rtt.secs_f64())
+            })
+    });
+    let policer = paced.or(judged).or(rounds);
     out.policer = policer;
     if let Some(p) = policer {
         // A policer passes the line rate for a bucket's worth and drops the rest: the
         // spacing shows the line, the delivery while it dropped the rate it enforced.
         set_aside_above(&mut out.set_aside, &spacing, p.rate, |name, r| {
-            match p.drop_gaps {
-            None => format!(
+            match p.shown {
+            Shown::Fill => format!(
                 "{name} showed {}, but the flow lost packets whenever it ran ahead of {} (a token-bucket policer): the spacing is the line rate behind the bucket, not what the path carries",
                 rate(r),
                 rate(p.rate)
             ),
-            Some(n) => format!(
+            Shown::Rounds(n) => format!(
+                "{name} showed {}, but round after round ({n} of them) the data came at that spacing for a run and then at {} (the median of the rounds' tails): a token bucket passes its depth at the line rate and then only as its tokens come (Flach et al., SIGCOMM 2016), and the spacing is the line behind it, not what the path sustains",
+                rate(r),
+                rate(p.rate)
+            ),
+            Shown::DropGaps(n) => format!(
                 "{name} showed {}, but the packets that survived the flow's drops passed at {} (the median of {n} gaps between drops, with no queue building before them): the element that dropped them enforces that rate (a token-bucket policer), and the spacing is the line rate behind its bucket, not what the path carries",
                 rate(r),
                 rate(p.rate)
@@ -857,6 +890,8 @@ mod tests {
             stamps: None,
             policer: None,
             paced_policer: None,
+            bucket_rounds: None,
+            burst_loss_flight: None,
             loss_delivery: None,
             round_trip: None,
             reordered_share: 0.0,
@@ -955,7 +990,7 @@ mod tests {
         let paced = |rate| super::super::policer::Policer {
             rate,
             depth: 25_000.0,
-            drop_gaps: Some(9),
+            shown: super::super::policer::Shown::DropGaps(9),
         };
         // Its drops' survivors passed at 1.8 MB/s: a policer at that rate (never below the
         // goodput).
@@ -975,7 +1010,7 @@ mod tests {
         inp.policer = Some(super::super::policer::Policer {
             rate: 2.0e6,
             depth: 30_000.0,
-            drop_gaps: None,
+            shown: super::super::policer::Shown::Fill,
         });
         let c = estimate(&inp).capacity.expect("an estimate");
         assert_eq!((c.method, c.rate), (Method::PolicedRate, 5.0e6));
@@ -985,6 +1020,49 @@ mod tests {
         inp.paced_policer = Some(paced(11.0e6));
         let c = estimate(&inp).capacity.expect("an estimate");
         assert_eq!(c.method, Method::Dispersion);
+    }
+
+    #[test]
+    fn a_buckets_rounds_stand_beside_a_burst_lost_below_the_lines_pipe() {
+        // A 100 Mbit/s line (12 MB/s of spacing) behind which rounds came at the line for a
+        // run and then at 1.5 MB/s; the flow delivered 1.4 MB/s.
+        let tl = busy_timeline(1_400);
+        let d = dispersion_at(12.0e6);
+        let mut inp = input(&tl, &d, 1.4e6);
+        inp.bucket_rounds = Some(super::super::policer::Policer {
+            rate: 1.5e6,
+            depth: 20_000.0,
+            shown: super::super::policer::Shown::Rounds(40),
+        });
+        // No burst lost: a sender's slowed tails look alike (after a recovery, behind a
+        // reader), and the spacing stands.
+        let c = estimate(&inp).capacity.expect("an estimate");
+        assert_eq!(c.method, Method::Dispersion);
+        // A burst lost while the flight (100 kB) was far below the line's pipe: no FIFO at
+        // the line dropped it, and the rounds' rate is what the path sustains.
+        inp.burst_loss_flight = Some(100_000);
+        let e = estimate(&inp);
+        let c = e.capacity.expect("an estimate");
+        assert_eq!((c.method, c.rate), (Method::PolicedRate, 1.5e6));
+        assert!(
+            e.set_aside.iter().any(|s| s.contains("round after round")),
+            "{:?}",
+            e.set_aside
+        );
+        // A flight that filled the line's pipe could have overflowed its queue.
+        let pipe = 12.0e6 * inp.base_rtt.secs_f64();
+        inp.burst_loss_flight = Some(pipe as u64 + 1);
+        assert_eq!(estimate(&inp).capacity.unwrap().method, Method::Dispersion);
+        inp.burst_loss_flight = Some(100_000);
+        // Tails slower than what the flow delivered are no bucket's (it passes no more than
+        // its rate and depth): the sender's or the reader's pace.
+        inp.bucket_rounds = inp
+            .bucket_rounds
+            .map(|p| super::super::policer::Policer { rate: 0.4e6, ..p });
+        let e = estimate(&inp);
+        let d = e.delivered.expect("a delivery over round trips");
+        assert!(d * AT_CAPACITY > 0.4e6, "{d}");
+        assert_eq!(e.capacity.unwrap().method, Method::Dispersion);
     }
 
     #[test]

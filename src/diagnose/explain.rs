@@ -6,6 +6,7 @@
 
 use super::capacity::Method;
 use super::facts::Findings;
+use super::policer::Shown;
 use super::rules;
 use super::Label;
 use crate::summary::{AdviceItem, AdviceKind, StallKind};
@@ -94,11 +95,19 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             ("delivery while the queue stood", e.queued),
             (
                 "delivery while losing to the policer",
-                e.policer.filter(|p| p.drop_gaps.is_none()).map(|p| p.rate),
+                e.policer.filter(|p| p.shown == Shown::Fill).map(|p| p.rate),
             ),
             (
                 "pace between the policer's drops",
-                e.policer.filter(|p| p.drop_gaps.is_some()).map(|p| p.rate),
+                e.policer
+                    .filter(|p| matches!(p.shown, Shown::DropGaps(_)))
+                    .map(|p| p.rate),
+            ),
+            (
+                "the rounds' pace after the bucket's run",
+                e.policer
+                    .filter(|p| matches!(p.shown, Shown::Rounds(_)))
+                    .map(|p| p.rate),
             ),
             ("ACK dispersion", e.dispersed),
             ("data-arrival dispersion", e.arrived),
@@ -179,10 +188,20 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             ms(x.p95_rtt_s.unwrap_or(x.base_rtt_s)),
         ));
     }
-    if let Some(p) = x.estimate.policer {
-        let passed = match p.drop_gaps {
-            None => format!("the flow delivering {} while it lost", rate(p.rate)),
-            Some(n) => format!(
+    let rounds = x.estimate.policer.and_then(|p| match p.shown {
+        Shown::Rounds(n) => Some((p, n)),
+        _ => None,
+    });
+    if let Some((p, n)) = rounds {
+        out.push(format!(
+            "a token bucket on the path (a policer or a shaper): {n} rounds came in a run of up to about {} at the line rate and then at {} (the median of the rounds' tails, a quarter of a round trip or more of silence between rounds): it passes its depth at the line and then only as its tokens come (RFC 2697, Flach et al., SIGCOMM 2016)",
+            bytes(p.depth),
+            rate(p.rate)
+        ));
+    } else if let Some(p) = x.estimate.policer {
+        let passed = match p.shown {
+            Shown::Fill | Shown::Rounds(_) => format!("the flow delivering {} while it lost", rate(p.rate)),
+            Shown::DropGaps(n) => format!(
                 "the packets that survived its drops passing at {} (the median of {n} gaps between drops)",
                 rate(p.rate)
             ),

@@ -50,9 +50,21 @@ const INFLATED_TOLERANCE: f64 = 0.2;
 pub struct Policer {
     pub rate: f64,
     pub depth: f64,
-    /// Gaps between drops the rate is the median of, when the survivors' pace showed it
-    /// ([`from_pace`]); `None` when the bucket's fill did ([`judge`]).
-    pub drop_gaps: Option<usize>,
+    /// What showed it.
+    pub shown: Shown,
+}
+
+/// What showed a token bucket.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shown {
+    /// The bucket's fill at the flow's losses ([`judge`]): the rate is the delivery while
+    /// it lost.
+    Fill,
+    /// The survivors' pace: the median of this many gaps between drops ([`from_pace`]).
+    DropGaps(usize),
+    /// Rounds that came at the line and then at the rate: the median of this many rounds'
+    /// tails (`super::bucket_rounds`).
+    Rounds(usize),
 }
 
 /// What [`judge`]'s test said of a flow's losses.
@@ -167,7 +179,7 @@ pub fn judge(tl: &Timeline, median_rtt: Span, floor: Span) -> Judgement {
     Found(Policer {
         rate,
         depth,
-        drop_gaps: None,
+        shown: Shown::Fill,
     })
 }
 
@@ -206,7 +218,7 @@ pub fn from_pace(tl: &Timeline, gaps: &[(u64, Span)], band: f64, floor: Span) ->
     Some(Policer {
         rate,
         depth,
-        drop_gaps: Some(gaps.len()),
+        shown: Shown::DropGaps(gaps.len()),
     })
 }
 
@@ -395,7 +407,10 @@ mod tests {
             Span::from_micros(10),
         )
         .expect("a policer");
-        assert!((p.rate / 1.8e6 - 1.0).abs() < 1e-3 && p.drop_gaps == Some(5), "{p:?}");
+        assert!(
+            (p.rate / 1.8e6 - 1.0).abs() < 1e-3 && p.shown == Shown::DropGaps(5),
+            "{p:?}"
+        );
         assert!(p.depth > 0.0, "{p:?}");
         // Too few gaps to judge.
         assert_eq!(

@@ -441,7 +441,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
                 rate(p.rate)
             ),
             Shown::Rounds(n) => format!(
-                "{name} showed {}, but round after round ({n} of them) the data came at that spacing for a run and then at {} (the median of the rounds' tails): a token bucket passes its depth at the line rate and then only as its tokens come (Flach et al., SIGCOMM 2016), and the spacing is the line behind it, not what the path sustains",
+                "{name} showed {}, but {BY_ROUNDS} ({n} of them) the data came at that spacing for a run and then at {} (the median of the rounds' tails): a token bucket passes its depth at the line rate and then only as its tokens come (Flach et al., SIGCOMM 2016), and the spacing is the line behind it, not what the path sustains",
                 rate(r),
                 rate(p.rate)
             ),
@@ -831,6 +831,10 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
 /// The capacity chosen again from an estimate whose candidates changed (one was set aside
 /// afterwards): the largest remaining, never below what was achieved; a user's figure or a
 /// standing queue's delivery stays as it was.
+/// What a spacing estimate set aside for a token bucket's rounds says (to take it back
+/// where the rounds turn out to be a shared link's: `diagnose::share_path`).
+pub const BY_ROUNDS: &str = "round after round";
+
 pub fn choose(e: &Estimate, goodput: f64, was: Option<Capacity>) -> Option<Capacity> {
     let achieved = e.achieved(goodput);
     match was {

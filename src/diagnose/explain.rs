@@ -194,7 +194,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     });
     if let Some((p, n)) = rounds {
         out.push(format!(
-            "a token bucket on the path (a policer or a shaper): {n} rounds came in a run of up to about {} at the line rate and then at {} (the median of the rounds' tails, a quarter of a round trip or more of silence between rounds): it passes its depth at the line and then only as its tokens come (RFC 2697, Flach et al., SIGCOMM 2016)",
+            "{ROUNDS_FINDING}: {n} rounds came in a run of up to about {} at the line rate and then at {} (the median of the rounds' tails, a quarter of a round trip or more of silence between rounds): it passes its depth at the line and then only as its tokens come (RFC 2697, Flach et al., SIGCOMM 2016)",
             bytes(p.depth),
             rate(p.rate)
         ));
@@ -371,6 +371,9 @@ pub fn notes(f: &Findings<'_>) -> Vec<String> {
 /// flow, in the delivery sentence: the share printed before them is of that rate.
 pub const LEFT_THIS_FLOW: &str = "the shared link left this flow";
 
+/// How the evidence names a token bucket its rounds showed.
+const ROUNDS_FINDING: &str = "a token bucket on the path (a policer or a shaper)";
+
 /// Said of a rate while the sender had data that stands above the estimate (see `explain`).
 pub const BUSY_ABOVE: &str =
     ", above the estimate: each bin's ACKs counted whole, though their data left up to a round trip before";
@@ -538,6 +541,16 @@ pub fn evidence_law(f: &crate::summary::FlowSummary) -> Vec<String> {
                 out.push(v);
             }
         }
+        // A token bucket named is the estimate's method: the rounds' figure or the
+        // policer's stands, or nothing says there was one.
+        if (e.starts_with(ROUNDS_FINDING) || e.starts_with("losses with no queue building before them"))
+            && f.bottleneck_method != Some(crate::summary::CapacityMethod::PolicedRate)
+        {
+            out.push(format!(
+                "a token bucket named beside a {:?} estimate: {e}",
+                f.bottleneck_method
+            ));
+        }
         if e.starts_with("receiver window max ") {
             check(e, "receiver window max ", f.max_rwnd_bytes.map(|b| b as f64));
         }
@@ -632,6 +645,25 @@ mod tests {
         assert!(bad(&said.replace("= 94%", "= 154%")).is_some());
         // And said only where it holds.
         assert!(bad(&said.replace("41.7 kbit/s", "21.7 kbit/s")).is_some());
+    }
+
+    #[test]
+    fn a_token_bucket_is_named_only_beside_its_estimate() {
+        // The policed client of fixtures/tbf_policer_rounds as analysed (its golden JSON).
+        let json: serde_json::Value =
+            serde_json::from_str(include_str!("../../tests/golden/tbf_policer_rounds-client.json")).unwrap();
+        let mut f: crate::summary::FlowSummary = serde_json::from_value(json["flows"][0].clone()).unwrap();
+        assert!(
+            f.evidence.iter().any(|e| e.starts_with(super::ROUNDS_FINDING)),
+            "{:?}",
+            f.evidence
+        );
+        assert_eq!(super::evidence_law(&f), Vec::<String>::new());
+        // R18 multi_flow_3 before a shared link's members dropped their rounds: the bucket
+        // named beside the group's delivery.
+        f.bottleneck_method = Some(crate::summary::CapacityMethod::SharedDeliveryRate);
+        let v = super::evidence_law(&f);
+        assert!(v.iter().any(|v| v.contains("a token bucket named")), "{v:?}");
     }
 
     #[test]

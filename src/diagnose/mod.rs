@@ -953,6 +953,17 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
             && own_rate.is_none_or(|r| shared_rate > r || (round_trip > 0.0 && round_trip >= r));
         if use_shared {
             k.facts.estimate.link_shared = false;
+            // A member's rounds are slowed by the other members' data in the same FIFO: its
+            // tails are its share of the link, no bucket's rate (R18 multi_flow_3: one of
+            // three flows on a 140 Mbit/s link read a 95.2 Mbit/s bucket).
+            if k.facts
+                .estimate
+                .policer
+                .is_some_and(|p| matches!(p.shown, policer::Shown::Rounds(_)))
+            {
+                k.facts.estimate.policer = None;
+                k.facts.estimate.set_aside.retain(|s| !s.contains(capacity::BY_ROUNDS));
+            }
             // Never below what this member was seen to deliver on its own (a flow with no
             // estimate of its own, whose windows the group's summed delivery missed on a
             // coarse clock: 424 kbit/s beside its goodput of 474).

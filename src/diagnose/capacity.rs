@@ -183,6 +183,10 @@ pub struct Estimate {
     pub queued: Option<f64>,
     /// The policer its losses showed: rate (bytes/s) and bucket depth (bytes).
     pub policer: Option<super::policer::Policer>,
+    /// Beside a token bucket its rounds showed: the sender's largest flight when it lost a
+    /// burst at once, and the line's pipe (the spacing's rate x the base RTT) it stayed
+    /// below (bytes).
+    pub burst_below_pipe: Option<(u64, f64)>,
     /// `delivered`, `queued` and `app_limited` with each window measured over its length
     /// alone, kept for when two-way traffic is found only across connections
     /// ([`Estimate::unclock`]); `None` when they already are.
@@ -268,6 +272,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         arrived,
         stamped: inp.receiver_clock,
         acks_compressed: false,
+        burst_below_pipe: None,
         queued,
         policer: inp.policer,
         by_length,
@@ -430,6 +435,11 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     });
     let policer = paced.or(judged).or(rounds);
     out.policer = policer;
+    if let (Some(p), Some(l), Some(f)) = (policer, line, inp.burst_loss_flight) {
+        if matches!(p.shown, Shown::Rounds(_)) {
+            out.burst_below_pipe = Some((f, l * inp.base_rtt.secs_f64()));
+        }
+    }
     if let Some(p) = policer {
         // A policer passes the line rate for a bucket's worth and drops the rest: the
         // spacing shows the line, the delivery while it dropped the rate it enforced.

@@ -193,8 +193,16 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         _ => None,
     });
     if let Some((p, n)) = rounds {
+        let burst = match x.estimate.burst_below_pipe {
+            Some((flight, pipe)) => format!(
+                "; and a quarter of the flight or more was lost at once while it was at most {}, below the {} pipe at the line's rate: no queue at the line overflowed there",
+                bytes(flight as f64),
+                bytes(pipe)
+            ),
+            None => String::new(),
+        };
         out.push(format!(
-            "{ROUNDS_FINDING}: {n} rounds came in a run of up to about {} at the line rate and then at {} (the median of the rounds' tails, a quarter of a round trip or more of silence between rounds): it passes its depth at the line and then only as its tokens come (RFC 2697, Flach et al., SIGCOMM 2016)",
+            "{ROUNDS_FINDING}: {n} rounds came in a run of up to about {} at the line rate and then at {} (the median of the rounds' tails, a quarter of a round trip or more of silence between rounds): it passes its depth at the line and then only as its tokens come (RFC 2697, Flach et al., SIGCOMM 2016){burst}",
             bytes(p.depth),
             rate(p.rate)
         ));

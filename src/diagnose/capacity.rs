@@ -139,8 +139,8 @@ pub struct Input<'a> {
     /// A token bucket the rounds' arrivals showed past it ([`super::bucket_rounds`]): a
     /// run at the line, then the rate.
     pub bucket_rounds: Option<super::policer::Policer>,
-    /// The largest flight of a flow that lost a burst at once (`burst_loss_flight` in
-    /// diagnose/mod.rs): the rounds' bucket stands only beside one.
+    /// The largest flight of a flow that lost a burst random loss does not make
+    /// ([`super::burst_loss`]): the rounds' bucket stands only beside one.
     pub burst_loss_flight: Option<u64>,
     /// The highest delivery (bytes/s) reported during one of the direction's loss or ECN
     /// episodes of at least a round trip ([`crate::stall`]), timed to the packet where the timeline's
@@ -415,7 +415,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     // Rounds that came at the line for a run and then at a rate below it by the rounds'
     // own test (`bucket_rounds`), where no drops told the rate.
     // They stand only beside a drop that a FIFO at the line could not have made: a burst
-    // lost while the flight was below the pipe at the line's rate (a drop-tail queue drops
+    // (`burst_loss`: no random loss) lost while the flight was below the pipe at the line's rate (a drop-tail queue drops
     // only once the pipe and the queue are full). A FIFO's rounds come at one rate, but a
     // sender's spacing can slow a round's tail too (after a recovery that sent one segment
     // for two ACKs, behind a reader): a run at the line and a slower tail alone tell no

@@ -195,7 +195,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     if let Some((p, n)) = rounds {
         let burst = match x.estimate.burst_below_pipe {
             Some((flight, pipe)) => format!(
-                "; and a quarter of the flight or more was lost at once while it was at most {}, below the {} pipe at the line's rate: no queue at the line overflowed there",
+                "; and a run of drops random loss at the flow's own rate would not make came while the flight was at most {}, below the {} pipe at the line's rate: no queue at the line overflowed there",
                 bytes(flight as f64),
                 bytes(pipe)
             ),

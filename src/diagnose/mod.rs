@@ -8,6 +8,7 @@
 mod accumulator;
 mod advice;
 mod bucket_rounds;
+mod burst_loss;
 mod capacity;
 mod classification;
 mod classify;
@@ -369,7 +370,7 @@ fn gather_facts(
             }),
             _ => None,
         },
-        burst_loss_flight: burst_loss_flight(summary, bulk, tl),
+        burst_loss_flight: burst_loss::burst_loss_flight(summary, bulk, tl),
     });
     // Receivers that acknowledge whole bursts at once (stretch ACKs, a reader that lets the
     // window close) leave no spacing in their ACKs; before the bottleneck nothing else
@@ -512,25 +513,6 @@ fn classify_floored(k: &mut Kept, tl: &Timeline, shared: Option<&[f64]>) -> Clas
         }
     }
     class
-}
-
-/// The largest flight of a direction that lost a burst at once: a loss episode whose
-/// retransmissions came to a quarter of that flight or more. Random loss drops a segment
-/// here and there (a quarter of a window at once has the loss rate's power of a quarter
-/// of the window's segments for its chance); a queue or a policer that overflows drops
-/// what runs past it in a burst (Flach et al., SIGCOMM 2016, §3: a policer's drops come in
-/// runs once its bucket is empty).
-/// The flight is the sender's, as its timeline reconstructed it (away from the sender the
-/// capture sees less of it).
-fn burst_loss_flight(summary: &FlowSummary, bulk: Dir, tl: &Timeline) -> Option<u64> {
-    let flight = tl.bins.iter().map(|b| b.max_flight).max().filter(|&f| f > 0)?;
-    let mss = summary.dir(bulk).max_segment_bytes.max(1) as u64;
-    summary
-        .stalls
-        .iter()
-        .filter(|s| s.kind == crate::summary::StallKind::LossEpisode && s.direction == Some(bulk))
-        .any(|s| 4 * s.events as u64 * mss >= flight)
-        .then_some(flight)
 }
 
 /// How many times a flow is classified again after its capacity was raised to its steady

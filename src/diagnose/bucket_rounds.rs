@@ -18,8 +18,8 @@
 //! burst, which any link passes at its rate: the head needs three gaps); each gap must be
 //! one the capture resolves as two arrivals (a host's batch is not a line rate:
 //! [`super::train::BATCH_GAP`]). The tail is the rest, at least three gaps over at least
-//! twice the head's time: a regime the bucket sustained, not a straggler. Constant memory
-//! per round; at most [`MAX_ROUNDS`] rounds kept.
+//! twice the head's time: a regime the bucket sustained, not a straggler. Memory: the open
+//! round's tail gaps (at most [`MAX_TAIL`]) and at most [`MAX_ROUNDS`] rounds.
 
 use crate::time::{Span, Timestamp};
 

@@ -549,11 +549,11 @@ pub fn evidence_law(f: &crate::summary::FlowSummary) -> Vec<String> {
                 out.push(v);
             }
         }
-        // A token bucket named is the estimate's method: the rounds' figure or the
-        // policer's stands, or nothing says there was one.
-        if (e.starts_with(ROUNDS_FINDING) || e.starts_with("losses with no queue building before them"))
-            && f.bottleneck_method != Some(crate::summary::CapacityMethod::PolicedRate)
-        {
+        // A token bucket its rounds showed is the estimate's method: the rounds' figure
+        // stands, or nothing says there was one. (A policer its losses showed stays a
+        // finding beside a group's delivery: its drops happened, and on a link shared
+        // by flows between the same hosts the survivors' pace is the member's share.)
+        if e.starts_with(ROUNDS_FINDING) && f.bottleneck_method != Some(crate::summary::CapacityMethod::PolicedRate) {
             out.push(format!(
                 "a token bucket named beside a {:?} estimate: {e}",
                 f.bottleneck_method

@@ -845,6 +845,22 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
 /// where the rounds turn out to be a shared link's: `diagnose::share_path`).
 pub const BY_ROUNDS: &str = "round after round";
 
+/// What every spacing estimate set aside for a token bucket says (to take it back where
+/// the flow's own delivery refutes the bucket: `diagnose::classify_floored`).
+pub const BEHIND_BUCKET: &str = "the spacing is the line";
+
+impl Estimate {
+    /// The policer found is none (the flow delivered beyond its rate, or its rounds were a
+    /// shared link's): its finding and the spacing it set aside go, and the capacity is
+    /// chosen again from the estimates that stand.
+    pub fn refute_policer(&mut self, goodput: f64) -> Option<Capacity> {
+        self.policer = None;
+        self.burst_below_pipe = None;
+        self.set_aside.retain(|s| !s.contains(BEHIND_BUCKET));
+        largest(self, self.achieved(goodput))
+    }
+}
+
 pub fn choose(e: &Estimate, goodput: f64, was: Option<Capacity>) -> Option<Capacity> {
     let achieved = e.achieved(goodput);
     match was {
@@ -1077,6 +1093,34 @@ mod tests {
         let d = e.delivered.expect("a delivery over round trips");
         assert!(d * AT_CAPACITY > 0.4e6, "{d}");
         assert_eq!(e.capacity.unwrap().method, Method::Dispersion);
+    }
+
+    #[test]
+    fn a_refuted_policer_gives_back_the_spacing_it_set_aside() {
+        let tl = busy_timeline(1_400);
+        let d = dispersion_at(12.0e6);
+        let mut inp = input(&tl, &d, 1.4e6);
+        inp.paced_policer = Some(super::super::policer::Policer {
+            rate: 1.5e6,
+            depth: 20_000.0,
+            shown: super::super::policer::Shown::DropGaps(9),
+        });
+        let mut e = estimate(&inp);
+        assert_eq!(e.capacity.unwrap().method, Method::PolicedRate);
+        assert!(
+            e.set_aside.iter().any(|s| s.contains(BEHIND_BUCKET)),
+            "{:?}",
+            e.set_aside
+        );
+        // The flow turned out to deliver beyond it: no policer, and the ACK spacing stands.
+        let c = e.refute_policer(1.4e6).expect("an estimate");
+        assert_eq!(c.method, Method::Dispersion);
+        assert_eq!(e.policer, None);
+        assert!(
+            !e.set_aside.iter().any(|s| s.contains(BEHIND_BUCKET)),
+            "{:?}",
+            e.set_aside
+        );
     }
 
     #[test]

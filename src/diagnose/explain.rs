@@ -221,8 +221,21 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         } else {
             String::new()
         };
+        // On a link shared by flows between the same hosts the group's delivery is the
+        // figure (`share_path`), and what passed this flow's drops was its share of the
+        // policer: said so, or the policer's rate reads below what the path carried.
+        let share = match x.capacity {
+            Some(c) if x.flows_sharing > 1 && c.method == Method::SharedDeliveryRate && c.rate > p.rate => {
+                format!(
+                    " ({POLICER_SHARE} with {} flows sharing the link, the policer passed {} for them together)",
+                    x.flows_sharing,
+                    rate(c.rate)
+                )
+            }
+            _ => String::new(),
+        };
         out.push(format!(
-            "losses with no queue building before them, {passed}{burst}: a token-bucket policer (Flach et al., SIGCOMM 2016) — it drops what a shaper would queue; pacing the sender below its rate avoids the losses"
+            "{LOSSES_FINDING}, {passed}{burst}{share}: a token-bucket policer (Flach et al., SIGCOMM 2016) — it drops what a shaper would queue; pacing the sender below its rate avoids the losses"
         ));
     }
     out.extend(rules::evidence(f));
@@ -381,6 +394,11 @@ pub const LEFT_THIS_FLOW: &str = "the shared link left this flow";
 
 /// How the evidence names a token bucket its rounds showed.
 const ROUNDS_FINDING: &str = "a token bucket on the path (a policer or a shaper)";
+
+/// How the evidence names a policer its losses showed, and what it says where the pace
+/// that passed them was one member's share of a link flows shared.
+const LOSSES_FINDING: &str = "losses with no queue building before them";
+const POLICER_SHARE: &str = "this flow's share:";
 
 /// Said of a rate while the sender had data that stands above the estimate (see `explain`).
 pub const BUSY_ABOVE: &str =
@@ -549,11 +567,12 @@ pub fn evidence_law(f: &crate::summary::FlowSummary) -> Vec<String> {
                 out.push(v);
             }
         }
-        // A token bucket its rounds showed is the estimate's method: the rounds' figure
-        // stands, or nothing says there was one. (A policer its losses showed stays a
-        // finding beside a group's delivery: its drops happened, and on a link shared
-        // by flows between the same hosts the survivors' pace is the member's share.)
-        if e.starts_with(ROUNDS_FINDING) && f.bottleneck_method != Some(crate::summary::CapacityMethod::PolicedRate) {
+        // A token bucket named is the estimate's method: the rounds' figure or the
+        // policer's stands, or nothing says there was one. (A policer its losses showed
+        // stays a finding beside a group's delivery, its drops having happened, and says
+        // that the pace that passed them was this member's share.)
+        let named = e.starts_with(ROUNDS_FINDING) || (e.starts_with(LOSSES_FINDING) && !e.contains(POLICER_SHARE));
+        if named && f.bottleneck_method != Some(crate::summary::CapacityMethod::PolicedRate) {
             out.push(format!(
                 "a token bucket named beside a {:?} estimate: {e}",
                 f.bottleneck_method
@@ -672,6 +691,19 @@ mod tests {
         f.bottleneck_method = Some(crate::summary::CapacityMethod::SharedDeliveryRate);
         let v = super::evidence_law(&f);
         assert!(v.iter().any(|v| v.contains("a token bucket named")), "{v:?}");
+        // A policer its losses showed, beside a group's delivery: named as the member's
+        // share it stands (a census draw: two flows through one policer), bare it does not.
+        let losses = format!("{}, the packets that survived its drops passing at 216 Mbit/s (the median of 118 gaps between drops): a token-bucket policer", super::LOSSES_FINDING);
+        f.evidence = vec![losses.clone()];
+        assert_eq!(super::evidence_law(&f).len(), 1);
+        f.evidence = vec![losses.replace(
+            "between drops)",
+            &format!(
+                "between drops) ({} with 2 flows sharing the link, the policer passed 249 Mbit/s for them together)",
+                super::POLICER_SHARE
+            ),
+        )];
+        assert_eq!(super::evidence_law(&f), Vec::<String>::new());
     }
 
     #[test]

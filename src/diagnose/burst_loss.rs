@@ -29,28 +29,32 @@ pub fn binomial_tail(n: u64, p: f64, k: u64) -> f64 {
     if p >= 1.0 {
         return 1.0;
     }
-    // log C(n, i) p^i (1-p)^(n-i), from i = 0 by the ratio of neighbours.
+    // log C(n, i) p^i (1-p)^(n-i), from i = 0 by the ratio of neighbours; the terms from
+    // k on summed as they come (log-sum-exp: the largest so far, and the sum scaled by it).
     let (lp, lq) = (p.ln(), (1.0 - p).ln());
     let mut log_term = n as f64 * lq;
-    let mut tail: Vec<f64> = Vec::new();
-    for i in 0..n {
+    let (mut top, mut sum) = (f64::NEG_INFINITY, 0.0_f64);
+    for i in 0..=n {
         if i >= k {
-            tail.push(log_term);
+            if log_term > top {
+                sum = sum * (top - log_term).exp() + 1.0;
+                top = log_term;
+            } else {
+                sum += (log_term - top).exp();
+            }
+            // Past the mode the terms only fall: once far below the largest, stop.
+            if log_term < top - 50.0 {
+                break;
+            }
         }
-        log_term += ((n - i) as f64 / (i + 1) as f64).ln() + lp - lq;
-        // Past the mode the terms only fall: once far below the tail's first, stop.
-        if i > k && tail.first().is_some_and(|&t| log_term < t - 50.0) {
-            break;
+        if i < n {
+            log_term += ((n - i) as f64 / (i + 1) as f64).ln() + lp - lq;
         }
     }
-    if n >= k && tail.len() as u64 == n - k {
-        tail.push(log_term);
-    }
-    let top = tail.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if !top.is_finite() {
         return 0.0;
     }
-    (top.exp() * tail.iter().map(|&t| (t - top).exp()).sum::<f64>()).min(1.0)
+    (top.exp() * sum).min(1.0)
 }
 
 /// The sender's largest flight (bytes, as its timeline reconstructed it: away from the

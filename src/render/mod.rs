@@ -76,8 +76,12 @@ pub fn max_flight(f: &FlowSummary) -> String {
                 None => format!("{} seen here", bytes(seen as f64)),
             };
             match (sender, here) {
+                // The sender's part in the network beside its own figure, the capture
+                // point's inside the parenthesis beside its own: two "of it" read apart
+                // (R38 late_capture read "361 KiB at the sender (219 KiB seen here, 11.3
+                // KiB of it in the network), of it in the network 222 KiB").
                 (Some(n), _) => format!(
-                    "{} at the sender ({seen_here}), of it in the network {} ({REST})",
+                    "{} at the sender, of it in the network {} ({seen_here}; {REST})",
                     bytes(s as f64),
                     bytes(n as f64)
                 ),
@@ -240,7 +244,7 @@ mod tests {
         // Both figures with a part out of the network.
         assert_eq!(
             max_flight(&flow(674_816, 50_000, Some((683_008, 60_826)))),
-            "667 KiB at the sender (659 KiB seen here, 48.8 KiB of it in the network), of it in the network 59.4 KiB (the rest SACKed or presumed lost)"
+            "667 KiB at the sender, of it in the network 59.4 KiB (659 KiB seen here, 48.8 KiB of it in the network; the rest SACKed or presumed lost)"
         );
         // One figure: the sender's part, else the capture point's.
         assert_eq!(

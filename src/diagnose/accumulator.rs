@@ -136,6 +136,10 @@ pub struct DirAccumulator {
     pub drop_pace: DropPace,
     /// Rounds whose data came in two regimes past a token bucket (`bucket_rounds`).
     pub bucket_rounds: BucketRounds,
+    /// The same rounds in the ACKs that come back to a capture before the bucket: each
+    /// ACK reports the data the receiver got as it got it (one per segment or two, RFC
+    /// 5681 §4.2), so the ACKs keep the two regimes the data arrived in.
+    pub ack_rounds: BucketRounds,
     /// Delivery-rate samples over a round trip or more ([`RateSampler`]).
     pub rate_samples: RateSampler,
 }
@@ -540,6 +544,7 @@ impl DirAccumulator {
             self.last_report = Some(ts);
             self.delivery_acks += 1;
             self.delivered_bytes += reported;
+            self.ack_rounds.on_arrival(ts, reported, round);
             if let Some(tl) = self.timeline.as_mut() {
                 // The instant still starts the next window's ACK interval.
                 tl.ack(ts, delivered);
@@ -745,6 +750,7 @@ impl DirAccumulator {
     pub fn close(&mut self, last_ts: Timestamp) {
         self.drop_pace.close();
         self.bucket_rounds.close();
+        self.ack_rounds.close();
         if let (Some((t0, state)), Some(tl)) = (self.last_data.take(), self.timeline.as_mut()) {
             // A transfer that ends idle ends where the sender had sent all it had; one that
             // ends with the window shut was held by it until the capture ended.

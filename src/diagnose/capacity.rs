@@ -436,7 +436,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     let policer = paced.or(judged).or(rounds);
     out.policer = policer;
     if let (Some(p), Some(l), Some(f)) = (policer, line, inp.burst_loss_flight) {
-        if matches!(p.shown, Shown::Rounds(_)) {
+        if matches!(p.shown, Shown::Rounds { .. }) {
             out.burst_below_pipe = Some((f, l * inp.base_rtt.secs_f64()));
         }
     }
@@ -450,9 +450,10 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
                 rate(r),
                 rate(p.rate)
             ),
-            Shown::Rounds(n) => format!(
-                "{name} showed {}, but {BY_ROUNDS} ({n} of them) the data came at that spacing for a run and then at {} (the median of the rounds' tails): a token bucket passes its depth at the line rate and then only as its tokens come (Flach et al., SIGCOMM 2016), and the spacing is the line behind it, not what the path sustains",
+            Shown::Rounds { rounds: n, acks } => format!(
+                "{name} showed {}, but {BY_ROUNDS} ({n} of them) {} came at that spacing for a run and then at {} (the median of the rounds' tails): a token bucket passes its depth at the line rate and then only as its tokens come (Flach et al., SIGCOMM 2016), and the spacing is the line behind it, not what the path sustains",
                 rate(r),
+                if acks { "the ACKs (reporting the data as it arrived)" } else { "the data" },
                 rate(p.rate)
             ),
             Shown::DropGaps(n) => format!(
@@ -1062,7 +1063,10 @@ mod tests {
         inp.bucket_rounds = Some(super::super::policer::Policer {
             rate: 1.5e6,
             depth: 20_000.0,
-            shown: super::super::policer::Shown::Rounds(40),
+            shown: super::super::policer::Shown::Rounds {
+                rounds: 40,
+                acks: false,
+            },
         });
         // No burst lost: a sender's slowed tails look alike (after a recovery, behind a
         // reader), and the spacing stands.

@@ -106,7 +106,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             (
                 "the rounds' pace after the bucket's run",
                 e.policer
-                    .filter(|p| matches!(p.shown, Shown::Rounds(_)))
+                    .filter(|p| matches!(p.shown, Shown::Rounds { .. }))
                     .map(|p| p.rate),
             ),
             ("ACK dispersion", e.dispersed),
@@ -189,10 +189,17 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         ));
     }
     let rounds = x.estimate.policer.and_then(|p| match p.shown {
-        Shown::Rounds(n) => Some((p, n)),
+        Shown::Rounds { rounds, acks } => Some((p, rounds, acks)),
         _ => None,
     });
-    if let Some((p, n)) = rounds {
+    if let Some((p, n, acks)) = rounds {
+        // Before the bucket the ACKs carry the rounds back: each reports the data as the
+        // receiver got it (RFC 5681 §4.2).
+        let came = if acks {
+            "were acknowledged (the ACKs reporting the data as it arrived)"
+        } else {
+            "came"
+        };
         let burst = match x.estimate.burst_below_pipe {
             Some((flight, pipe)) => format!(
                 "; and a run of drops random loss at the flow's own rate would not make came while the flight was at most {}, below the {} pipe at the line's rate: no queue at the line overflowed there",
@@ -202,13 +209,13 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             None => String::new(),
         };
         out.push(format!(
-            "{ROUNDS_FINDING}: {n} rounds came in a run of up to about {} at the line rate and then at {} (the median of the rounds' tails, a quarter of a round trip or more of silence between rounds): it passes its depth at the line and then only as its tokens come (RFC 2697, Flach et al., SIGCOMM 2016){burst}",
+            "{ROUNDS_FINDING}: {n} rounds {came} in a run of about {} at the line rate (the upper quartile of the runs: the bucket full) and then at {} (the median of the rounds' tails, a quarter of a round trip or more of silence between rounds): it passes its depth at the line and then only as its tokens come (RFC 2697, Flach et al., SIGCOMM 2016){burst}",
             bytes(p.depth),
             rate(p.rate)
         ));
     } else if let Some(p) = x.estimate.policer {
         let passed = match p.shown {
-            Shown::Fill | Shown::Rounds(_) => format!("the flow delivering {} while it lost", rate(p.rate)),
+            Shown::Fill | Shown::Rounds { .. } => format!("the flow delivering {} while it lost", rate(p.rate)),
             Shown::DropGaps(n) => format!(
                 "the packets that survived its drops passing at {} (the median of {n} gaps between drops)",
                 rate(p.rate)

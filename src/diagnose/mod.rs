@@ -359,16 +359,27 @@ fn gather_facts(
                 policer::from_pace(tl, &gaps.samples, capacity::AT_CAPACITY, floor)
             }
         },
-        // Past the bucket its rounds show it (`bucket_rounds`); before it the data has yet
-        // to meet it.
+        // Past the bucket its rounds show it in the data's arrivals (`bucket_rounds`);
+        // before it the data has yet to meet it, and the ACKs carry the rounds back, each
+        // reporting the data as the receiver got it (one per segment or two, RFC 5681
+        // §4.2): P36's policer at the server, 73 rounds at 11.4 Mbit/s behind 120.
         bucket_rounds: match &queue {
             Some(q) if q.most_of_the_time() => None,
-            _ if past_bottleneck => dacc.bucket_rounds.bucket().map(|(rate, depth, n)| policer::Policer {
-                rate,
-                depth,
-                shown: policer::Shown::Rounds(n),
-            }),
-            _ => None,
+            _ => {
+                let rounds = if past_bottleneck {
+                    &dacc.bucket_rounds
+                } else {
+                    &dacc.ack_rounds
+                };
+                rounds.bucket().map(|(rate, depth, n)| policer::Policer {
+                    rate,
+                    depth,
+                    shown: policer::Shown::Rounds {
+                        rounds: n,
+                        acks: !past_bottleneck,
+                    },
+                })
+            }
         },
         burst_loss_flight: burst_loss::burst_loss_flight(summary, bulk, tl),
     });
@@ -955,7 +966,7 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
             if k.facts
                 .estimate
                 .policer
-                .is_some_and(|p| matches!(p.shown, policer::Shown::Rounds(_)))
+                .is_some_and(|p| matches!(p.shown, policer::Shown::Rounds { .. }))
             {
                 let goodput = k.facts.goodput;
                 k.facts.estimate.refute_policer(goodput);

@@ -63,8 +63,9 @@ pub enum Shown {
     /// The survivors' pace: the median of this many gaps between drops ([`from_pace`]).
     DropGaps(usize),
     /// Rounds that came at the line and then at the rate: the median of this many rounds'
-    /// tails (`super::bucket_rounds`).
-    Rounds(usize),
+    /// tails (`super::bucket_rounds`), from the data past the bucket or, before it, from
+    /// the ACKs that report the data as it arrived (`acks`).
+    Rounds { rounds: usize, acks: bool },
 }
 
 /// What [`judge`]'s test said of a flow's losses.

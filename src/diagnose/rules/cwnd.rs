@@ -135,7 +135,7 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
         // (Only below its rate: a flow that delivered more, on its bucket's bursts, is not
         // told to pace below what it had.)
         let sentence = match x.estimate.policer.filter(|p| x.goodput < p.rate) {
-            Some(p) if matches!(p.shown, crate::diagnose::policer::Shown::Rounds(_)) => format!(
+            Some(p) if matches!(p.shown, crate::diagnose::policer::Shown::Rounds { .. }) => format!(
                 "{held}: a token bucket on the path passes no more than {} over a round (the evidence says how it showed), and what ran ahead of it was lost: pace the sender at or below that rate (tc fq maxrate, SO_MAX_PACING_RATE, or BBR, which paces at the rate it measures), or have the bucket's rate or depth raised",
                 rate(p.rate)
             ),

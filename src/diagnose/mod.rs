@@ -366,19 +366,23 @@ fn gather_facts(
         bucket_rounds: match &queue {
             Some(q) if q.most_of_the_time() => None,
             _ => {
-                let rounds = if past_bottleneck {
-                    &dacc.bucket_rounds
-                } else {
-                    &dacc.ack_rounds
+                // (Not where data ran the other way: those ACKs queued behind it and came
+                // in the other direction's bunches, Zhang, Shenker & Clark 1991.)
+                let rounds = match (past_bottleneck, two_way) {
+                    (true, _) => Some(&dacc.bucket_rounds),
+                    (false, false) => Some(&dacc.ack_rounds),
+                    (false, true) => None,
                 };
-                rounds.bucket().map(|(rate, depth, n)| policer::Policer {
-                    rate,
-                    depth,
-                    shown: policer::Shown::Rounds {
-                        rounds: n,
-                        acks: !past_bottleneck,
-                    },
-                })
+                rounds
+                    .and_then(|r| r.bucket())
+                    .map(|(rate, depth, n)| policer::Policer {
+                        rate,
+                        depth,
+                        shown: policer::Shown::Rounds {
+                            rounds: n,
+                            acks: !past_bottleneck,
+                        },
+                    })
             }
         },
         burst_loss_flight: burst_loss::burst_loss_flight(summary, bulk, tl),

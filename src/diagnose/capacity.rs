@@ -187,6 +187,10 @@ pub struct Estimate {
     /// burst at once, and the line's pipe (the spacing's rate x the base RTT) it stayed
     /// below (bytes).
     pub burst_below_pipe: Option<(u64, f64)>,
+    /// The share of the data the path reordered, where it was enough to set the spacing
+    /// aside ([`Estimate::reordered`]): an element that delayed each packet by its own
+    /// amount, which raises the RTT with no queue.
+    pub reordered: Option<f64>,
     /// `delivered`, `queued` and `app_limited` with each window measured over its length
     /// alone, kept for when two-way traffic is found only across connections
     /// ([`Estimate::unclock`]); `None` when they already are.
@@ -273,6 +277,7 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
         stamped: inp.receiver_clock,
         acks_compressed: false,
         burst_below_pipe: None,
+        reordered: None,
         queued,
         policer: inp.policer,
         by_length,
@@ -597,6 +602,7 @@ impl Estimate {
             (self.receiver_clocked(), "ACK dispersion on the receiver's clock"),
         ];
         self.stamped = None;
+        self.reordered = Some(share);
         for (r, name) in spacing {
             if let Some(r) = r {
                 self.set_aside.push(format!(

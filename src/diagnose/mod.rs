@@ -644,8 +644,19 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
         // (P32 reorder_rwnd at the sender: frames delayed 0-5 ms each way raised the median
         // RTT 4.5 ms over the base, and the receiver's stamps' 44.6 Mbit/s, the window's
         // pace on an 80 Mbit/s link, was judged as the link's).
+        // Where the path delayed each packet by its own amount (it let a tenth of the data
+        // overtake: RFC 4737), that delay raised the RTT with no queue, and a few intervals
+        // whose least RTT stayed up are its luck: the window's excess, queued every round,
+        // stands most of the time (P32 reorder_rwnd made again: 3 of 43 intervals beside a
+        // median raised 4.4 ms by frames delayed 0-5 ms each way, and the window's 39.3
+        // Mbit/s on a 51.8 Mbit/s link judged as the link's). Elsewhere a short flow has
+        // few intervals to stand in (a 208 ms transfer whose RTT doubled over 14.6 ms).
+        let stood = match f.estimate.reordered {
+            Some(_) => f.queue.as_ref().is_some_and(|q| q.most_of_the_time()),
+            None => standing,
+        };
         let stood_measured = standing && f.estimate.queued.is_some();
-        return ((standing && f.queue_shows()) || stood_measured).then_some(cap.rate);
+        return ((stood && f.queue_shows()) || stood_measured).then_some(cap.rate);
     }
     // A floor above the busy windows' delivery (what the flow's app-limited windows or its
     // whole connection carried) shows what the path passed, not that it was full: a lower
@@ -1196,6 +1207,37 @@ mod tests {
         });
         assert_eq!(judged_capacity(&f), None);
         f.estimate.queued = Some(1_000_000.0);
+        assert_eq!(judged_capacity(&f), Some(1_000_000.0));
+    }
+
+    /// A window-held flow whose RTT rose with a queue standing in 3 of 43 intervals: a
+    /// flight queued, unless the path delayed each packet by its own amount (it reordered
+    /// the data), which raises the RTT with no queue; then only a queue standing most of
+    /// the time shows the window's excess queued (P32 reorder_rwnd at the sender).
+    #[test]
+    fn a_reordering_paths_rtt_rise_is_no_held_flows_queue() {
+        let mut f = own_delivery();
+        f.window_held = true;
+        f.base_rtt_s = 0.0246;
+        f.median_rtt_s = Some(0.029);
+        f.prompt_queueing_s = Some(0.0044);
+        f.queue = Some(super::queue::StandingQueue {
+            share: 3.0 / 43.0,
+            judged: 1.0,
+            delay_s: 0.00136,
+            target_s: 0.00123,
+            interval_s: 0.1,
+            bins: Vec::new(),
+            intervals: 43,
+            standing: 3,
+        });
+        assert!(f.queue_shows());
+        assert_eq!(judged_capacity(&f), Some(1_000_000.0));
+        f.estimate.reordered = Some(0.39);
+        assert_eq!(judged_capacity(&f), None);
+        // Standing most of the time, it is the window's excess, reordering or not.
+        f.queue.as_mut().unwrap().standing = 30;
+        f.queue.as_mut().unwrap().share = 30.0 / 43.0;
         assert_eq!(judged_capacity(&f), Some(1_000_000.0));
     }
 

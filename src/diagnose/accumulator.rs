@@ -189,23 +189,32 @@ fn account_with_pauses(
     room: UnusedRoom,
     pauses: &[(Timestamp, SenderState)],
 ) {
+    // The room's pause is idle time with data still in flight (`Bin::idle_room_ns`).
     let lead = room
         .since(to)
         .filter(|&at| pauses.first().is_none_or(|&(p, _)| p > at))
-        .map(|at| (at, SenderState::Idle));
+        .map(|at| (at, SenderState::Idle, true));
     let mut t = from;
-    let mut now = state;
-    for (at, s) in lead
+    let (mut now, mut in_room) = (state, false);
+    let account = |tl: &mut LiveTimeline, from: Timestamp, to: Timestamp, state: SenderState, in_room: bool| {
+        if in_room {
+            tl.account_unused_room(from, to);
+        } else {
+            tl.account(from, to, state);
+        }
+    };
+    for (at, s, r) in lead
         .into_iter()
-        .chain(pauses.iter().copied())
-        .filter(|&(at, _)| at < to)
+        .chain(pauses.iter().map(|&(at, s)| (at, s, false)))
+        .filter(|&(at, _, _)| at < to)
     {
         let at = at.max(t);
-        tl.account(t, at, now);
+        account(tl, t, at, now, in_room);
         t = at;
         now = s;
+        in_room = r;
     }
-    tl.account(t, to, now);
+    account(tl, t, to, now, in_room);
 }
 
 /// Whether a sender that stopped with room for a segment in the receiver's window `w` (its

@@ -204,6 +204,13 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         .map(|(_, b)| b.idle_ns)
         .sum();
     let idle_share = share_of_steady(idle_ns);
+    let room_ns: u64 = tl.bins[steady_from..]
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| kept(i))
+        .map(|(_, b)| b.idle_room_ns)
+        .sum();
+    let room_idle_share = share_of_steady(room_ns);
     let plateau_share = fractions[Label::Sender.index()] - idle_share;
     let typical_flight = |marked: &[bool]| {
         let mut levels: Vec<u64> = rounds
@@ -356,6 +363,9 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         standing_queue: inp.queue.is_some_and(StandingQueue::most_of_the_time),
         full_pipe_share,
         utilisation,
+        // The flow's own: a group's delivery keeps a shared link full while a member idles.
+        own_utilisation: inp.capacity.map(|c| steady_rate / c),
+        room_idle_share,
         shared: inp.shared_delivered.is_some(),
     };
     let decided = rules::VERDICTS.iter().find(|v| v.decides(&account)).map(|v| v.label());

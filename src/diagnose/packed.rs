@@ -88,6 +88,7 @@ fn pack(b: &Bin, out: &mut Vec<u8>) {
         busy_ns,
         rwnd_ns,
         idle_ns,
+        idle_room_ns,
         delivered,
         sent,
         retransmissions,
@@ -125,6 +126,7 @@ fn pack(b: &Bin, out: &mut Vec<u8>) {
         min_flight,
         nonzero(new_segments as u64),
         nonzero(short_segments as u64),
+        nonzero(idle_room_ns),
     ];
     let mask = fields
         .iter()
@@ -160,6 +162,7 @@ fn unpack(bytes: &[u8], at: &mut usize) -> Bin {
         min_flight: field(16),
         new_segments: field(17).unwrap_or(0) as u32,
         short_segments: field(18).unwrap_or(0) as u32,
+        idle_room_ns: field(19).unwrap_or(0),
     }
 }
 
@@ -297,8 +300,9 @@ mod tests {
                 any::<u32>(),
                 proptest::option::of(i()),
             ),
+            n(),
         )
-            .prop_map(|(a, b, c)| Bin {
+            .prop_map(|(a, b, c, d)| Bin {
                 busy_ns: a.0,
                 rwnd_ns: a.1,
                 idle_ns: a.2,
@@ -318,6 +322,7 @@ mod tests {
                 last_ack_ns: c.4,
                 ecn_marks: c.5,
                 rtt_bound_min_ns: c.6,
+                idle_room_ns: d,
             })
     }
 

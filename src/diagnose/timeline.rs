@@ -31,6 +31,10 @@ pub struct Bin {
     pub busy_ns: u64,
     pub rwnd_ns: u64,
     pub idle_ns: u64,
+    /// Of `idle_ns`, the time the sender left room unused with data still in flight (the
+    /// accumulator's `UnusedRoom`): its data kept the path busy, unlike a sender with
+    /// nothing outstanding.
+    pub idle_room_ns: u64,
     /// Bytes newly acknowledged.
     pub delivered: u64,
     /// When the bin's last ACK of new data came (ns from the timeline's origin): a delivery
@@ -79,6 +83,7 @@ impl Bin {
         self.busy_ns += o.busy_ns;
         self.rwnd_ns += o.rwnd_ns;
         self.idle_ns += o.idle_ns;
+        self.idle_room_ns += o.idle_room_ns;
         self.delivered += o.delivered;
         self.last_ack_ns = self.last_ack_ns.max(o.last_ack_ns);
         self.sent += o.sent;
@@ -249,6 +254,16 @@ impl<S: BinStore> Timeline<S> {
 
     /// Accounts [from, to) in `state`, split over the bins it spans.
     pub fn account(&mut self, from: Timestamp, to: Timestamp, state: SenderState) {
+        self.account_in(from, to, state, false);
+    }
+
+    /// Accounts [from, to) as idle time in which the sender left room unused with data in
+    /// flight (`Bin::idle_room_ns`).
+    pub fn account_unused_room(&mut self, from: Timestamp, to: Timestamp) {
+        self.account_in(from, to, SenderState::Idle, true);
+    }
+
+    fn account_in(&mut self, from: Timestamp, to: Timestamp, state: SenderState, room: bool) {
         if to <= from {
             return;
         }
@@ -269,7 +284,12 @@ impl<S: BinStore> Timeline<S> {
             match state {
                 SenderState::Busy => b.busy_ns += ns,
                 SenderState::ReceiverWindow => b.rwnd_ns += ns,
-                SenderState::Idle => b.idle_ns += ns,
+                SenderState::Idle => {
+                    b.idle_ns += ns;
+                    if room {
+                        b.idle_room_ns += ns;
+                    }
+                }
             }
             if edge <= t {
                 break;

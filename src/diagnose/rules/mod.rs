@@ -226,6 +226,12 @@ pub struct Account {
     /// Share of the steady transfer claimed by `bottleneck::FullPipe`.
     pub full_pipe_share: f64,
     pub utilisation: Option<f64>,
+    /// The flow's own steady delivery over the capacity, over all the steady time, idle
+    /// included.
+    pub own_utilisation: Option<f64>,
+    /// Of `idle_share`, the share in which the sender left room unused with data still in
+    /// flight (`timeline::Bin::idle_room_ns`).
+    pub room_idle_share: f64,
     /// The flow shares its path with others.
     pub shared: bool,
 }

@@ -103,8 +103,18 @@ impl Verdict for Decides {
     fn label(&self) -> Label {
         Label::Sender
     }
+    /// A sender with nothing outstanding a quarter of the time is the limit, whatever the
+    /// estimate says. Time it left room unused with its data still in flight, and a flat
+    /// flight, are the sender's only where they kept the flow below a full path's share of
+    /// the capacity: a send buffer that keeps the bottleneck saturated did not limit the
+    /// flow (R18 sndbuf_36k made again: 26% of the time such room beside 132 Mbit/s
+    /// delivered on a 134 Mbit/s path; the kernel's busy time was all of it, RFC 7661 §2:
+    /// application-limited is a flight below what the path allows).
     fn decides(&self, a: &Account) -> bool {
-        a.idle_share >= MIN_IDLE_SHARE || a.fractions[Label::Sender.index()] >= MIN_SHARE
+        let empty = a.idle_share - a.room_idle_share;
+        let saturated = a.own_utilisation.is_some_and(|u| u >= super::bottleneck::AT_CAPACITY);
+        empty >= MIN_IDLE_SHARE
+            || (!saturated && (a.idle_share >= MIN_IDLE_SHARE || a.fractions[Label::Sender.index()] >= MIN_SHARE))
     }
 }
 
@@ -736,5 +746,40 @@ mod timeline_tests {
         });
         assert_eq!(c.verdict, Label::Sender);
         assert!(c.plateau_share > 0.8);
+    }
+}
+
+#[cfg(test)]
+mod decides_tests {
+    use super::super::{Account, Verdict};
+    use super::Decides;
+    use crate::diagnose::Label;
+
+    fn account(idle: f64, room: f64, own_utilisation: f64) -> Account {
+        let mut fractions = [0.0; 4];
+        fractions[Label::Sender.index()] = idle;
+        fractions[Label::Bottleneck.index()] = 1.0 - idle;
+        Account {
+            fractions,
+            idle_share: idle,
+            standing_queue: false,
+            full_pipe_share: 0.0,
+            utilisation: Some(own_utilisation / (1.0 - idle)),
+            own_utilisation: Some(own_utilisation),
+            room_idle_share: room,
+            shared: false,
+        }
+    }
+
+    /// R18 sndbuf_36k at the server: 26% of the steady time room left unused with data in
+    /// flight, 132 Mbit/s delivered on a 134 Mbit/s path: the path, not the send buffer.
+    /// The same time with nothing outstanding (a request/response flow's turns) is the
+    /// sender's whatever the estimate says; and below a full path's share the room is too.
+    #[test]
+    fn room_left_unused_is_the_senders_only_below_a_full_path() {
+        assert!(!Decides.decides(&account(0.26, 0.26, 0.985)));
+        assert!(Decides.decides(&account(0.26, 0.0, 0.985)));
+        assert!(Decides.decides(&account(0.26, 0.26, 0.6)));
+        assert!(!Decides.decides(&account(0.1, 0.0, 0.6)));
     }
 }

@@ -112,7 +112,9 @@ impl Verdict for Decides {
     /// application-limited is a flight below what the path allows).
     fn decides(&self, a: &Account) -> bool {
         let empty = a.idle_share - a.room_idle_share;
-        let saturated = a.own_utilisation.is_some_and(|u| u >= super::bottleneck::AT_CAPACITY);
+        let saturated = a
+            .own_utilisation
+            .is_some_and(|u| u >= super::super::capacity::AT_CAPACITY);
         empty >= MIN_IDLE_SHARE
             || (!saturated && (a.idle_share >= MIN_IDLE_SHARE || a.fractions[Label::Sender.index()] >= MIN_SHARE))
     }

@@ -27,6 +27,8 @@ pub struct Classification {
     /// Steady delivery (shared when shared) over the time the sender was not idle (B/s).
     pub busy_rate: f64,
     pub idle_share: f64,
+    /// Of `idle_share`, the room the sender left unused with its data still in flight.
+    pub room_idle_share: f64,
     pub plateau_share: f64,
     /// The typical flight of the sender's flat stretches (median of their rounds' largest
     /// flight).

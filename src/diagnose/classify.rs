@@ -412,6 +412,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         link_utilisation,
         busy_rate,
         idle_share,
+        room_idle_share,
         plateau_share: plateau_share.max(0.0),
         plateau_flight,
         plateau_low,

@@ -147,8 +147,20 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         }
     }));
     if c.idle_share > 0.01 {
+        // How much of it had data in flight: that time the path carried the flow's data,
+        // which `Decides` weighs against the delivery.
+        let room = if pct(c.room_idle_share) == pct(c.idle_share) {
+            " (all of it with its data still in flight: room it left unused)".to_string()
+        } else if c.room_idle_share >= 0.005 {
+            format!(
+                " (of it, {} of the time with its data still in flight: room it left unused)",
+                pct(c.room_idle_share)
+            )
+        } else {
+            String::new()
+        };
         out.push(format!(
-            "sender idle (nothing new to send: everything acknowledged, or room in its windows it did not use for longer than pacing or a deferred send takes) {} of the time",
+            "sender idle (nothing new to send: everything acknowledged, or room in its windows it did not use for longer than pacing or a deferred send takes) {} of the time{room}",
             pct(c.idle_share)
         ));
         if let Some(t) = answered_turns(x) {

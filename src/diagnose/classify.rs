@@ -197,19 +197,15 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         }
     };
     let kept = |i: &usize| !out[steady_from + *i];
-    let idle_ns: u64 = tl.bins[steady_from..]
+    // The idle time, and the part of it with data still in flight, in one pass.
+    let (idle_ns, room_ns) = tl.bins[steady_from..]
         .iter()
         .enumerate()
         .filter(|(i, _)| kept(i))
-        .map(|(_, b)| b.idle_ns)
-        .sum();
+        .fold((0u64, 0u64), |(idle, room), (_, b)| {
+            (idle + b.idle_ns, room + b.idle_room_ns)
+        });
     let idle_share = share_of_steady(idle_ns);
-    let room_ns: u64 = tl.bins[steady_from..]
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| kept(i))
-        .map(|(_, b)| b.idle_room_ns)
-        .sum();
     let room_idle_share = share_of_steady(room_ns);
     let plateau_share = fractions[Label::Sender.index()] - idle_share;
     let typical_flight = |marked: &[bool]| {

@@ -352,6 +352,31 @@ PATHS = dict(
 )
 
 
+def _with_stack(S, p):
+    """a set-wide stack (p["hosts"]: {client|server: {sysctl: {...}}}) on every scenario: the same kinds run by
+    other TCP stacks' defaults -- timestamps off (Windows' default, RFC 7323 optional), SACK off (pre-RFC 2018
+    stacks), window scaling off (pre-RFC 1323 stacks) -- merged under a scenario's own host settings"""
+    stack = p.get("hosts")
+    if not stack:
+        return S
+    for sc in S:
+        own = sc.get("hosts") or {}
+        merged = {}
+        for role in ("client", "server"):
+            h = dict(stack.get(role) or {})
+            o = own.get(role) or {}
+            sysctl = dict(h.get("sysctl") or {})
+            sysctl.update(o.get("sysctl") or {})
+            h.update(o)
+            if sysctl:
+                h["sysctl"] = sysctl
+            if h:
+                merged[role] = h
+        sc["hosts"] = merged
+        sc["description"] = (sc.get("description") or "") + "; stack: %s" % p.get("stack_name", "custom")
+    return S
+
+
 def get_set(which):
     """`shared`, `paths`, or the path of a JSON file holding a parameter dict with the keys of SHARED (or, with
     "family": "paths", the keys of PATHS)."""
@@ -363,7 +388,7 @@ def get_set(which):
         with open(which) as fh:
             p = json.load(fh)
         if p.get("family") == "paths":
-            return _paths(p)
+            return _with_stack(_paths(p), p)
         p["up_split"] = tuple(p["up_split"])
-        return _set(p)
+        return _with_stack(_set(p), p)
     raise KeyError(which)

@@ -18,7 +18,11 @@
 //!   small window looks alike). If they are its
 //!   SYN/ACK window unscaled, the server does not scale: it never received the option
 //!   (direction syn), likely when the SYN/ACK carries both SACK-permitted and timestamps,
-//!   possible with one of them; a SYN/ACK with neither is a legacy stack: no finding.
+//!   possible with one of them; a SYN/ACK with neither is a legacy stack: no finding —
+//!   unless the SYN offered neither either: a server answers only the options it received,
+//!   so its bare SYN/ACK then says nothing of its stack (an old stack, or a modern one with
+//!   SACK and timestamps disabled at the client, as Windows' timestamps are by default):
+//!   possible.
 //! - Neither segment has the option, the SYN carries SACK-permitted and timestamps: the
 //!   SYN may have lost it before the capture point (a server never answers an option it
 //!   did not receive, so stripping on the SYN only and on both look the same): possible.
@@ -73,8 +77,32 @@ pub fn check(conn: &Connection, ev: &Evidence, out: &mut Vec<Found>) {
                 return;
             }
             let m = modern(&sa);
-            if m == 0 {
+            if m == 0 && modern(&syn) > 0 {
                 return; // a SYN/ACK without any modern option: a legacy stack, not a middlebox
+            }
+            if m == 0 {
+                // The client offered neither SACK-permitted nor timestamps, so the SYN/ACK could
+                // answer neither (RFC 2018 §2, RFC 7323 §2.2 and §3.2: a server sends each only
+                // when the SYN had it): its bare options say nothing of the server's stack.
+                let behaviour = match first_window_unscaled(server) {
+                    Some((w0, raw)) => format!(
+                        "; the server does not scale its windows (first window {raw}, SYN/ACK window {w0}): it never received the option, \
+                         or does not scale at all"
+                    ),
+                    None => String::new(),
+                };
+                out.push(found(
+                    HsSegment::Syn,
+                    Confidence::Possible,
+                    format!(
+                        "the client's SYN offered window scale {shift} but neither SACK-permitted nor timestamps, and the server's SYN/ACK \
+                         has no window-scale option: a server answers only the options it received, so its bare SYN/ACK says nothing of its \
+                         stack{behaviour}; either the server does not scale (a legacy stack, or scaling disabled) or a middlebox removed the \
+                         option from the SYN beyond the capture point (or from the SYN/ACK before it) — one capture cannot tell (compare a \
+                         capture at the server: `bdpscope compare`); window scaling is off for this connection: windows are capped at 65535 bytes"
+                    ),
+                ));
+                return;
             }
             let options = if m == 2 {
                 "SACK-permitted and timestamps"
@@ -174,6 +202,28 @@ mod tests {
         let out = f.findings();
         let m = out.iter().find(|m| m.kind.as_str() == "wscale-stripped").unwrap();
         assert_eq!((m.direction.as_str(), m.confidence.as_str()), ("syn", "possible"));
+    }
+
+    #[test]
+    fn a_bare_syn_ack_to_a_syn_with_scaling_only_is_possible() {
+        // The client offers window scaling but neither SACK nor timestamps (both disabled):
+        // the server could answer neither, so its bare SYN/ACK does not mark it as legacy.
+        let bare = Opts {
+            mss: Some(1460),
+            sack: false,
+            ts: false,
+            ws: None,
+            nops: 0,
+        };
+        let mut f = Flow::new();
+        f.syn(bare.ws(Some(7)), 64240).at_ms(40.0).syn_ack(bare, 65160);
+        let out = f.findings();
+        let m = out.iter().find(|m| m.kind.as_str() == "wscale-stripped").unwrap();
+        assert_eq!(
+            (m.direction.as_str(), m.confidence.as_str()),
+            ("syn", "possible"),
+            "{out:?}"
+        );
     }
 
     #[test]

@@ -934,7 +934,31 @@ pub struct FlowSummary {
     pub s2c: DirectionSummary,
 }
 
+/// What the part of a flight not in the network was, as the sentences name it: data the
+/// receiver reported holding above a hole — SACKed where both ends permitted SACK (RFC
+/// 6675's pipe), counted from duplicate ACKs where they did not (each one a segment that
+/// left the network, RFC 5681 §3.2, as Linux's tcp_add_reno_sack counts it) — or presumed
+/// lost. Without the handshake it is not known which.
+pub fn flight_rest(sack_permitted: Option<bool>) -> &'static str {
+    match sack_permitted {
+        Some(true) => "the rest SACKed or presumed lost",
+        Some(false) => "the rest reported by duplicate ACKs (no SACK) or presumed lost",
+        None => "the rest reported received (SACK or duplicate ACKs) or presumed lost",
+    }
+}
+
 impl FlowSummary {
+    /// Whether both ends permitted SACK in the handshake (None without one).
+    pub fn sack_permitted(&self) -> Option<bool> {
+        match (
+            self.handshake.client_sack_permitted,
+            self.handshake.server_sack_permitted,
+        ) {
+            (Some(a), Some(b)) => Some(a && b),
+            _ => None,
+        }
+    }
+
     /// The per-direction details of `d`.
     pub fn dir(&self, d: Dir) -> &DirectionSummary {
         match d {

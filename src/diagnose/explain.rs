@@ -157,9 +157,15 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         // hole (RFC 6675 pipe): where they differ the sentence names both.
         let carried = if bytes(x.max_in_network as f64) != bytes(x.max_flight as f64) {
             format!(
-                ", of it in the network {} ({} of BDP; the rest SACKed or presumed lost, RFC 6675)",
+                ", of it in the network {} ({} of BDP; {}, {})",
                 bytes(x.max_in_network as f64),
-                pct(x.max_in_network as f64 / bdp.max(1e-9))
+                pct(x.max_in_network as f64 / bdp.max(1e-9)),
+                crate::summary::flight_rest(x.sack_permitted),
+                if x.sack_permitted == Some(false) {
+                    "RFC 6582"
+                } else {
+                    "RFC 6675"
+                }
             )
         } else {
             String::new()

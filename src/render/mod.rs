@@ -54,7 +54,7 @@ pub fn rtt_lower_bound(f: &FlowSummary) -> Option<String> {
 /// data sent less the ACKs seen grows with every segment while ACKs are missing; the
 /// figure says so instead, and for how long the capture lacks them.
 pub fn max_flight(f: &FlowSummary) -> String {
-    const REST: &str = "the rest SACKed or presumed lost";
+    let rest = bdpscope::summary::flight_rest(f.sack_permitted());
     let Some(seen) = f.max_flight_bytes else {
         return flight_not_followed(f);
     };
@@ -81,17 +81,17 @@ pub fn max_flight(f: &FlowSummary) -> String {
                 // (R38 late_capture read "361 KiB at the sender (219 KiB seen here, 11.3
                 // KiB of it in the network), of it in the network 222 KiB").
                 (Some(n), _) => format!(
-                    "{} at the sender, of it in the network {} ({seen_here}; {REST})",
+                    "{} at the sender, of it in the network {} ({seen_here}; {rest})",
                     bytes(s as f64),
                     bytes(n as f64)
                 ),
-                (None, Some(_)) => format!("{} at the sender ({seen_here}: {REST})", bytes(s as f64)),
+                (None, Some(_)) => format!("{} at the sender ({seen_here}: {rest})", bytes(s as f64)),
                 (None, None) => format!("{} at the sender ({seen_here})", bytes(s as f64)),
             }
         }
         _ => match sender.or(here) {
             Some(n) => format!(
-                "{}, of it in the network {} ({REST})",
+                "{}, of it in the network {} ({rest})",
                 bytes(seen as f64),
                 bytes(n as f64)
             ),
@@ -261,5 +261,23 @@ mod tests {
             "41.4 KiB at the sender (30.7 KiB seen here)"
         );
         assert_eq!(max_flight(&flow(31_464, 31_464, None)), "30.7 KiB");
+    }
+
+    #[test]
+    fn the_part_not_in_the_network_is_named_by_what_reported_it() {
+        // Without SACK the receiver reports data above a hole by duplicate ACKs only.
+        let mut f = flow(955_392, 49_254, None);
+        f.handshake.server_sack_permitted = Some(false);
+        assert_eq!(
+            max_flight(&f),
+            "933 KiB, of it in the network 48.1 KiB (the rest reported by duplicate ACKs (no SACK) or presumed lost)"
+        );
+        // Without the handshake it is not known which.
+        f.handshake.client_sack_permitted = None;
+        f.handshake.server_sack_permitted = None;
+        assert_eq!(
+            max_flight(&f),
+            "933 KiB, of it in the network 48.1 KiB (the rest reported received (SACK or duplicate ACKs) or presumed lost)"
+        );
     }
 }

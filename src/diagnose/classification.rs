@@ -24,6 +24,9 @@ pub struct Classification {
     /// the capacity (the link behind a standing queue never idled, RFC 8289), the others at
     /// the flow's delivery (`classify`).
     pub link_utilisation: Option<f64>,
+    /// Of a flow sharing the path: the group's utilisation, the largest any member measured
+    /// (`classify::Input::group_utilisation`), when the group was judged.
+    pub group_utilisation: Option<f64>,
     /// Steady delivery (shared when shared) over the time the sender was not idle (B/s).
     pub busy_rate: f64,
     pub idle_share: f64,

@@ -26,6 +26,10 @@ pub struct Input<'a> {
     /// Bytes delivered per bin of `tl` by every flow sharing the path (this one included);
     /// None when the flow had the path to itself.
     pub shared_delivered: Option<&'a [f64]>,
+    /// Of a group sharing the path: the link's utilisation the group reached, as its
+    /// members measured it ([`super::facts::Facts::group_utilisation`]); None before the
+    /// group was judged, or for a flow alone.
+    pub group_utilisation: Option<f64>,
     /// The standing queue (see `queue`): which bins lay in one, and whether one stood most
     /// of the steady transfer; None when none could be judged.
     pub queue: Option<&'a StandingQueue>,
@@ -363,14 +367,15 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         own_utilisation: inp.capacity.map(|c| steady_rate / c),
         room_idle_share,
         shared: inp.shared_delivered.is_some(),
+        group_utilisation: inp.group_utilisation.filter(|_| inp.shared_delivered.is_some()),
     };
     let decided = rules::VERDICTS.iter().find(|v| v.decides(&account)).map(|v| v.label());
     let verdict = decided.unwrap_or_else(|| {
         // Below capacity over the steady transfer, the path did not hold the flow back as a
         // whole, however many rounds touched it (a sender backing off after each loss
-        // reaches the capacity between losses): the verdict is what kept it below. Not for
-        // a flow sharing the path: the group's delivery summed over this member's steady
-        // period takes in the others' start and end, and reads low.
+        // reaches the capacity between losses): the verdict is what kept it below. For a
+        // flow sharing the path, by the group's utilisation once the group is judged (one
+        // member's steady period can take in the others' start and end, and read low).
         // What stands against that: time the pipe was shown full without the capacity
         // estimate — a loss-free flat flight of at least the BDP with the RTT raised to hold
         // it (`FullPipe`): no backing off after losses, and a queue the ACK clock drained at
@@ -378,8 +383,13 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         // estimate above what the ACK clock showed does not unmake a full pipe).
         // The link's utilisation is what says whether the path was full: below capacity
         // counts the intervals a queue stood in as full.
-        let below_capacity = !account.shared
-            && utilisation.is_some_and(|u| u.max(link_utilisation.unwrap_or(0.0)) < bottleneck::AT_CAPACITY);
+        let group = match (account.shared, account.group_utilisation) {
+            (false, _) => Some(0.0),
+            (true, g) => g,
+        };
+        let below_capacity = group.is_some_and(|g| {
+            utilisation.is_some_and(|u| u.max(link_utilisation.unwrap_or(0.0)).max(g) < bottleneck::AT_CAPACITY)
+        });
         // Nor did the receiver's window where it was at least the BDP: it let the sender
         // fill the pipe, so only its time below the BDP competes.
         let share = |l: Label| match l {
@@ -406,6 +416,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         shared_steady_rate,
         utilisation,
         link_utilisation,
+        group_utilisation: inp.group_utilisation.filter(|_| inp.shared_delivered.is_some()),
         busy_rate,
         idle_share,
         room_idle_share,
@@ -553,6 +564,52 @@ mod tests {
     use super::{classify, durations, Input};
     use crate::diagnose::rules::fixture::{at, run, timeline, Bin, BASE_RTT, BUSY, CAPACITY, MSS};
 
+    /// A member of a group sharing the path, the group delivering at capacity for the first
+    /// 60% of the time and at 30% after (its members backing off after losses: 72% over
+    /// all): its bottleneck share is the larger, but the group's utilisation decides.
+    #[test]
+    fn a_shared_flow_is_judged_by_the_groups_utilisation() {
+        let group_rate = |i: usize| if i < 300 { 1.0 } else { 0.3 };
+        let tl = timeline(|i| Bin {
+            delivered: at(group_rate(i) / 3.0),
+            // Above the BDP (40 kB) and varying: no sender's plateau, no full pipe (the RTT
+            // did not rise).
+            flight: 60_000 + (i % 7) as u64 * 4_000,
+            // losses in the slow part: the members backed off
+            retransmissions: u32::from(i >= 300 && i % 20 == 0),
+            ..BUSY
+        });
+        let group: Vec<f64> = (0..tl.bins.len())
+            .map(|b| {
+                let i = (b as f64 * tl.width.secs_f64() / 0.01) as usize;
+                group_rate(i.min(499)) * CAPACITY * tl.width.secs_f64()
+            })
+            .collect();
+        let verdict = |g: Option<f64>| {
+            let c = classify(&Input {
+                tl: &tl,
+                capacity: Some(CAPACITY),
+                base_rtt: BASE_RTT,
+                mss: MSS,
+                shared_delivered: Some(&group),
+                group_utilisation: g,
+                queue: None,
+                rtt_rose: false,
+                excluded: &[],
+                recovered: None,
+            });
+            (c.verdict, c.utilisation.expect("capacity known"))
+        };
+        // Before the group is judged, the larger share.
+        let (v, u) = verdict(None);
+        assert!(u < 0.85, "utilisation {u}");
+        assert_eq!(v, crate::diagnose::Label::Bottleneck);
+        // Judged by the group's 72%: below capacity, the window kept it below.
+        assert_eq!(verdict(Some(u)).0, crate::diagnose::Label::Cwnd);
+        // Another member measured the group at 90% over its own steady time: full.
+        assert_eq!(verdict(Some(0.9)).0, crate::diagnose::Label::Bottleneck);
+    }
+
     #[test]
     fn a_shared_flows_busy_rate_is_the_groups_delivery_while_it_had_data() {
         // This flow has data half the time (200 ms on, 200 ms off) and takes 30% of the link
@@ -579,6 +636,7 @@ mod tests {
             base_rtt: BASE_RTT,
             mss: MSS,
             shared_delivered: Some(&group),
+            group_utilisation: None,
             queue: None,
             rtt_rose: false,
             excluded: &[],

@@ -115,6 +115,9 @@ pub struct Facts {
     pub stretch_acks: Option<f64>,
     pub sack_permitted: Option<bool>,
     pub flows_sharing: usize,
+    /// Of a group sharing the path: the link's utilisation the group reached, the largest
+    /// any member measured over its own steady transfer (`diagnose::shared_path`).
+    pub group_utilisation: Option<f64>,
     /// A standing queue over the steady transfer, when RTT samples allowed judging one.
     pub queue: Option<StandingQueue>,
     /// The capture's timestamp resolution, s.

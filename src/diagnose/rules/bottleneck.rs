@@ -125,8 +125,11 @@ impl Verdict for Decides {
     }
     /// Delivery at capacity, a standing queue, or a flight that filled the pipe (with the
     /// queue holding its excess) most of the steady transfer: each says the link was busy.
+    /// For a flow sharing the path, the group's delivery at capacity says so for each member
+    /// (a full link holds back every flow through it: RFC 6349 §3.3).
     fn decides(&self, a: &Account) -> bool {
-        a.utilisation.is_some_and(|u| u >= AT_CAPACITY)
+        a.utilisation
+            .is_some_and(|u| u.max(a.group_utilisation.unwrap_or(0.0)) >= AT_CAPACITY)
             || a.standing_queue
             || a.full_pipe_share >= super::super::queue::MOST
     }
@@ -144,6 +147,13 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             (Some(u), _) if u >= AT_CAPACITY => format!(
                 "over the steady transfer the flow delivered {} of the capacity while it had data, at least the {} a full path gives, so the path held it back as a whole",
                 pct(u),
+                pct(AT_CAPACITY)
+            ),
+            // A member of a group sharing the path, judged by the group's utilisation.
+            (Some(u), _) if c.group_utilisation.is_some_and(|g| g >= AT_CAPACITY) => format!(
+                "this flow's own steady transfer read {} of the capacity, taking in time the other members were starting or ending, but the flows sharing the path delivered {} of it while they had data, at least the {} a full path gives, so the path held them back as a whole",
+                crate::units::pct_beside(u, AT_CAPACITY),
+                pct(c.group_utilisation.unwrap_or(0.0)),
                 pct(AT_CAPACITY)
             ),
             (_, Some(q)) => format!(
@@ -398,6 +408,7 @@ mod tests {
                 base_rtt: Span::from_millis(40),
                 mss: MSS,
                 shared_delivered: None,
+                group_utilisation: None,
                 queue: Some(q),
                 rtt_rose: false,
                 excluded: &[],
@@ -444,6 +455,7 @@ mod tests {
                 base_rtt: Span::from_millis(40),
                 mss: MSS,
                 shared_delivered: None,
+                group_utilisation: None,
                 queue: Some(q),
                 rtt_rose: true,
                 excluded: &[],

@@ -53,8 +53,19 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     let cwnd = c.share(Label::Cwnd);
     if c.verdict == Label::Cwnd && bottleneck > cwnd {
         if let Some(u) = c.utilisation {
+            // The group's figure, where members sharing the path measured more (`classify`
+            // judges a shared flow by it).
+            let group = c
+                .group_utilisation
+                .filter(|&g| g > u && pct(g) != pct(u))
+                .map_or(String::new(), |g| {
+                    format!(
+                        ", and the flows sharing the path together at most {}",
+                        crate::units::pct_beside(g, super::bottleneck::AT_CAPACITY)
+                    )
+                });
             out.push(format!(
-                "cwnd-limited though the bottleneck's share of the time is larger ({} against {}): over the steady transfer the flow delivered {} of the capacity while it had data, below the {} a full path gives, so the path did not hold it back as a whole; the congestion window kept it below",
+                "cwnd-limited though the bottleneck's share of the time is larger ({} against {}): over the steady transfer the flow delivered {} of the capacity while it had data{group}, below the {} a full path gives, so the path did not hold it back as a whole; the congestion window kept it below",
                 pct(bottleneck),
                 pct(cwnd),
                 crate::units::pct_beside(u, super::bottleneck::AT_CAPACITY),

@@ -80,7 +80,12 @@ pub fn kept_below(f: &Findings<'_>, holder: &str) -> Option<String> {
         .class
         .link_utilisation
         .filter(|&l| crate::units::pct(l) != crate::units::pct(u));
-    if u.max(link.unwrap_or(0.0)) >= bottleneck::AT_CAPACITY {
+    // The group's, where members sharing the path measured more than this one.
+    let group = f
+        .class
+        .group_utilisation
+        .filter(|&g| crate::units::pct(g) != crate::units::pct(u.max(link.unwrap_or(0.0))) && g > u);
+    if u.max(link.unwrap_or(0.0)).max(group.unwrap_or(0.0)) >= bottleneck::AT_CAPACITY {
         return None;
     }
     let link = link.map_or(String::new(), |l| {
@@ -89,8 +94,14 @@ pub fn kept_below(f: &Findings<'_>, holder: &str) -> Option<String> {
             crate::units::pct_beside(l, bottleneck::AT_CAPACITY)
         )
     });
+    let group = group.map_or(String::new(), |g| {
+        format!(
+            ", and the flows sharing the path together at most {}",
+            crate::units::pct_beside(g, bottleneck::AT_CAPACITY)
+        )
+    });
     Some(format!(
-        "over the steady transfer the flow delivered {} of the capacity while it had data{link}, below the {} a full path gives, so the path did not hold it back as a whole; {holder} kept it below",
+        "over the steady transfer the flow delivered {} of the capacity while it had data{link}{group}, below the {} a full path gives, so the path did not hold it back as a whole; {holder} kept it below",
         crate::units::pct_beside(u, bottleneck::AT_CAPACITY),
         crate::units::pct(bottleneck::AT_CAPACITY)
     ))
@@ -234,6 +245,9 @@ pub struct Account {
     pub room_idle_share: f64,
     /// The flow shares its path with others.
     pub shared: bool,
+    /// Of a flow sharing the path: the group's utilisation (the largest any member
+    /// measured), once the group was judged.
+    pub group_utilisation: Option<f64>,
 }
 
 /// A rule that can decide the verdict.
@@ -344,6 +358,7 @@ pub(crate) mod fixture {
             base_rtt: BASE_RTT,
             mss: MSS,
             shared_delivered: None,
+            group_utilisation: None,
             queue: None,
             rtt_rose,
             excluded: &[],

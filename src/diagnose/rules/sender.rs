@@ -782,6 +782,7 @@ mod decides_tests {
             own_utilisation: Some(own_utilisation),
             room_idle_share: room,
             shared: false,
+            group_utilisation: None,
         }
     }
 

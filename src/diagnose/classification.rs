@@ -4,6 +4,10 @@
 use super::Label;
 use crate::time::Timestamp;
 
+/// The words before the group's utilisation in the steady-delivery sentence (`explain`;
+/// the sender's law reads the figure after them).
+pub const GROUP_AT_MOST: &str = "the flows sharing the path together at most ";
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Classification {
     /// Shares of the steady transfer (after start-up), indexed by `Label::index()`.

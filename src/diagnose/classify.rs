@@ -564,6 +564,22 @@ mod tests {
     use super::{classify, durations, Input};
     use crate::diagnose::rules::fixture::{at, run, timeline, Bin, BASE_RTT, BUSY, CAPACITY, MSS};
 
+    /// The input of a flow sharing the path, `group` the group's delivery per bin.
+    fn shared<'a>(tl: &'a crate::diagnose::timeline::Timeline, group: &'a [f64], g: Option<f64>) -> Input<'a> {
+        Input {
+            tl,
+            capacity: Some(CAPACITY),
+            base_rtt: BASE_RTT,
+            mss: MSS,
+            shared_delivered: Some(group),
+            group_utilisation: g,
+            queue: None,
+            rtt_rose: false,
+            excluded: &[],
+            recovered: None,
+        }
+    }
+
     /// A member of a group sharing the path, the group delivering at capacity for the first
     /// 60% of the time and at 30% after (its members backing off after losses: 72% over
     /// all): its bottleneck share is the larger, but the group's utilisation decides.
@@ -586,18 +602,7 @@ mod tests {
             })
             .collect();
         let verdict = |g: Option<f64>| {
-            let c = classify(&Input {
-                tl: &tl,
-                capacity: Some(CAPACITY),
-                base_rtt: BASE_RTT,
-                mss: MSS,
-                shared_delivered: Some(&group),
-                group_utilisation: g,
-                queue: None,
-                rtt_rose: false,
-                excluded: &[],
-                recovered: None,
-            });
+            let c = classify(&shared(&tl, &group, g));
             (c.verdict, c.utilisation.expect("capacity known"))
         };
         // Before the group is judged, the larger share.
@@ -630,18 +635,7 @@ mod tests {
             }
         });
         let group = vec![CAPACITY * tl.width.secs_f64(); tl.bins.len()];
-        let c = classify(&Input {
-            tl: &tl,
-            capacity: Some(CAPACITY),
-            base_rtt: BASE_RTT,
-            mss: MSS,
-            shared_delivered: Some(&group),
-            group_utilisation: None,
-            queue: None,
-            rtt_rose: false,
-            excluded: &[],
-            recovered: None,
-        });
+        let c = classify(&shared(&tl, &group, None));
         assert!((c.idle_share - 0.5).abs() < 0.05, "idle share {}", c.idle_share);
         // The group's delivery over the whole transfer divided by this flow's busy share
         // read twice the capacity; over the time it had data it is the capacity.

@@ -120,12 +120,25 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             Method::LinkRate => "link-rate, given".to_string(),
             m => m.as_str().to_string(),
         };
+        // A member of a group sharing the path is judged by the group's utilisation, the
+        // highest any member measured (`classify`): said where this one's is below the
+        // capacity and the group's is not the same.
+        let group = c
+            .group_utilisation
+            .filter(|&g| util < super::capacity::AT_CAPACITY && g > util && pct(g) != pct(util))
+            .map_or(String::new(), |g| {
+                format!(
+                    "; {}{} of it over a member's steady transfer",
+                    super::classification::GROUP_AT_MOST,
+                    crate::units::pct_beside(g, super::capacity::AT_CAPACITY)
+                )
+            });
         let of = match available {
             Some(a) => format!("the {} {LEFT_THIS_FLOW}; ", rate(a)),
             None => String::new(),
         };
         out.push(format!(
-            "steady delivery {}{}{} = {} of {of}the bottleneck estimate {} ({how}{}{})",
+            "steady delivery {}{}{} = {} of {of}the bottleneck estimate {} ({how}{}{}{group})",
             rate(c.steady_rate),
             shared,
             busy,

@@ -116,7 +116,7 @@ pub struct Facts {
     pub sack_permitted: Option<bool>,
     pub flows_sharing: usize,
     /// Of a group sharing the path: the link's utilisation the group reached, the largest
-    /// any member measured over its own steady transfer (`diagnose::shared_path`).
+    /// any member measured over its own steady transfer (`diagnose::share_path`).
     pub group_utilisation: Option<f64>,
     /// A standing queue over the steady transfer, when RTT samples allowed judging one.
     pub queue: Option<StandingQueue>,

@@ -338,14 +338,21 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
     let own = l.sender - unknown - (claimed - l.bottleneck).max(0.0);
     // Below capacity the bottleneck competes for the verdict with the time the pipe was
     // shown full alone (`classify`: the path did not hold the flow back as a whole), as the
-    // steady-delivery sentence prints it (a judged estimate, the flow alone on its path).
+    // steady-delivery sentence prints it (a judged estimate); for a flow sharing the path,
+    // by the group's utilisation where the sentence names one above the flow's own.
     let below_capacity = f.evidence.iter().any(|e| {
+        let group = e
+            .find(crate::diagnose::classification::GROUP_AT_MOST)
+            .and_then(|i| {
+                let rest = &e[i + crate::diagnose::classification::GROUP_AT_MOST.len()..];
+                parse(&rest[..rest.find('%')? + 1])
+            })
+            .unwrap_or(0.0);
         e.starts_with("steady delivery ")
-            && !e.contains(" flows together ")
             && !e.contains("a lower bound")
             && e.find("% of the bottleneck estimate").is_some_and(|end| {
                 let from = e[..end].rfind("= ").map_or(end, |i| i + 2);
-                parse(&e[from..end]).is_some_and(|p| p / 100.0 < crate::diagnose::capacity::AT_CAPACITY)
+                parse(&e[from..end + 1]).is_some_and(|p| p.max(group) < crate::diagnose::capacity::AT_CAPACITY)
             })
     });
     let bottleneck = if below_capacity {

@@ -6,7 +6,7 @@ use crate::time::Timestamp;
 
 /// The words before the group's utilisation in the steady-delivery sentence (`explain`;
 /// the sender's law reads the figure after them).
-pub const GROUP_AT_MOST: &str = "the flows sharing the path together at most ";
+pub const GROUP_DELIVERED: &str = "the flows sharing the path together delivered ";
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Classification {

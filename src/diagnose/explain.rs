@@ -121,15 +121,15 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             m => m.as_str().to_string(),
         };
         // A member of a group sharing the path is judged by the group's utilisation, the
-        // highest any member measured (`classify`): said where this one's is below the
-        // capacity and the group's is not the same.
+        // highest any member measured (`classify`): said where it decided — this one's
+        // below the capacity, the group's at it.
         let group = c
             .group_utilisation
-            .filter(|&g| util < super::capacity::AT_CAPACITY && g > util && pct(g) != pct(util))
+            .filter(|&g| util < super::capacity::AT_CAPACITY && g >= super::capacity::AT_CAPACITY)
             .map_or(String::new(), |g| {
                 format!(
-                    "; {}{} of it over a member's steady transfer",
-                    super::classification::GROUP_AT_MOST,
+                    "; {}{} of it over one member's steady transfer",
+                    super::classification::GROUP_DELIVERED,
                     crate::units::pct_beside(g, super::capacity::AT_CAPACITY)
                 )
             });

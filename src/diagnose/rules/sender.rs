@@ -342,9 +342,9 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
     // by the group's utilisation where the sentence names one above the flow's own.
     let below_capacity = f.evidence.iter().any(|e| {
         let group = e
-            .find(crate::diagnose::classification::GROUP_AT_MOST)
+            .find(crate::diagnose::classification::GROUP_DELIVERED)
             .and_then(|i| {
-                let rest = &e[i + crate::diagnose::classification::GROUP_AT_MOST.len()..];
+                let rest = &e[i + crate::diagnose::classification::GROUP_DELIVERED.len()..];
                 parse(&rest[..rest.find('%')? + 1])
             })
             .unwrap_or(0.0);

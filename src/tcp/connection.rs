@@ -380,6 +380,14 @@ impl Connection {
                 self.rtt.discard_bounds(from);
             }
         }
+        // A repair of the hole an ACK moved the cumulative point to: its sender got that ACK
+        // first (repair.rs). A keep-alive or a persist probe repairs nothing.
+        if send.retransmission && !send.reordered && seg.payload_len > 0 && !sender_echoes {
+            let end = seg.seq.add(seg.payload_len);
+            if let Some(raw) = self.dirs[dir.index()].repair_rtt.on_resend(seg.seq, end, ts) {
+                self.rtt.add_loop(from, raw);
+            }
+        }
         let tx = &mut self.dirs[dir.index()];
         if tx.max_segment != largest_before {
             self.mss_now[dir.index()] = self.compute_mss(dir);
@@ -423,6 +431,14 @@ impl Connection {
             );
             acked.options_cut = sack_unread;
             rx.note_new_ack(ts, acked.acked);
+            // The point a repair is timed from (repair.rs): only an ACK seen moving it, after
+            // no missed ACK.
+            if acks_missing || flags.rst() {
+                rx.repair_rtt.forget();
+            } else if acked.acked > 0 && !acked.beyond_seen {
+                let seen = rx.data_ack_rtt.saw(seg.ack);
+                rx.repair_rtt.on_advance(seg.ack, ts, seen);
+            }
             // Data never re-sent yet acknowledged only after the sender's retransmission
             // timer would have fired was acknowledged before, by an ACK the capture missed.
             let rto = self.rtt.rto_bound();
@@ -1153,5 +1169,53 @@ mod tests {
             1,
         );
         assert_eq!(m.mss(Dir::S2C), DEFAULT_MSS);
+    }
+
+    /// Ten segments of 1000 B from the server, mid-transfer and without timestamps, then the
+    /// client's ACKs 30 ms later standing at the third; `lost_here` when the capture saw the
+    /// third segment go (lost after it: beside the sender), else it never passed (beside the
+    /// receiver). Then the third segment again, 35 µs after the ACK that reached it.
+    fn repaired_mid_transfer(lost_here: bool) -> Connection {
+        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80");
+        let mut k = conn(false);
+        let at = |us: i64| Timestamp(0) + Span::from_micros(us);
+        for i in 0..10u32 {
+            if i == 2 && !lost_here {
+                continue;
+            }
+            let data = TcpPacket::new(s, c)
+                .seq(1000 + i * 1000)
+                .ack(1)
+                .payload_len(1000)
+                .window(500);
+            k.track(&seg(data), Dir::S2C, 0, at(i as i64 * 10));
+        }
+        let ack = |n: u32| TcpPacket::new(c, s).seq(1).ack(n).window(400);
+        k.track(&seg(ack(2000)), Dir::C2S, 0, at(30_000));
+        k.track(&seg(ack(3000)), Dir::C2S, 0, at(30_010));
+        for j in 0..3 {
+            k.track(&seg(ack(3000)), Dir::C2S, 0, at(30_020 + j * 10));
+        }
+        let repair = TcpPacket::new(s, c).seq(3000).ack(1).payload_len(1000).window(500);
+        k.track(&seg(repair), Dir::S2C, 0, at(30_045));
+        k
+    }
+
+    /// Beside the sender the repair follows the ACK that reached the hole by the sender's
+    /// own turnaround: the loop through the server is timed without a handshake, timestamps
+    /// or a window scale, and with the data-to-ACK loop through the client the round trip
+    /// is known (repair.rs). Beside the receiver the first copy of the hole to pass may be
+    /// the original overtaken: nothing is timed from it.
+    #[test]
+    fn a_repair_times_the_loop_through_its_sender_where_the_capture_saw_the_original() {
+        let k = repaired_mid_transfer(true);
+        let server = k.rtt.through(End::Server).least().expect("the loop through the server");
+        assert_eq!(server, Span::from_micros(35));
+        let round = k.rtt.min_end_to_end().expect("both loops").secs_f64();
+        assert!((round - 0.030_035).abs() < 1e-6, "{round}");
+
+        let k = repaired_mid_transfer(false);
+        assert!(!k.rtt.through(End::Server).measured());
+        assert!(k.rtt.min_end_to_end().is_none());
     }
 }

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use super::ecn::EcnCounts;
 use super::ranges::RangeSet;
 use super::reno_credit::RenoCredit;
-use super::rtt::{DataAckSampler, ReleaseSampler, TsEchoSampler};
+use super::rtt::{DataAckSampler, ReleaseSampler, RepairSampler, TsEchoSampler};
 use super::scoreboard::Scoreboard;
 use crate::decode::{SackBlocks, Segment};
 use crate::seq::{SeqNum, SeqSpace};
@@ -167,6 +167,8 @@ pub struct Direction {
     pub ts_echo_rtt: TsEchoSampler,
     /// The receiver's window edges, and the data of this direction each one released.
     pub release_rtt: ReleaseSampler,
+    /// The ACK that moved the cumulative point to a hole, and the sender's repair of it.
+    pub repair_rtt: RepairSampler,
     last_ack_seen: Option<(SeqNum, u16)>,
     /// The latest gaps in the sequence the capture saw open (data beyond the highest
     /// sequence before it), each with when it opened: a fill within a round trip of that is

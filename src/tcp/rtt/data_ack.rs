@@ -132,6 +132,13 @@ impl DataAckSampler {
         self.timed.get(i).filter(|t| !t.retransmitted).map(|t| t.sent)
     }
 
+    /// Whether byte `seq` lies in an outstanding segment the capture saw sent (first copy or
+    /// not): a re-sending of it is one, not the original overtaken on the way.
+    pub fn saw(&self, seq: SeqNum) -> bool {
+        let i = self.timed.partition_point(|t| !t.end.is_after(seq));
+        self.timed.get(i).is_some_and(|t| !seq.is_before(t.start()))
+    }
+
     /// The first outstanding segment the capture saw that starts at or after `from`, as
     /// (start, end).
     pub fn segment_from(&self, from: SeqNum) -> Option<(SeqNum, SeqNum)> {

@@ -10,12 +10,14 @@ mod data_ack;
 mod histogram;
 mod minmax;
 mod release;
+mod repair;
 mod ts_echo;
 
 pub use data_ack::DataAckSampler;
 pub use histogram::RttHistogram;
 pub use minmax::WindowedMin;
 pub use release::ReleaseSampler;
+pub use repair::RepairSampler;
 pub use ts_echo::{Echo, Echoed, TsEchoSampler};
 
 use crate::time::{Quantum, Span, Timestamp};

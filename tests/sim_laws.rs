@@ -67,11 +67,14 @@ fn any_capture_host() -> impl Strategy<Value = CaptureHost> {
             }),
         ),
         prop::sample::select(vec![128u32, 128, 96, 1514]),
+        // A capture begun mid-transfer (no handshake) now and then.
+        prop::option::weighted(0.15, 300u64..1500),
     )
-        .prop_map(|(resolution, coalesce, snaplen)| CaptureHost {
+        .prop_map(|(resolution, coalesce, snaplen, late)| CaptureHost {
             resolution,
             coalesce,
             snaplen,
+            start_after: late.map_or(Duration::ZERO, ms),
         })
 }
 
@@ -90,6 +93,9 @@ fn host_str(h: &CaptureHost) -> String {
     }
     if h.snaplen != 128 {
         s += &format!(" snaplen {}", h.snaplen);
+    }
+    if !h.start_after.is_zero() {
+        s += &format!(" from {:?}", h.start_after);
     }
     s
 }
@@ -493,6 +499,14 @@ fn known(d: &Draw, line: &str) -> Option<&'static str> {
         // handshake's; a full data segment's is 15.5 ms, 12 ms of it its own
         // serialisation, and the bottleneck estimate is 2.90 Mbit/s.
         "truth:bdp" if serialisation_dominated(d) => Some("serialisation-dominated path"),
+        // A capture begun mid-transfer between stacks without timestamps and with no loss
+        // in it: neither the handshake nor an echo nor a repair (tcp/rtt/repair.rs) timed
+        // the loop through the far end, so no RTT and no BDP (undetermined, saying which
+        // loop was measured). Census of seed 9292 after the late captures were drawn: 3 of
+        // 2000 draws, each a flow undetermined so.
+        "truth:bdp" if !at.start_after.is_zero() && line.contains("no BDP") => {
+            Some("a capture begun mid-transfer, no loop through the far end timed")
+        }
         // Both minimal cases once named here hold now
         // (a_window_limited_flow_on_a_coarse_clock_is_receiver_window_limited,
         // a_window_limited_upload_on_a_one_ms_clock_is_receiver_window_limited). Left (census,
@@ -705,6 +719,11 @@ fn census() {
             let outside = show.as_deref() == Some("outside") && known(&d, &line).is_none();
             if show.as_deref() == Some(tag.as_str()) || outside {
                 eprintln!("{d:?}\n  [{region}] {line}");
+                // With SIM_PCAP_DIR the first draw shown keeps its captures there.
+                if std::env::var_os("SIM_PCAP_DIR").is_some() {
+                    checked(&d, None, true);
+                    return;
+                }
             }
             seen.insert((tag, region));
         }
@@ -1743,6 +1762,7 @@ fn two_windows_flows_on_a_slow_lossy_path_keep_the_verdict_laws() {
                     per_packet: us(2),
                 }),
                 snaplen: 96,
+                start_after: Duration::ZERO,
             },
             receiver_capture: CaptureHost {
                 resolution: ms(1),
@@ -1908,6 +1928,7 @@ fn a_policer_is_never_read_above_the_line_that_carried_it() {
                     per_packet: us(1),
                 }),
                 snaplen: 128,
+                start_after: Duration::ZERO,
             },
             shaper: Some(Shaper {
                 rate_bps: 800_000,
@@ -1963,6 +1984,7 @@ fn an_episode_rates_its_delivery_from_the_report_before_it() {
                     per_packet: us(0),
                 }),
                 snaplen: 128,
+                start_after: Duration::ZERO,
             },
             ..Path::new(300_000_000, us(300))
         },

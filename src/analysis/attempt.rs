@@ -128,6 +128,7 @@ impl Logged {
                 }),
                 nop_run: self.nop_run,
             },
+            ip_id: None,
         };
         (
             seg,

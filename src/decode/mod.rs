@@ -47,6 +47,10 @@ pub struct Segment {
     /// TCP payload length from the IP header's length fields, whatever the snaplen kept.
     pub payload_len: u32,
     pub options: TcpOptions,
+    /// The IPv4 identification where it may name the datagram (RFC 6864; see
+    /// [`Print::id_names`]): a sender that counts them shows in it the order it sent its
+    /// segments in. None for IPv6 and for an atomic datagram's ID 0.
+    pub ip_id: Option<u16>,
 }
 
 /// Decodes one captured record of the given link type.

@@ -195,6 +195,8 @@ pub(crate) fn segment(ip: TcpInIp<'_>) -> Result<Segment, Skip> {
         window: be16(h[14], h[15]),
         payload_len: ip.len.saturating_sub(header_len as u32),
         options,
+        // IPv4 bytes 4-5, in the first fixed word (little-endian: bits 32-47, byte-swapped).
+        ip_id: ip.id_names.then(|| ((ip.fixed[0] >> 32) as u16).swap_bytes()),
     })
 }
 

@@ -674,6 +674,17 @@ fn a_print_names_the_datagram_by_its_ipv4_id_only_when_the_id_is_numbered() {
 }
 
 #[test]
+fn a_segment_carries_its_ipv4_id_where_the_id_names_the_datagram() {
+    assert_eq!(ok(&data(v4()).ip_id(0x1234)).ip_id, Some(0x1234));
+    assert_eq!(
+        ok(&data(v4()).ip_id(0xfe01).ip_in_ip("192.0.2.1", "192.0.2.2")).ip_id,
+        Some(0xfe01)
+    );
+    assert_eq!(ok(&data(v4())).ip_id, None, "an atomic datagram's ID 0");
+    assert_eq!(ok(&data(v6()).ip_id(9)).ip_id, None);
+}
+
+#[test]
 fn a_print_covers_the_datagram_not_the_link_padding_nor_the_snaplen() {
     let short = v4().seq(7).ack(9);
     // Ethernet pads a 54-byte frame to 60: the padding is no part of the datagram.

@@ -196,7 +196,15 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         // With the sender's loop timed only at the handshake the rise is the receiver's
         // turnaround alone: the queue before here is in no sample (see the note).
         let queueing = if x.sender_loop_untimed {
-            format!("{} measured, the receiver's turnaround only (the sender's loop is timed at the handshake only: see the notes)", ms(q))
+            let at = if x.handshake_timed {
+                "the handshake"
+            } else {
+                "its repairs"
+            };
+            format!(
+                "{} measured, the receiver's turnaround only (the sender's loop is timed at {at} only: see the notes)",
+                ms(q)
+            )
         } else {
             ms(q)
         };
@@ -329,9 +337,19 @@ pub fn notes(f: &Findings<'_>) -> Vec<String> {
     // 12.3 ms on a 12.2 ms base, while the sender's smoothed RTT averaged 63 ms behind the
     // bottleneck's queue).
     if x.sender_loop_untimed {
-        out.push(
-            "the loop through the sender was timed at the handshake only: at this capture point no TCP timestamp echo, no window edge and no ACK before the data times it, so the RTT's median, p95 and max add that handshake value to the receiver's turnaround and show no queue between the sender and here (the bottleneck's, for data that crossed it before this point); a capture at the sender, or with TCP timestamps, measures it".to_string()
-        );
+        // Without the handshake, a repair's time from the ACK that reached its hole is what
+        // timed that loop (`tcp::rtt::repair`), at the losses only.
+        let (at, value) = if x.handshake_timed {
+            ("at the handshake only", "that handshake value")
+        } else {
+            (
+                "only from the ACKs that reached a lost segment to the sender's repairs of it (the handshake is not in the capture)",
+                "the least of those times",
+            )
+        };
+        out.push(format!(
+            "the loop through the sender was timed {at}: at this capture point no TCP timestamp echo, no window edge and no ACK before the data times it, so the RTT's median, p95 and max add {value} to the receiver's turnaround and show no queue between the sender and here (the bottleneck's, for data that crossed it before this point); a capture at the sender, or with TCP timestamps, measures it"
+        ));
     }
     // Away from the sender its flight is the flight seen here plus what the path between
     // them held, at most what reaches here within one loop through the sender
@@ -368,9 +386,14 @@ pub fn notes(f: &Findings<'_>) -> Vec<String> {
     // taken at the handshake, the 200 KiB window sitting in the queue).
     let queue_stood = x.queue.as_ref().is_some_and(|q| q.most_of_the_time());
     let never_paused = f.class.verdict == Label::Bottleneck && f.class.share(Label::Sender) == 0.0;
-    if !x.handshake_timed && (queue_stood || never_paused) {
+    // A repair's time holds the sender's wait for the news of the loss (more duplicate ACKs,
+    // a reordering window: `tcp::rtt::repair`), never less than the loop.
+    let repairs_only = x.sender_loop_untimed && !x.handshake_timed;
+    if !x.handshake_timed && (queue_stood || never_paused || repairs_only) {
         let why = if queue_stood {
             "a queue standing for most of the transfer"
+        } else if repairs_only {
+            "the loop through the sender timed only by repairs, each holding the sender's wait for the news of the loss (more duplicate ACKs, a reordering window)"
         } else {
             "the flow keeping its bottleneck busy from the first packet to the last (it never paused, so a queue that formed before the capture began may never have drained)"
         };

@@ -460,8 +460,14 @@ fn sender_loop_untimed(conn: &Connection, bulk: Dir) -> bool {
     use crate::tcp::rtt::RttSource;
     let far = conn.rtt.through(Connection::sender_end(bulk));
     let near = conn.rtt.through(Connection::sender_end(bulk.reverse()));
-    let timed = far.by_source[RttSource::DataAck as usize] + far.by_source[RttSource::TsEcho as usize] + far.bounds;
-    timed == 0 && near.samples > 0 && far.base().is_some_and(|f| near.base().is_none_or(|n| f > n))
+    // A repair's time (`tcp::rtt::repair`) times the loop at a loss only, not through the
+    // transfer: the samples still hold the handshake's value.
+    let through_transfer = far.bounds.saturating_sub(far.repair_bounds);
+    let timed =
+        far.by_source[RttSource::DataAck as usize] + far.by_source[RttSource::TsEcho as usize] + through_transfer;
+    // Without a handshake, the repairs' least is the value the samples hold.
+    let held = far.base().or_else(|| far.least().filter(|_| far.repair_bounds > 0));
+    timed == 0 && near.samples > 0 && held.is_some_and(|f| near.base().is_none_or(|n| f > n))
 }
 
 /// Whether the other direction carried a bulk transfer of its own (twenty full segments at

@@ -380,12 +380,15 @@ impl Connection {
                 self.rtt.discard_bounds(from);
             }
         }
+        if send.new_bytes > 0 {
+            self.dirs[dir.index()].repair_rtt.on_new_data(seg.ip_id);
+        }
         // A repair of the hole an ACK moved the cumulative point to: its sender got that ACK
         // first (repair.rs). A keep-alive or a persist probe repairs nothing.
         if send.retransmission && !send.reordered && seg.payload_len > 0 && !sender_echoes {
             let end = seg.seq.add(seg.payload_len);
-            if let Some(raw) = self.dirs[dir.index()].repair_rtt.on_resend(seg.seq, end, ts) {
-                self.rtt.add_loop(from, raw);
+            if let Some(raw) = self.dirs[dir.index()].repair_rtt.on_resend(seg.seq, end, ts, seg.ip_id) {
+                self.rtt.add_repair(from, raw);
             }
         }
         let tx = &mut self.dirs[dir.index()];
@@ -435,9 +438,12 @@ impl Connection {
             // no missed ACK.
             if acks_missing || flags.rst() {
                 rx.repair_rtt.forget();
-            } else if acked.acked > 0 && !acked.beyond_seen {
-                let seen = rx.data_ack_rtt.saw(seg.ack);
-                rx.repair_rtt.on_advance(seg.ack, ts, seen);
+            } else {
+                let advanced = (acked.acked > 0 && !acked.beyond_seen).then(|| (seg.ack, rx.data_ack_rtt.saw(seg.ack)));
+                let sack = &seg.options.sack;
+                let above = acked.duplicate || sack.iter().any(|(_, r)| r.is_after(seg.ack));
+                rx.repair_rtt
+                    .on_ack(ts, advanced, above, !sack.is_empty() || sack_unread);
             }
             // Data never re-sent yet acknowledged only after the sender's retransmission
             // timer would have fired was acknowledged before, by an ACK the capture missed.

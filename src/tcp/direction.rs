@@ -712,6 +712,7 @@ mod tests {
             window: 100,
             payload_len: len,
             options: TcpOptions::default(),
+            ip_id: None,
         }
     }
     const ACK: u8 = TcpFlags::ACK;

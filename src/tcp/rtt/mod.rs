@@ -96,6 +96,9 @@ pub struct Loop {
     /// Bounds from window releases ([`RttTracker::add_loop`]): how many, their least, and
     /// whether they were discarded (the capture turned out to miss window updates).
     pub bounds: u64,
+    /// Of those bounds, the ones from repairs (`repair.rs`): taken at losses only, so they
+    /// time the loop at a few moments, not through the transfer.
+    pub repair_bounds: u64,
     pub bound_min: Option<Span>,
     bounds_discarded: bool,
 }
@@ -116,6 +119,7 @@ impl Default for Loop {
             unresolved_min: None,
             unresolved_below: None,
             bounds: 0,
+            repair_bounds: 0,
             bound_min: None,
             bounds_discarded: false,
         }
@@ -436,11 +440,35 @@ impl RttTracker {
         true
     }
 
+    /// [`Self::add_loop`] for a repair's time (`repair.rs`), counted apart. One the clock
+    /// cannot resolve is not a loop measured as negligible (a repair is taken at a loss,
+    /// anywhere on the path, not at the near end's prompt turnaround): it proves the loop no
+    /// longer than `raw` plus a tick, and that is the bound kept (the simulator's 10 ms
+    /// clock at a tap 31 ms from the sender: a 40 ms repair read as negligible made a
+    /// 100 ms path's RTT 60 ms).
+    pub fn add_repair(&mut self, through: End, raw: Span) -> bool {
+        if raw.nanos() < 0 {
+            return false;
+        }
+        let raw = if raw < self.quantum.min_resolved_span() {
+            raw + self.quantum.get()
+        } else {
+            raw
+        };
+        let l = &mut self.loops[through.index()];
+        if l.bounds_discarded {
+            return false;
+        }
+        l.add_bound(raw);
+        l.repair_bounds += 1;
+        true
+    }
+
     /// Drops the loop's bounds for good: the capture missed window updates, so any pairing
     /// of data with an update may have been with a later one than released it.
     pub fn discard_bounds(&mut self, through: End) {
         let l = &mut self.loops[through.index()];
-        (l.bounds, l.bound_min, l.bounds_discarded) = (0, None, true);
+        (l.bounds, l.repair_bounds, l.bound_min, l.bounds_discarded) = (0, 0, None, true);
     }
 
     /// The longest a standard sender waits for an ACK before it retransmits: RFC 6298's RTO
@@ -469,10 +497,16 @@ impl RttTracker {
     /// handshake turnaround shows as a tick or less). A loop alone is [`Self::lone_loop`].
     pub fn min_end_to_end(&self) -> Option<Span> {
         let (c, s) = (&self.loops[0], &self.loops[1]);
+        // A loop measured only by samples the clock cannot resolve adds the least of them as
+        // the clock read it: nothing at a host's own turnaround (its prompt ACKs read 0),
+        // but a loop of a few ticks where a coarse clock stamps a tap in the path (the
+        // simulator's 10 ms clock at a tap 69 ms from the receiver: its samples read 60 ms,
+        // and the RTT was the other loop's 40 ms alone).
+        let read = |l: &Loop| l.unresolved_min.unwrap_or(Span::ZERO);
         match (c.least(), s.least()) {
             (Some(a), Some(b)) => Some(a + b),
-            (Some(a), None) if s.measured() => Some(a),
-            (None, Some(b)) if c.measured() => Some(b),
+            (Some(a), None) if s.measured() => Some(a + read(s)),
+            (None, Some(b)) if c.measured() => Some(b + read(c)),
             _ => None,
         }
     }

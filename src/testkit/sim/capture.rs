@@ -21,6 +21,9 @@ pub struct CaptureHost {
     pub coalesce: Option<Coalesce>,
     /// Bytes kept of each packet (tcpdump `-s`).
     pub snaplen: u32,
+    /// The capture began this long into the run (tcpdump started mid-transfer: no
+    /// handshake in it); zero from the start.
+    pub start_after: Duration,
 }
 
 impl Default for CaptureHost {
@@ -30,6 +33,7 @@ impl Default for CaptureHost {
             resolution: Duration::from_micros(1),
             coalesce: None,
             snaplen: 128,
+            start_after: Duration::ZERO,
         }
     }
 }
@@ -110,7 +114,8 @@ pub(super) fn write(mut recs: Vec<Rec>, host: &CaptureHost) -> Vec<u8> {
     recs.sort_by_key(|r| (r.t, r.n));
     let res = (host.resolution.as_nanos() as i64).max(1);
     let mut w = PcapWriter::new(Vec::new(), LinkType::ETHERNET, host.snaplen, false, false).expect("writing to a Vec");
-    for r in &recs {
+    let from = host.start_after.as_nanos() as i64;
+    for r in recs.iter().filter(|r| r.t >= from) {
         let at = (EPOCH_NS + r.t).div_euclid(res) * res;
         let keep = r.bytes.len().min(host.snaplen as usize);
         w.write_packet(Timestamp::from_nanos(at), &r.bytes[..keep], r.wire)

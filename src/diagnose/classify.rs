@@ -355,6 +355,8 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     let utilisation = inp.capacity.map(|c| busy_rate / c);
     let link_utilisation = inp.capacity.map(|c| link_busy_rate / c);
 
+    // A group's utilisation judges only a flow that shares the path.
+    let group_utilisation = inp.group_utilisation.filter(|_| inp.shared_delivered.is_some());
     let account = Account {
         fractions,
         idle_share,
@@ -367,7 +369,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         own_utilisation: inp.capacity.map(|c| steady_rate / c),
         room_idle_share,
         shared: inp.shared_delivered.is_some(),
-        group_utilisation: inp.group_utilisation.filter(|_| inp.shared_delivered.is_some()),
+        group_utilisation,
     };
     let decided = rules::VERDICTS.iter().find(|v| v.decides(&account)).map(|v| v.label());
     let verdict = decided.unwrap_or_else(|| {
@@ -416,7 +418,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         shared_steady_rate,
         utilisation,
         link_utilisation,
-        group_utilisation: inp.group_utilisation.filter(|_| inp.shared_delivered.is_some()),
+        group_utilisation,
         busy_rate,
         idle_share,
         room_idle_share,

@@ -267,7 +267,12 @@ impl Outage {
                     (Some(u), Some(h)) if h.is_after(u) => Some(h),
                     (u, _) => u,
                 };
-                let acked = reported.and_then(|u| x.relative(u)).unwrap_or(0) as u64;
+                // Without SACK, the segments duplicate ACKs reported above the hole are
+                // delivered too, and each one opens the window of a recovery (RFC 5681
+                // §3.2 step 4; Linux counts them as SACKed, `tcp_add_reno_sack`): P44
+                // lfp_bigbuf at the client, a NewReno recovery of 18 s with 9 MB above its
+                // holes, read as ACKs the capture lacked beside the receiver itself.
+                let acked = reported.and_then(|u| x.relative(u)).unwrap_or(0) as u64 + x.reported_by_duplicates();
                 let limit = acked + INITIAL_WINDOW_MAX.max(10 * conn.mss(d) as u64);
                 if x.flight().is_some_and(|f| f > limit) {
                     self.unseen.get_or_insert(Unseen::Overrun);

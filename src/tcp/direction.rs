@@ -260,6 +260,12 @@ impl Direction {
         self.sacks.has_sacks() || self.reno.in_recovery()
     }
 
+    /// What the open recovery's duplicate ACKs reported delivered above the hole, without
+    /// SACK (RFC 5681 §3.2: each one a segment that left the network); none outside one.
+    pub fn reported_by_duplicates(&self) -> u64 {
+        self.reno.out_of_network()
+    }
+
     /// Outstanding bytes out of the network: SACKed, or presumed lost and not retransmitted
     /// (RFC 6675: flight - pipe); without SACK, a segment for each duplicate ACK since the
     /// hole (RFC 5681 §3.2: each one means a segment has left the network; Linux counts

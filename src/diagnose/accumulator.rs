@@ -60,6 +60,17 @@ pub struct DirAccumulator {
     smoothed_round: Option<Span>,
     /// The flight after the last new data segment.
     last_flight: u64,
+    /// The share of its congestion window the sender left unused after its last new data
+    /// segment, in loss recovery ([`window_unused`]); 0 outside one.
+    last_unused: f64,
+    /// In a loss recovery: the flight the sender had when it began (its last new data's
+    /// before the recovery), which bounds the window the recovery leaves ([`window_unused`]).
+    recovery_flight: Option<u64>,
+    /// Since the last new data, as ACKs in recovery changed the pipe: the latest change (its
+    /// time, the loop through the sender after its ACK, and the share then) and the share
+    /// integrated over the time before it from the last new data (share x ns).
+    unused_since: Option<(Timestamp, f64)>,
+    unused_integral: f64,
     /// The largest receiver window the sender's flight has filled (the next segment did not
     /// fit) since its last retransmission or pause: its congestion window was at least that
     /// window less a segment, and stays so until a loss or an idle restart (RFC 5681 §3.1,
@@ -181,11 +192,13 @@ const MAX_PAUSES: usize = 16;
 /// state. The unused room's pause (see [`UnusedRoom`]) goes first when it came before the
 /// known ones (a pause already known — window shut, all acknowledged — wins from its own
 /// start).
+#[allow(clippy::too_many_arguments)]
 fn account_with_pauses(
     tl: &mut LiveTimeline,
     from: Timestamp,
     to: Timestamp,
     state: SenderState,
+    unused: f64,
     room: UnusedRoom,
     pauses: &[(Timestamp, SenderState)],
 ) {
@@ -199,6 +212,8 @@ fn account_with_pauses(
     let account = |tl: &mut LiveTimeline, from: Timestamp, to: Timestamp, state: SenderState, in_room: bool| {
         if in_room {
             tl.account_unused_room(from, to);
+        } else if state == SenderState::Busy && unused > 0.0 {
+            tl.account_busy_unused(from, to, unused);
         } else {
             tl.account(from, to, state);
         }
@@ -215,6 +230,54 @@ fn account_with_pauses(
         in_room = r;
     }
     account(tl, t, to, now, in_room);
+}
+
+/// The share of the congestion window the recovery leaves that CUBIC's cut keeps: the
+/// window after a loss is β = 0.7 of the one before it (RFC 9438 §4.6; Linux
+/// `bictcp_recalc_ssthresh`, beta = 717/1024), and Reno's 0.5 (RFC 5681 eq. 4) leaves less.
+/// CUBIC is the default congestion control of Linux, Windows and macOS.
+pub const RECOVERY_WINDOW: f64 = 0.7;
+
+/// The share of its congestion window a sender in loss recovery left unused, its pipe `pipe`
+/// (outstanding bytes less those reported out of the network: SACKed, counted by duplicate
+/// ACKs, presumed lost; RFC 6675's pipe, Linux `tcp_packets_in_flight`) after a loss met
+/// with `at_loss` bytes in flight. The window the recovery leaves is [`RECOVERY_WINDOW`] of
+/// the one that held that flight, and the sender may fill its pipe up to it: the cumulative
+/// ACK's advance lets a proportional rate reduction send up to the window at once (RFC
+/// 6937 §3, PRR-SSRB: `prr_delivered - prr_out` accrues for every segment reported
+/// delivered), and a NewReno sender's window is inflated by a segment for each duplicate
+/// ACK (RFC 5681 §3.2 step 4). A pipe that stays below it with the receiver's window open
+/// is a sender with nothing more to send: its send buffer held the outstanding data, most
+/// of it already above the holes at the receiver (Linux counts every unacknowledged byte
+/// in `sk_wmem_queued`), or its application wrote no more. 0 when nothing was in flight.
+pub fn window_unused(pipe: u64, at_loss: u64) -> f64 {
+    if at_loss == 0 {
+        return 0.0;
+    }
+    let window = RECOVERY_WINDOW * at_loss as f64;
+    (1.0 - pipe as f64 / window).clamp(0.0, 1.0)
+}
+
+/// The share of the window left unused over [from, to), the last new data at `t0` (from is
+/// earlier when a burst ended there) with share `last`: that share until the ACKs changed
+/// it (`since`: the latest change and the share from it; `integral`: share x ns from `t0`
+/// to that change).
+fn unused_over(
+    last: f64,
+    since: Option<(Timestamp, f64)>,
+    integral: f64,
+    from: Timestamp,
+    t0: Timestamp,
+    to: Timestamp,
+) -> f64 {
+    let span = (to - from).nanos();
+    if span <= 0 {
+        return last;
+    }
+    let (at, now) = since.unwrap_or((t0, last));
+    let before_t0 = last * (t0 - from).nanos().max(0) as f64;
+    let after = now * (to - at.min(to)).nanos().max(0) as f64;
+    ((before_t0 + integral + after) / span as f64).clamp(0.0, 1.0)
 }
 
 /// Whether a sender that stopped with room for a segment in the receiver's window `w` (its
@@ -413,7 +476,8 @@ impl DirAccumulator {
                 self.burst_from.get_or_insert(t0);
             } else {
                 let from = self.burst_from.take().unwrap_or(t0);
-                account_with_pauses(tl, from, ts, state, self.unused_room, &self.pauses);
+                let unused = unused_over(self.last_unused, self.unused_since, self.unused_integral, from, t0, ts);
+                account_with_pauses(tl, from, ts, state, unused, self.unused_room, &self.pauses);
             }
         }
         let (flight, window) = match ev.sender_view {
@@ -506,6 +570,19 @@ impl DirAccumulator {
                 .on_resume(ts, Some(from), self.last_data.map(|(t, _)| t), sender_loop),
             None => self.turns.on_busy_data(),
         }
+        self.last_unused = match (recovering, state) {
+            (true, SenderState::Busy) => {
+                let at_loss = *self.recovery_flight.get_or_insert(self.last_flight);
+                window_unused(flight.saturating_sub(held), at_loss)
+            }
+            (true, _) => 0.0,
+            (false, _) => {
+                self.recovery_flight = None;
+                0.0
+            }
+        };
+        self.unused_since = None;
+        self.unused_integral = 0.0;
         self.last_data = Some((ts, state));
         self.last_flight = flight;
         self.last_echo = ev.echo;
@@ -648,6 +725,38 @@ impl DirAccumulator {
         (at < ts && (from - at).nanos().abs() > 2 * tick.nanos()).then_some(from)
     }
 
+    /// An ACK for this direction's data reached the sender at `at` (its capture time plus
+    /// the loop through the sender) leaving `pipe` bytes in the network of `outstanding`,
+    /// the receiver's window `window`: the share of its congestion window the sender left
+    /// unused from then on ([`window_unused`]), in a loss recovery with room in the
+    /// receiver's window (a window without room held the sender: not its doing).
+    fn on_recovery_ack(
+        &mut self,
+        at: Timestamp,
+        recovering: bool,
+        pipe: u64,
+        outstanding: u64,
+        window: Option<u64>,
+        mss: u64,
+    ) {
+        let Some((t0, _)) = self.last_data else {
+            return;
+        };
+        let share = if !recovering {
+            self.recovery_flight = None;
+            0.0
+        } else if window.is_some_and(|w| w >= outstanding + mss) {
+            let at_loss = *self.recovery_flight.get_or_insert(self.last_flight);
+            window_unused(pipe, at_loss)
+        } else {
+            0.0
+        };
+        let (since, before) = self.unused_since.unwrap_or((t0, self.last_unused));
+        let at = at.max(since);
+        self.unused_integral += before * (at - since).nanos() as f64;
+        self.unused_since = Some((at, share));
+    }
+
     /// Whether new data at `ts` waited on the application: since the last new data an ACK
     /// left the sender idle (everything acknowledged, the window open), or left it room it
     /// did not use for longer than a loop could explain ([`UnusedRoom`]).
@@ -747,7 +856,10 @@ impl DirAccumulator {
                 verdict = held(b.max_flight, b.max_window, b.min_window);
             }
             match verdict {
-                Some(true) => b.rwnd_ns += std::mem::take(&mut b.busy_ns),
+                Some(true) => {
+                    b.rwnd_ns += std::mem::take(&mut b.busy_ns);
+                    b.unused_window_ns = 0;
+                }
                 Some(false) => b.busy_ns += std::mem::take(&mut b.rwnd_ns),
                 None => {}
             }
@@ -782,7 +894,11 @@ impl DirAccumulator {
                 _ => last_ts.max(t0),
             };
             let from = self.burst_from.take().unwrap_or(t0);
-            account_with_pauses(tl, from, end, state, self.unused_room, &self.pauses);
+            // After the last new data the sender had no more (its application had written
+            // all it would): what is left is the recovery's repair of what it sent, at the
+            // pace its loss recovery allows, which no send buffer held (the window's share
+            // left unused says nothing then).
+            account_with_pauses(tl, from, end, state, 0.0, self.unused_room, &self.pauses);
             self.pauses.clear();
             self.unused_room = UnusedRoom::default();
         }
@@ -1058,6 +1174,16 @@ impl Accumulator {
                     }
                 }
             }
+            // The window left unused in recovery, as this ACK changed the pipe.
+            let pipe = outstanding.saturating_sub(dd.not_in_network(data_mss as u32));
+            acc.on_recovery_ack(
+                ev.ts + conn.sender_loop(data_dir),
+                dd.in_recovery(),
+                pipe,
+                outstanding,
+                window,
+                data_mss,
+            );
         }
         // A data/ACK sample is timed by the ACK, whether or not data rides on it: a receiver
         // may hold an ACK up to 500 ms for data to carry it (RFC 1122 §4.2.3.2), and the data
@@ -1109,6 +1235,27 @@ impl Accumulator {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_window_unused_is_what_the_pipe_leaves_of_the_recoverys_window() {
+        // 100 kB in flight at the loss: the recovery leaves a window of 70 kB.
+        assert_eq!(window_unused(0, 100_000), 1.0);
+        assert!((window_unused(35_000, 100_000) - 0.5).abs() < 1e-9);
+        assert_eq!(window_unused(70_000, 100_000), 0.0);
+        assert_eq!(window_unused(90_000, 100_000), 0.0);
+        assert_eq!(window_unused(10, 0), 0.0, "nothing in flight at the loss says nothing");
+    }
+
+    #[test]
+    fn the_unused_share_follows_the_acks_between_two_sends() {
+        let t = |ms: i64| Timestamp(1_000_000_000 + ms * 1_000_000);
+        // Last data at 0 ms with 0.2 unused; an ACK at 40 ms made it 1.0: over [0, 100) the
+        // average is (0.2 x 40 + 1.0 x 60) / 100.
+        let u = unused_over(0.2, Some((t(40), 1.0)), 0.2 * 40e6, t(0), t(0), t(100));
+        assert!((u - 0.68).abs() < 1e-9, "{u}");
+        // No ACK changed it: the last data's share throughout, the burst before it too.
+        assert!((unused_over(0.5, None, 0.0, t(-10), t(0), t(100)) - 0.5).abs() < 1e-9);
+    }
     use crate::decode::decode;
     use crate::flow::Endpoint;
     use crate::testkit::TcpPacket;

@@ -36,6 +36,9 @@ pub struct Classification {
     pub idle_share: f64,
     /// Of `idle_share`, the room the sender left unused with its data still in flight.
     pub room_idle_share: f64,
+    /// Share of the steady transfer the sender left its congestion window unused in loss
+    /// recovery (`rules::sender::WindowUnused`).
+    pub window_unused_share: f64,
     pub plateau_share: f64,
     /// The typical flight of the sender's flat stretches (median of their rounds' largest
     /// flight).

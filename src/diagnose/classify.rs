@@ -113,6 +113,8 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     let mut per_bin: Vec<[u64; 4]> = Vec::with_capacity(tl.bins.len());
     // Per bin, the time `FullPipe` claimed (within the bottleneck's).
     let mut full_ns: Vec<u64> = vec![0; tl.bins.len()];
+    // Per bin, the time `sender::WindowUnused` claimed (within the sender's).
+    let mut unused_ns: Vec<u64> = vec![0; tl.bins.len()];
     // Per bin, the receiver window's time while the window was at least the BDP all the bin
     // (its least window, as the sender read it): a window that large lets the sender fill
     // the pipe (rate = window / RTT, RFC 6349 §3.3.1), so that wait held no capacity back.
@@ -141,6 +143,9 @@ pub fn classify(inp: &Input<'_>) -> Classification {
             let got = rule.claim(&ctx, &mut left);
             if rule.name() == bottleneck::FULL_PIPE {
                 full_ns[i] = got;
+            }
+            if rule.name() == rules::sender::WINDOW_UNUSED {
+                unused_ns[i] = got;
             }
             t[rule.label().index()] += got;
         }
@@ -211,7 +216,15 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         });
     let idle_share = share_of_steady(idle_ns);
     let room_idle_share = share_of_steady(room_ns);
-    let plateau_share = fractions[Label::Sender.index()] - idle_share;
+    let window_unused_share = share_of_steady(
+        unused_ns[steady_from..]
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| kept(i))
+            .map(|(_, &t)| t)
+            .sum(),
+    );
+    let plateau_share = fractions[Label::Sender.index()] - idle_share - window_unused_share;
     let typical_flight = |marked: &[bool]| {
         let mut levels: Vec<u64> = rounds
             .iter()
@@ -368,6 +381,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         // The flow's own: a group's delivery keeps a shared link full while a member idles.
         own_utilisation: inp.capacity.map(|c| steady_rate / c),
         room_idle_share,
+        window_unused_share,
         shared: inp.shared_delivered.is_some(),
         group_utilisation,
     };
@@ -394,7 +408,12 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         });
         // Nor did the receiver's window where it was at least the BDP: it let the sender
         // fill the pipe, so only its time below the BDP competes.
+        // The window the sender left unused in recovery, short of the half that decides
+        // (`WindowUnusedDecides`), was the congestion window's pace still (RFC 7661 §4.3:
+        // a window used at least half way is validated): it competes as the window's.
         let share = |l: Label| match l {
+            Label::Sender => fractions[l.index()] - window_unused_share,
+            Label::Cwnd => fractions[l.index()] + window_unused_share,
             Label::Bottleneck if below_capacity => full_pipe_share,
             Label::ReceiverWindow if below_capacity => (fractions[l.index()] - rwnd_wide_share).max(0.0),
             _ => fractions[l.index()],
@@ -422,6 +441,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         busy_rate,
         idle_share,
         room_idle_share,
+        window_unused_share,
         plateau_share: plateau_share.max(0.0),
         plateau_flight,
         plateau_low,

@@ -5,7 +5,7 @@
 //! rules claim its time and decide the verdict, and the writers explain it. Flows that
 //! shared a path are revisited once the whole capture is read (`across_flows`).
 
-mod accumulator;
+pub(crate) mod accumulator;
 mod advice;
 mod bucket_rounds;
 mod burst_loss;

@@ -89,6 +89,7 @@ fn pack(b: &Bin, out: &mut Vec<u8>) {
         rwnd_ns,
         idle_ns,
         idle_room_ns,
+        unused_window_ns,
         delivered,
         sent,
         retransmissions,
@@ -127,6 +128,7 @@ fn pack(b: &Bin, out: &mut Vec<u8>) {
         nonzero(new_segments as u64),
         nonzero(short_segments as u64),
         nonzero(idle_room_ns),
+        nonzero(unused_window_ns),
     ];
     let mask = fields
         .iter()
@@ -163,6 +165,7 @@ fn unpack(bytes: &[u8], at: &mut usize) -> Bin {
         new_segments: field(17).unwrap_or(0) as u32,
         short_segments: field(18).unwrap_or(0) as u32,
         idle_room_ns: field(19).unwrap_or(0),
+        unused_window_ns: field(20).unwrap_or(0),
     }
 }
 
@@ -300,9 +303,9 @@ mod tests {
                 any::<u32>(),
                 proptest::option::of(i()),
             ),
-            n(),
+            (n(), n()),
         )
-            .prop_map(|(a, b, c, d)| Bin {
+            .prop_map(|(a, b, c, (d, e))| Bin {
                 busy_ns: a.0,
                 rwnd_ns: a.1,
                 idle_ns: a.2,
@@ -323,6 +326,7 @@ mod tests {
                 ecn_marks: c.5,
                 rtt_bound_min_ns: c.6,
                 idle_room_ns: d,
+                unused_window_ns: e,
             })
     }
 

@@ -35,6 +35,12 @@ pub struct Bin {
     /// accumulator's `UnusedRoom`): its data kept the path busy, unlike a sender with
     /// nothing outstanding.
     pub idle_room_ns: u64,
+    /// Of `busy_ns`, in loss recovery: each instant weighted by the share of its congestion
+    /// window the sender left unused (`accumulator::window_unused`), so the sum is the time
+    /// the window's unused part stood for. A sender in recovery whose pipe stays far below
+    /// the window the recovery leaves it had nothing more to send (its send buffer full of
+    /// data held above the holes): the sender's time, not the window's.
+    pub unused_window_ns: u64,
     /// Bytes newly acknowledged.
     pub delivered: u64,
     /// When the bin's last ACK of new data came (ns from the timeline's origin): a delivery
@@ -84,6 +90,7 @@ impl Bin {
         self.rwnd_ns += o.rwnd_ns;
         self.idle_ns += o.idle_ns;
         self.idle_room_ns += o.idle_room_ns;
+        self.unused_window_ns += o.unused_window_ns;
         self.delivered += o.delivered;
         self.last_ack_ns = self.last_ack_ns.max(o.last_ack_ns);
         self.sent += o.sent;
@@ -254,16 +261,22 @@ impl<S: BinStore> Timeline<S> {
 
     /// Accounts [from, to) in `state`, split over the bins it spans.
     pub fn account(&mut self, from: Timestamp, to: Timestamp, state: SenderState) {
-        self.account_in(from, to, state, false);
+        self.account_in(from, to, state, false, 0.0);
+    }
+
+    /// Accounts [from, to) as busy time in loss recovery with `unused` (0 to 1) of the
+    /// congestion window left unused (`Bin::unused_window_ns`).
+    pub fn account_busy_unused(&mut self, from: Timestamp, to: Timestamp, unused: f64) {
+        self.account_in(from, to, SenderState::Busy, false, unused.clamp(0.0, 1.0));
     }
 
     /// Accounts [from, to) as idle time in which the sender left room unused with data in
     /// flight (`Bin::idle_room_ns`).
     pub fn account_unused_room(&mut self, from: Timestamp, to: Timestamp) {
-        self.account_in(from, to, SenderState::Idle, true);
+        self.account_in(from, to, SenderState::Idle, true, 0.0);
     }
 
-    fn account_in(&mut self, from: Timestamp, to: Timestamp, state: SenderState, room: bool) {
+    fn account_in(&mut self, from: Timestamp, to: Timestamp, state: SenderState, room: bool, unused: f64) {
         if to <= from {
             return;
         }
@@ -282,7 +295,10 @@ impl<S: BinStore> Timeline<S> {
             let ns = (edge - t).nanos().max(0) as u64;
             let b = self.bins.get_mut(i);
             match state {
-                SenderState::Busy => b.busy_ns += ns,
+                SenderState::Busy => {
+                    b.busy_ns += ns;
+                    b.unused_window_ns += (ns as f64 * unused) as u64;
+                }
                 SenderState::ReceiverWindow => b.rwnd_ns += ns,
                 SenderState::Idle => {
                     b.idle_ns += ns;

@@ -591,6 +591,9 @@ impl Connection {
             });
             if let Some(v) = view {
                 self.scale_evidence[dir.index()].observe(v.loop_flight, v.window_raw, v.next_ack, mss);
+                if !v.recovering {
+                    self.dirs[dir.index()].sent_before_recovery();
+                }
             }
             view
         } else {

@@ -260,6 +260,15 @@ impl Direction {
         self.sacks.has_sacks() || self.reno.in_recovery()
     }
 
+    /// New data up to SND.NXT that its sender sent before it learned of the open recovery
+    /// (the ACK it had then opened none): the recovery point is no lower
+    /// ([`RenoCredit::extend_recover`]).
+    pub fn sent_before_recovery(&mut self) {
+        if let Some(n) = self.nxt {
+            self.reno.extend_recover(n);
+        }
+    }
+
     /// What the open recovery's duplicate ACKs reported delivered above the hole, without
     /// SACK (RFC 5681 §3.2: each one a segment that left the network); none outside one.
     pub fn reported_by_duplicates(&self) -> u64 {

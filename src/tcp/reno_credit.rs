@@ -50,6 +50,18 @@ impl RenoCredit {
         }
     }
 
+    /// The sender had sent up to `end` before it learned of the open recovery: its
+    /// recovery point (RFC 6582 `recover`, Linux `high_seq`: SND.NXT when it entered
+    /// recovery) is no lower. Away from the sender the capture had seen less of what the
+    /// sender had sent when the first duplicate ACK passed, by the data then on its way.
+    pub fn extend_recover(&mut self, end: SeqNum) {
+        if let Some(r) = self.recover {
+            if end.is_after(r) {
+                self.recover = Some(end);
+            }
+        }
+    }
+
     /// A retransmission of [start, end) was seen.
     pub fn on_resend(&mut self, start: SeqNum, end: SeqNum) {
         self.last_resent = Some((start, end));
@@ -159,6 +171,24 @@ mod tests {
         r.on_cumulative_ack(SeqNum(3161));
         assert!(!r.in_recovery());
         assert_eq!(r.out_of_network(), 0);
+    }
+
+    /// Away from the sender the first duplicate ACK passes before the data the sender had
+    /// already sent: the recovery point moves up to what the sender had sent before it
+    /// learned of the recovery, and the recovery lasts until that is acknowledged.
+    #[test]
+    fn the_recovery_point_is_what_the_sender_had_sent() {
+        let timed = DataAckSampler::default();
+        let mut r = RenoCredit::default();
+        r.extend_recover(SeqNum(9001));
+        assert!(!r.in_recovery(), "no recovery open, none made");
+        r.on_duplicate(SeqNum(1), Some(SeqNum(4001)), 1000, &timed);
+        r.extend_recover(SeqNum(3001));
+        r.extend_recover(SeqNum(8001));
+        r.on_cumulative_ack(SeqNum(4001));
+        assert!(r.in_recovery(), "the sender's point is 8001");
+        r.on_cumulative_ack(SeqNum(8001));
+        assert!(!r.in_recovery());
     }
 
     /// More duplicates than segments above the hole credit nothing more; with nothing the

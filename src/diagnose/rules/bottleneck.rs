@@ -271,7 +271,9 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     // What held the flight where it was: the receiver's window (full), the sender's own
     // flat flight (its send buffer), or its congestion control (neither).
     let fr = |l: Label| c.fractions[l.index()];
-    // The sender's flat flight: the one that filled the pipe, or its own plateau.
+    // The sender's flat flight: the one that filled the pipe, or its own plateau; against
+    // the congestion window's time, with the window left unused in recovery counted as the
+    // window's (as `classify` counts it short of deciding).
     let (flat_share, flat_flight) = if c.full_pipe_share >= c.plateau_share {
         (c.full_pipe_share, c.full_pipe_flight)
     } else {
@@ -292,7 +294,7 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
                 bytes(target)
             ),
         )
-    } else if flat_share > fr(Label::Cwnd) && flat_flight > 0 {
+    } else if flat_share > fr(Label::Cwnd) + c.window_unused_share && flat_flight > 0 {
         (
             "net.ipv4.tcp_wmem max, or SO_SNDBUF at the sender",
             Some(flat_flight),

@@ -11,11 +11,13 @@
 //! | `bottleneck::StandingQueue`  | bottleneck   | busy time while a queue stood (RFC 8289)    |
 //! | `bottleneck::AtCapacity`     | bottleneck   | busy time delivering at capacity            |
 //! | `bottleneck::FullPipe`       | bottleneck   | busy time on a flat flight filling the pipe |
+//! | `sender::WindowUnused`       | sender       | recovery time by the cwnd share left unused |
 //! | `sender::Plateau`            | sender       | busy time on a loss-free flat flight        |
 //! | `cwnd::Remainder`            | cwnd         | the rest of busy time                       |
 
 pub mod bottleneck;
 pub mod cwnd;
+pub mod losses;
 pub mod receiver_window;
 pub mod sender;
 
@@ -218,6 +220,7 @@ pub const CLAIMS: &[&dyn Claim] = &[
     &bottleneck::StandingQueue,
     &bottleneck::AtCapacity,
     &bottleneck::FullPipe,
+    &sender::WindowUnused,
     &sender::Plateau,
     &cwnd::Remainder,
 ];
@@ -243,6 +246,9 @@ pub struct Account {
     /// Of `idle_share`, the share in which the sender left room unused with data still in
     /// flight (`timeline::Bin::idle_room_ns`).
     pub room_idle_share: f64,
+    /// Share of the steady transfer claimed by `sender::WindowUnused`: the congestion window
+    /// the sender left unused in loss recovery.
+    pub window_unused_share: f64,
     /// The flow shares its path with others.
     pub shared: bool,
     /// Of a flow sharing the path: the group's utilisation (the largest any member
@@ -257,8 +263,14 @@ pub trait Verdict: Sync {
 }
 
 /// The spec's precedence: sender, bottleneck (by utilisation or a standing queue), receiver
-/// window by share; otherwise the largest share (see `classify`).
-pub const VERDICTS: &[&dyn Verdict] = &[&sender::Decides, &bottleneck::Decides, &receiver_window::Decides];
+/// window by share, the sender's window left unused in recovery; otherwise the largest
+/// share (see `classify`).
+pub const VERDICTS: &[&dyn Verdict] = &[
+    &sender::Decides,
+    &bottleneck::Decides,
+    &receiver_window::Decides,
+    &sender::WindowUnusedDecides,
+];
 
 /// Every rule's evidence, in the order of the labels.
 pub fn evidence(f: &Findings<'_>) -> Vec<String> {
@@ -306,6 +318,8 @@ pub(crate) mod fixture {
         pub retransmissions: u32,
         /// The receiver's window as the sender read it in the bin (0: none recorded).
         pub window: u64,
+        /// Of the busy time, the share of the congestion window left unused in recovery.
+        pub unused: f64,
     }
 
     pub const BUSY: Bin = Bin {
@@ -316,6 +330,7 @@ pub(crate) mod fixture {
         flight: 0,
         retransmissions: 0,
         window: 0,
+        unused: 0.0,
     };
 
     pub fn timeline(bin: impl Fn(usize) -> Bin) -> Timeline {
@@ -328,6 +343,7 @@ pub(crate) mod fixture {
             let ns = BIN.nanos() as f64;
             // `+=`: the timeline's own bins are coarser than these once it has merged.
             x.busy_ns += (b.busy * ns) as u64;
+            x.unused_window_ns += (b.unused * b.busy * ns) as u64;
             x.rwnd_ns += (b.rwnd * ns) as u64;
             x.idle_ns += (b.idle * ns) as u64;
             x.delivered += b.delivered;

@@ -97,6 +97,52 @@ impl Claim for Plateau {
     }
 }
 
+/// Busy time in loss recovery, by the share of the congestion window the sender left
+/// unused (`timeline::Bin::unused_window_ns`): its pipe stayed below the window the
+/// recovery left it while the receiver's window had room, so it had nothing more to send
+/// (Linux's tcp_info says the same: its `tcpi_unacked - sacked - lost + retrans` under
+/// `snd_cwnd`, the write queue empty of unsent data).
+pub struct WindowUnused;
+
+pub const WINDOW_UNUSED: &str = "window-unused";
+
+impl Claim for WindowUnused {
+    fn name(&self) -> &'static str {
+        WINDOW_UNUSED
+    }
+    fn label(&self) -> Label {
+        Label::Sender
+    }
+    fn claim(&self, b: &BinCtx<'_>, left: &mut Left) -> u64 {
+        let got = b.bin.unused_window_ns.min(left.busy);
+        left.busy -= got;
+        got
+    }
+}
+
+/// The sender's unused congestion window, summed over the steady transfer, that makes the
+/// sender the limit: half. RFC 7661 §4.3 calls a window the sender's pipe used less than
+/// half of non-validated, the sender rate-limited: the window did not hold it.
+pub const HALF_WINDOW_UNUSED: f64 = 0.5;
+
+/// The sender left at least half of its congestion window unused over the steady transfer,
+/// in loss recoveries whose pipe it did not fill ([`WindowUnused`]), and the path was not
+/// full. Asked after the bottleneck's and the receiver window's verdicts: a flow that
+/// filled the path, or whose receiver's window held it, was held by those first.
+pub struct WindowUnusedDecides;
+
+impl Verdict for WindowUnusedDecides {
+    fn label(&self) -> Label {
+        Label::Sender
+    }
+    fn decides(&self, a: &Account) -> bool {
+        let saturated = a
+            .own_utilisation
+            .is_some_and(|u| u >= super::super::capacity::AT_CAPACITY);
+        !saturated && a.window_unused_share >= HALF_WINDOW_UNUSED
+    }
+}
+
 pub struct Decides;
 
 impl Verdict for Decides {
@@ -115,8 +161,10 @@ impl Verdict for Decides {
         let saturated = a
             .own_utilisation
             .is_some_and(|u| u >= super::super::capacity::AT_CAPACITY);
-        empty >= MIN_IDLE_SHARE
-            || (!saturated && (a.idle_share >= MIN_IDLE_SHARE || a.fractions[Label::Sender.index()] >= MIN_SHARE))
+        // The window left unused in recovery decides by its own measure, after the path's
+        // and the receiver window's verdicts (`WindowUnusedDecides`).
+        let own = a.fractions[Label::Sender.index()] - a.window_unused_share;
+        empty >= MIN_IDLE_SHARE || (!saturated && (a.idle_share >= MIN_IDLE_SHARE || own >= MIN_SHARE))
     }
 }
 
@@ -127,21 +175,30 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
     // spec's precedence: an application that leaves the connection idle is the limit, however
     // the path or the windows held the rest of the time).
     out.extend(super::beside_larger_share(f, Label::Sender, || {
+        // The sender's share less the window it left unused in recovery, which decides by
+        // its own measure; rounded as the limits print.
+        let own = ((c.share(Label::Sender) - c.window_unused_share) * 1e4).round() / 1e4;
         if c.idle_share >= MIN_IDLE_SHARE {
             format!(
                 "the sender idled {} of the time, at least the {} that makes the application the limit: it had nothing to send that long",
                 pct(c.idle_share),
                 pct(MIN_IDLE_SHARE)
             )
-        } else if c.fractions[Label::Sender.index()] >= MIN_SHARE {
+        } else if own < MIN_SHARE && c.window_unused_share >= HALF_WINDOW_UNUSED {
+            format!(
+                "in loss recovery the sender left its congestion window unused {} of the time, at least the {} that makes the sender the limit (RFC 7661 §4.3: a window its flight used less than half of is not what held the sender)",
+                pct(c.window_unused_share),
+                pct(HALF_WINDOW_UNUSED)
+            )
+        } else if own >= MIN_SHARE {
             format!(
                 "the sender's own flat flight held it {} of the time, at least the {} that makes the sender the limit",
-                pct(c.share(Label::Sender)),
+                pct(own),
                 pct(MIN_SHARE)
             )
         } else {
             // Neither of `Decides`'s signs: the limit that kept the flow below capacity.
-            let own = pct(c.share(Label::Sender));
+            let own = pct(own);
             super::kept_below(f, &format!("the sender's own flat flight ({own} of the time)"))
                 .unwrap_or_else(|| format!("the sender's own flat flight held it {own} of the time"))
         }
@@ -196,6 +253,9 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             ));
         }
     }
+    if c.window_unused_share > 0.005 {
+        out.push(window_unused_sentence(f));
+    }
     if c.plateau_share > 0.01 {
         // Say where the flat flight stood against the window and the BDP, as it did.
         let level = c.plateau_flight;
@@ -241,6 +301,26 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         ));
     }
     out
+}
+
+/// What the sender's unused window in loss recovery was (`WindowUnused`), with the flight
+/// it held then.
+pub fn window_unused_sentence(f: &Findings<'_>) -> String {
+    let (x, c) = (f.facts, f.class);
+    let held = if x.max_flight > x.max_in_network && x.max_in_network > 0 {
+        format!(
+            " (up to {} outstanding, of it at most {} in the network)",
+            bytes(x.max_flight as f64),
+            bytes(x.max_in_network as f64)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "in loss recovery the sender left its congestion window unused {} of the time (each instant weighted by the part unused): its pipe, the flight less what duplicate ACKs or SACKs reported delivered and what was presumed lost (RFC 6675), stayed below the {} of the flight at the loss that the window's cut keeps (CUBIC, RFC 9438 §4.6) and that a sender with data fills at once (RFC 6937), while the receiver's window had room: it had nothing more to send, its send buffer holding the data outstanding above the holes{held}, or its application writing no more",
+        pct(c.window_unused_share),
+        pct(crate::diagnose::accumulator::RECOVERY_WINDOW)
+    )
 }
 
 /// Whether Nagle's rule, not the send buffer, held the flight flat: a sender that has
@@ -383,6 +463,24 @@ const MIN_SEND_BUFFER: u64 = 4096;
 pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
     let (x, c) = (f.facts, f.class);
     let mut out = Vec::new();
+    if c.window_unused_share > c.plateau_share && c.window_unused_share > c.idle_share {
+        // The send buffer held the data above the holes while they were repaired; the
+        // losses and their recovery (without SACK, one hole a round trip: RFC 6582) are
+        // what made it wait, and their advice follows.
+        out.push(plain(
+            AdviceKind::RaiseSendBuffer,
+            Some("net.ipv4.tcp_wmem max, or SO_SNDBUF"),
+            format!(
+                "in loss recovery the sender sent nothing new while its send buffer held the data outstanding above the holes (up to {}): a send buffer well above that flight (net.ipv4.tcp_wmem max, or SO_SNDBUF) lets new data flow while holes are repaired",
+                bytes(x.max_flight as f64)
+            ),
+            x,
+        ));
+        if x.loss_share() >= super::losses::LOSSY {
+            out.extend(super::losses::advice(f));
+        }
+        return out;
+    }
     if c.plateau_share >= c.idle_share && nagle_held(f) {
         // The delayed-ACK advice (TCP_NODELAY) follows, from the stall: no buffer to raise.
     } else if c.plateau_share >= c.idle_share && c.plateau_flight < MIN_SEND_BUFFER.min(x.mss as u64) {
@@ -736,6 +834,34 @@ mod timeline_tests {
     use super::super::fixture::{at, run, Bin, BUSY};
     use crate::diagnose::Label;
 
+    /// Loss recoveries all along, a retransmission every 100 ms, delivery at a third of the
+    /// capacity: the sender's share is the window it left unused, and at half or more it is
+    /// the limit (the kernel's own flight under half its window); under half it is the
+    /// window's, as the kernel's flight at the window would say.
+    #[test]
+    fn a_recovery_that_leaves_most_of_the_window_unused_is_the_senders() {
+        let recovering = |unused: f64| {
+            run(move |i| Bin {
+                delivered: at(0.33),
+                flight: 60_000,
+                retransmissions: (i % 10 == 0) as u32,
+                unused,
+                ..BUSY
+            })
+        };
+        let c = recovering(0.8);
+        assert_eq!(c.verdict, Label::Sender);
+        assert!((c.window_unused_share - 0.8).abs() < 0.02, "{}", c.window_unused_share);
+        assert!(
+            c.plateau_share < 0.01,
+            "the unused window is no plateau: {}",
+            c.plateau_share
+        );
+        let c = recovering(0.3);
+        assert_eq!(c.verdict, Label::Cwnd);
+        assert!((c.window_unused_share - 0.3).abs() < 0.02, "{}", c.window_unused_share);
+    }
+
     #[test]
     fn an_application_that_pauses_is_the_limit() {
         // Bursts of 100 ms every 300 ms: idle two thirds of the time.
@@ -788,9 +914,32 @@ mod decides_tests {
             utilisation: Some(own_utilisation / (1.0 - idle)),
             own_utilisation: Some(own_utilisation),
             room_idle_share: room,
+            window_unused_share: 0.0,
             shared: false,
             group_utilisation: None,
         }
+    }
+
+    /// The window left unused in recovery decides at half, after the path's and the
+    /// receiver window's verdicts, and never on a full path; it is no share the plain
+    /// `Decides` counts at its 40%.
+    #[test]
+    fn the_window_left_unused_in_recovery_decides_at_half() {
+        use super::WindowUnusedDecides;
+        let unused = |share: f64, own_utilisation: f64| {
+            let mut a = account(0.0, 0.0, own_utilisation);
+            a.fractions[Label::Sender.index()] = share;
+            a.fractions[Label::Bottleneck.index()] = 1.0 - share;
+            a.window_unused_share = share;
+            a
+        };
+        assert!(WindowUnusedDecides.decides(&unused(0.6, 0.2)));
+        assert!(!WindowUnusedDecides.decides(&unused(0.45, 0.2)));
+        assert!(
+            !WindowUnusedDecides.decides(&unused(0.6, 0.9)),
+            "a full path is the path's"
+        );
+        assert!(!Decides.decides(&unused(0.45, 0.2)), "not by the plateau's 40%");
     }
 
     /// R18 sndbuf_36k at the server: 26% of the steady time room left unused with data in

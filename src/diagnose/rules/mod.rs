@@ -7,11 +7,11 @@
 //! | rule                         | label        | claims                                      |
 //! |------------------------------|--------------|---------------------------------------------|
 //! | `sender::Idle`               | sender       | idle time (everything acknowledged)         |
+//! | `sender::WindowUnused`       | sender       | recovery time by the cwnd share left unused |
 //! | `receiver_window::Full`      | rwnd         | time the next segment did not fit           |
 //! | `bottleneck::StandingQueue`  | bottleneck   | busy time while a queue stood (RFC 8289)    |
 //! | `bottleneck::AtCapacity`     | bottleneck   | busy time delivering at capacity            |
 //! | `bottleneck::FullPipe`       | bottleneck   | busy time on a flat flight filling the pipe |
-//! | `sender::WindowUnused`       | sender       | recovery time by the cwnd share left unused |
 //! | `sender::Plateau`            | sender       | busy time on a loss-free flat flight        |
 //! | `cwnd::Remainder`            | cwnd         | the rest of busy time                       |
 
@@ -216,11 +216,11 @@ pub trait Claim: Sync {
 /// The claims in precedence order.
 pub const CLAIMS: &[&dyn Claim] = &[
     &sender::Idle,
+    &sender::WindowUnused,
     &receiver_window::Full,
     &bottleneck::StandingQueue,
     &bottleneck::AtCapacity,
     &bottleneck::FullPipe,
-    &sender::WindowUnused,
     &sender::Plateau,
     &cwnd::Remainder,
 ];

@@ -1061,8 +1061,14 @@ impl Accumulator {
                 _ => None,
             };
             let acc = &mut self.dirs[data_dir.index()];
+            // The first loss's recovery ends the start-up when the cumulative ACK reaches its
+            // recovery point; without SACK, at its first partial ACK: from there a NewReno
+            // sender repairs one hole a round trip (RFC 6582 §3.2 step 5), a pace its loss
+            // recovery sets for as long as the holes last, not slow start's overshoot (P45
+            // tbf_shaper: a 3.5 s recovery of a 5 s transfer taken for its start-up).
             if let (Some(r), None, Some(una)) = (acc.first_recover, acc.first_recovered, dd.una) {
-                if !una.is_before(r) {
+                let partial = ev.acked.acked > 0 && dd.in_reno_recovery();
+                if !una.is_before(r) || partial {
                     acc.first_recovered = Some(ev.ts);
                 }
             }

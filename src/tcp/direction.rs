@@ -260,6 +260,11 @@ impl Direction {
         self.sacks.has_sacks() || self.reno.in_recovery()
     }
 
+    /// A recovery without SACK is open: duplicate ACKs counted since a hole (RFC 6582).
+    pub fn in_reno_recovery(&self) -> bool {
+        self.reno.in_recovery() && !self.sacks.has_sacks()
+    }
+
     /// New data up to SND.NXT that its sender sent before it learned of the open recovery
     /// (the ACK it had then opened none): the recovery point is no lower
     /// ([`RenoCredit::extend_recover`]).

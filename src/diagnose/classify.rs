@@ -206,6 +206,17 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         }
     };
     let kept = |i: &usize| !out[steady_from + *i];
+    // A per-bin time's share of the steady transfer, over the bins kept.
+    let steady_share = |ns: &[u64]| {
+        share_of_steady(
+            ns[steady_from..]
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| kept(i))
+                .map(|(_, &t)| t)
+                .sum(),
+        )
+    };
     // The idle time, and the part of it with data still in flight, in one pass.
     let (idle_ns, room_ns) = tl.bins[steady_from..]
         .iter()
@@ -216,14 +227,7 @@ pub fn classify(inp: &Input<'_>) -> Classification {
         });
     let idle_share = share_of_steady(idle_ns);
     let room_idle_share = share_of_steady(room_ns);
-    let window_unused_share = share_of_steady(
-        unused_ns[steady_from..]
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| kept(i))
-            .map(|(_, &t)| t)
-            .sum(),
-    );
+    let window_unused_share = steady_share(&unused_ns);
     let plateau_share = fractions[Label::Sender.index()] - idle_share - window_unused_share;
     let typical_flight = |marked: &[bool]| {
         let mut levels: Vec<u64> = rounds
@@ -251,17 +255,6 @@ pub fn classify(inp: &Input<'_>) -> Classification {
             .min(plateau_flight)
     };
     let full_pipe_flight = typical_flight(&full);
-    // A per-bin time's share of the steady transfer, over the bins kept.
-    let steady_share = |ns: &[u64]| {
-        share_of_steady(
-            ns[steady_from..]
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| kept(i))
-                .map(|(_, &t)| t)
-                .sum(),
-        )
-    };
     let rwnd_wide_share = steady_share(&wide_ns);
     let full_pipe_share = steady_share(&full_ns);
 

@@ -88,6 +88,28 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             ));
         }
     }
+    // The verdict against a larger share of the path or the receiver's window that no
+    // sentence above explained: the window left unused in recovery, short of the half that
+    // makes it the sender's, counts as the window's (`classify`), and with it the window's
+    // time was the larger.
+    if c.verdict == Label::Cwnd && c.window_unused_share > 0.0 {
+        for (other, opening) in [
+            (Label::Bottleneck, "cwnd-limited though the bottleneck's"),
+            (Label::ReceiverWindow, "cwnd-limited though the receiver window's"),
+        ] {
+            let theirs = c.share(other);
+            if theirs > cwnd && cwnd + c.window_unused_share >= theirs && !out.iter().any(|e| e.starts_with(opening)) {
+                out.push(format!(
+                    "{opening} share of the time is larger ({} against {}): the congestion window the sender left unused in loss recovery ({} of the time), short of the {} that makes it the sender's (RFC 7661 §4.3), is the window's time too, and with it the window's share ({}) is the larger",
+                    pct(theirs),
+                    pct(cwnd),
+                    pct(c.window_unused_share),
+                    pct(super::sender::HALF_WINDOW_UNUSED),
+                    pct(cwnd + c.window_unused_share)
+                ));
+            }
+        }
+    }
     // The verdict against a larger sender share: that share is the congestion window the
     // sender left unused in loss recovery, short of the half that makes it the sender's
     // (`sender::WindowUnusedDecides`; `classify` counts it as the window's).

@@ -71,6 +71,9 @@ pub struct DirAccumulator {
     /// integrated over the time before it from the last new data (share x ns).
     unused_since: Option<(Timestamp, f64)>,
     unused_integral: f64,
+    /// When the sender's FIN (or RST) first passed: its application had closed (CLOSE means
+    /// "I have no more data to send", RFC 9293 §3.6) or the connection was given up.
+    closed_at: Option<Timestamp>,
     /// The largest receiver window the sender's flight has filled (the next segment did not
     /// fit) since its last retransmission or pause: its congestion window was at least that
     /// window less a segment, and stays so until a loss or an idle restart (RFC 5681 §3.1,
@@ -894,11 +897,24 @@ impl DirAccumulator {
                 _ => last_ts.max(t0),
             };
             let from = self.burst_from.take().unwrap_or(t0);
-            // After the last new data the sender had no more (its application had written
-            // all it would): what is left is the recovery's repair of what it sent, at the
-            // pace its loss recovery allows, which no send buffer held (the window's share
-            // left unused says nothing then).
-            account_with_pauses(tl, from, end, state, 0.0, self.unused_room, &self.pauses);
+            // After the sender closed (its FIN or RST) it had no more: what is left is the
+            // recovery's repair of what it sent, at the pace its loss recovery allows, which
+            // no send buffer held (the window's share left unused says nothing then). Before
+            // it, from the last new data on, its application had not finished: a send
+            // buffer full of data held above the holes blocks it (P45 cross_onoff: the last
+            // new data at +1.84 s, the FIN at +5.15 s, the kernel's t_app_stop). Without a
+            // FIN or RST seen, the application's end is unknown, and the last new data is
+            // taken for it. The share up to the close is spread over the whole tail, which
+            // one state covers: the steady transfer's sum is the same.
+            let unused = match self.closed_at.filter(|&c| c > from && end > from) {
+                Some(closed) => {
+                    let cut = closed.min(end);
+                    let share = unused_over(self.last_unused, self.unused_since, self.unused_integral, from, t0, cut);
+                    share * (cut - from).nanos() as f64 / (end - from).nanos() as f64
+                }
+                None => 0.0,
+            };
+            account_with_pauses(tl, from, end, state, unused, self.unused_room, &self.pauses);
             self.pauses.clear();
             self.unused_room = UnusedRoom::default();
         }
@@ -928,6 +944,9 @@ pub struct Accumulator {
 impl Accumulator {
     pub fn on_segment(&mut self, conn: &Connection, ev: &SegmentEvent) {
         let d = ev.dir;
+        if ev.flags.fin() || ev.flags.rst() {
+            self.dirs[d.index()].closed_at.get_or_insert(ev.ts);
+        }
         // The connection's tracker has learnt the clock's resolution from the same stamps,
         // this one included.
         let min_span = conn.rtt.quantum.min_sample_span();
@@ -1491,6 +1510,91 @@ mod tests {
         let (busy, rwnd, _) = acc.dirs[Dir::C2S.index()].timeline.as_ref().unwrap().full().totals();
         let share = rwnd as f64 / (busy + rwnd) as f64;
         assert!(share < 0.05, "receiver window {share:.3} of the time");
+    }
+
+    /// At the sender: 8-segment rounds, then a loss whose SACKs empty the pipe while the
+    /// sender sends nothing new, its last new data before the loss; the repair 200 ms later
+    /// acknowledges everything. The sender's FIN at `fin_ms` (if any). The congestion
+    /// window's time left unused over the transfer (ns).
+    fn unused_after_last_data(fin_ms: Option<f64>) -> u64 {
+        let (mut conn, mut acc) = fresh();
+        let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
+        send(
+            0.0,
+            Dir::C2S,
+            TcpPacket::new(C, S).syn().seq(0).window(60000).mss(1000).sack_perm(),
+        );
+        send(
+            40.0,
+            Dir::S2C,
+            TcpPacket::new(S, C)
+                .syn()
+                .seq(0)
+                .ack(1)
+                .window(60000)
+                .mss(1000)
+                .sack_perm(),
+        );
+        send(40.01, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(60000));
+        let data = |seq: u32| TcpPacket::new(C, S).seq(seq).ack(1).window(60000).payload_len(1000);
+        let ack = |a: u32| TcpPacket::new(S, C).seq(1).ack(a).window(60000);
+        let mut next = 1u32;
+        for i in 0..8 {
+            send(41.0 + 0.01 * i as f64, Dir::C2S, data(next));
+            next += 1000;
+        }
+        let mut acked = 1u32;
+        for n in 0..30 {
+            let t = 81.0 + 40.0 * n as f64;
+            acked += 2000;
+            send(t, Dir::S2C, ack(acked));
+            for k in 0..2 {
+                send(t + 0.05 + 0.01 * k as f64, Dir::C2S, data(next));
+                next += 1000;
+            }
+        }
+        // The segment at `acked` is lost; the seven after it arrive, and the sender, its
+        // send buffer full, sends nothing new.
+        let lost = acked;
+        let t = 81.0 + 40.0 * 30.0;
+        for k in 1..=7u32 {
+            send(
+                t + k as f64,
+                Dir::S2C,
+                ack(lost).sack(&[(lost + 1000, lost + 1000 + 1000 * k)]),
+            );
+        }
+        send(t + 3.5, Dir::C2S, data(lost));
+        send(t + 200.0, Dir::S2C, ack(next));
+        if let Some(fin) = fin_ms {
+            send(
+                t + fin,
+                Dir::C2S,
+                TcpPacket::new(C, S).seq(next).ack(1).window(60000).fin(),
+            );
+            send(t + fin + 40.0, Dir::S2C, ack(next + 1));
+        }
+        acc.dirs[Dir::C2S.index()].close(Timestamp(7) + Span::from_nanos(((t + 400.0) * 1e6) as i64));
+        let tl = acc.dirs[Dir::C2S.index()].timeline.as_ref().unwrap().full();
+        tl.bins.iter().map(|b| b.unused_window_ns).sum()
+    }
+
+    /// Until its FIN the application had not finished: the time from the last new data to
+    /// it, while the recovery's SACKs left the window unused, is the send buffer's (P45
+    /// cross_onoff: the last new data +1.84 s, the FIN +5.15 s, the kernel's t_app_stop).
+    /// Without a FIN, or with the FIN on the last data, it is the repair of what was sent.
+    #[test]
+    fn the_window_left_unused_after_the_last_data_counts_until_the_fin() {
+        assert_eq!(unused_after_last_data(None), 0);
+        let closed_later = unused_after_last_data(Some(300.0));
+        // Most of the ~200 ms from the loss to the repair, the pipe near empty.
+        assert!(closed_later > 100_000_000, "{closed_later} ns");
+        // A FIN sent in the middle of the recovery ends the send buffer's time there.
+        let closed_midway = unused_after_last_data(Some(100.0));
+        assert!(
+            closed_midway > 0 && closed_midway < closed_later,
+            "{closed_midway} vs {closed_later}"
+        );
     }
 
     /// At the sender, a receiver that acknowledges `per_ack` segments at a time, 120 ms

@@ -13,6 +13,7 @@ use super::drop_pace::DropPace;
 use super::packed::LiveTimeline;
 use super::rate_sample::RateSampler;
 use super::receiver_clock::ReceiverClock;
+use super::recovery_window::UnusedWindow;
 use super::timeline::SenderState;
 use super::train::{DataBatches, Train};
 use super::ts_clock::TsClock;
@@ -60,17 +61,9 @@ pub struct DirAccumulator {
     smoothed_round: Option<Span>,
     /// The flight after the last new data segment.
     last_flight: u64,
-    /// The share of its congestion window the sender left unused after its last new data
-    /// segment, in loss recovery ([`window_unused`]); 0 outside one.
-    last_unused: f64,
-    /// In a loss recovery: the flight the sender had when it began (its last new data's
-    /// before the recovery), which bounds the window the recovery leaves ([`window_unused`]).
-    recovery_flight: Option<u64>,
-    /// Since the last new data, as ACKs in recovery changed the pipe: the latest change (its
-    /// time, the loop through the sender after its ACK, and the share then) and the share
-    /// integrated over the time before it from the last new data (share x ns).
-    unused_since: Option<(Timestamp, f64)>,
-    unused_integral: f64,
+    /// The share of its congestion window the sender left unused since its last new data,
+    /// in loss recovery ([`UnusedWindow`]).
+    unused_window: UnusedWindow,
     /// When the sender's FIN (or RST) first passed: its application had closed (CLOSE means
     /// "I have no more data to send", RFC 9293 §3.6) or the connection was given up.
     closed_at: Option<Timestamp>,
@@ -233,54 +226,6 @@ fn account_with_pauses(
         in_room = r;
     }
     account(tl, t, to, now, in_room);
-}
-
-/// The share of the congestion window the recovery leaves that CUBIC's cut keeps: the
-/// window after a loss is β = 0.7 of the one before it (RFC 9438 §4.6; Linux
-/// `bictcp_recalc_ssthresh`, beta = 717/1024), and Reno's 0.5 (RFC 5681 eq. 4) leaves less.
-/// CUBIC is the default congestion control of Linux, Windows and macOS.
-pub const RECOVERY_WINDOW: f64 = 0.7;
-
-/// The share of its congestion window a sender in loss recovery left unused, its pipe `pipe`
-/// (outstanding bytes less those reported out of the network: SACKed, counted by duplicate
-/// ACKs, presumed lost; RFC 6675's pipe, Linux `tcp_packets_in_flight`) after a loss met
-/// with `at_loss` bytes in flight. The window the recovery leaves is [`RECOVERY_WINDOW`] of
-/// the one that held that flight, and the sender may fill its pipe up to it: the cumulative
-/// ACK's advance lets a proportional rate reduction send up to the window at once (RFC
-/// 6937 §3, PRR-SSRB: `prr_delivered - prr_out` accrues for every segment reported
-/// delivered), and a NewReno sender's window is inflated by a segment for each duplicate
-/// ACK (RFC 5681 §3.2 step 4). A pipe that stays below it with the receiver's window open
-/// is a sender with nothing more to send: its send buffer held the outstanding data, most
-/// of it already above the holes at the receiver (Linux counts every unacknowledged byte
-/// in `sk_wmem_queued`), or its application wrote no more. 0 when nothing was in flight.
-pub fn window_unused(pipe: u64, at_loss: u64) -> f64 {
-    if at_loss == 0 {
-        return 0.0;
-    }
-    let window = RECOVERY_WINDOW * at_loss as f64;
-    (1.0 - pipe as f64 / window).clamp(0.0, 1.0)
-}
-
-/// The share of the window left unused over [from, to), the last new data at `t0` (from is
-/// earlier when a burst ended there) with share `last`: that share until the ACKs changed
-/// it (`since`: the latest change and the share from it; `integral`: share x ns from `t0`
-/// to that change).
-fn unused_over(
-    last: f64,
-    since: Option<(Timestamp, f64)>,
-    integral: f64,
-    from: Timestamp,
-    t0: Timestamp,
-    to: Timestamp,
-) -> f64 {
-    let span = (to - from).nanos();
-    if span <= 0 {
-        return last;
-    }
-    let (at, now) = since.unwrap_or((t0, last));
-    let before_t0 = last * (t0 - from).nanos().max(0) as f64;
-    let after = now * (to - at.min(to)).nanos().max(0) as f64;
-    ((before_t0 + integral + after) / span as f64).clamp(0.0, 1.0)
 }
 
 /// Whether a sender that stopped with room for a segment in the receiver's window `w` (its
@@ -479,7 +424,7 @@ impl DirAccumulator {
                 self.burst_from.get_or_insert(t0);
             } else {
                 let from = self.burst_from.take().unwrap_or(t0);
-                let unused = unused_over(self.last_unused, self.unused_since, self.unused_integral, from, t0, ts);
+                let unused = self.unused_window.over(from, t0, ts);
                 account_with_pauses(tl, from, ts, state, unused, self.unused_room, &self.pauses);
             }
         }
@@ -573,19 +518,12 @@ impl DirAccumulator {
                 .on_resume(ts, Some(from), self.last_data.map(|(t, _)| t), sender_loop),
             None => self.turns.on_busy_data(),
         }
-        self.last_unused = match (recovering, state) {
-            (true, SenderState::Busy) => {
-                let at_loss = *self.recovery_flight.get_or_insert(self.last_flight);
-                window_unused(flight.saturating_sub(held), at_loss)
-            }
-            (true, _) => 0.0,
-            (false, _) => {
-                self.recovery_flight = None;
-                0.0
-            }
-        };
-        self.unused_since = None;
-        self.unused_integral = 0.0;
+        self.unused_window.on_new_data(
+            recovering,
+            state == SenderState::Busy,
+            flight.saturating_sub(held),
+            self.last_flight,
+        );
         self.last_data = Some((ts, state));
         self.last_flight = flight;
         self.last_echo = ev.echo;
@@ -745,19 +683,9 @@ impl DirAccumulator {
         let Some((t0, _)) = self.last_data else {
             return;
         };
-        let share = if !recovering {
-            self.recovery_flight = None;
-            0.0
-        } else if window.is_some_and(|w| w >= outstanding + mss) {
-            let at_loss = *self.recovery_flight.get_or_insert(self.last_flight);
-            window_unused(pipe, at_loss)
-        } else {
-            0.0
-        };
-        let (since, before) = self.unused_since.unwrap_or((t0, self.last_unused));
-        let at = at.max(since);
-        self.unused_integral += before * (at - since).nanos() as f64;
-        self.unused_since = Some((at, share));
+        let room = window.is_some_and(|w| w >= outstanding + mss);
+        self.unused_window
+            .on_ack(at, t0, recovering, room, pipe, self.last_flight);
     }
 
     /// Whether new data at `ts` waited on the application: since the last new data an ACK
@@ -909,7 +837,7 @@ impl DirAccumulator {
             let unused = match self.closed_at.filter(|&c| c > from && end > from) {
                 Some(closed) => {
                     let cut = closed.min(end);
-                    let share = unused_over(self.last_unused, self.unused_since, self.unused_integral, from, t0, cut);
+                    let share = self.unused_window.over(from, t0, cut);
                     share * (cut - from).nanos() as f64 / (end - from).nanos() as f64
                 }
                 None => 0.0,
@@ -1261,26 +1189,6 @@ impl Accumulator {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_window_unused_is_what_the_pipe_leaves_of_the_recoverys_window() {
-        // 100 kB in flight at the loss: the recovery leaves a window of 70 kB.
-        assert_eq!(window_unused(0, 100_000), 1.0);
-        assert!((window_unused(35_000, 100_000) - 0.5).abs() < 1e-9);
-        assert_eq!(window_unused(70_000, 100_000), 0.0);
-        assert_eq!(window_unused(90_000, 100_000), 0.0);
-        assert_eq!(window_unused(10, 0), 0.0, "nothing in flight at the loss says nothing");
-    }
-
-    #[test]
-    fn the_unused_share_follows_the_acks_between_two_sends() {
-        let t = |ms: i64| Timestamp(1_000_000_000 + ms * 1_000_000);
-        // Last data at 0 ms with 0.2 unused; an ACK at 40 ms made it 1.0: over [0, 100) the
-        // average is (0.2 x 40 + 1.0 x 60) / 100.
-        let u = unused_over(0.2, Some((t(40), 1.0)), 0.2 * 40e6, t(0), t(0), t(100));
-        assert!((u - 0.68).abs() < 1e-9, "{u}");
-        // No ACK changed it: the last data's share throughout, the burst before it too.
-        assert!((unused_over(0.5, None, 0.0, t(-10), t(0), t(100)) - 0.5).abs() < 1e-9);
-    }
     use crate::decode::decode;
     use crate::flow::Endpoint;
     use crate::testkit::TcpPacket;

@@ -25,6 +25,7 @@ mod policer;
 mod queue;
 mod rate_sample;
 mod receiver_clock;
+pub(crate) mod recovery_window;
 mod restart;
 mod rounds;
 pub mod rules;

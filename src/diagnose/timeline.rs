@@ -36,7 +36,7 @@ pub struct Bin {
     /// nothing outstanding.
     pub idle_room_ns: u64,
     /// Of `busy_ns`, in loss recovery: each instant weighted by the share of its congestion
-    /// window the sender left unused (`accumulator::window_unused`), so the sum is the time
+    /// window the sender left unused (`recovery_window::window_unused`), so the sum is the time
     /// the window's unused part stood for. A sender in recovery whose pipe stays far below
     /// the window the recovery leaves it had nothing more to send (its send buffer full of
     /// data held above the holes): the sender's time, not the window's.

@@ -319,7 +319,7 @@ pub fn window_unused_sentence(f: &Findings<'_>) -> String {
     format!(
         "in loss recovery the sender left its congestion window unused {} of the time (each instant weighted by the part unused): its pipe, the flight less what duplicate ACKs or SACKs reported delivered and what was presumed lost (RFC 6675), stayed below the {} of the flight at the loss that the window's cut keeps (CUBIC, RFC 9438 §4.6) and that a sender with data fills at once (RFC 6937), while the receiver's window had room: it had nothing more to send, its send buffer holding the data outstanding above the holes{held}, or its application writing no more",
         pct(c.window_unused_share),
-        pct(crate::diagnose::accumulator::RECOVERY_WINDOW)
+        pct(crate::diagnose::recovery_window::RECOVERY_WINDOW)
     )
 }
 

@@ -830,17 +830,19 @@ impl DirAccumulator {
             // no send buffer held (the window's share left unused says nothing then). Before
             // it, from the last new data on, its application had not finished: a send
             // buffer full of data held above the holes blocks it (P45 cross_onoff: the last
-            // new data at +1.84 s, the FIN at +5.15 s, the kernel's t_app_stop). Without a
-            // FIN or RST seen, the application's end is unknown, and the last new data is
-            // taken for it. The share up to the close is spread over the whole tail, which
-            // one state covers: the steady transfer's sum is the same.
-            let unused = match self.closed_at.filter(|&c| c > from && end > from) {
-                Some(closed) => {
+            // new data at +1.84 s, the FIN at +5.15 s, the kernel's t_app_stop). A
+            // connection the capture saw no FIN or RST of had not closed by its end: its
+            // application had not said it had no more (P45 jitter_fifo: blocked from +2.2
+            // s, the capture ended at +4.75 s, the application wrote again at +5.0 s). The
+            // share up to the close is spread over the whole tail, which one state covers:
+            // the steady transfer's sum is the same.
+            let unused = match self.closed_at.unwrap_or(end) {
+                closed if closed > from && end > from => {
                     let cut = closed.min(end);
                     let share = self.unused_window.over(from, t0, cut);
                     share * (cut - from).nanos() as f64 / (end - from).nanos() as f64
                 }
-                None => 0.0,
+                _ => 0.0,
             };
             account_with_pauses(tl, from, end, state, unused, self.unused_room, &self.pauses);
             self.pauses.clear();
@@ -1490,13 +1492,15 @@ mod tests {
     /// Until its FIN the application had not finished: the time from the last new data to
     /// it, while the recovery's SACKs left the window unused, is the send buffer's (P45
     /// cross_onoff: the last new data +1.84 s, the FIN +5.15 s, the kernel's t_app_stop).
-    /// Without a FIN, or with the FIN on the last data, it is the repair of what was sent.
+    /// After the FIN it is the repair of what was sent. A connection not closed when the
+    /// capture ended had not finished either (P45 jitter_fifo: the capture ended 0.3 s
+    /// before the application, blocked since +2.2 s, wrote again).
     #[test]
     fn the_window_left_unused_after_the_last_data_counts_until_the_fin() {
-        assert_eq!(unused_after_last_data(None), 0);
         let closed_later = unused_after_last_data(Some(300.0));
         // Most of the ~200 ms from the loss to the repair, the pipe near empty.
         assert!(closed_later > 100_000_000, "{closed_later} ns");
+        assert_eq!(unused_after_last_data(None), closed_later);
         // A FIN sent in the middle of the recovery ends the send buffer's time there.
         let closed_midway = unused_after_last_data(Some(100.0));
         assert!(

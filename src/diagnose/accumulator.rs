@@ -1279,6 +1279,38 @@ mod tests {
         acc.on_segment(conn, &ev);
     }
 
+    /// Data of 1000 B from C and ACKs from S, each offering `window`.
+    fn data_of(window: u16) -> impl Fn(u32) -> TcpPacket {
+        move |seq| TcpPacket::new(C, S).seq(seq).ack(1).window(window).payload_len(1000)
+    }
+
+    fn ack_of(window: u16) -> impl Fn(u32) -> TcpPacket {
+        move |a| TcpPacket::new(S, C).seq(1).ack(a).window(window)
+    }
+
+    /// A SACK connection's handshake from C to S (MSS 1000, `window` both ways, 40 ms), then
+    /// eight segments at 41 ms: the next sequence number.
+    fn sack_start(send: &mut dyn FnMut(f64, Dir, TcpPacket), window: u16) -> u32 {
+        let syn = TcpPacket::new(C, S).syn().seq(0).window(window).mss(1000).sack_perm();
+        send(0.0, Dir::C2S, syn);
+        let syn_ack = TcpPacket::new(S, C)
+            .syn()
+            .seq(0)
+            .ack(1)
+            .window(window)
+            .mss(1000)
+            .sack_perm();
+        send(40.0, Dir::S2C, syn_ack);
+        send(40.01, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(window));
+        let data = data_of(window);
+        let mut next = 1u32;
+        for i in 0..8 {
+            send(41.0 + 0.01 * i as f64, Dir::C2S, data(next));
+            next += 1000;
+        }
+        next
+    }
+
     /// A connection from C to S at time zero, and its accumulator.
     fn fresh() -> (Connection, Accumulator) {
         (
@@ -1359,30 +1391,8 @@ mod tests {
     fn a_window_filled_with_sacked_data_in_recovery_proves_no_congestion_window() {
         let (mut conn, mut acc) = fresh();
         let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
-        send(
-            0.0,
-            Dir::C2S,
-            TcpPacket::new(C, S).syn().seq(0).window(10000).mss(1000).sack_perm(),
-        );
-        send(
-            40.0,
-            Dir::S2C,
-            TcpPacket::new(S, C)
-                .syn()
-                .seq(0)
-                .ack(1)
-                .window(10000)
-                .mss(1000)
-                .sack_perm(),
-        );
-        send(40.01, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(10000));
-        let data = |seq: u32| TcpPacket::new(C, S).seq(seq).ack(1).window(10000).payload_len(1000);
-        let ack = |a: u32| TcpPacket::new(S, C).seq(1).ack(a).window(10000);
-        let mut next = 1u32;
-        for i in 0..8 {
-            send(41.0 + 0.01 * i as f64, Dir::C2S, data(next));
-            next += 1000;
-        }
+        let (data, ack) = (data_of(10000), ack_of(10000));
+        let mut next = sack_start(&mut send, 10000);
         let mut acked = 1u32;
         let steady =
             |send: &mut dyn FnMut(f64, Dir, TcpPacket), from: f64, rounds: u32, next: &mut u32, acked: &mut u32| {
@@ -1429,30 +1439,8 @@ mod tests {
     fn unused_after_last_data(fin_ms: Option<f64>) -> u64 {
         let (mut conn, mut acc) = fresh();
         let mut send = |ms: f64, dir: Dir, p: TcpPacket| feed(&mut conn, &mut acc, ms, dir, p);
-        send(
-            0.0,
-            Dir::C2S,
-            TcpPacket::new(C, S).syn().seq(0).window(60000).mss(1000).sack_perm(),
-        );
-        send(
-            40.0,
-            Dir::S2C,
-            TcpPacket::new(S, C)
-                .syn()
-                .seq(0)
-                .ack(1)
-                .window(60000)
-                .mss(1000)
-                .sack_perm(),
-        );
-        send(40.01, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(60000));
-        let data = |seq: u32| TcpPacket::new(C, S).seq(seq).ack(1).window(60000).payload_len(1000);
-        let ack = |a: u32| TcpPacket::new(S, C).seq(1).ack(a).window(60000);
-        let mut next = 1u32;
-        for i in 0..8 {
-            send(41.0 + 0.01 * i as f64, Dir::C2S, data(next));
-            next += 1000;
-        }
+        let (data, ack) = (data_of(60000), ack_of(60000));
+        let mut next = sack_start(&mut send, 60000);
         let mut acked = 1u32;
         for n in 0..30 {
             let t = 81.0 + 40.0 * n as f64;

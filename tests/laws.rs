@@ -729,3 +729,30 @@ fn the_sender_law_catches_a_sender_verdict_beside_a_full_pipe() {
         "{v:?}"
     );
 }
+
+/// A loss episode's delivery is of the direction's own bytes: never more than it carried or
+/// had acknowledged. A capture begun mid-transfer sees ACKs of the flight already out, which
+/// it never saw sent: acknowledged bytes bound it too (census seed 5151).
+#[test]
+fn the_stalls_law_bounds_an_episodes_delivery_by_what_was_carried_or_acknowledged() {
+    let mut f = judged(Label::Cwnd, limits(0.0, 1.0, 0.0, 0.0));
+    f.stalls.clear();
+    let bulk = f.bulk_direction;
+    let carried = f.dir(bulk).bytes as f64;
+    let mut episode: Stall = serde_json::from_str(
+        r#"{"kind":"loss-episode","direction":null,"start":0,"end":1,"duration_s":1,"recovered":true,"events":4,"intervals_s":[],"resumed_by":null,"sentence":"a loss episode"}"#,
+    )
+    .unwrap();
+    episode.direction = Some(bulk);
+    // Twice what the direction carried, in one second.
+    episode.delivered_bps = Some(2.0 * (carried + 65_535.0) * 8.0);
+    f.stalls.push(episode);
+    let law = |f: &FlowSummary| {
+        bdpscope::laws::check(f)
+            .iter()
+            .any(|v| v.law == "stalls" && v.detail.contains("stall delivered"))
+    };
+    assert!(law(&f));
+    dir(&mut f, bulk).acked_bytes = (2.0 * (carried + 65_535.0)) as u64;
+    assert!(!law(&f), "the flight out before the capture began, acknowledged in it");
+}

@@ -1172,14 +1172,14 @@ mod tests {
             d.new_acks,
             [Some((Timestamp(6001), 1000)), Some((Timestamp(9001), 4000))]
         );
-        // A segment the path reordered ahead of the first leaves nothing before it unseen.
+        // A segment the path reordered ahead of one below it leaves nothing between unseen:
+        // no SYN, the ACK at 1001 first, then 5001 and, a microsecond later, the fill 4001.
         let mut d = Direction::default();
         d.round_trip = Some(Span::from_millis(20));
-        d.on_send(&seg(0, 0, TcpFlags::SYN), Timestamp(0));
-        d.on_send(&seg(1001, 1000, ACK), Timestamp(1_000));
-        d.on_send(&seg(1, 1000, ACK), Timestamp(2_000));
-        ack(&mut d, 1);
-        ack(&mut d, 2001);
+        ack(&mut d, 1001);
+        d.on_send(&seg(5001, 1000, ACK), Timestamp(1_000));
+        d.on_send(&seg(4001, 1000, ACK), Timestamp(2_000));
+        ack(&mut d, 6001);
         assert_eq!(d.acked_seen_bytes, 2000);
     }
 

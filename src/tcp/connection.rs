@@ -453,7 +453,8 @@ impl Connection {
             // a receiver ACKs at least every second full segment at once); one of less may
             // have waited for the delayed-ACK timer or the application's answer.
             let prompt = acked.acked as u64 >= 2 * rx_mss as u64 && !reader_behind;
-            let raw = match rx.data_ack_rtt.on_ack(seg.ack, ts) {
+            let echo = seg.options.timestamps.map(|t| t.ecr);
+            let raw = match rx.data_ack_rtt.on_ack(seg.ack, ts, echo) {
                 Some(raw) => Some(raw),
                 None => seg
                     .options

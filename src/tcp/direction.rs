@@ -370,9 +370,11 @@ impl Direction {
         // that hands a large offloaded segment to the capture late; tshark's "ACKed segment
         // that wasn't captured" before it). Its first sending, not a retransmission: the
         // ACK moved `nxt` without counting these bytes, so they are counted now.
+        // (Below `una`, not `nxt`: a SACK block beyond the data seen moves `nxt` too, and data
+        // below a block the receiver holds, sent after it, is the repair of a hole.)
         let late = len > 0
             && self.seen_high.is_some_and(|h| !start.is_before(h))
-            && self.nxt.is_some_and(|n| start.is_before(n));
+            && self.una.is_some_and(|u| start.is_before(u));
         if seq_len > 0 && self.seen_high.is_none_or(|h| end.is_after(h)) {
             self.seen_high = Some(end);
         }
@@ -385,7 +387,7 @@ impl Direction {
                 out.new_bytes = len;
                 self.unique_bytes += len as u64;
                 self.last_new_data = Some(at);
-                self.data_ack_rtt.on_new_segment(start, end, at, false);
+                self.data_ack_rtt.on_new_segment(start, end, at, false, tsval);
                 self.first_data_seq = Some(start);
             }
             self.after_send(&mut out, end);
@@ -442,7 +444,7 @@ impl Direction {
                 self.unique_bytes += new_payload as u64;
                 self.last_new_data = Some(at);
                 // Data sent into a zero window waits for the reader, not the path.
-                self.data_ack_rtt.on_new_segment(start, end, at, window_zero);
+                self.data_ack_rtt.on_new_segment(start, end, at, window_zero, tsval);
             }
         } else if late {
             self.unique_bytes += len as u64;
@@ -691,6 +693,22 @@ impl Direction {
         for (l, r) in sack.iter() {
             self.sacks.on_sack(l, r, una);
         }
+        // A SACK block beyond anything seen sent: the receiver holds data the capture never
+        // saw sent (before it began, or missed by it), as an ACK beyond it would show (RFC
+        // 2018 §3: a block reports data received). `nxt` moves to it, as for such an ACK, so
+        // a segment sent later below it is the repair of a hole, not new data: timed against
+        // the ACK its first copy triggered, a capture begun during a recovery read 1 ms on a
+        // 250 ms path. Only a block within the window this ACK offers counts (RFC 9293
+        // §3.10.7.4: a receiver keeps only what its window accepts); one beyond it is a
+        // number a middlebox did not translate (sequence randomisation), not data.
+        if let Some(high) = self.sacks.high_sacked() {
+            let room = window.unwrap_or((raw as u64) << 14);
+            if self.nxt.is_some_and(|n| high.is_after(n)) && high.bytes_after(una) as u64 <= room {
+                self.nxt = Some(high);
+                self.nxt_tsval = None;
+                self.nxt_at = None;
+            }
+        }
         out.raised = match (reported_before, self.sacks.high_sacked()) {
             (None, _) => out.acked > 0,
             (Some(h), high) => una.is_after(h) || high.is_some_and(|x| x.is_after(h)),
@@ -890,6 +908,48 @@ mod tests {
         assert!(!o.retransmission);
         assert_eq!(o.new_bytes, 1000);
         assert_eq!(d.unique_bytes, 7000);
+    }
+
+    /// A capture begun during a recovery: the first ACK seen SACKs data the capture never saw
+    /// sent, so the segments sent below it after are repairs of the hole (not new data, not
+    /// timed); a block beyond the window the ACK offers (a sequence-randomising middlebox's
+    /// untranslated number) moves nothing.
+    #[test]
+    fn a_sack_block_beyond_the_data_seen_makes_the_data_below_it_repairs() {
+        let mut d = Direction::default();
+        let t = Timestamp(0);
+        d.on_send(&seg(1, 1000, ACK), t);
+        d.on_ack(
+            SeqNum(1001),
+            Some(14_000),
+            14_000,
+            &blocks(&[(3001, 9001)]),
+            false,
+            false,
+            1000,
+        );
+        assert_eq!(d.flight(), Some(8000));
+        let o = d.on_send(&seg(1001, 1000, ACK), t);
+        assert!(o.retransmission && o.new_bytes == 0);
+        assert_eq!(d.unique_bytes, 1000);
+        let o = d.on_send(&seg(9001, 1000, ACK), t);
+        assert!(!o.retransmission && o.new_bytes == 1000);
+        // A block 2^31 away: no data the receiver could hold.
+        let mut d = Direction::default();
+        d.on_send(&seg(1, 1000, ACK), t);
+        let far = 1u32 << 31;
+        d.on_ack(
+            SeqNum(1001),
+            Some(14_000),
+            14_000,
+            &blocks(&[(far, far + 1000)]),
+            false,
+            false,
+            1000,
+        );
+        assert_eq!(d.flight(), Some(0));
+        let o = d.on_send(&seg(1001, 1000, ACK), t);
+        assert!(!o.retransmission && o.new_bytes == 1000);
     }
 
     /// A segment that fills a gap microseconds after the data beyond it passed, with the

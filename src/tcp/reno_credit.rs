@@ -157,7 +157,7 @@ mod tests {
     fn duplicates_credit_the_segments_they_answer_and_the_repair_repays_them() {
         let mut timed = DataAckSampler::default();
         for (start, end) in [(1, 1001), (1001, 2001), (2001, 2161), (2161, 3161)] {
-            timed.on_new_segment(SeqNum(start), SeqNum(end), Timestamp(0), false);
+            timed.on_new_segment(SeqNum(start), SeqNum(end), Timestamp(0), false, None);
         }
         let mut r = RenoCredit::default();
         let credited: Vec<u64> = (0..3)

@@ -8,6 +8,12 @@
 //! receiver answers it at once but acknowledges it only when its application has read and
 //! the window reopens, so the ACK that covers it times the stall, not the path.
 //!
+//! An ACK whose timestamp echo (RFC 7323 §4.3) is older than the TSval of every segment it
+//! newly covers answers none of them: the receiver echoes the segment that advanced its left
+//! edge, or with a delayed ACK the first of the two, so an older echo names a copy sent
+//! before (a capture begun during a recovery sees the repair first, and the ACK of the
+//! original copy a moment later: 1 ms on a 250 ms path). No sample from it.
+//!
 //! Every data segment is timed (as tcptrace does), not one per window: a capture point in
 //! the middle of a path has no timer budget to respect, and more samples make a better
 //! minimum. A delayed ACK (RFC 9293 §3.8.6.3, every second segment) covers two segments;
@@ -32,6 +38,9 @@ struct Timed {
     retransmitted: bool,
     /// It gave its sample already (from the first SACK block), or must give none (a probe).
     sampled: bool,
+    /// Its TSval, when it carried one (`has_tsval`).
+    tsval: u32,
+    has_tsval: bool,
 }
 
 impl Timed {
@@ -51,11 +60,11 @@ impl DataAckSampler {
     #[cfg(test)]
     pub fn on_new_data(&mut self, end: SeqNum, at: Timestamp, probe: bool) {
         let start = self.timed.back().map_or(end, |b| b.end);
-        self.on_new_segment(start, end, at, probe);
+        self.on_new_segment(start, end, at, probe, None);
     }
 
     /// A segment [start, end) carrying new data was seen at `at` (see `on_new_data`).
-    pub fn on_new_segment(&mut self, start: SeqNum, end: SeqNum, at: Timestamp, probe: bool) {
+    pub fn on_new_segment(&mut self, start: SeqNum, end: SeqNum, at: Timestamp, probe: bool, tsval: Option<u32>) {
         if let Some(back) = self.timed.back() {
             if !end.is_after(back.end) {
                 return;
@@ -68,6 +77,8 @@ impl DataAckSampler {
                 sent: at,
                 retransmitted: false,
                 sampled: probe,
+                tsval: tsval.unwrap_or(0),
+                has_tsval: tsval.is_some(),
             });
         }
     }
@@ -102,22 +113,29 @@ impl DataAckSampler {
         (rtt.nanos() >= 0).then_some(rtt)
     }
 
-    /// A cumulative ACK arrived at `at`. Returns the RTT sample it yields, if any.
-    pub fn on_ack(&mut self, ack: SeqNum, at: Timestamp) -> Option<Span> {
+    /// A cumulative ACK arrived at `at`, with the timestamp it echoed (`echo`). Returns the
+    /// RTT sample it yields, if any.
+    pub fn on_ack(&mut self, ack: SeqNum, at: Timestamp, echo: Option<u32>) -> Option<Span> {
         let mut matched = None;
         let mut repaired = false;
+        let mut first = true;
+        let mut older_echo = false;
         while let Some(front) = self.timed.front() {
             if front.end.is_after(ack) {
                 break;
             }
             let t = self.timed.pop_front().expect("front exists");
             repaired |= t.retransmitted;
+            // The first segment it covers has the least TSval of them (sent first).
+            if std::mem::take(&mut first) && t.has_tsval {
+                older_echo = echo.is_some_and(|e| (e.wrapping_sub(t.tsval) as i32) < 0);
+            }
             if t.end == ack {
                 matched = Some(t);
             }
         }
         let t = matched?;
-        if repaired || t.sampled {
+        if repaired || older_echo || t.sampled {
             return None;
         }
         let rtt = at - t.sent;
@@ -165,17 +183,18 @@ mod tests {
     }
 
     #[test]
-    fn an_entry_stays_sixteen_bytes() {
-        assert_eq!(std::mem::size_of::<Timed>(), 16);
+    fn an_entry_stays_twenty_four_bytes() {
+        // One per segment outstanding (at most MAX_TIMED): the TSval made it 16 -> 24.
+        assert_eq!(std::mem::size_of::<Timed>(), 24);
     }
 
     #[test]
     fn segments_are_found_by_where_they_start() {
         let mut s = DataAckSampler::default();
-        s.on_new_segment(SeqNum(1), SeqNum(1001), t(0), false);
+        s.on_new_segment(SeqNum(1), SeqNum(1001), t(0), false, None);
         // The capture missed [1001, 2001): the next segment seen starts above it.
-        s.on_new_segment(SeqNum(2001), SeqNum(2161), t(1), false);
-        s.on_new_segment(SeqNum(2161), SeqNum(3161), t(2), false);
+        s.on_new_segment(SeqNum(2001), SeqNum(2161), t(1), false, None);
+        s.on_new_segment(SeqNum(2161), SeqNum(3161), t(2), false, None);
         assert_eq!(s.segment_from(SeqNum(2)), Some((SeqNum(2001), SeqNum(2161))));
         assert_eq!(s.segment_from(SeqNum(2161)), Some((SeqNum(2161), SeqNum(3161))));
         assert_eq!(s.segment_from(SeqNum(2162)), None);
@@ -187,8 +206,26 @@ mod tests {
     fn an_ack_for_a_segment_gives_its_rtt() {
         let mut s = DataAckSampler::default();
         s.on_new_data(SeqNum(1000), t(0), false);
-        assert_eq!(s.on_ack(SeqNum(1000), t(30)), Some(Span::from_millis(30)));
+        assert_eq!(s.on_ack(SeqNum(1000), t(30), None), Some(Span::from_millis(30)));
         assert_eq!(s.outstanding(), 0);
+    }
+
+    #[test]
+    fn an_ack_echoing_an_older_copy_gives_no_sample() {
+        // The capture begins during a recovery: [0,1000) is the repair of a copy sent 250 ms
+        // before (TSval 341), and the ACK for it echoes that copy's TSval, 1 ms later.
+        let mut s = DataAckSampler::default();
+        s.on_new_segment(SeqNum(0), SeqNum(1000), t(0), false, Some(593));
+        assert_eq!(s.on_ack(SeqNum(1000), t(1), Some(341)), None);
+        // A delayed ACK echoes the first of the two segments it covers, and times the second.
+        s.on_new_segment(SeqNum(1000), SeqNum(2000), t(10), false, Some(603));
+        s.on_new_segment(SeqNum(2000), SeqNum(3000), t(11), false, Some(604));
+        assert_eq!(s.on_ack(SeqNum(3000), t(261), Some(603)), Some(Span::from_millis(250)));
+        // Serial order across the TSval wrap: u32::MAX - 5 is before 10.
+        s.on_new_segment(SeqNum(3000), SeqNum(4000), t(300), false, Some(10));
+        assert_eq!(s.on_ack(SeqNum(4000), t(301), Some(u32::MAX - 5)), None);
+        s.on_new_segment(SeqNum(4000), SeqNum(5000), t(400), false, Some(u32::MAX - 5));
+        assert_eq!(s.on_ack(SeqNum(5000), t(650), Some(10)), Some(Span::from_millis(250)));
     }
 
     #[test]
@@ -196,7 +233,7 @@ mod tests {
         let mut s = DataAckSampler::default();
         s.on_new_data(SeqNum(1000), t(0), false);
         s.on_new_data(SeqNum(2000), t(5), false);
-        assert_eq!(s.on_ack(SeqNum(2000), t(35)), Some(Span::from_millis(30)));
+        assert_eq!(s.on_ack(SeqNum(2000), t(35), None), Some(Span::from_millis(30)));
     }
 
     #[test]
@@ -214,7 +251,7 @@ mod tests {
         assert_eq!(s.on_sack(SeqNum(4000), t(33)), Some(Span::from_millis(30)));
         // The repair: the cumulative ACK passes the SACKed segments without more samples.
         s.on_retransmission(SeqNum(1000), SeqNum(2000));
-        assert_eq!(s.on_ack(SeqNum(4000), t(70)), None);
+        assert_eq!(s.on_ack(SeqNum(4000), t(70), None), None);
         assert_eq!(s.outstanding(), 0);
     }
 
@@ -224,9 +261,9 @@ mod tests {
         s.on_new_data(SeqNum(1000), t(0), false);
         s.on_new_data(SeqNum(2000), t(1), false);
         s.on_retransmission(SeqNum(0), SeqNum(1000));
-        assert_eq!(s.on_ack(SeqNum(1000), t(300)), None);
+        assert_eq!(s.on_ack(SeqNum(1000), t(300), None), None);
         // the next segment was not retransmitted and still gives a sample
-        assert_eq!(s.on_ack(SeqNum(2000), t(301)), Some(Span::from_millis(300)));
+        assert_eq!(s.on_ack(SeqNum(2000), t(301), None), Some(Span::from_millis(300)));
     }
 
     #[test]
@@ -238,7 +275,7 @@ mod tests {
         s.on_new_data(SeqNum(1000), t(0), false);
         s.on_new_data(SeqNum(2000), t(1), false);
         s.on_retransmission(SeqNum(0), SeqNum(1000));
-        assert_eq!(s.on_ack(SeqNum(2000), t(230)), None);
+        assert_eq!(s.on_ack(SeqNum(2000), t(230), None), None);
     }
 
     #[test]
@@ -246,16 +283,16 @@ mod tests {
         let mut s = DataAckSampler::default();
         s.on_new_data(SeqNum(1000), t(0), false);
         s.on_new_data(SeqNum(1001), t(500), true);
-        assert_eq!(s.on_ack(SeqNum(1000), t(30)), Some(Span::from_millis(30)));
+        assert_eq!(s.on_ack(SeqNum(1000), t(30), None), Some(Span::from_millis(30)));
         // the reader drains 20 s later and the probe byte is acknowledged
-        assert_eq!(s.on_ack(SeqNum(1001), t(20_500)), None);
+        assert_eq!(s.on_ack(SeqNum(1001), t(20_500), None), None);
     }
 
     #[test]
     fn partial_acks_give_no_sample() {
         let mut s = DataAckSampler::default();
         s.on_new_data(SeqNum(1000), t(0), false);
-        assert_eq!(s.on_ack(SeqNum(500), t(30)), None);
+        assert_eq!(s.on_ack(SeqNum(500), t(30), None), None);
         assert_eq!(s.outstanding(), 1);
     }
 
@@ -264,7 +301,7 @@ mod tests {
         let mut s = DataAckSampler::default();
         let base = SeqNum(u32::MAX - 500);
         s.on_new_data(base.add(1000), t(0), false);
-        assert_eq!(s.on_ack(base.add(1000), t(10)), Some(Span::from_millis(10)));
+        assert_eq!(s.on_ack(base.add(1000), t(10), None), Some(Span::from_millis(10)));
     }
 
     #[test]
@@ -274,8 +311,8 @@ mod tests {
             s.on_new_data(SeqNum(i * 1000), t(i as i64), false);
         }
         s.on_retransmission(SeqNum(2000), SeqNum(3000)); // the third segment
-        assert_eq!(s.on_ack(SeqNum(2000), t(50)), Some(Span::from_millis(48)));
-        assert_eq!(s.on_ack(SeqNum(3000), t(51)), None);
-        assert_eq!(s.on_ack(SeqNum(4000), t(52)), Some(Span::from_millis(48)));
+        assert_eq!(s.on_ack(SeqNum(2000), t(50), None), Some(Span::from_millis(48)));
+        assert_eq!(s.on_ack(SeqNum(3000), t(51), None), None);
+        assert_eq!(s.on_ack(SeqNum(4000), t(52), None), Some(Span::from_millis(48)));
     }
 }

@@ -707,6 +707,7 @@ fn census() {
     // SIM_CENSUS_SHOW=truth:link-rate prints each draw failing that check, and its lines;
     // SIM_CENSUS_SHOW=outside each failing a check outside the named regions.
     let show = std::env::var("SIM_CENSUS_SHOW").ok();
+    let mut shown = 0;
     for _ in 0..cfg.cases {
         let d = strategy.new_tree(&mut runner).expect("a draw").current();
         let mut seen = std::collections::BTreeSet::new();
@@ -719,8 +720,14 @@ fn census() {
             let outside = show.as_deref() == Some("outside") && known(&d, &line).is_none();
             if show.as_deref() == Some(tag.as_str()) || outside {
                 eprintln!("{d:?}\n  [{region}] {line}");
-                // With SIM_PCAP_DIR the first draw shown keeps its captures there.
-                if std::env::var_os("SIM_PCAP_DIR").is_some() {
+                // With SIM_PCAP_DIR the first draw shown (or the SIM_CENSUS_NTH-th, from 1)
+                // keeps its captures there.
+                shown += 1;
+                let nth = std::env::var("SIM_CENSUS_NTH")
+                    .ok()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(1);
+                if std::env::var_os("SIM_PCAP_DIR").is_some() && shown >= nth {
                     checked(&d, None, true);
                     return;
                 }

@@ -324,6 +324,10 @@ pub struct IdleTurns {
 pub struct GoodputOver {
     pub basis: GoodputBasis,
     pub seconds: f64,
+    /// The bytes counted over that time: the data's own span counts what passed after its
+    /// first segment, a delivery what the ACKs covered.
+    #[serde(default)]
+    pub bytes: u64,
 }
 
 vocabulary! {

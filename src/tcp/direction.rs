@@ -143,6 +143,10 @@ pub struct Direction {
     pub pending_in_network: u64,
     pub max_segment: u32,
     pub first_data: Option<Timestamp>,
+    /// The payload of the segment seen at `first_data`: it passed the capture point at that
+    /// instant, so the time from the first data to the last carried the rest (n stamps
+    /// bound n - 1 intervals).
+    pub first_data_len: u32,
     pub last_data: Option<Timestamp>,
     pub last_new_data: Option<Timestamp>,
     /// Bytes of this direction the peer's cumulative ACK moved over, and when the last two
@@ -346,12 +350,15 @@ impl Direction {
         }
         // A keep-alive's one garbage byte (RFC 9293 §3.8.4: "may carry one garbage octet")
         // is no data: restored below once the segment is known for one.
-        let before = (self.data_segments, self.first_data, self.last_data);
+        let before = (self.data_segments, self.first_data, self.first_data_len, self.last_data);
         let mut same_tick_repair = false;
         if len > 0 {
             self.data_segments += 1;
             self.max_segment = self.max_segment.max(len);
-            self.first_data.get_or_insert(at);
+            if self.first_data.is_none() {
+                self.first_data = Some(at);
+                self.first_data_len = len;
+            }
             self.last_data = Some(at);
         }
         // Every segment that takes sequence space is outstanding until an ACK covers it —
@@ -484,7 +491,7 @@ impl Direction {
         // smb_smb3_multichannel: 1-byte keep-alives every 30 s after 1.8 s of data made
         // "goodput 2.62 kbit/s over its 121 s of data".
         if out.keep_alive {
-            (self.data_segments, self.first_data, self.last_data) = before;
+            (self.data_segments, self.first_data, self.first_data_len, self.last_data) = before;
         }
         // The lowest first sending seen: a segment the path reordered ahead of the first
         // (suricata tls-subjectaltname flow 24: bytes 11581-11585 seen before byte 1) does

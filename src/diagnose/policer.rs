@@ -174,8 +174,10 @@ pub fn judge(tl: &Timeline, median_rtt: Span, floor: Span) -> Judgement {
     {
         return NotOne;
     }
-    if inflated_before_losses(tl, &losses, floor) {
-        return NotOne;
+    match inflated_before_losses(tl, &losses, floor) {
+        None => return CannotTell,
+        Some(true) => return NotOne,
+        Some(false) => {}
     }
     Found(Policer {
         rate,
@@ -211,7 +213,7 @@ pub fn from_pace(tl: &Timeline, gaps: &[(u64, Span)], band: f64, floor: Span) ->
         return None;
     }
     let losses: Vec<usize> = (0..tl.bins.len()).filter(|&i| tl.bins[i].retransmissions > 0).collect();
-    if losses.is_empty() || inflated_before_losses(tl, &losses, floor) {
+    if losses.is_empty() || inflated_before_losses(tl, &losses, floor) != Some(false) {
         return None;
     }
     let start = tl.bins.iter().position(|b| b.sent > 0)?;
@@ -226,8 +228,11 @@ pub fn from_pace(tl: &Timeline, gaps: &[(u64, Span)], band: f64, floor: Span) ->
 /// Whether more than the tolerated share of losses followed an inflated RTT: the last
 /// bin's mean RTT before the loss at least the median and [`INFLATED`] times the 10th
 /// percentile of the bins without losses (and more above it than the measurement
-/// resolves). A queue that filled before it dropped is not a policer.
-fn inflated_before_losses(tl: &Timeline, losses: &[usize], floor: Span) -> bool {
+/// resolves). A queue that filled before it dropped is not a policer. None where no bin
+/// without losses timed a round trip: no RTT is no flat RTT, and nothing then shows that a
+/// queue did not fill (census seed 8181: a receiver-side capture on a 10 ms clock of a
+/// 300 µs path timed none, and a shaper's drop-tail queue read as a policer).
+fn inflated_before_losses(tl: &Timeline, losses: &[usize], floor: Span) -> Option<bool> {
     let mean_rtt = |i: usize| {
         let b = &tl.bins[i];
         (b.rtt_count > 0).then(|| b.rtt_sum_ns as f64 / b.rtt_count as f64)
@@ -237,7 +242,7 @@ fn inflated_before_losses(tl: &Timeline, losses: &[usize], floor: Span) -> bool 
         .filter_map(mean_rtt)
         .collect();
     if clean.is_empty() {
-        return false;
+        return None;
     }
     clean.sort_by(f64::total_cmp);
     let at = |q: f64| clean[((clean.len() - 1) as f64 * q).round() as usize];
@@ -251,7 +256,7 @@ fn inflated_before_losses(tl: &Timeline, losses: &[usize], floor: Span) -> bool 
                 .is_some_and(|r| r >= p50 && r > INFLATED * p10 && r - p10 > floor.nanos() as f64)
         })
         .count();
-    inflated as f64 > INFLATED_TOLERANCE * losses.len() as f64
+    Some(inflated as f64 > INFLATED_TOLERANCE * losses.len() as f64)
 }
 
 /// The largest rise of delivery above `rate` over any run of bins of width `w` s: the
@@ -435,6 +440,23 @@ mod tests {
         // The drop-tail buffer's timeline: the RTT climbs before every loss.
         let tl = run(0.0, 100_000.0);
         assert_eq!(from_pace(&tl, &gaps(&[1.8e6; 8]), BAND, Span::from_micros(10)), None);
+    }
+
+    /// The policer's timeline with no round trip timed in it (a receiver-side capture on a
+    /// clock coarser than the path's RTT, without timestamps): nothing shows the RTT stayed
+    /// flat before the losses, so no policer is told from them, by their fill or their pace.
+    #[test]
+    fn losses_with_no_round_trip_timed_cannot_tell() {
+        let mut tl = run(100_000.0, 0.0);
+        for b in tl.bins.iter_mut() {
+            (b.rtt_sum_ns, b.rtt_count) = (0, 0);
+        }
+        let judged = judge(&tl, Span::from_millis(30), Span::from_micros(10));
+        assert_eq!(judged, Judgement::CannotTell);
+        let even = gaps(&[1.8e6; 8]);
+        assert_eq!(from_pace(&tl, &even, BAND, Span::from_micros(10)), None);
+        // With the RTTs, the same gaps are a policer's pace.
+        assert!(from_pace(&run(100_000.0, 0.0), &even, BAND, Span::from_micros(10)).is_some());
     }
 
     #[test]

@@ -493,7 +493,9 @@ pub fn goodput_over(conn: &Connection, bulk: Dir) -> Option<(f64, GoodputOver)> 
         .least()
         .unwrap_or(Span::ZERO);
     match d.new_acks[0] {
-        Some((at, acked)) if at - first > turnaround => {
+        // (An ACK but one that covered none of the data seen sent says nothing of its pace:
+        // census seed 4242, a capture begun in a recovery whose repairs' ACKs came first.)
+        Some((at, acked)) if at - first > turnaround && acked > 0 => {
             // Data sent on for longer than a retransmission timer after the last ACK that
             // moved, with none of it acknowledged: the transfer went on without delivering
             // (a hole never repaired, a path gone dark, a reset): its time is the transfer's
@@ -1002,6 +1004,39 @@ mod tests {
     /// No round trip timed end to end (the capture began after the handshake, at the
     /// client: only its own 20 µs turnaround is timed): one flight has nothing to be
     /// rated over, and is not rated at its burst's pace either.
+    /// A capture begun in a recovery: the repairs' ACKs come first, and the ACK but one
+    /// covers none of the data the capture saw sent for the first time. That says nothing
+    /// of the pace (census seed 4242 read "goodput not measured" beside a timed RTT): the
+    /// data's own span rates it.
+    #[test]
+    fn an_ack_but_one_covering_no_data_seen_sent_leaves_the_datas_span() {
+        let mut conn = Connection::new(0, ep(C), ep(S), true, 1, Timestamp(0));
+        let data = |conn: &mut Connection, ms: f64, seq: u32| {
+            let p = TcpPacket::new(S, C).seq(seq).ack(1).payload_len(1000).window(65535);
+            feed(conn, ms * 1000.0, Dir::S2C, p);
+        };
+        let ack = |conn: &mut Connection, ms: f64, ack: u32, sack: &[(u32, u32)]| {
+            let p = TcpPacket::new(C, S).seq(1).ack(ack).window(65535).sack(sack);
+            feed(conn, ms * 1000.0, Dir::C2S, p);
+        };
+        ack(&mut conn, 0.0, 1, &[(3001, 4001)]);
+        data(&mut conn, 10.0, 5001);
+        data(&mut conn, 20.0, 1);
+        ack(&mut conn, 300.0, 1001, &[(3001, 4001)]);
+        data(&mut conn, 310.0, 1001);
+        ack(&mut conn, 600.0, 2001, &[(3001, 4001)]);
+        data(&mut conn, 610.0, 2001);
+        data(&mut conn, 610.0, 6001);
+        ack(&mut conn, 900.0, 4001, &[]);
+        ack(&mut conn, 1200.0, 7001, &[]);
+        let (bps, over) = goodput_over(&conn, Dir::S2C).expect("measured");
+        assert_eq!(over.basis, GoodputBasis::Data);
+        // Two new segments and the 1000 B the first jumped over (carried, unseen), less the
+        // first, which passed at the span's start: 2000 B over 600 ms.
+        assert_eq!(over.bytes, 2000);
+        assert!((bps - 2000.0 * 8.0 / 0.6).abs() < 1.0, "{bps}");
+    }
+
     #[test]
     fn one_flight_with_no_round_trip_timed_is_not_measured() {
         let conn = one_flight(false);

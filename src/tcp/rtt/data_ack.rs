@@ -12,7 +12,10 @@
 //! newly covers answers none of them: the receiver echoes the segment that advanced its left
 //! edge, or with a delayed ACK the first of the two, so an older echo names a copy sent
 //! before (a capture begun during a recovery sees the repair first, and the ACK of the
-//! original copy a moment later: 1 ms on a 250 ms path). No sample from it.
+//! original copy a moment later: 1 ms on a 250 ms path). No sample from it. Only an echo
+//! at most [`ECHO_REACH`] ticks older counts: that copy left within one retransmission
+//! chain, and a value further back is no echo of this connection's segments (a rewritten
+//! option: pymptcpanalyzer's echoes read 64-113 beside TSvals of 28.8 million).
 //!
 //! Every data segment is timed (as tcptrace does), not one per window: a capture point in
 //! the middle of a path has no timer budget to respect, and more samples make a better
@@ -26,6 +29,11 @@ use std::collections::VecDeque;
 /// Outstanding segments are capped so one pathological flow cannot take unbounded memory;
 /// beyond the cap new segments are simply not timed until ACKs drain the queue.
 const MAX_TIMED: usize = 1 << 17;
+
+/// How much older than a segment's TSval an echo can be and still name an earlier copy of it:
+/// 2^20 ticks, 17.5 minutes at the fastest clock RFC 7323 §5.4 allows (1 ms a tick), longer
+/// than Linux's whole retransmission chain (tcp_retries2 = 15: 924.6 s).
+const ECHO_REACH: u32 = 1 << 20;
 
 #[derive(Clone, Copy, Debug)]
 struct Timed {
@@ -128,7 +136,7 @@ impl DataAckSampler {
             repaired |= t.retransmitted;
             // The first segment it covers has the least TSval of them (sent first).
             if std::mem::take(&mut first) && t.has_tsval {
-                older_echo = echo.is_some_and(|e| (e.wrapping_sub(t.tsval) as i32) < 0);
+                older_echo = echo.is_some_and(|e| (1..=ECHO_REACH).contains(&t.tsval.wrapping_sub(e)));
             }
             if t.end == ack {
                 matched = Some(t);
@@ -226,6 +234,9 @@ mod tests {
         assert_eq!(s.on_ack(SeqNum(4000), t(301), Some(u32::MAX - 5)), None);
         s.on_new_segment(SeqNum(4000), SeqNum(5000), t(400), false, Some(u32::MAX - 5));
         assert_eq!(s.on_ack(SeqNum(5000), t(650), Some(10)), Some(Span::from_millis(250)));
+        // An echo 28.8 million ticks back is a rewritten option, no copy of the segment.
+        s.on_new_segment(SeqNum(5000), SeqNum(6000), t(700), false, Some(28_806_174));
+        assert_eq!(s.on_ack(SeqNum(6000), t(950), Some(113)), Some(Span::from_millis(250)));
     }
 
     #[test]

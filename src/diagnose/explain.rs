@@ -259,7 +259,12 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         // figure (`share_path`), and what passed this flow's drops was its share of the
         // policer: said so, or the policer's rate reads below what the path carried.
         let share = match x.capacity {
-            Some(c) if x.flows_sharing > 1 && c.method == Method::SharedDeliveryRate && c.rate > p.rate => {
+            // (Or that figure raised to the group's steady delivery, `classify_floored`.)
+            Some(c)
+                if x.flows_sharing > 1
+                    && matches!(c.method, Method::SharedDeliveryRate | Method::DeliveryRate)
+                    && c.rate > p.rate =>
+            {
                 format!(
                     " ({POLICER_SHARE} with {} flows sharing the link, the policer passed {} for them together)",
                     x.flows_sharing,

@@ -884,3 +884,70 @@ fn a_fin_repeated_with_the_same_ack_is_a_retransmission_however_early() {
     );
     assert!(only(&g.finish(), StallKind::FinRetransmission).is_empty());
 }
+
+/// A capture begun in a recovery: its first ACK reports data held above a hole (SACK), the
+/// repairs fill the holes, and the cumulative ACK passes bytes that arrived before the
+/// capture (a SACK lists only the latest blocks, RFC 2018 §3): no rate from that run. The
+/// same run with the hole opened in the capture is rated.
+#[test]
+fn a_recovery_begun_before_the_capture_is_not_rated() {
+    const M: u32 = 1000;
+    let run = |begun_before: bool| {
+        let mut f = Flow::new();
+        // A round trip of 20 ms, timed, before the loss.
+        for i in 0..20u32 {
+            f.data(10.0 + 20.0 * i as f64, 1 + M * i, M as usize);
+            f.ack(30.0 + 20.0 * i as f64, 1 + M * (i + 1), 65535);
+        }
+        let base = 1 + 20 * M;
+        if begun_before {
+            // What the capture saw of the connection so far is forgotten: a new tracker,
+            // as if it began here.
+            f.conn = Connection::new(0, ep(C), ep(S), true, 1, Timestamp(7) + Span::from_millis(500));
+            f.stalls = StallTracker::default();
+        }
+        // The receiver holds 39 segments above two 1-segment holes (the data sent before
+        // the capture, in the case begun before it, is not in it).
+        if !begun_before {
+            for i in 0..41u32 {
+                if i != 0 && i != 30 {
+                    f.data(400.0 + 0.1 * i as f64, base + i * M, M as usize);
+                }
+            }
+        }
+        let blocks = [(base + 31 * M, base + 41 * M), (base + M, base + 30 * M)];
+        let p = TcpPacket::new(C, S).seq(1).ack(base).window(65535).sack(&blocks);
+        f.send(500.0, Dir::C2S, p);
+        f.data(501.0, base, M as usize);
+        let p = TcpPacket::new(C, S)
+            .seq(1)
+            .ack(base + 30 * M)
+            .window(65535)
+            .sack(&blocks[..1]);
+        f.send(521.0, Dir::C2S, p);
+        f.data(522.0, base + 30 * M, M as usize);
+        f.send(
+            542.0,
+            Dir::C2S,
+            TcpPacket::new(C, S).seq(1).ack(base + 41 * M).window(65535),
+        );
+        f.data(600.0, base + 41 * M, M as usize);
+        f.ack(620.0, base + 42 * M, 65535);
+        f.data(2000.0, base + 42 * M, M as usize);
+        f.ack(2020.0, base + 43 * M, 65535);
+        f.finish()
+    };
+    let out = run(true);
+    let l = only(&out, StallKind::LossEpisode);
+    assert_eq!(l.len(), 1, "{out:?}");
+    assert!(
+        l[0].sentence.contains("the recovery began before the capture"),
+        "{}",
+        l[0].sentence
+    );
+    assert_eq!(l[0].delivered_bps, None);
+    let out = run(false);
+    let l = only(&out, StallKind::LossEpisode);
+    assert_eq!(l.len(), 1, "{out:?}");
+    assert!(l[0].delivered_bps.is_some(), "{}", l[0].sentence);
+}

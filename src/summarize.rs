@@ -598,6 +598,7 @@ pub fn base(
         bottleneck_bps: None,
         bottleneck_method: None,
         bdp_bytes: None,
+        bdp_upper_bound: false,
         capacity: None,
         queue: None,
         limits: None::<Limits>,

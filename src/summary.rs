@@ -917,6 +917,11 @@ pub struct FlowSummary {
     /// `--link-rate`, not a measurement).
     pub bottleneck_method: Option<CapacityMethod>,
     pub bdp_bytes: Option<u64>,
+    /// The base RTT, and so `bdp_bytes`, only bounds the path's from above: no round trip
+    /// was timed at the handshake and a queue may have stood in every sample (a note says
+    /// why). Absent when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bdp_upper_bound: bool,
     /// How the bottleneck rate was reached (None when no diagnosis).
     pub capacity: Option<CapacitySummary>,
     /// A standing queue, when the flow kept one.

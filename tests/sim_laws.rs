@@ -381,10 +381,16 @@ fn truth_checks(
             if let Some(b) = f.bdp_bytes {
                 let want = t.bdp_bytes as f64;
                 if (b as f64 - want).abs() > 0.5 * want {
+                    // Above the truth where the flow says its BDP is an upper bound.
+                    let bound = if f.bdp_upper_bound && b as f64 > want {
+                        " (said an upper bound)"
+                    } else {
+                        ""
+                    };
                     fail(
                         "bdp",
                         format!(
-                            "BDP {b}, truth {want} (bn {:?} min {:?})",
+                            "BDP {b}, truth {want} (bn {:?} min {:?}){bound}",
                             f.bottleneck_bps, f.rtt_ms.min
                         ),
                     );
@@ -504,6 +510,13 @@ fn known(d: &Draw, line: &str) -> Option<&'static str> {
         // the loop through the far end, so no RTT and no BDP (undetermined, saying which
         // loop was measured). Census of seed 9292 after the late captures were drawn: 3 of
         // 2000 draws, each a flow undetermined so.
+        // A capture begun with the bottleneck's queue already standing, which never drained
+        // while it ran: no sample is free of it, and the flow says its base RTT and BDP are
+        // upper bounds (census of seeds 7171 and 1234: 3 of 4000 draws, BDP 61 kB against
+        // 13 kB, 16 kB against 5 kB).
+        "truth:bdp" if !at.start_after.is_zero() && line.contains("(said an upper bound)") => {
+            Some("a capture begun with the queue standing, the BDP said an upper bound")
+        }
         "truth:bdp" if !at.start_after.is_zero() && line.contains("no BDP") => {
             Some("a capture begun mid-transfer, no loop through the far end timed")
         }

@@ -380,30 +380,9 @@ pub fn notes(f: &Findings<'_>) -> Vec<String> {
             "the receiver's window is not known in bytes (its scale is not known): the time it held the sender cannot be told from the rest and is counted under the other limits, so the receiver window's share is not measured".to_string(),
         );
     }
-    // A capture that began mid-connection has no round trip timed before the flow's own
-    // queue formed: where a queue stood most of what it shows, the least RTT it saw holds
-    // that queue's floor too (R12 late_capture: 35.6 ms seen, the kernel's 14.2 ms taken
-    // at the handshake), and only bounds the path's from above.
-    // A queue that formed before the first packet and never drained stands in every sample
-    // at its own depth, and shows no rise above the least of them: a flow that kept its
-    // bottleneck busy from the first packet to the last, never pausing, gives no sample the
-    // queue could not be in (R27 late_capture: 28.5 ms seen throughout, the kernel's 0.51 ms
-    // taken at the handshake, the 200 KiB window sitting in the queue).
-    let queue_stood = x.queue.as_ref().is_some_and(|q| q.most_of_the_time());
-    let never_paused = f.class.verdict == Label::Bottleneck && f.class.share(Label::Sender) == 0.0;
-    // A repair's time holds the sender's wait for the news of the loss (more duplicate ACKs,
-    // a reordering window: `tcp::rtt::repair`), never less than the loop.
-    let repairs_only = x.sender_loop_untimed && !x.handshake_timed;
-    if !x.handshake_timed && (queue_stood || never_paused || repairs_only) {
-        let why = if queue_stood {
-            "a queue standing for most of the transfer"
-        } else if repairs_only {
-            "the loop through the sender timed only by repairs, each holding the sender's wait for the news of the loss (more duplicate ACKs, a reordering window)"
-        } else {
-            "the flow keeping its bottleneck busy from the first packet to the last (it never paused, so a queue that formed before the capture began may never have drained)"
-        };
+    if let Some(why) = base_rtt_upper_bound(f) {
         out.push(format!(
-            "with no round trip timed at the handshake and {why}, the base RTT ({}) is the least RTT seen after the queue may already have formed: it and the BDP are upper bounds",
+            "with no round trip timed at the handshake and {why}, the base RTT ({}) is the least RTT seen after the queue may already have formed: {UPPER_BOUNDS}",
             crate::units::ms(x.base_rtt_s)
         ));
     }
@@ -464,6 +443,34 @@ const BUSY_TOLERANCE: f64 = 1.005;
 
 /// The quantity written right after `key` in `s` (up to the next ' ', ',', ';', ')' after
 /// the unit), e.g. `after("BDP 47.8 KiB = ...", "BDP ")` is "47.8 KiB".
+/// Why the base RTT (and so the BDP) only bounds the path's from above, if it does. A
+/// capture that began mid-connection has no round trip timed before the flow's own queue
+/// formed: where a queue stood most of what it shows, the least RTT it saw holds that
+/// queue's floor too (R12 late_capture: 35.6 ms seen, the kernel's 14.2 ms taken at the
+/// handshake). A queue that formed before the first packet and never drained stands in
+/// every sample at its own depth, and shows no rise above the least of them: a flow that
+/// kept its bottleneck busy from the first packet to the last, never pausing, gives no
+/// sample the queue could not be in (R27 late_capture: 28.5 ms seen throughout, the
+/// kernel's 0.51 ms taken at the handshake, the 200 KiB window sitting in the queue). A
+/// repair's time holds the sender's wait for the news of the loss (more duplicate ACKs, a
+/// reordering window: `tcp::rtt::repair`), never less than the loop.
+pub fn base_rtt_upper_bound(f: &Findings<'_>) -> Option<&'static str> {
+    let x = f.facts;
+    let queue_stood = x.queue.as_ref().is_some_and(|q| q.most_of_the_time());
+    let never_paused = f.class.verdict == Label::Bottleneck && f.class.share(Label::Sender) == 0.0;
+    let repairs_only = x.sender_loop_untimed && !x.handshake_timed;
+    if x.handshake_timed || !(queue_stood || never_paused || repairs_only) {
+        return None;
+    }
+    Some(if queue_stood {
+        "a queue standing for most of the transfer"
+    } else if repairs_only {
+        "the loop through the sender timed only by repairs, each holding the sender's wait for the news of the loss (more duplicate ACKs, a reordering window)"
+    } else {
+        "the flow keeping its bottleneck busy from the first packet to the last (it never paused, so a queue that formed before the capture began may never have drained)"
+    })
+}
+
 fn after<'a>(s: &'a str, key: &str) -> Option<&'a str> {
     let i = s.find(key)? + key.len();
     let rest = &s[i..];
@@ -672,8 +679,20 @@ pub fn evidence_law(f: &crate::summary::FlowSummary) -> Vec<String> {
         }
     }
     out.extend(figures);
+    // The BDP flagged an upper bound exactly where a note says it is one.
+    let said = f.notes.iter().any(|n| n.ends_with(UPPER_BOUNDS));
+    if f.bdp_upper_bound != (said && f.bdp_bytes.is_some()) {
+        out.push(format!(
+            "bdp_upper_bound {} where the notes {} say the BDP is an upper bound",
+            f.bdp_upper_bound,
+            if said { "do" } else { "do not" }
+        ));
+    }
     out
 }
+
+/// How the note that the base RTT and the BDP only bound the path's from above ends.
+const UPPER_BOUNDS: &str = "it and the BDP are upper bounds";
 
 #[cfg(test)]
 mod tests {
@@ -758,6 +777,25 @@ mod tests {
             ),
         )];
         assert_eq!(super::evidence_law(&f), Vec::<String>::new());
+    }
+
+    /// `bdp_upper_bound` and the note that says so go together (the flag only with a BDP).
+    #[test]
+    fn the_bdp_is_flagged_an_upper_bound_where_a_note_says_so() {
+        let json: serde_json::Value =
+            serde_json::from_str(include_str!("../../tests/golden/late_capture-client.json")).unwrap();
+        let mut f: crate::summary::FlowSummary = serde_json::from_value(json["flows"][0].clone()).unwrap();
+        assert!(f.bdp_bytes.is_some() && !f.bdp_upper_bound);
+        assert_eq!(super::evidence_law(&f), Vec::<String>::new());
+        f.notes.push(format!(
+            "with no round trip timed at the handshake and x, y: {}",
+            super::UPPER_BOUNDS
+        ));
+        assert_eq!(super::evidence_law(&f).len(), 1);
+        f.bdp_upper_bound = true;
+        assert_eq!(super::evidence_law(&f), Vec::<String>::new());
+        f.notes.pop();
+        assert_eq!(super::evidence_law(&f).len(), 1);
     }
 
     #[test]

@@ -804,6 +804,7 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
         })
         .collect();
     let findings = Findings { facts: f, class: c };
+    s.bdp_upper_bound = s.bdp_bytes.is_some() && explain::base_rtt_upper_bound(&findings).is_some();
     s.evidence = explain::evidence(&findings);
     s.advice_items = explain::advice(&findings);
     s.advice = s.advice_items.iter().map(|a| a.sentence.clone()).collect();

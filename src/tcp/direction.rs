@@ -670,6 +670,17 @@ impl Direction {
                     out.acked = ack.bytes_after(first);
                 }
                 self.una = Some(ack);
+                // Below the first data seen (a capture begun mid-transfer), it shows data
+                // outstanding that was sent before the capture: the flight at this moment,
+                // SND.NXT - SND.UNA (RFC 9293 §3.3.1), counts it, within the window the
+                // same ACK offers (§3.8.6). Sampled only at data segments, a sender that
+                // sent nothing until later ACKs came left it out (census seed 9494: the
+                // sender's flight 31.9 kB, one loop after an ACK 8.7 kB below the first
+                // data seen, against 15.9 kB "seen").
+                let room = window.unwrap_or((raw as u64) << 14);
+                if let Some(f) = self.flight().filter(|&f| f <= room) {
+                    self.max_flight = self.max_flight.max(f);
+                }
             }
         }
         // An ACK beyond anything seen sent (the capture missed data): move nxt along so
@@ -915,6 +926,24 @@ mod tests {
         assert!(!o.retransmission);
         assert_eq!(o.new_bytes, 1000);
         assert_eq!(d.unique_bytes, 7000);
+    }
+
+    /// A capture begun mid-transfer whose first ACK acknowledges less than the first data
+    /// seen: the flight at that moment counts the data outstanding from before the capture
+    /// (the sender's SND.NXT - SND.UNA), though no data segment follows it; an ACK further
+    /// back than the window it offers says nothing of the flight.
+    #[test]
+    fn a_first_ack_below_the_first_data_seen_counts_in_the_most_in_flight() {
+        let t = Timestamp(0);
+        let run = |ack: u32| {
+            let mut d = Direction::default();
+            d.on_send(&seg(10_001, 1000, ACK), t);
+            d.on_send(&seg(11_001, 1000, ACK), t);
+            d.on_ack(SeqNum(ack), Some(20_000), 20_000, &NOSACK, false, false, 1000);
+            d.max_flight
+        };
+        assert_eq!(run(8001), 4000);
+        assert_eq!(run(10_001u32.wrapping_sub(100_000)), 2000);
     }
 
     /// A capture begun during a recovery: the first ACK seen SACKs data the capture never saw

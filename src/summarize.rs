@@ -321,11 +321,16 @@ pub fn flight_law(f: &FlowSummary) -> Vec<String> {
     // lacks: 206_example_b's server sent 58 KB past the right edge of duplicate ACKs). (A
     // receiver that offered a shift stripped beyond the capture point gets its unscaled
     // windows scaled by the sender: wscale_strip_synack.)
-    let receiver_offered = match f.bulk_direction {
-        Dir::C2S => f.handshake.server_wscale,
-        Dir::S2C => f.handshake.client_wscale,
+    // Its SYN unseen (a capture begun after it), the option is unknown, not absent: a
+    // SYN/ACK carrying one says the SYN did too (RFC 7323 §1.3).
+    let (receiver_offered, receiver_syn_seen) = match f.bulk_direction {
+        Dir::C2S => (f.handshake.server_wscale, f.handshake.server_sack_permitted.is_some()),
+        Dir::S2C => (f.handshake.client_wscale, f.handshake.client_sack_permitted.is_some()),
     };
-    if f.handshake.window_scaling != crate::summary::WindowScaling::Unknown && receiver_offered.is_none() {
+    if f.handshake.window_scaling != crate::summary::WindowScaling::Unknown
+        && receiver_syn_seen
+        && receiver_offered.is_none()
+    {
         if let (Some(o), Some(w)) = (f.sender_max_flight_bytes, f.max_rwnd_bytes) {
             let seen = f.max_flight_bytes.unwrap_or(0);
             if o > (w + 1).max(seen) {
@@ -913,6 +918,36 @@ mod tests {
             TcpPacket::new(C, S).seq(1).ack(4001).window(65535),
         );
         conn
+    }
+
+    /// The flight law's window bound holds only where the receiver's own SYN was seen
+    /// without the option (its windows then read unscaled); a SYN the capture lacks says
+    /// nothing of its option, and beside a SYN/ACK that carried one (scaling on) the shift
+    /// is inferred, not known.
+    #[test]
+    fn the_flight_bound_by_the_window_needs_the_receivers_syn() {
+        let f = base(&one_flight(true), "t", &WindowStats::default(), [None, None]);
+        let over = FlowSummary {
+            bulk_direction: Dir::S2C,
+            sender_max_flight_bytes: Some(17_048),
+            max_flight_bytes: Some(1048),
+            max_rwnd_bytes: Some(16_000),
+            ..f.clone()
+        };
+        assert_eq!(over.handshake.client_sack_permitted, Some(false), "the SYN was seen");
+        assert_eq!(over.handshake.client_wscale, None);
+        assert_eq!(flight_law(&over).len(), 1, "{:?}", flight_law(&over));
+        let unseen = FlowSummary {
+            handshake: HandshakeSummary {
+                client_sack_permitted: None,
+                client_timestamps: None,
+                client_mss: None,
+                window_scaling: crate::summary::WindowScaling::On,
+                ..over.handshake.clone()
+            },
+            ..over
+        };
+        assert_eq!(flight_law(&unseen), Vec::<String>::new());
     }
 
     /// tcp_rate.c rates no delivery over less than the minimum RTT: 4000 bytes that passed

@@ -507,9 +507,16 @@ impl DirAccumulator {
         b.short_segments += ((ev.len as u64) + 40 < next) as u32;
         b.max_flight = b.max_flight.max(flight);
         b.min_flight = Some(b.min_flight.map_or(flight, |m| m.min(flight)));
-        if let Some(w) = window {
-            b.max_window = b.max_window.max(w);
-            b.min_window = Some(b.min_window.map_or(w, |m| m.min(w)));
+        match (window, ev.sender_view) {
+            (Some(w), _) => {
+                b.max_window = b.max_window.max(w);
+                b.min_window = Some(b.min_window.map_or(w, |m| m.min(w)));
+            }
+            (None, Some(v)) => {
+                b.max_raw_window = b.max_raw_window.max(v.window_raw);
+                b.min_raw_window = Some(b.min_raw_window.map_or(v.window_raw, |m| m.min(v.window_raw)));
+            }
+            (None, None) => {}
         }
         // Whose turn the idle pause before this data was (see `turns`).
         match self.pauses.iter().find(|&&(_, s)| s == SenderState::Idle) {
@@ -748,7 +755,11 @@ impl DirAccumulator {
     /// the window still reads zero, and stays the window's).
     /// `at` is the new data that made the scale known (accounted, its own state judged
     /// still under the old scale), `tick` its flight and window (`SenderView::tick_*`).
-    fn rescale(&mut self, from: u8, to: u8, at: Timestamp, next: u64, tick: Option<(u64, u64)>) {
+    /// `from` None: the windows before were not known in bytes at all (their scale unknown),
+    /// and the bins' 16-bit fields are read under `to`.
+    fn rescale(&mut self, from: Option<u8>, to: u8, at: Timestamp, next: u64, tick: Option<(u64, u64)>) {
+        let known = from.is_some();
+        let from = from.unwrap_or(0);
         let scale = |w: u64| match to.cmp(&from) {
             std::cmp::Ordering::Less => w >> (from - to),
             std::cmp::Ordering::Greater => w
@@ -757,7 +768,9 @@ impl DirAccumulator {
                 .unwrap_or(u64::MAX),
             std::cmp::Ordering::Equal => w,
         };
-        self.window_filled = scale(self.window_filled);
+        if known {
+            self.window_filled = scale(self.window_filled);
+        }
         let held = |flight: u64, max_w: u64, min_w: Option<u64>| {
             if max_w > 0 && flight + next > max_w {
                 Some(true)
@@ -768,7 +781,7 @@ impl DirAccumulator {
             }
         };
         // The state this data left the sender in, until the next.
-        if let (Some((t, state)), Some((flight, w))) = (self.last_data, tick) {
+        if let (Some((t, state)), Some((flight, w)), true) = (self.last_data, tick, known) {
             let w = scale(w);
             match held(flight, w, Some(w)) {
                 Some(true) if state == SenderState::Busy => self.last_data = Some((t, SenderState::ReceiverWindow)),
@@ -781,8 +794,17 @@ impl DirAccumulator {
         // from a segment to the next is that segment's): the verdict carries over.
         let mut verdict = None;
         tl.rewrite_until(at, |b| {
-            b.max_window = scale(b.max_window);
-            b.min_window = b.min_window.map(scale);
+            if known {
+                b.max_window = scale(b.max_window);
+                b.min_window = b.min_window.map(scale);
+            } else {
+                b.max_window = b.max_window.max(scale(b.max_raw_window as u64));
+                b.min_window = b
+                    .min_window
+                    .into_iter()
+                    .chain(b.min_raw_window.map(|w| scale(w as u64)))
+                    .min();
+            }
             if b.new_segments > 0 {
                 verdict = held(b.max_flight, b.max_window, b.min_window);
             }
@@ -907,7 +929,9 @@ impl Accumulator {
             // accounted before is judged again under it.
             let shift = conn.effective_scale(d.reverse()).shift();
             let rescale = match (self.view_shift[d.index()], shift) {
-                (Some(from), Some(to)) if from != to => Some((from, to)),
+                (Some(from), Some(to)) if from != to => Some((Some(from), to)),
+                // The first data whose scale is known, after data whose scale was not.
+                (None, Some(to)) if self.dirs[d.index()].last_data.is_some() => Some((None, to)),
                 _ => None,
             };
             if shift.is_some() {
@@ -1925,6 +1949,65 @@ mod tests {
             "found at {known_at} ms: too early to test what came before"
         );
         let (busy, rwnd, _) = acc.dirs[Dir::C2S.index()].timeline.as_ref().unwrap().full().totals();
+        let share = rwnd as f64 / (busy + rwnd) as f64;
+        assert!(
+            share > 0.95,
+            "receiver window {share:.3} (busy {busy} ns, rwnd {rwnd} ns, found at {known_at} ms)"
+        );
+    }
+
+    /// A capture begun after the handshake: the windows' scale is unknown until the flights
+    /// show it, and the time before is judged again under it once they do (its windows' 16-bit
+    /// fields kept for that) — a sender that filled every round's window was held by it from
+    /// the capture's first round, not busy until the scale was found.
+    #[test]
+    fn time_before_an_unknown_scale_was_found_is_judged_under_it() {
+        let mut conn = Connection::new(0, ep(C), ep(S), false, 1, Timestamp(0));
+        let mut acc = Accumulator::default();
+        let mut known_at = None;
+        let mut send = |ms: f64, dir: Dir, p: TcpPacket| {
+            feed(&mut conn, &mut acc, ms, dir, p);
+            if known_at.is_none() && conn.effective_scale(Dir::C2S).shift().is_some() {
+                known_at = Some(ms);
+            }
+        };
+        // Only the server's SYN/ACK: scaling on (it carries the option, so the SYN did:
+        // RFC 7323 §1.3), the client's own shift unknown. The server sends; the client's
+        // windows offer 10500 B (a shift of 0), no multiple of its segments (that alone would
+        // make shift 0 likely at once): 16 rounds' landings at the edge find it.
+        send(
+            0.0,
+            Dir::S2C,
+            TcpPacket::new(S, C)
+                .syn()
+                .seq(0)
+                .ack(1)
+                .window(10500)
+                .mss(1000)
+                .wscale(7),
+        );
+        send(0.05, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(1).window(10500));
+        let mut next = 1u32;
+        for round in 0..60 {
+            let t = 100.0 * round as f64;
+            if round > 0 {
+                send(t, Dir::C2S, TcpPacket::new(C, S).seq(1).ack(next).window(10500));
+            }
+            for i in 0..10 {
+                send(
+                    t + 0.05 + 0.01 * i as f64,
+                    Dir::S2C,
+                    TcpPacket::new(S, C).seq(next).ack(1).window(10500).payload_len(1000),
+                );
+                next += 1000;
+            }
+        }
+        let known_at = known_at.expect("the scale is found");
+        assert!(
+            known_at > 300.0,
+            "found at {known_at} ms: too early to test what came before"
+        );
+        let (busy, rwnd, _) = acc.dirs[Dir::S2C.index()].timeline.as_ref().unwrap().full().totals();
         let share = rwnd as f64 / (busy + rwnd) as f64;
         assert!(
             share > 0.95,

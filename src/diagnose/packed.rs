@@ -106,6 +106,8 @@ fn pack(b: &Bin, out: &mut Vec<u8>) {
         ecn_marks,
         new_segments,
         short_segments,
+        max_raw_window,
+        min_raw_window,
     } = *b;
     let fields = [
         nonzero(busy_ns),
@@ -129,6 +131,8 @@ fn pack(b: &Bin, out: &mut Vec<u8>) {
         nonzero(short_segments as u64),
         nonzero(idle_room_ns),
         nonzero(unused_window_ns),
+        nonzero(max_raw_window as u64),
+        min_raw_window.map(u64::from),
     ];
     let mask = fields
         .iter()
@@ -166,6 +170,8 @@ fn unpack(bytes: &[u8], at: &mut usize) -> Bin {
         short_segments: field(18).unwrap_or(0) as u32,
         idle_room_ns: field(19).unwrap_or(0),
         unused_window_ns: field(20).unwrap_or(0),
+        max_raw_window: field(21).unwrap_or(0) as u16,
+        min_raw_window: field(22).map(|w| w as u16),
     }
 }
 
@@ -303,9 +309,9 @@ mod tests {
                 any::<u32>(),
                 proptest::option::of(i()),
             ),
-            (n(), n()),
+            (n(), n(), any::<u16>(), proptest::option::of(any::<u16>())),
         )
-            .prop_map(|(a, b, c, (d, e))| Bin {
+            .prop_map(|(a, b, c, (d, e, f, g))| Bin {
                 busy_ns: a.0,
                 rwnd_ns: a.1,
                 idle_ns: a.2,
@@ -327,6 +333,8 @@ mod tests {
                 rtt_bound_min_ns: c.6,
                 idle_room_ns: d,
                 unused_window_ns: e,
+                max_raw_window: f,
+                min_raw_window: g,
             })
     }
 

@@ -542,6 +542,7 @@ impl Connection {
                     // Answered or not, the echo bounds the loop from above (`Echoed`) —
                     // unless segments the capture missed may have carried the TSval first.
                     if let Some(b) = echoed.bound().filter(|_| !acks_missing) {
+                        self.rtt.note_echo_bound(from, b);
                         let b = self.rtt.far_bound(from, b);
                         loop_bound = loop_bound.into_iter().chain(b).min();
                     }
@@ -577,9 +578,12 @@ impl Connection {
         let mss = tx_mss;
         let sender_view = if carries_data && send.new_bytes > 0 {
             let lp = self.sender_loop(dir);
-            let min_loop = self.min_sender_loop(dir);
-            let shift = self.effective_scale(dir.reverse()).shift();
             let echo = seg.options.timestamps.map(|t| t.ecr).filter(|_| flags.ack());
+            let min_loop = match echo {
+                Some(_) => self.min_sender_loop_for_echo(dir),
+                None => self.min_sender_loop(dir),
+            };
+            let shift = self.effective_scale(dir.reverse()).shift();
             let most = self.near_loop_bound(dir, ts);
             let least = self.rtt.through(Self::sender_end(dir)).least().unwrap_or(min_loop);
             let view = d.nxt.and_then(|nxt| {
@@ -704,6 +708,24 @@ impl Connection {
     pub fn min_sender_loop(&self, d: Dir) -> Span {
         let l = self.rtt.through(Self::sender_end(d));
         l.segment_min.get().or(l.windowed_min.get()).unwrap_or(Span::ZERO)
+    }
+
+    /// The least loop through the sender of `d` for a lookup by its echo: the samples'
+    /// minimum, or less where an echo came back sooner (`Loop::echo_bound_min`), less a tick
+    /// of the capture's clock. An echo names a tick of ACKs, and the loop's minimum only
+    /// says which of them had had time to reach the sender; the samples are cut to the
+    /// clock's ticks at both ends, so a loop as short as the least measured may read a tick
+    /// longer. Early in a capture begun mid-transfer the minimum is a few samples' and may
+    /// stand above the loop: a window-limited sender read 1 KB beyond its 16 kB window,
+    /// its data 250.194 ms after the ACK that released it against a minimum of 250.518 ms
+    /// (the one echo that showed the shorter loop was no sample: its sender had sent
+    /// nothing for most of it).
+    pub fn min_sender_loop_for_echo(&self, d: Dir) -> Span {
+        let l = self.rtt.through(Self::sender_end(d));
+        let least = l
+            .echo_bound_min
+            .map_or(self.min_sender_loop(d), |b| b.min(self.min_sender_loop(d)));
+        (least - self.rtt.quantum.get()).max(Span::ZERO)
     }
 
     /// The longest the loop through the sender of `d` can be at `now` without a wait of the
@@ -1179,6 +1201,36 @@ mod tests {
             1,
         );
         assert_eq!(m.mss(Dir::S2C), DEFAULT_MSS);
+    }
+
+    /// The echo lookup's least loop through the sender: the samples' minimum, lowered by an
+    /// echo that came back sooner (an end echoes only what it received, RFC 7323 §4.3, so
+    /// the loop was no longer), less a tick of the clock (each sample is two stamps cut to
+    /// it). Without an echo the samples' minimum stands.
+    #[test]
+    fn an_echo_sooner_than_every_sample_lowers_the_least_loop_the_echo_lookup_takes() {
+        let mut k = conn(false);
+        let at = |us: i64| Timestamp(0) + Span::from_micros(us);
+        // A microsecond clock: stamps off every coarser grid.
+        for i in 0..100 {
+            k.rtt.quantum.on(at(1_000_003 + i * 7));
+        }
+        let q = k.rtt.quantum.get();
+        assert_eq!(q, Span::from_micros(1));
+        let sample = Span::from_micros(250_518);
+        k.rtt
+            .add_sample(at(2_000_000), End::Server, RttSource::TsEcho, sample, true);
+        assert_eq!(k.min_sender_loop(Dir::S2C), sample);
+        assert_eq!(k.min_sender_loop_for_echo(Dir::S2C), sample - q);
+        // An echo, answered or not, 250.194 ms after its TSval's first sighting.
+        k.rtt.note_echo_bound(End::Server, Span::from_micros(250_194));
+        assert_eq!(k.min_sender_loop_for_echo(Dir::S2C), Span::from_micros(250_193));
+        assert_eq!(k.min_sender_loop(Dir::S2C), sample, "the samples' minimum is unchanged");
+        // An echo later than the samples moves nothing.
+        k.rtt.note_echo_bound(End::Server, Span::from_micros(300_000));
+        assert_eq!(k.min_sender_loop_for_echo(Dir::S2C), Span::from_micros(250_193));
+        // The other loop is apart.
+        assert_eq!(k.min_sender_loop_for_echo(Dir::C2S), Span::ZERO);
     }
 
     /// Ten segments of 1000 B from the server, mid-transfer and without timestamps, then the

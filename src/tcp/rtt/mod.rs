@@ -101,6 +101,12 @@ pub struct Loop {
     pub repair_bounds: u64,
     pub bound_min: Option<Span>,
     bounds_discarded: bool,
+    /// The least time from a TSval's first sighting to its first echo through this end,
+    /// answered or not (`ts_echo::Echoed::bound`): an end echoes only a TSval it received
+    /// (RFC 7323 §4.3), so the loop was never longer. Kept apart from the samples (an echo
+    /// may have waited on the end), as a bound on the least loop the sender view's lookup
+    /// takes (`Connection::min_sender_loop_for_echo`).
+    pub echo_bound_min: Option<Span>,
 }
 
 impl Default for Loop {
@@ -122,6 +128,7 @@ impl Default for Loop {
             repair_bounds: 0,
             bound_min: None,
             bounds_discarded: false,
+            echo_bound_min: None,
         }
     }
 }
@@ -488,6 +495,13 @@ impl RttTracker {
 
     pub fn through(&self, end: End) -> &Loop {
         &self.loops[end.index()]
+    }
+
+    /// An echo through `through` came `elapsed` after its TSval's first sighting (see
+    /// [`Loop::echo_bound_min`]).
+    pub fn note_echo_bound(&mut self, through: End, elapsed: Span) {
+        let l = &mut self.loops[through.index()];
+        l.echo_bound_min = Some(l.echo_bound_min.map_or(elapsed, |m| m.min(elapsed)));
     }
 
     /// Base (minimum) end-to-end RTT: the sum of both loops' minima. The path is both loops

@@ -75,6 +75,9 @@ pub struct RateSampler {
     first_tx: Option<Timestamp>,
     /// `delivered_at` was set by an ACK.
     after_ack: bool,
+    /// The length of the segment whose passage began the interval, when a send after
+    /// nothing was outstanding began it (`after_ack` false).
+    lead: u64,
     /// The most one ACK has reported delivered: how far a receiver's ACK can lag the data it
     /// holds (delayed and stretch ACKs, GRO batches).
     stretch: u64,
@@ -103,6 +106,7 @@ impl RateSampler {
             self.first_tx = Some(ts);
             self.delivered_at = Some(ts);
             self.after_ack = false;
+            self.lead = len as u64;
         }
         let rec = Sent {
             end,
@@ -204,8 +208,14 @@ impl RateSampler {
         // An ACK that opened the interval may have lagged the data the receiver held by up
         // to the most any ACK reported at once: those bytes crossed the path before the
         // interval began (the ACK aggregation BBR allows for: draft-cardwell-iccrg-bbr-
-        // congestion-control §4.5.5). A send after nothing was outstanding has no such lag.
-        let lag = if p.after_ack { self.stretch } else { 0 };
+        // congestion-control §4.5.5). A send after nothing was outstanding opens it with its
+        // own passage: next to the sender its bytes cross the bottleneck after it, but past
+        // the bottleneck (a capture near the receiver) they crossed it before, and n
+        // passages bound n - 1 serialisations. The floor counts only what the interval
+        // surely held (census: a 4 Mbit/s, 2 ms path whose segments took 2.9 ms each, seen
+        // at the receiver: two segments ACKed 2.9 ms after the first arrived read 7.68
+        // Mbit/s).
+        let lag = if p.after_ack { self.stretch } else { self.lead };
         let Some(bytes) = (self.delivered - p.delivered).checked_sub(lag).filter(|&b| b > 0) else {
             return;
         };
@@ -277,9 +287,9 @@ mod tests {
                 s.on_ack(t(t0 + 100.0 + i as f64 * 2.0), Some(ack), std::iter::empty(), 1000, RTT);
             }
         }
-        // 50 kB over 198 ms.
+        // 50 kB over 198 ms, less the segment whose passage opened the interval.
         let r = s.max_rate().unwrap();
-        assert!((r - 50_000.0 / 0.198).abs() < 100.0, "{r}");
+        assert!((r - 49_000.0 / 0.198).abs() < 100.0, "{r}");
     }
 
     /// One small burst per round trip, far below the path's rate: one sample per burst,
@@ -298,7 +308,28 @@ mod tests {
             Some(Span::from_millis(413)),
         );
         let r = s.max_rate().unwrap();
-        assert!((r - 3000.0 / 0.413).abs() < 20.0, "{r}");
+        assert!((r - 2000.0 / 0.413).abs() < 20.0, "{r}");
+    }
+
+    /// Past the bottleneck (a capture near the receiver) segments arrive one serialisation
+    /// apart and are ACKed at once: after idle, two segments of 1400 B 2.9 ms apart and the
+    /// ACK of both, on a path whose round trip (2.56 ms) is shorter than a segment's
+    /// serialisation (a 4 Mbit/s link). The first one's bytes crossed the link before it
+    /// passed here: one segment over the 2.9 ms, never both.
+    #[test]
+    fn the_segment_that_opens_an_interval_after_idle_is_not_counted_in_it() {
+        let mut s = RateSampler::default();
+        s.on_send(t(0.0), 0, 1400, false);
+        s.on_send(t(2.9), 1400, 1400, false);
+        s.on_ack(
+            t(2.91),
+            Some(2800),
+            std::iter::empty(),
+            2800,
+            Some(Span::from_micros(2560)),
+        );
+        let r = s.max_rate().unwrap();
+        assert!(r <= 4e6 / 8.0 && (r - 1400.0 / 0.00291).abs() < 1.0, "{r}");
     }
 
     /// ACKs that come back compressed (all at once) after a paced send: the send phase

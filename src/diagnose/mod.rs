@@ -1267,6 +1267,33 @@ mod tests {
         assert_eq!(judged_capacity(&f), Some(1_000_000.0));
     }
 
+    /// A window-held flow's spacing estimate no faster than its own delivery was refuted by
+    /// it: the figure raised to that delivery is the flow's pace, a floor, and only a queue
+    /// would show the pipe full. A spacing above the delivery stands.
+    #[test]
+    fn a_window_held_flows_spacing_below_its_delivery_is_its_pace() {
+        let mut f = own_delivery();
+        f.window_held = true;
+        f.quantum_s = 1e-6;
+        f.capacity = Some(Capacity {
+            rate: 1_000_000.0,
+            method: Method::Dispersion,
+        });
+        assert_eq!(judged_capacity(&f), None);
+        f.capacity = Some(Capacity {
+            rate: 1_100_000.0,
+            method: Method::Dispersion,
+        });
+        assert_eq!(judged_capacity(&f), Some(1_100_000.0));
+        // Not held by the window: the spacing stands at the delivery too.
+        f.window_held = false;
+        f.capacity = Some(Capacity {
+            rate: 1_000_000.0,
+            method: Method::Dispersion,
+        });
+        assert_eq!(judged_capacity(&f), Some(1_000_000.0));
+    }
+
     /// A window-held flow whose RTT rose with a queue standing in 3 of 43 intervals: a
     /// flight queued, unless the path delayed each packet by its own amount (it reordered
     /// the data), which raises the RTT with no queue; then only a queue standing most of

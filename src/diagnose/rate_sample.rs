@@ -17,7 +17,9 @@
 //! The largest sample is a floor of the bottleneck's rate: a flow that delivered 2.8 KiB
 //! in one 413 ms round trip ran at least 55 kbit/s through every element of its path,
 //! whatever its delivery over longer windows (pppoe-over-qinq's 12.2 kbit/s estimate, beside
-//! a flight 5.4 times its BDP with no queue).
+//! a flight 5.4 times its BDP with no queue). Where a send after nothing was outstanding
+//! opens the interval, its own bytes are not counted in it: a capture past the bottleneck
+//! saw them already across (`RateSampler::on_ack`).
 //!
 //! Memory: one record per segment outstanding, dropped by the cumulative ACK.
 

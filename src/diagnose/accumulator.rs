@@ -512,11 +512,14 @@ impl DirAccumulator {
                 b.max_window = b.max_window.max(w);
                 b.min_window = Some(b.min_window.map_or(w, |m| m.min(w)));
             }
-            (None, Some(v)) => {
+            (None, Some(v)) if v.window_raw > 0 => {
+                b.min_raw_window = match b.max_raw_window {
+                    0 => v.window_raw,
+                    _ => b.min_raw_window.min(v.window_raw),
+                };
                 b.max_raw_window = b.max_raw_window.max(v.window_raw);
-                b.min_raw_window = Some(b.min_raw_window.map_or(v.window_raw, |m| m.min(v.window_raw)));
             }
-            (None, None) => {}
+            (None, _) => {}
         }
         // Whose turn the idle pause before this data was (see `turns`).
         match self.pauses.iter().find(|&&(_, s)| s == SenderState::Idle) {
@@ -802,7 +805,7 @@ impl DirAccumulator {
                 b.min_window = b
                     .min_window
                     .into_iter()
-                    .chain(b.min_raw_window.map(|w| scale(w as u64)))
+                    .chain((b.max_raw_window > 0).then(|| scale(b.min_raw_window as u64)))
                     .min();
             }
             if b.new_segments > 0 {

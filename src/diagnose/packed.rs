@@ -132,7 +132,7 @@ fn pack(b: &Bin, out: &mut Vec<u8>) {
         nonzero(idle_room_ns),
         nonzero(unused_window_ns),
         nonzero(max_raw_window as u64),
-        min_raw_window.map(u64::from),
+        (max_raw_window > 0).then_some(min_raw_window as u64),
     ];
     let mask = fields
         .iter()
@@ -171,7 +171,7 @@ fn unpack(bytes: &[u8], at: &mut usize) -> Bin {
         idle_room_ns: field(19).unwrap_or(0),
         unused_window_ns: field(20).unwrap_or(0),
         max_raw_window: field(21).unwrap_or(0) as u16,
-        min_raw_window: field(22).map(|w| w as u16),
+        min_raw_window: field(22).unwrap_or(0) as u16,
     }
 }
 
@@ -309,7 +309,7 @@ mod tests {
                 any::<u32>(),
                 proptest::option::of(i()),
             ),
-            (n(), n(), any::<u16>(), proptest::option::of(any::<u16>())),
+            (n(), n(), any::<u16>(), any::<u16>()),
         )
             .prop_map(|(a, b, c, (d, e, f, g))| Bin {
                 busy_ns: a.0,
@@ -334,7 +334,8 @@ mod tests {
                 idle_room_ns: d,
                 unused_window_ns: e,
                 max_raw_window: f,
-                min_raw_window: g,
+                // Kept only beside a recorded maximum (see `Bin::min_raw_window`).
+                min_raw_window: if f > 0 { g } else { 0 },
             })
     }
 

@@ -66,9 +66,12 @@ pub struct Bin {
     pub max_window: u64,
     pub min_window: Option<u64>,
     /// The 16-bit window fields of the adverts the sender had while their scale was not
-    /// known yet (a capture begun after the handshake): judged in bytes once it is.
+    /// known yet (a capture begun after the handshake): judged in bytes once it is. None
+    /// recorded while `max_raw_window` is 0 (a closed window is not recorded: a sender
+    /// holds at it whatever the scale). Two `u16`s, not an `Option`, keep `Bin` within its
+    /// size: a live timeline keeps six in full.
     pub max_raw_window: u16,
-    pub min_raw_window: Option<u16>,
+    pub min_raw_window: u16,
     /// End-to-end RTT samples in the bin.
     pub rtt_min_ns: Option<i64>,
     /// The least end-to-end sample that the receiver's own timing cannot have held: taken
@@ -106,8 +109,12 @@ impl Bin {
         self.min_flight = self.min_flight.into_iter().chain(o.min_flight).min();
         self.max_window = self.max_window.max(o.max_window);
         self.min_window = self.min_window.into_iter().chain(o.min_window).min();
+        self.min_raw_window = match (self.max_raw_window, o.max_raw_window) {
+            (_, 0) => self.min_raw_window,
+            (0, _) => o.min_raw_window,
+            _ => self.min_raw_window.min(o.min_raw_window),
+        };
         self.max_raw_window = self.max_raw_window.max(o.max_raw_window);
-        self.min_raw_window = self.min_raw_window.into_iter().chain(o.min_raw_window).min();
         self.rtt_min_ns = self.rtt_min_ns.into_iter().chain(o.rtt_min_ns).min();
         self.rtt_prompt_min_ns = self.rtt_prompt_min_ns.into_iter().chain(o.rtt_prompt_min_ns).min();
         self.rtt_bound_min_ns = self.rtt_bound_min_ns.into_iter().chain(o.rtt_bound_min_ns).min();

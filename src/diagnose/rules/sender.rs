@@ -203,6 +203,30 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
                 .unwrap_or_else(|| format!("the sender's own flat flight held it {own} of the time"))
         }
     }));
+    // The verdict against a larger receiver-window share that the sentence above did not
+    // take up: below capacity, the window's time where it was at least the BDP does not
+    // compete (`classify`: such a window lets the sender fill the pipe, RFC 6349 §3.3.1),
+    // as the congestion window's verdict says beside it (`cwnd::evidence`).
+    let rwnd = c.share(Label::ReceiverWindow);
+    let own = c.share(Label::Sender) - c.window_unused_share;
+    let opening = "sender-limited though the receiver window's share of the time is larger";
+    if c.verdict == Label::Sender
+        && rwnd > c.share(Label::Sender)
+        && c.rwnd_wide_share > 0.0
+        && c.idle_share < MIN_IDLE_SHARE
+        && own < MIN_SHARE
+        && !out.iter().any(|e| e.starts_with(opening))
+    {
+        if let (Some(bdp), Some(kept)) = (x.bdp, super::kept_below(f, "the sender's own flat flight")) {
+            out.push(format!(
+                "{opening} ({} against {}): for {} of the time the window was at least the BDP ({}), which lets the sender fill the pipe (RFC 6349 §3.3.1); {kept}",
+                pct(rwnd),
+                pct(c.share(Label::Sender)),
+                pct(c.rwnd_wide_share),
+                bytes(bdp),
+            ));
+        }
+    }
     if c.idle_share > 0.01 {
         // How much of it had data in flight: that time the path carried the flow's data,
         // which `Decides` weighs against the delivery.
@@ -440,7 +464,17 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
     } else {
         l.bottleneck
     };
-    let largest_other = l.receiver_window.max(l.cwnd).max(bottleneck);
+    // Below capacity the receiver window's time where it was at least the BDP does not
+    // compete either, as the sentence that says so prints it.
+    let wide = f
+        .evidence
+        .iter()
+        .find(|e| e.starts_with("sender-limited though the receiver window's share of the time is larger"))
+        .and_then(|e| share(e, ": for "))
+        .filter(|_| below_capacity)
+        .unwrap_or(0.0);
+    let receiver_window = (l.receiver_window - wide).max(0.0);
+    let largest_other = receiver_window.max(l.cwnd).max(bottleneck);
     let decides = idle + tol >= MIN_IDLE_SHARE || own + tol >= MIN_SHARE || own + tol >= largest_other;
     if !decides {
         out.push(format!(
@@ -700,6 +734,32 @@ fn slope(w: &[Round]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Census seed 5656: a sender-limited verdict (12% of the time) beside a receiver window
+    /// share of 20%, all of it with a window of at least the BDP, below capacity: that time
+    /// does not compete (`classify`), and the law reads it from the sentence that says so.
+    #[test]
+    fn a_receiver_window_at_least_the_bdp_does_not_compete_below_capacity() {
+        let json: serde_json::Value =
+            serde_json::from_str(include_str!("../../../tests/golden/tbf_policer_rounds-client.json")).unwrap();
+        let mut f: crate::summary::FlowSummary = serde_json::from_value(json["flows"][0].clone()).unwrap();
+        f.verdict = crate::summary::Verdict::Limited(Label::Sender);
+        f.limits = Some(crate::summary::Limits {
+            receiver_window: 0.20,
+            cwnd: 0.09,
+            bottleneck: 0.59,
+            sender: 0.12,
+        });
+        let rwnd = "sender-limited though the receiver window's share of the time is larger (20% against 12%): for 20% of the time the window was at least the BDP (788 B), which lets the sender fill the pipe (RFC 6349 §3.3.1); over the steady transfer the flow delivered 56% of the capacity while it had data, below the 85% a full path gives, so the path did not hold it back as a whole; the sender's own flat flight kept it below";
+        f.evidence = vec![
+            "steady delivery 5.28 Mbit/s = 56% of the bottleneck estimate 9.51 Mbit/s (delivery-rate)".into(),
+            "flight flat at ~7.03 KiB for 7% of the time with no loss, below the receiver window (15.5 KiB) and above the BDP (788 B), the RTT rising to hold the excess (median 4.83 ms vs base 663 µs): the pipe was full (in the bottleneck's share)".into(),
+            rwnd.into(),
+        ];
+        assert_eq!(law(&f), Vec::<String>::new());
+        f.evidence.pop();
+        assert_eq!(law(&f).len(), 1, "{:?}", law(&f));
+    }
 
     fn r(flight: u64) -> Round {
         Round {

@@ -1203,6 +1203,44 @@ mod tests {
         assert_eq!(m.mss(Dir::S2C), DEFAULT_MSS);
     }
 
+    /// A capture begun mid-transfer beside the sender (census seed 6767): the first segment
+    /// it sees, then 22 ms later the ACK of it with a SACK block of data the capture never
+    /// saw sent. That data went before the capture, so the segment's first copy did too,
+    /// and the ACK may answer it: no sample (the path was 250 ms). The next segment, sent
+    /// after the report above it, is timed.
+    #[test]
+    fn data_below_a_report_of_data_never_seen_sent_gives_no_sample() {
+        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80");
+        let mut k = conn(false);
+        track(
+            &mut k,
+            TcpPacket::new(s, c).seq(1).ack(1).payload_len(1400),
+            Dir::S2C,
+            0,
+        );
+        let ack = TcpPacket::new(c, s)
+            .seq(1)
+            .ack(1401)
+            .window(65535)
+            .sack(&[(2801, 15_873)]);
+        track(&mut k, ack, Dir::C2S, 22);
+        assert_eq!(k.rtt.through(End::Client).samples, 0);
+        track(
+            &mut k,
+            TcpPacket::new(s, c).seq(15_873).ack(1).payload_len(1400),
+            Dir::S2C,
+            23,
+        );
+        track(
+            &mut k,
+            TcpPacket::new(c, s).seq(1).ack(17_273).window(65535),
+            Dir::C2S,
+            273,
+        );
+        assert_eq!(k.rtt.through(End::Client).samples, 1);
+        assert_eq!(k.rtt.through(End::Client).min, Some(Span::from_millis(250)));
+    }
+
     /// The echo lookup's least loop through the sender: the samples' minimum, lowered by an
     /// echo that came back sooner (an end echoes only what it received, RFC 7323 §4.3, so
     /// the loop was no longer), less a tick of the clock (each sample is two stamps cut to

@@ -722,6 +722,7 @@ impl Direction {
         if let Some(high) = self.sacks.high_sacked() {
             let room = window.unwrap_or((raw as u64) << 14);
             if self.nxt.is_some_and(|n| high.is_after(n)) && high.bytes_after(una) as u64 <= room {
+                self.data_ack_rtt.on_unseen_data_reported(high);
                 self.nxt = Some(high);
                 self.nxt_tsval = None;
                 self.nxt_at = None;

@@ -104,6 +104,22 @@ impl DataAckSampler {
         }
     }
 
+    /// The receiver reported data up to `high` that the capture never saw sent: sent before
+    /// the capture began (or missed by it). A sender sends new data from SND.NXT upward
+    /// (RFC 9293 §3.3.1), so every segment timed below `high` had its first copy sent before
+    /// that data, before the capture too: the copy seen is a re-sending, and an ACK may answer
+    /// the first copy (Karn, RFC 6298 §3). None of them gives a sample. (Census seed 6767: the
+    /// first segment a sender-side capture saw, its ACK 22 ms later with a SACK block of 13
+    /// kB never seen sent, read a 22 ms loop on a 250 ms path.)
+    pub fn on_unseen_data_reported(&mut self, high: SeqNum) {
+        for t in self.timed.iter_mut() {
+            if !t.start().is_before(high) {
+                break;
+            }
+            t.retransmitted = true;
+        }
+    }
+
     /// An ACK at `at` carried a SACK block ending at `end` as its first block, which by
     /// RFC 2018 §4 holds the segment that triggered it. When `end` is the end of a timed
     /// segment, that segment has just arrived: a sample (as Linux takes SACK RTT samples,
@@ -237,6 +253,21 @@ mod tests {
         // An echo 28.8 million ticks back is a rewritten option, no copy of the segment.
         s.on_new_segment(SeqNum(5000), SeqNum(6000), t(700), false, Some(28_806_174));
         assert_eq!(s.on_ack(SeqNum(6000), t(950), Some(113)), Some(Span::from_millis(250)));
+    }
+
+    #[test]
+    fn data_below_a_report_of_data_never_seen_sent_is_not_timed() {
+        // A capture begun mid-transfer sees [0, 1400) sent, and 22 ms later its ACK with a
+        // SACK block [2800, 15872) the capture never saw sent: that data went before the
+        // capture, and [0, 1400)'s first copy before it.
+        let mut s = DataAckSampler::default();
+        s.on_new_segment(SeqNum(0), SeqNum(1400), t(0), false, None);
+        s.on_unseen_data_reported(SeqNum(15872));
+        assert_eq!(s.on_ack(SeqNum(1400), t(22), None), None);
+        // Data sent after the report, above it, is new and timed.
+        s.on_new_segment(SeqNum(15872), SeqNum(17272), t(23), false, None);
+        s.on_unseen_data_reported(SeqNum(15872));
+        assert_eq!(s.on_ack(SeqNum(17272), t(273), None), Some(Span::from_millis(250)));
     }
 
     #[test]

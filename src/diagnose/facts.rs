@@ -50,6 +50,11 @@ pub struct Facts {
     /// The capacity is the flow's own delivery with no sign the pipe was full: a lower
     /// bound, reported but not judged by.
     pub lower_bound: bool,
+    /// Of a member of a group sharing the path (`Method::SharedDeliveryRate`): the group's
+    /// summed delivery is the path's rate, not what the members' windows and applications
+    /// offered — it was measured in windows the group was busy in, and some member showed
+    /// the path full then ([`Facts::shows_full`]).
+    pub group_full: bool,
     pub base_rtt_s: f64,
     pub median_rtt_s: Option<f64>,
     pub p95_rtt_s: Option<f64>,
@@ -217,6 +222,31 @@ impl Facts {
     pub fn queueing_s(&self) -> Option<f64> {
         self.median_rtt_s
             .map(|m| ((m - self.base_rtt_s) * 1e9).round().max(0.0) / 1e9)
+    }
+
+    /// The rate this flow's packet spacing showed: its ACK dispersion (unless its receiver
+    /// stretched its ACKs over many segments), or the receiver's own ACK clock, or its
+    /// data's arrival spacing, whichever is highest; 0 where none was measured.
+    pub fn spacing_rate(&self) -> f64 {
+        let acks = if self.stretch_acks.is_some() {
+            None
+        } else {
+            self.estimate.dispersed
+        };
+        acks.or(self.estimate.receiver_clocked().filter(|_| self.stretch_acks.is_none()))
+            .unwrap_or(0.0)
+            .max(self.estimate.arrived.unwrap_or(0.0))
+    }
+
+    /// A sign other than the delivery that the path was full while this flow crossed it: a
+    /// queue that stood (RFC 8289) or that the RTT showed, ECN marks (a queue above its
+    /// marking threshold, RFC 3168 §5), or a loss where the RTT could not time this flow's
+    /// queue (the loop through the sender untimed, or its rise set aside as the other
+    /// direction's queue). See `judged_capacity` for why each counts.
+    pub fn shows_full(&self) -> bool {
+        let standing = self.queue.as_ref().is_some_and(|q| q.standing > 0);
+        let queue_unseen = self.sender_loop_untimed || self.queue_other_way.is_some();
+        (self.lost_segments() > 0 && queue_unseen) || self.ecn.congestion() || standing || self.queue_shows()
     }
 
     /// The RTT rose above the base enough to show a queue, a sign the pipe was full: the

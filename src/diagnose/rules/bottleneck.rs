@@ -211,12 +211,12 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             against.push(match left {
                 Some(a) if level < bdp => format!(
                     "below the link's BDP ({}) and above the BDP of this flow's share of the link ({}: {} x base RTT {})",
-                    bytes(bdp),
+                    super::bdp_bytes(bdp),
                     bytes(a * x.base_rtt_s),
                     rate(a),
                     ms(x.base_rtt_s)
                 ),
-                _ => format!("above the BDP ({})", bytes(bdp)),
+                _ => format!("above the BDP ({})", super::bdp_bytes(bdp)),
             });
             out.push(format!(
                 "flight flat at ~{} for {} of the time with no loss, {}, the RTT rising to hold the excess (median {} vs base {}): the pipe was full ({})",
@@ -287,7 +287,7 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
             format!(
                 "the path is full: more window only adds delay. The receive window ({}) is far above the BDP ({}) and the sender kept it full: the flight reached {} ({} BDP) and the excess queued ({rtts}). A receive window near {} (a buffer near {}: tcp_rmem max, SO_RCVBUF) would give {same}, as would an AQM (fq_codel, CAKE) at the bottleneck",
                 bytes(w as f64),
-                bytes(bdp),
+                super::bdp_bytes(bdp),
                 bytes(flight),
                 times(flight / bdp.max(1.0)),
                 bytes(needed),
@@ -301,7 +301,7 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
             format!(
                 "the path is full: more data in flight only adds delay. The sender kept a flat ~{} in flight (its send buffer), far above the BDP ({}), and the excess queued ({rtts}). A flight near {} (a send buffer near {}: tcp_wmem max, SO_SNDBUF) would give {same}, as would an AQM (fq_codel, CAKE) at the bottleneck",
                 bytes(flat_flight as f64),
-                bytes(bdp),
+                super::bdp_bytes(bdp),
                 bytes(needed),
                 bytes(target)
             ),

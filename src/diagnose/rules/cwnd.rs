@@ -22,7 +22,7 @@ use super::super::facts::Findings;
 use super::super::Label;
 use super::{BinCtx, Claim, Left};
 use crate::summary::{AdviceItem, AdviceKind};
-use crate::units::{bytes, pct};
+use crate::units::pct;
 
 pub use super::losses::LOSSY;
 
@@ -82,7 +82,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
                 pct(rwnd),
                 pct(cwnd),
                 pct(c.rwnd_wide_share),
-                bytes(bdp),
+                super::bdp_bytes(bdp),
                 crate::units::pct_beside(u, super::bottleneck::AT_CAPACITY),
                 pct(super::bottleneck::AT_CAPACITY)
             ));

@@ -72,6 +72,13 @@ pub fn beside_larger_share(f: &Findings<'_>, l: Label, why: impl FnOnce() -> Str
     Some(format!("{}: {}", beside(l, other, share(other), share(l)), why()))
 }
 
+/// The BDP as the summary shows it (whole bytes, never 0 for one that is not:
+/// `diagnose::whole_bytes`), so that a sentence quotes the figure the BDP line prints (a
+/// loopback's 0.0984 B read "BDP 1 B" beside "above the BDP (0.0984 B)").
+pub fn bdp_bytes(bdp: f64) -> String {
+    crate::units::bytes(super::whole_bytes(bdp) as f64)
+}
+
 /// The why of a verdict that none of its rule's own signs decided: `classify` found the
 /// flow below capacity over the steady transfer and named what kept it there (`holder`).
 /// None when the flow was not below capacity (or had no judged capacity).

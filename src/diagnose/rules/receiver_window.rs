@@ -228,7 +228,7 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
         |had, buffer| {
             format!(
                 "the receiver never advertised more than {had}; BDP is {}; {unscaled}raise the receive buffer (net.ipv4.tcp_rmem max, or SO_RCVBUF) to >= {buffer}",
-                bytes(bdp)
+                super::bdp_bytes(bdp)
             )
         },
     );
@@ -248,7 +248,7 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
                 } else {
                     bytes(w as f64)
                 },
-                bytes(bdp),
+                super::bdp_bytes(bdp),
                 bytes(advice::BUFFER_PER_WINDOW * w as f64)
             ),
             x,

@@ -223,7 +223,7 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
                 pct(rwnd),
                 pct(c.share(Label::Sender)),
                 pct(c.rwnd_wide_share),
-                bytes(bdp),
+                super::bdp_bytes(bdp),
             ));
         }
     }
@@ -286,25 +286,26 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
         let mut against: Vec<String> = against_window(x, level as f64).into_iter().collect();
         if let Some(bdp) = x.bdp {
             against.push(if (level as f64) < bdp {
-                format!("below the BDP ({})", bytes(bdp))
+                format!("below the BDP ({})", super::bdp_bytes(bdp))
             } else if bursts_below(f).is_some() {
                 // Its top above the path, its trough below (`FullPipe` wants the trough):
                 // the sender sent bursts and waited between them while the link idled.
                 format!(
                     "above the BDP ({}) only at its peaks: it fell to ~{} between the sender's bursts, below the BDP, so the link idled while the sender waited (for its send buffer to drain, or its application)",
-                    bytes(bdp),
+                    super::bdp_bytes(bdp),
                     bytes(c.plateau_low as f64)
                 )
             } else if x.lower_bound {
                 // The BDP of a capacity that is only the flow's own delivery: the path may
-                // hold more.
-                format!("above the BDP ({}) of a lower-bound capacity", bytes(bdp))
+                // hold more. (A BDP under a byte is shown as the byte: a flight of one is at it.)
+                let at = if super::bdp_bytes(bdp) == bytes(level as f64) { "at" } else { "above" };
+                format!("{at} the BDP ({}) of a lower-bound capacity", super::bdp_bytes(bdp))
             } else {
                 // Kept here only with the RTT near its base (else `FullPipe` has it): the
                 // flight waited outside the path.
                 format!(
                     "above the BDP ({}) with the RTT near its base: the flight waited for ACKs outside the path, neither filling it nor held by the send buffer",
-                    bytes(bdp)
+                    super::bdp_bytes(bdp)
                 )
             });
         }
@@ -545,7 +546,7 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
                     format!(
                         "the sender sent bursts of up to ~{had} in flight but let the flight fall to ~{} between them, below the path's BDP ({}): raise the send buffer (net.ipv4.tcp_wmem max, or SO_SNDBUF) to >= {buffer} so that it never falls below the BDP",
                         bytes(low as f64),
-                        bytes(bdp)
+                        super::bdp_bytes(bdp)
                     )
                 },
             ));
@@ -559,7 +560,7 @@ pub fn advice(f: &Findings<'_>) -> Vec<AdviceItem> {
                 |had, buffer| {
                     format!(
                         "the sender kept only ~{had} in flight with no loss while the path holds {} (BDP): raise the send buffer (net.ipv4.tcp_wmem max, or SO_SNDBUF) to >= {buffer}",
-                        bytes(bdp)
+                        super::bdp_bytes(bdp)
                     )
                 },
             ));

@@ -55,6 +55,9 @@ pub struct Facts {
     /// offered — it was measured in windows the group was busy in, and some member showed
     /// the path full then ([`Facts::shows_full`]).
     pub group_full: bool,
+    /// Of a member of a group sharing the path: the group's summed delivery (the figure
+    /// `Method::SharedDeliveryRate` would take), by which its utilisation is judged.
+    pub group_delivery: Option<f64>,
     pub base_rtt_s: f64,
     pub median_rtt_s: Option<f64>,
     pub p95_rtt_s: Option<f64>,

@@ -403,6 +403,7 @@ fn gather_facts(
         recovered: dacc.first_recovered,
         lower_bound: false,
         group_full: false,
+        group_delivery: None,
         base_rtt_s: base_rtt.secs_f64(),
         median_rtt_s: summary.rtt_ms.median.map(|m| m / 1000.0),
         p95_rtt_s: summary.rtt_ms.p95.map(|m| m / 1000.0),
@@ -648,10 +649,15 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     // Mbit/s beside a delivery of 52.4, and the flow called bottleneck-limited at "97% of
     // the capacity" with no queue in any of its 3591 RTT samples).
     let refuted = cap.rate <= achieved;
+    // Each matters where the delivery judged reaches the figure's full-path share: the
+    // flow's own, or a group's it shares the path with (census: a 64 KiB window on a 30
+    // Mbit/s, 100 ms path beside another window-held flow, on a sender's 10 ms clock: ACK
+    // dispersion 7.07 Mbit/s from trains spanning idle rounds, the two flows together 6.68,
+    // and the flow called bottleneck-limited at 95%).
     let window_paced = f.window_held
         && spacing_method
         && (unresolved_pairs || outpaced || receiver_paced || refuted)
-        && cap.rate * rules::bottleneck::AT_CAPACITY <= achieved;
+        && cap.rate * rules::bottleneck::AT_CAPACITY <= achieved.max(f.group_delivery.unwrap_or(0.0));
     if !cap.method.is_delivery() && !window_paced {
         return Some(cap.rate);
     }
@@ -1003,6 +1009,9 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
     for &i in group {
         let f = &mut flows[i];
         let Some(mut k) = f.kept.take() else { continue };
+        // A member is judged by the group's delivery (`group_utilisation`): its own figure
+        // is read as a pace, not the path's, against that delivery too (`judged_capacity`).
+        k.facts.group_delivery = Some(shared_rate);
         let own = k.facts.capacity;
         // Against what the member's own measure judged it by: on a link shared with traffic
         // the capture does not show, what the link left it (which the group's delivery
@@ -1200,6 +1209,7 @@ mod tests {
             },
             lower_bound: false,
             group_full: false,
+            group_delivery: None,
             base_rtt_s: 0.04,
             median_rtt_s: Some(0.04),
             p95_rtt_s: Some(0.04),
@@ -1315,6 +1325,27 @@ mod tests {
         assert_eq!(judged_capacity(&f), None);
         f.group_full = true;
         assert_eq!(judged_capacity(&f), Some(21_600_000.0));
+    }
+
+    /// A window-held flow's spacing figure that its clock could not have timed (one segment's
+    /// gap at that rate under ten ticks) is a pace wherever the delivery it is judged by
+    /// reaches the figure's full-path share: its own, or a group's it shares the path with.
+    #[test]
+    fn a_window_held_members_unresolved_spacing_is_a_pace_beside_the_groups_delivery() {
+        let mut f = own_delivery();
+        f.window_held = true;
+        f.quantum_s = 0.01;
+        f.mss = 1400;
+        f.estimate.delivered = Some(5.06e6);
+        f.capacity = Some(Capacity {
+            rate: 7.07e6,
+            method: Method::Dispersion,
+        });
+        // Alone, below 85% of the figure: the figure stands (it does not make the verdict).
+        assert_eq!(judged_capacity(&f), Some(7.07e6));
+        // Beside another flow, the two together at 95% of it: a pace, not the path's.
+        f.group_delivery = Some(6.68e6);
+        assert_eq!(judged_capacity(&f), None);
     }
 
     /// A window-held flow whose RTT rose with a queue standing in 3 of 43 intervals: a

@@ -58,6 +58,10 @@ pub struct Facts {
     /// Of a member of a group sharing the path: the group's summed delivery (the figure
     /// `Method::SharedDeliveryRate` would take), by which its utilisation is judged.
     pub group_delivery: Option<f64>,
+    /// The delivery while the sender had data that the last classification measured
+    /// (`Classification::busy_rate`, the group's where shared): what the verdict judges
+    /// against the capacity, 0 before the first.
+    pub busy_delivery: f64,
     pub base_rtt_s: f64,
     pub median_rtt_s: Option<f64>,
     pub p95_rtt_s: Option<f64>,

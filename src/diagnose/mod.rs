@@ -404,6 +404,7 @@ fn gather_facts(
         lower_bound: false,
         group_full: false,
         group_delivery: None,
+        busy_delivery: 0.0,
         base_rtt_s: base_rtt.secs_f64(),
         median_rtt_s: summary.rtt_ms.median.map(|m| m / 1000.0),
         p95_rtt_s: summary.rtt_ms.p95.map(|m| m / 1000.0),
@@ -498,6 +499,19 @@ fn two_way(conn: &Connection, bulk: Dir) -> bool {
 /// window no longer counted).
 fn classify_floored(k: &mut Kept, tl: &Timeline, shared: Option<&[f64]>) -> Classification {
     let mut class = classify_kept(k, tl, shared);
+    // The verdict judges the delivery while the sender had data: a window-held flow's
+    // spacing figure is read as its pace against that delivery too (`judged_capacity`), and
+    // the flow judged again where it then is (census: a 16 kB window on a 4 Mbit/s, 250 ms
+    // path on a sender's 10 ms clock, ACK dispersion 608 kbit/s from trains spanning idle
+    // rounds, 91% of it delivered while the sender had data, called bottleneck-limited).
+    if class.busy_rate > k.facts.busy_delivery {
+        let judged = judged_capacity(&k.facts).is_some();
+        k.facts.busy_delivery = class.busy_rate;
+        if judged && judged_capacity(&k.facts).is_none() {
+            k.facts.lower_bound = true;
+            class = classify_kept(k, tl, shared);
+        }
+    }
     // The steady part's bounds depend on the capacity (where the start-up ends), so a
     // raised capacity may move the steady delivery: raised again until it holds (each pass
     // only raises; a policed pair's receiver read 3.40 Mbit/s steady beside a capacity
@@ -657,7 +671,8 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     let window_paced = f.window_held
         && spacing_method
         && (unresolved_pairs || outpaced || receiver_paced || refuted)
-        && cap.rate * rules::bottleneck::AT_CAPACITY <= achieved.max(f.group_delivery.unwrap_or(0.0));
+        && cap.rate * rules::bottleneck::AT_CAPACITY
+            <= achieved.max(f.group_delivery.unwrap_or(0.0)).max(f.busy_delivery);
     if !cap.method.is_delivery() && !window_paced {
         return Some(cap.rate);
     }
@@ -1210,6 +1225,7 @@ mod tests {
             lower_bound: false,
             group_full: false,
             group_delivery: None,
+            busy_delivery: 0.0,
             base_rtt_s: 0.04,
             median_rtt_s: Some(0.04),
             p95_rtt_s: Some(0.04),
@@ -1345,6 +1361,12 @@ mod tests {
         assert_eq!(judged_capacity(&f), Some(7.07e6));
         // Beside another flow, the two together at 95% of it: a pace, not the path's.
         f.group_delivery = Some(6.68e6);
+        assert_eq!(judged_capacity(&f), None);
+        // Alone, delivering 91% of it while the sender had data (what the verdict judges),
+        // though less over its busy windows' 90th percentile: a pace too.
+        f.group_delivery = None;
+        assert_eq!(judged_capacity(&f), Some(7.07e6));
+        f.busy_delivery = 6.43e6;
         assert_eq!(judged_capacity(&f), None);
     }
 

@@ -40,6 +40,11 @@ pub struct Dispersion {
     /// [`super::train::BATCH_GAP`] after the packet before).
     bytes: u64,
     batched: u64,
+    /// The bytes of the cluster in progress (packets less than the shortest span the
+    /// clock resolves apart: no sample ends inside one), and the sum of the squares of the
+    /// clusters' bytes before it: the byte-weighted mean cluster is their ratio to `bytes`.
+    cluster_bytes: u64,
+    cluster_squares: f64,
 }
 
 impl Dispersion {
@@ -100,12 +105,14 @@ impl Dispersion {
         match train.as_mut() {
             Some(t) => {
                 self.on_packet(bytes, same_batch || t.batched(at));
+                self.on_cluster(bytes, at - t.last() < min_span);
                 if let Some((b, gap)) = t.add_in(at, bytes, min_span, same_batch) {
                     self.add(b, gap);
                 }
             }
             None => {
                 self.on_packet(bytes, false);
+                self.on_cluster(bytes, false);
                 *train = Some(Train::start(at));
             }
         }
@@ -129,6 +136,22 @@ impl Dispersion {
         if batched {
             self.batched += bytes;
         }
+    }
+
+    /// A packet of `bytes` came, in the cluster of the one before or starting a new one.
+    fn on_cluster(&mut self, bytes: u64, same: bool) {
+        if !same {
+            self.cluster_squares += (self.cluster_bytes as f64).powi(2);
+            self.cluster_bytes = 0;
+        }
+        self.cluster_bytes += bytes;
+    }
+
+    /// The bytes of the cluster a byte came in, on average over the bytes (0 before any):
+    /// most bytes came in clusters of about this size, and every sample spans a gap between
+    /// two clusters.
+    pub fn mean_cluster_bytes(&self) -> f64 {
+        (self.cluster_squares + (self.cluster_bytes as f64).powi(2)) / self.bytes.max(1) as f64
     }
 
     /// The share of the sampled bytes that came at rates of at least `rate` (bytes/s).
@@ -310,6 +333,31 @@ impl Dispersion {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A window-held flow's ACKs at a 1 ms clock: each window's eleven ACKs in one tick,
+    /// one window per 250 ms round trip. Every sample (ten ticks or more) spans a gap
+    /// between windows, and the clusters the clock could not time inside are whole windows.
+    /// At a microsecond clock the same ACKs, 120 µs apart, are each a cluster of one.
+    #[test]
+    fn clusters_are_runs_of_packets_closer_than_the_clock_resolves() {
+        let at = |us: i64| Timestamp(0) + Span::from_micros(us);
+        let mut coarse = Dispersion::default();
+        let mut train = None;
+        for round in 0..8 {
+            for _ in 0..11 {
+                coarse.feed(&mut train, at(round * 250_000), 1440, Span::from_millis(10));
+            }
+        }
+        assert_eq!(coarse.mean_cluster_bytes(), 11.0 * 1440.0);
+        let mut fine = Dispersion::default();
+        let mut train = None;
+        for round in 0..8 {
+            for k in 0..11 {
+                fine.feed(&mut train, at(round * 250_000 + k * 120), 1440, Span::from_micros(10));
+            }
+        }
+        assert_eq!(fine.mean_cluster_bytes(), 1440.0);
+    }
 
     /// Time, not bytes: one gap at the rate and one four times as long at a quarter of it
     /// carry the same bytes and a fifth and four fifths of the time.

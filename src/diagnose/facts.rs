@@ -245,6 +245,16 @@ impl Facts {
             .max(self.estimate.arrived.unwrap_or(0.0))
     }
 
+    /// Whether the spacing `d` came in clusters of half the flight or more, each of packets
+    /// closer than the shortest span the clock resolves (a coarse clock's tick or ten, or a
+    /// host's batch): no sample was timed inside a window, and the time from one cluster to
+    /// the next is the round trip's, one window per round trip (Jacobson 1988) — the
+    /// window's pace, not the path's (census: a 16 kB window behind a 60 Mbit/s token bucket
+    /// at a receiver with a 1 ms clock, each window in one tick: ACK dispersion 1.00 Mbit/s).
+    pub fn windowed(&self, d: &super::dispersion::Dispersion) -> bool {
+        self.max_flight > 0 && 2.0 * d.mean_cluster_bytes() >= self.max_flight as f64
+    }
+
     /// A sign other than the delivery that the path was full while this flow crossed it: a
     /// queue that stood (RFC 8289) or that the RTT showed, ECN marks (a queue above its
     /// marking threshold, RFC 3168 §5), or a loss where the RTT could not time this flow's

@@ -663,6 +663,14 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     // Mbit/s beside a delivery of 52.4, and the flow called bottleneck-limited at "97% of
     // the capacity" with no queue in any of its 3591 RTT samples).
     let refuted = cap.rate <= achieved;
+    // Or the spacing's packets came in clusters the clock could not time inside, each of
+    // half the flight or more (`Facts::windowed`).
+    let windowed_batches = match cap.method {
+        Method::Dispersion => Some(&f.ack_spacing),
+        Method::ArrivalDispersion => f.arrival_spacing.as_ref(),
+        _ => None,
+    }
+    .is_some_and(|d| f.windowed(d));
     // Each matters where the delivery judged reaches the figure's full-path share: the
     // flow's own, or a group's it shares the path with (census: a 64 KiB window on a 30
     // Mbit/s, 100 ms path beside another window-held flow, on a sender's 10 ms clock: ACK
@@ -670,7 +678,7 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     // and the flow called bottleneck-limited at 95%).
     let window_paced = f.window_held
         && spacing_method
-        && (unresolved_pairs || outpaced || receiver_paced || refuted)
+        && (unresolved_pairs || outpaced || receiver_paced || refuted || windowed_batches)
         && cap.rate * rules::bottleneck::AT_CAPACITY
             <= achieved.max(f.group_delivery.unwrap_or(0.0)).max(f.busy_delivery);
     if !cap.method.is_delivery() && !window_paced {
@@ -1016,7 +1024,11 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
     let group_full = members.iter().any(|k| {
         let f = &k.facts;
         let resolved = f.mss as f64 / shared_rate.max(1e-9) >= crate::time::MIN_SPAN_QUANTA as f64 * f.quantum_s;
-        f.shows_full() || (resolved && f.spacing_rate() >= rules::bottleneck::AT_CAPACITY * shared_rate)
+        // (Not the spacing of a window-held member whose windows came in clusters the clock
+        // did not time inside: that is the window's pace.)
+        let paced =
+            f.window_held && f.windowed(&f.ack_spacing) && f.arrival_spacing.as_ref().is_none_or(|d| f.windowed(d));
+        f.shows_full() || (resolved && !paced && f.spacing_rate() >= rules::bottleneck::AT_CAPACITY * shared_rate)
     });
     let count = group.len();
     let group_max_rtt = members.iter().filter_map(|k| k.facts.max_rtt_s).reduce(f64::max);
@@ -1367,6 +1379,49 @@ mod tests {
         f.group_delivery = None;
         assert_eq!(judged_capacity(&f), Some(7.07e6));
         f.busy_delivery = 6.43e6;
+        assert_eq!(judged_capacity(&f), None);
+    }
+
+    /// A window-held flow whose ACKs came a window to a tick of a 1 ms clock (census: a 16
+    /// kB window behind a 60 Mbit/s token bucket): its ACK dispersion, 1.00 Mbit/s, is the
+    /// window's pace, though one segment's gap at that rate (11.5 ms) spans ten ticks.
+    #[test]
+    fn a_window_held_flows_spacing_from_windows_in_a_tick_is_its_pace() {
+        let mut f = own_delivery();
+        f.window_held = true;
+        f.quantum_s = 0.001;
+        f.mss = 1440;
+        f.max_flight = 15_840;
+        f.estimate.delivered = Some(0.52e6 / 8.0);
+        f.goodput = 0.52e6 / 8.0;
+        f.group_delivery = Some(0.987e6 / 8.0);
+        f.capacity = Some(Capacity {
+            rate: 1.0e6 / 8.0,
+            method: Method::Dispersion,
+        });
+        let at = |us: i64| Timestamp(0) + Span::from_micros(us);
+        // ACKs 800 µs apart (the path's spacing resolved): the figure stands.
+        let mut train = None;
+        for round in 0..8 {
+            for k in 0..11 {
+                f.ack_spacing.feed(
+                    &mut train,
+                    at(round * 250_000 + k * 11_500),
+                    1440,
+                    Span::from_millis(10),
+                );
+            }
+        }
+        assert_eq!(judged_capacity(&f), Some(1.0e6 / 8.0));
+        // A window to a tick: its pace.
+        f.ack_spacing = Default::default();
+        let mut train = None;
+        for round in 0..8 {
+            for _ in 0..11 {
+                f.ack_spacing
+                    .feed(&mut train, at(round * 250_000), 1440, Span::from_millis(10));
+            }
+        }
         assert_eq!(judged_capacity(&f), None);
     }
 

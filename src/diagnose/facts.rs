@@ -196,6 +196,16 @@ impl Facts {
         }
     }
 
+    /// The spacing samples the capacity figure came from, where it is a dispersion mode:
+    /// the ACKs' or the data arrivals'.
+    pub fn figure_spacing(&self) -> Option<&super::dispersion::Dispersion> {
+        match self.capacity?.method {
+            Method::Dispersion => Some(&self.ack_spacing),
+            Method::ArrivalDispersion => self.arrival_spacing.as_ref(),
+            _ => None,
+        }
+    }
+
     /// The share of the capacity's own spacing samples (ACK or data-arrival dispersion)
     /// that came at [`OUTPACED`] times its rate or faster, when at least [`OUTPACED_SHARE`]:
     /// the estimate is then a slower mode of the same trains — a window's pace, or a gap the
@@ -206,11 +216,7 @@ impl Facts {
     /// delayed ACK's 2776 B / 40 ms as the path; 45% of its ACK bytes came at 90-370 Mbit/s.
     pub fn spacing_outpaced(&self) -> Option<f64> {
         let cap = self.capacity?;
-        let spacing = match cap.method {
-            Method::Dispersion => Some(&self.ack_spacing),
-            Method::ArrivalDispersion => self.arrival_spacing.as_ref(),
-            _ => None,
-        }?;
+        let spacing = self.figure_spacing()?;
         let share = Some(spacing.share_at_least(OUTPACED * cap.rate)).filter(|&s| s >= OUTPACED_SHARE)?;
         // The faster ACKs were sent no faster by the receiver (its stamps say so): they were
         // compressed on the way back, not carried faster (`ReceiverClock::sent_pace`).

@@ -665,12 +665,7 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     let refuted = cap.rate <= achieved;
     // Or the spacing's packets came in clusters the clock could not time inside, each of
     // half the flight or more (`Facts::windowed`).
-    let windowed_batches = match cap.method {
-        Method::Dispersion => Some(&f.ack_spacing),
-        Method::ArrivalDispersion => f.arrival_spacing.as_ref(),
-        _ => None,
-    }
-    .is_some_and(|d| f.windowed(d));
+    let windowed_batches = f.figure_spacing().is_some_and(|d| f.windowed(d));
     // Each matters where the delivery judged reaches the figure's full-path share: the
     // flow's own, or a group's it shares the path with (census: a 64 KiB window on a 30
     // Mbit/s, 100 ms path beside another window-held flow, on a sender's 10 ms clock: ACK

@@ -15,7 +15,7 @@ use super::rate_sample::RateSampler;
 use super::receiver_clock::ReceiverClock;
 use super::recovery_window::UnusedWindow;
 use super::timeline::SenderState;
-use super::train::{DataBatches, Train};
+use super::train::{DataBatches, SampleFloor, Train};
 use super::ts_clock::TsClock;
 use crate::decode::{Ecn, TcpFlags};
 use crate::flow::Dir;
@@ -353,7 +353,7 @@ impl DirAccumulator {
         ts: Timestamp,
         ev: &SegmentEvent,
         next: u64,
-        min_span: Span,
+        floor: SampleFloor,
         base_loop: Option<Span>,
         sender_loop: Span,
     ) {
@@ -401,11 +401,11 @@ impl DirAccumulator {
             // as the ACK train ends at a pause: a sample across the wait would be the
             // application's or the receiver's pace, not the path's.
             if state != SenderState::Busy && !(same_tick && same_sending) {
-                self.arrivals.end(&mut self.arrival_train, min_span);
+                self.arrivals.end(&mut self.arrival_train, floor);
             } else if self.arrival_train.is_none() {
                 self.arrival_train = Some(Train::start(t0));
             }
-            self.arrivals.feed(&mut self.arrival_train, ts, len, min_span);
+            self.arrivals.feed(&mut self.arrival_train, ts, len, floor);
             if self.data_events % RATE_REFRESH == 0 {
                 self.arrival_rate = self.arrivals.capacity();
             }
@@ -571,7 +571,7 @@ impl DirAccumulator {
         pause: Option<SenderState>,
         sender_loop: Span,
         round: Option<Span>,
-        min_span: Span,
+        floor: SampleFloor,
         queued: bool,
     ) {
         if round.is_some() {
@@ -590,26 +590,25 @@ impl DirAccumulator {
             // it (its last batch complete) and restarts.
             if let (Some(train), Some(r)) = (self.ack_train.as_ref(), round) {
                 if ts - train.last() > r {
-                    self.dispersion.end(&mut self.ack_train, min_span);
-                    self.dispersion_by_data.end(&mut self.ack_train_by_data, min_span);
-                    self.queued_dispersion.end(&mut self.queued_train, min_span);
+                    self.dispersion.end(&mut self.ack_train, floor);
+                    self.dispersion_by_data.end(&mut self.ack_train_by_data, floor);
+                    self.queued_dispersion.end(&mut self.queued_train, floor);
                 }
             }
-            self.dispersion.feed(&mut self.ack_train, ts, reported, min_span);
+            self.dispersion.feed(&mut self.ack_train, ts, reported, floor);
             // Data that had not queued behind the ACK before's: the gap is the sender's,
             // and the train of queued ACKs starts again here.
             if !queued {
-                self.queued_dispersion.end(&mut self.queued_train, min_span);
+                self.queued_dispersion.end(&mut self.queued_train, floor);
             }
-            self.queued_dispersion
-                .feed(&mut self.queued_train, ts, reported, min_span);
+            self.queued_dispersion.feed(&mut self.queued_train, ts, reported, floor);
             // Only an ACK of more than two full segments (a stretch ACK: RFC 5681 §4.2 asks
             // for one at least every second) says its host was handed the data together; a
             // receiver that ACKs each segment or pair as it comes keeps the arrivals'
             // spacing, compressed pairs included.
             let same = ack.is_some_and(|a| self.data_batches.on_ack(a)) && reported > 2 * mss;
             self.dispersion_by_data
-                .feed_in(&mut self.ack_train_by_data, ts, reported, min_span, same);
+                .feed_in(&mut self.ack_train_by_data, ts, reported, floor, same);
         }
         let at = ts + sender_loop;
         match pause {
@@ -947,7 +946,14 @@ impl Accumulator {
                 .rtt
                 .base_end_to_end()
                 .is_some_and(|r| base_loop.nanos() * 2 > r.nanos());
-            self.dirs[d.index()].on_new_data(ev.ts, ev, next, min_span, away.then_some(base_loop), base_loop);
+            self.dirs[d.index()].on_new_data(
+                ev.ts,
+                ev,
+                next,
+                SampleFloor::new(min_span, conn.mss(d) as u64),
+                away.then_some(base_loop),
+                base_loop,
+            );
             if let Some((from, to)) = rescale {
                 let tick = ev.sender_view.and_then(|v| v.tick_window.map(|w| (v.tick_flight, w)));
                 self.dirs[d.index()].rescale(from, to, ev.ts, next, tick);
@@ -1122,7 +1128,7 @@ impl Accumulator {
                     pause,
                     lp,
                     round,
-                    min_span,
+                    SampleFloor::new(min_span, data_mss),
                     queued,
                 );
                 if ev.acked.delivered > 0 {

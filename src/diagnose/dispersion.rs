@@ -10,7 +10,7 @@
 //! two window-limited trains — give lower rates; ACK compression gives a few higher ones.
 //! The capacity is the byte-weighted mode of the per-gap rates.
 
-use super::train::Train;
+use super::train::{SampleFloor, Train};
 use crate::fastmath::fast_log2;
 use crate::time::{Span, Timestamp};
 
@@ -95,18 +95,25 @@ impl Dispersion {
 
     /// A packet of `bytes` at `at` on `train` (a new train from it when there is none):
     /// counted, and the sample it completes added.
-    pub fn feed(&mut self, train: &mut Option<Train>, at: Timestamp, bytes: u64, min_span: Span) {
-        self.feed_in(train, at, bytes, min_span, false)
+    pub fn feed(&mut self, train: &mut Option<Train>, at: Timestamp, bytes: u64, floor: SampleFloor) {
+        self.feed_in(train, at, bytes, floor, false)
     }
 
     /// As [`Dispersion::feed`], the packet being of the latest one's batch also when
     /// `same_batch` says so ([`Train::add_in`]).
-    pub fn feed_in(&mut self, train: &mut Option<Train>, at: Timestamp, bytes: u64, min_span: Span, same_batch: bool) {
+    pub fn feed_in(
+        &mut self,
+        train: &mut Option<Train>,
+        at: Timestamp,
+        bytes: u64,
+        floor: SampleFloor,
+        same_batch: bool,
+    ) {
         match train.as_mut() {
             Some(t) => {
                 self.on_packet(bytes, same_batch || t.batched(at));
-                self.on_cluster(bytes, at - t.last() < min_span);
-                if let Some((b, gap)) = t.add_in(at, bytes, min_span, same_batch) {
+                self.on_cluster(bytes, at - t.last() < floor.span);
+                if let Some((b, gap)) = t.add_in(at, bytes, floor, same_batch) {
                     self.add(b, gap);
                 }
             }
@@ -120,8 +127,8 @@ impl Dispersion {
 
     /// `train` ends (a pause follows): its last sample added, and the next packet starts a
     /// new one.
-    pub fn end(&mut self, train: &mut Option<Train>, min_span: Span) {
-        if let Some((b, gap)) = train.take().and_then(|mut t| t.close(min_span)) {
+    pub fn end(&mut self, train: &mut Option<Train>, floor: SampleFloor) {
+        if let Some((b, gap)) = train.take().and_then(|mut t| t.close(floor)) {
             self.add(b, gap);
         }
     }
@@ -345,7 +352,12 @@ mod tests {
         let mut train = None;
         for round in 0..8 {
             for _ in 0..11 {
-                coarse.feed(&mut train, at(round * 250_000), 1440, Span::from_millis(10));
+                coarse.feed(
+                    &mut train,
+                    at(round * 250_000),
+                    1440,
+                    SampleFloor::span(Span::from_millis(10)),
+                );
             }
         }
         assert_eq!(coarse.mean_cluster_bytes(), 11.0 * 1440.0);
@@ -353,7 +365,12 @@ mod tests {
         let mut train = None;
         for round in 0..8 {
             for k in 0..11 {
-                fine.feed(&mut train, at(round * 250_000 + k * 120), 1440, Span::from_micros(10));
+                fine.feed(
+                    &mut train,
+                    at(round * 250_000 + k * 120),
+                    1440,
+                    SampleFloor::span(Span::from_micros(10)),
+                );
             }
         }
         assert_eq!(fine.mean_cluster_bytes(), 1440.0);

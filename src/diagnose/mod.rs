@@ -1403,7 +1403,7 @@ mod tests {
                     &mut train,
                     at(round * 250_000 + k * 11_500),
                     1440,
-                    Span::from_millis(10),
+                    super::train::SampleFloor::span(Span::from_millis(10)),
                 );
             }
         }
@@ -1413,8 +1413,12 @@ mod tests {
         let mut train = None;
         for round in 0..8 {
             for _ in 0..11 {
-                f.ack_spacing
-                    .feed(&mut train, at(round * 250_000), 1440, Span::from_millis(10));
+                f.ack_spacing.feed(
+                    &mut train,
+                    at(round * 250_000),
+                    1440,
+                    super::train::SampleFloor::span(Span::from_millis(10)),
+                );
             }
         }
         assert_eq!(judged_capacity(&f), None);

@@ -19,7 +19,7 @@
 //! the same stamp are one batch ([`super::train`]): the sample takes all of them.
 
 use super::dispersion::Dispersion;
-use super::train::{Train, BATCH_GAP};
+use super::train::{SampleFloor, Train, BATCH_GAP};
 use super::ts_clock::TsClock;
 use crate::time::{Span, Timestamp};
 use std::collections::BTreeMap;
@@ -62,7 +62,7 @@ impl ReceiverClock {
         if let (Some(prev), Some(r)) = (self.last_delivery, round) {
             let gap = ts - prev;
             if gap > r {
-                self.dispersion.end(&mut self.train, MIN_SPAN);
+                self.dispersion.end(&mut self.train, SampleFloor::span(MIN_SPAN));
             } else if let Some(b) = Dispersion::scale_bin(delivered as f64 * 1e9 / gap.nanos().max(0) as f64) {
                 // The map holds at most one entry per bin of the scale.
                 let e = self.pairs.entry(b).or_default();
@@ -72,7 +72,8 @@ impl ReceiverClock {
         }
         self.last_delivery = Some(ts);
         self.last_delivery_ticks = ticks;
-        self.dispersion.feed(&mut self.train, at, delivered, MIN_SPAN);
+        self.dispersion
+            .feed(&mut self.train, at, delivered, SampleFloor::span(MIN_SPAN));
     }
 
     /// The receiver's clock rate (ticks per second), when the ACKs span enough of it.
@@ -115,7 +116,7 @@ impl ReceiverClock {
     pub fn capacity(&self) -> Option<f64> {
         let hz = self.hz()?;
         let mut d = self.dispersion.clone();
-        d.end(&mut self.train.clone(), MIN_SPAN);
+        d.end(&mut self.train.clone(), SampleFloor::span(MIN_SPAN));
         // The train's axis gives a tick 1 / TICK_NS of a second.
         d.capacity().map(|r| r * TICK_NS as f64 * 1e-9 * hz)
     }

@@ -272,6 +272,26 @@ impl Facts {
         (self.lost_segments() > 0 && queue_unseen) || self.ecn.congestion() || standing || self.queue_shows()
     }
 
+    /// Whether this member of a group of flows sharing a path shows that path full, the
+    /// group delivering `shared_rate` in all: a sign of its own ([`Self::shows_full`]), or
+    /// its packet spacing at the group's rate (the link's serialisation of back-to-back
+    /// packets, as for one flow in `judged_capacity`) where the clock resolves one segment's
+    /// gap at that rate (ten ticks). At the group's rate both ways: spacing far above what
+    /// the group delivered says the path had room (census 5656: a member's ACKs at 95.3
+    /// Mbit/s beside the group's 1.84 Mbit/s, two flows held by their windows behind a 50
+    /// Mbit/s shaper). Not the spacing of a window-held member whose windows came in
+    /// clusters the clock did not time inside: that is the window's pace.
+    pub fn shows_shared_path_full(&self, shared_rate: f64) -> bool {
+        let resolved = self.mss as f64 / shared_rate.max(1e-9) >= crate::time::MIN_SPAN_QUANTA as f64 * self.quantum_s;
+        let paced = self.window_held
+            && self.windowed(&self.ack_spacing)
+            && self.arrival_spacing.as_ref().is_none_or(|d| self.windowed(d));
+        let spacing = self.spacing_rate();
+        let full = super::capacity::AT_CAPACITY;
+        let at_rate = spacing >= full * shared_rate && shared_rate >= full * spacing;
+        self.shows_full() || (resolved && !paced && at_rate)
+    }
+
     /// The RTT rose above the base enough to show a queue, a sign the pipe was full: the
     /// steady bins' least prompt RTT (no delayed-ACK timer in it) above the base by the
     /// queue sign, and by more than two ticks of the clock (an RTT sample is the difference

@@ -1012,19 +1012,8 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
         Some(_) => 0.0,
     };
     let shared_rate = every.unwrap_or(0.0).max(busy_windows.unwrap_or(0.0)).max(round_trip);
-    // The members cross one queue: a sign that one of them saw it full is the group's, and
-    // so is a member's packet spacing at the group's rate (the link's serialisation of
-    // back-to-back packets, as for one flow in `judged_capacity`), where the capture's clock
-    // resolves one segment's gap at that rate (a measured span is ten ticks).
-    let group_full = members.iter().any(|k| {
-        let f = &k.facts;
-        let resolved = f.mss as f64 / shared_rate.max(1e-9) >= crate::time::MIN_SPAN_QUANTA as f64 * f.quantum_s;
-        // (Not the spacing of a window-held member whose windows came in clusters the clock
-        // did not time inside: that is the window's pace.)
-        let paced =
-            f.window_held && f.windowed(&f.ack_spacing) && f.arrival_spacing.as_ref().is_none_or(|d| f.windowed(d));
-        f.shows_full() || (resolved && !paced && f.spacing_rate() >= rules::bottleneck::AT_CAPACITY * shared_rate)
-    });
+    // The members cross one queue: a sign that one of them saw it full is the group's.
+    let group_full = members.iter().any(|k| k.facts.shows_shared_path_full(shared_rate));
     let count = group.len();
     let group_max_rtt = members.iter().filter_map(|k| k.facts.max_rtt_s).reduce(f64::max);
     let mut judged = Vec::with_capacity(group.len());
@@ -1348,6 +1337,31 @@ mod tests {
         assert_eq!(judged_capacity(&f), None);
         f.group_full = true;
         assert_eq!(judged_capacity(&f), Some(21_600_000.0));
+    }
+
+    /// A member's packet spacing shows the shared path full only at the group's rate, both
+    /// ways (census 5656: a member's ACK dispersion, 95.3 Mbit/s, beside the 1.84 Mbit/s two
+    /// window-held flows delivered together behind a 50 Mbit/s shaper, made the group's
+    /// delivery the path's rate and called the other member bottleneck-limited).
+    #[test]
+    fn a_members_spacing_shows_the_shared_path_full_only_at_the_groups_rate() {
+        let mut f = own_delivery();
+        f.mss = 1460;
+        f.quantum_s = 1e-6;
+        f.estimate.dispersed = Some(95.3e6 / 8.0);
+        assert!(!f.shows_full());
+        assert!(
+            !f.shows_shared_path_full(1.84e6 / 8.0),
+            "spacing 52x the group's delivery"
+        );
+        assert!(
+            f.shows_shared_path_full(90.0e6 / 8.0),
+            "spacing at the group's delivery"
+        );
+        assert!(
+            !f.shows_shared_path_full(120.0e6 / 8.0),
+            "spacing below the group's delivery"
+        );
     }
 
     /// A window-held flow's spacing figure that its clock could not have timed (one segment's

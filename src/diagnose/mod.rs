@@ -671,9 +671,13 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
     // Mbit/s, 100 ms path beside another window-held flow, on a sender's 10 ms clock: ACK
     // dispersion 7.07 Mbit/s from trains spanning idle rounds, the two flows together 6.68,
     // and the flow called bottleneck-limited at 95%).
-    let window_paced = f.window_held
-        && spacing_method
-        && (unresolved_pairs || outpaced || receiver_paced || refuted || windowed_batches)
+    // The clusters are windows whoever held them (a congestion window, or a receiver's whose
+    // scale the capture does not know): cluster to cluster is one window a round trip
+    // (census 8989: a 16 kB window on a 300 Mbit/s, 100 ms path seen at a receiver on a 1
+    // ms clock, without the handshake, each window in one tick: arrivals at 1.29 Mbit/s, and
+    // the flow called bottleneck-limited at 103% of it).
+    let window_paced = spacing_method
+        && (windowed_batches || (f.window_held && (unresolved_pairs || outpaced || receiver_paced || refuted)))
         && cap.rate * rules::bottleneck::AT_CAPACITY
             <= achieved.max(f.group_delivery.unwrap_or(0.0)).max(f.busy_delivery);
     if !cap.method.is_delivery() && !window_paced {
@@ -716,8 +720,9 @@ fn judged_capacity(f: &Facts) -> Option<f64> {
         return None;
     }
     // Packet spacing that shows (nearly) the same rate is independent evidence too: a
-    // paced sender (BBR) fills the pipe with hardly any queue and no loss.
-    let spacing = f.spacing_rate();
+    // paced sender (BBR) fills the pipe with hardly any queue and no loss. Not spacing
+    // that is the window's pace (above): it is the delivery timed again.
+    let spacing = if window_paced { 0.0 } else { f.spacing_rate() };
     // A loss shows the queue overflowed — where the RTT could not show that queue itself.
     // A drop-tail FIFO that overflowed held its whole buffer, and a buffer the flow's own
     // rate filled raised its RTT on the way (`queue_shows`, a standing interval); losses
@@ -1435,6 +1440,13 @@ mod tests {
                 );
             }
         }
+        assert_eq!(judged_capacity(&f), None);
+        // Whoever held the windows (a congestion window, or a receiver's whose scale the
+        // capture does not know): cluster to cluster is still one window a round trip, and
+        // the spacing is no sign of a full path either (census 8989).
+        f.window_held = false;
+        f.estimate.dispersed = Some(1.0e6 / 8.0);
+        f.estimate.delivered = Some(0.95e6 / 8.0);
         assert_eq!(judged_capacity(&f), None);
     }
 

@@ -1073,8 +1073,7 @@ fn a_window_limited_upload_at_a_coalescing_sender_is_receiver_window_limited() {
         f.evidence
     );
     assert!(
-        f.capacity.as_ref().is_some_and(|c| c.lower_bound)
-            && f.notes.iter().any(|n| n.contains("is a lower bound")),
+        f.capacity.as_ref().is_some_and(|c| c.lower_bound) && f.notes.iter().any(|n| n.contains("is a lower bound")),
         "{:?} {:?}",
         f.capacity,
         f.notes

@@ -136,9 +136,6 @@ impl Train {
             }
         } else {
             out = self.close(floor);
-            if out.is_some() {
-                self.gaps = None;
-            }
             let gap = ts - self.last;
             // The gaps from batch to batch of a sample held open for its segments, where
             // the clock resolves them, are the batches' cadence.
@@ -404,6 +401,34 @@ mod tests {
             acks.push((t0 + 40_000, 2776));
         }
         assert_eq!(floored(&acks, floor), vec![]);
+    }
+
+    proptest::proptest! {
+        /// Whatever the arrivals: every sample spans the clock's floor, carries bytes that
+        /// arrived (no more in all than were fed after the first packet), and, once the
+        /// train has shown a batch, holds ten segments.
+        #[test]
+        fn samples_hold_their_floor(gaps in proptest::collection::vec((0i64..400, 1u64..1500), 1..300), mss in 500u64..1500, span_us in 1i64..50) {
+            let floor = SampleFloor::new(Span::from_micros(span_us), mss);
+            let mut t = 0;
+            let mut arrivals = vec![(0, 100)];
+            for &(g, b) in &gaps {
+                t += g;
+                arrivals.push((t, b));
+            }
+            let fed: u64 = arrivals[1..].iter().map(|&(_, b)| b).sum();
+            // A train batched from its first gap: every sample is of a batching train.
+            let batched = arrivals[1].0 < 10;
+            let got = floored(&arrivals, floor);
+            proptest::prop_assert!(got.iter().map(|&(b, _)| b).sum::<u64>() <= fed);
+            for &(b, us) in &got {
+                proptest::prop_assert!(us >= span_us, "{got:?}");
+                proptest::prop_assert!(b > 0);
+                if batched {
+                    proptest::prop_assert!(b >= 10 * mss, "{got:?}");
+                }
+            }
+        }
     }
 
     /// Which batch an ACK ends in: data in two batches (three segments 1 µs apart, then

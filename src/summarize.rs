@@ -603,6 +603,7 @@ pub fn base(
         bottleneck_bps: None,
         bottleneck_method: None,
         bdp_bytes: None,
+        bdp_segment_ms: None,
         bdp_upper_bound: false,
         capacity: None,
         queue: None,

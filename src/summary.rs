@@ -917,6 +917,12 @@ pub struct FlowSummary {
     /// `--link-rate`, not a measurement).
     pub bottleneck_method: Option<CapacityMethod>,
     pub bdp_bytes: Option<u64>,
+    /// What `bdp_bytes` adds to the base RTT, in ms: one full data segment's serialisation
+    /// at the bottleneck rate, when the base RTT is the handshake's (whose packets carry no
+    /// data) and the data's samples leave room for it. `bdp_bytes` is the bottleneck rate x
+    /// (min RTT + this). Absent when nothing is added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bdp_segment_ms: Option<f64>,
     /// The base RTT, and so `bdp_bytes`, only bounds the path's from above: no round trip
     /// was timed at the handshake and a queue may have stood in every sample (a note says
     /// why). Absent when false.

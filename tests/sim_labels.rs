@@ -413,3 +413,44 @@ fn three_flows_sharing_the_bottleneck_are_each_bottleneck_limited() {
         compare("3 flows 10M 20ms", &path(10, 20), &three, 5, Label::Bottleneck, ALL),
     ]);
 }
+
+/// On a link where one full frame's serialisation is longer than the propagation both ways
+/// (1 Mbit/s: 12 ms a 1514-byte frame, against a 2 ms path), the handshake's round trip
+/// lacks most of a data segment's: the BDP, the window that keeps the link busy, is the
+/// rate times that round trip plus one segment (Facts::bdp_at), and says so.
+#[test]
+fn a_serialisation_dominated_path_holds_a_segment_more_than_the_handshakes_round_trip() {
+    let out = sim::run(
+        &path(1, 2),
+        &[Flow {
+            intended: Some(Label::Bottleneck),
+            ..Flow::default()
+        }],
+        Duration::from_secs(5),
+    );
+    let t = &out.truth[0];
+    for (side, pcap) in [
+        ("sender-side", &out.sender_side_pcap),
+        ("receiver-side", &out.receiver_side_pcap),
+    ] {
+        let got = analyse(pcap);
+        let f = got.iter().find(|f| f.client == t.client).expect("the flow");
+        let (want, bdp) = (t.bdp_bytes as f64, f.bdp_bytes.expect("a BDP") as f64);
+        println!(
+            "{side}: BDP {bdp} (truth {want}), min RTT {:?} ms, segment {:?} ms",
+            f.rtt_ms.min, f.bdp_segment_ms
+        );
+        assert!((bdp - want).abs() <= 0.25 * want, "{side}: BDP {bdp}, truth {want}");
+        // The minimum RTT stays the handshake's: it is the path's least round trip.
+        assert!(f.rtt_ms.min.unwrap() < 5.0, "{side}: min RTT {:?}", f.rtt_ms.min);
+        let seg = f.bdp_segment_ms.expect("the segment's serialisation added");
+        assert!((9.0..=13.0).contains(&seg), "{side}: {seg} ms added");
+        assert!(
+            f.evidence
+                .iter()
+                .any(|e| e.starts_with("BDP ") && e.contains("+ ") && e.contains("handshake's")),
+            "{side}: {:?}",
+            f.evidence
+        );
+    }
+}

@@ -864,9 +864,23 @@ pub fn law(f: &crate::summary::FlowSummary) -> Vec<String> {
         }
     }
     if let (Some(bdp), Some(min)) = (f.bdp_bytes, f.rtt_ms.min) {
-        let want = b / 8.0 * min / 1000.0;
+        // The base RTT, and a data segment's serialisation where the base is the
+        // handshake's (`Facts::bdp_at`): never more than one segment's.
+        let seg = f.bdp_segment_ms.unwrap_or(0.0);
+        let want = b / 8.0 * (min + seg) / 1000.0;
         if (bdp as f64 - want).abs() > 1.0 + 0.002 * want {
-            out.push(format!("BDP {bdp} B is not {b} bit/s x {min} ms = {want:.0} B"));
+            out.push(format!(
+                "BDP {bdp} B is not {b} bit/s x ({min} + {seg}) ms = {want:.0} B"
+            ));
+        }
+        // A full segment is at most the MSS a SYN announced (RFC 9293 §3.7.1), or 1460
+        // bytes without one (the tracker's default, `Connection::mss`).
+        let hs = &f.handshake;
+        let mss = hs.client_mss.max(hs.server_mss).map_or(1460.0, f64::from);
+        if b / 8.0 * seg / 1000.0 > mss * 1.002 + 1.0 {
+            out.push(format!(
+                "the BDP adds {seg} ms, more than one {mss} B segment at {b} bit/s"
+            ));
         }
         // No zero printed for a BDP that is not (`super::whole_bytes`).
         if bdp == 0 && want > 0.0 {

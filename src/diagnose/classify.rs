@@ -21,6 +21,8 @@ pub struct Input<'a> {
     pub tl: &'a Timeline,
     /// Payload bytes/s of the bottleneck, if known (and trusted).
     pub capacity: Option<f64>,
+    /// The BDP of that capacity, bytes (`Facts::bdp_at`): the flight that fills the pipe.
+    pub pipe: Option<f64>,
     pub base_rtt: Span,
     pub mss: u32,
     /// Bytes delivered per bin of `tl` by every flow sharing the path (this one included);
@@ -70,10 +72,10 @@ pub fn classify(inp: &Input<'_>) -> Classification {
     ));
     let startup_bin = rounds.get(startup_round).map_or(tl.bins.len(), |r| r.first);
     let flat = sender::plateau_rounds(&rounds, inp.mss, startup_round);
-    // A flat stretch that holds the BDP (judged capacity x base RTT) while the RTT rose is
+    // A flat stretch that holds the BDP (of the judged capacity) while the RTT rose is
     // the pipe full, not the sender's buffer (see `bottleneck::FullPipe`); the rest of the
     // flat stretches are the sender's.
-    let pipe = inp.capacity.map(|c| c * inp.base_rtt.secs_f64());
+    let pipe = inp.pipe;
     let lows = low_points(&rounds);
     let full: Vec<bool> = lows
         .iter()
@@ -591,6 +593,7 @@ mod tests {
         Input {
             tl,
             capacity: Some(CAPACITY),
+            pipe: Some(CAPACITY * BASE_RTT.secs_f64()),
             base_rtt: BASE_RTT,
             mss: MSS,
             shared_delivered: Some(group),

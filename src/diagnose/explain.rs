@@ -184,10 +184,12 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             String::new()
         };
         out.push(format!(
-            "BDP {} = {} x base RTT {}; max flight {} ({} of BDP){carried}",
+            "BDP {} = {}; max flight {} ({} of BDP){carried}",
             bytes(whole),
-            x.capacity.map_or("?".into(), |c| rate(c.rate)),
-            ms(x.base_rtt_s),
+            x.capacity
+                .map_or(format!("? x base RTT {}", ms(x.base_rtt_s)), |c| rules::rate_times_rtt(
+                    x, c.rate
+                )),
             bytes(x.max_flight as f64),
             pct(x.max_flight as f64 / bdp.max(1e-9))
         ));

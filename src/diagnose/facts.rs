@@ -78,7 +78,15 @@ pub struct Facts {
     /// adds that handshake value to the receiver's turnaround: a queue between the sender
     /// and here (the bottleneck's, for a download captured at the client) is in none.
     pub sender_loop_untimed: bool,
+    /// The BDP: the capacity's rate over the base RTT of a full data segment
+    /// ([`Facts::bdp_at`]).
     pub bdp: Option<f64>,
+    /// What the loops' samples say of a full data segment's serialisation, when the base
+    /// RTT is the handshake's in either loop ([`Facts::segment_time_s`]).
+    pub segment_gaps: Option<SegmentGaps>,
+    /// The largest data segment the flow sent, bytes: its MSS, or less where no segment
+    /// was that large (an echo service's one-byte messages).
+    pub largest_segment: u32,
     pub max_rwnd: Option<u64>,
     /// The largest window as the sender read it, when that differs from the handshake's
     /// reading (it applied `obeyed_scale`: see `Connection::effective_scale`).
@@ -161,7 +169,63 @@ pub struct Facts {
     pub turns: Option<super::turns::TurnSummary>,
 }
 
+/// What each loop (through the client, through the server) says of a full data segment's
+/// serialisation: whether its least RTT is the handshake's, and how much longer its least
+/// sample on a full segment took than its handshake sample (seconds); and the loop the
+/// bottleneck lies in as the loops' lengths place it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SegmentGaps {
+    pub loops: [(bool, Option<f64>); 2],
+    pub bottleneck_loop: usize,
+}
+
 impl Facts {
+    /// What one full segment's serialisation at `rate` (bytes/s) adds to the base RTT for
+    /// the BDP, in seconds: at most `largest_segment / rate` (the frame over the link's
+    /// rate, as the rate is the payload's), and 0 when the base RTT was timed on segments.
+    ///
+    /// A loop whose least is the handshake's adds what its samples on full segments took
+    /// beyond its handshake sample. One with no such sample adds the whole segment when it
+    /// is the loop the bottleneck lies in: where the other loop's samples on segments came
+    /// within half a segment's serialisation of its handshake sample, the segment was not
+    /// serialised at the bottleneck there; without such samples, the loop the loops' lengths
+    /// place it in. The handshake's own packets' serialisation, already in the base, is not
+    /// taken off (a 74-byte SYN: 5% of a 1514-byte frame).
+    pub fn segment_time_s(&self, rate: f64) -> f64 {
+        let Some(g) = self.segment_gaps.as_ref().filter(|_| rate > 0.0) else {
+            return 0.0;
+        };
+        let s = self.largest_segment as f64 / rate;
+        let mut t = 0.0;
+        for (i, &(from_handshake, gap)) in g.loops.iter().enumerate() {
+            if !from_handshake {
+                continue;
+            }
+            t += gap.unwrap_or_else(|| {
+                let here = match g.loops[1 - i].1 {
+                    Some(other) => other < s / 2.0,
+                    None => i == g.bottleneck_loop,
+                };
+                if here {
+                    s
+                } else {
+                    0.0
+                }
+            });
+        }
+        t.min(s)
+    }
+
+    /// The bytes a path of `rate` (bytes/s) holds over the round trip of a full data
+    /// segment: the window that keeps its bottleneck busy. A window of W bytes keeps a link
+    /// of rate C busy when the first segment's ACK returns before the link has sent W:
+    /// S/C + P <= W/C for a segment of S bytes and a propagation round trip P, so that
+    /// W >= C.P + S; the base RTT of a segment (P + S/C) times C is that. (`segment_time_s`
+    /// adds the S/C the handshake's base lacks.)
+    pub fn bdp_at(&self, rate: f64) -> f64 {
+        rate * (self.base_rtt_s + self.segment_time_s(rate))
+    }
+
     pub fn window_full_share(&self) -> f64 {
         if self.data_segments == 0 {
             0.0
@@ -346,7 +410,7 @@ impl Facts {
         self.estimate.without_queue();
         if self.capacity.is_some_and(|c| c.method == Method::QueueDeliveryRate) {
             self.capacity = super::capacity::choose(&self.estimate, self.goodput, None);
-            self.bdp = self.capacity.map(|c| c.rate * self.base_rtt_s);
+            self.bdp = self.capacity.map(|c| self.bdp_at(c.rate));
         }
         self.queue_other_way = rise.or(self.queue_other_way);
     }

@@ -411,7 +411,9 @@ fn gather_facts(
         max_rtt_s: summary.rtt_ms.max.map(|m| m / 1000.0),
         handshake_timed: summary.rtt_ms.handshake_samples > 0,
         sender_loop_untimed: sender_loop_untimed(conn, bulk),
-        bdp: estimate.capacity.map(|c| c.rate * base_rtt.secs_f64()),
+        bdp: None,
+        segment_gaps: segment_gaps(conn, bulk, past_bottleneck),
+        largest_segment: mss.min(conn.dir(bulk).max_segment),
         max_rwnd: summary.max_rwnd_bytes,
         max_flight: tl.bins.iter().map(|b| b.max_flight).max().unwrap_or(0),
         max_in_network: dacc.max_in_network,
@@ -452,6 +454,7 @@ fn gather_facts(
         ecn: facts::EcnFacts::of(conn, bulk),
         turns: dacc.turns.summary(),
     };
+    f.bdp = f.capacity.map(|c| f.bdp_at(c.rate));
     if two_way {
         f.queue_other_way();
     }
@@ -472,6 +475,24 @@ fn sender_loop_untimed(conn: &Connection, bulk: Dir) -> bool {
     // Without a handshake, the repairs' least is the value the samples hold.
     let held = far.base().or_else(|| far.least().filter(|_| far.repair_bounds > 0));
     timed == 0 && near.samples > 0 && held.is_some_and(|f| near.base().is_none_or(|n| f > n))
+}
+
+/// What each loop's samples say of a full data segment's serialisation
+/// (`Loop::segment_gap`), and which loop the data crosses the bottleneck in as the loops'
+/// lengths place it (the loop through the sender when the capture is past the bottleneck,
+/// else the one through the receiver). None when neither loop's least is the handshake's.
+fn segment_gaps(conn: &Connection, bulk: Dir, past_bottleneck: bool) -> Option<facts::SegmentGaps> {
+    use crate::tcp::rtt::End;
+    let ends = [End::Client, End::Server];
+    let loops = ends.map(|end| {
+        let g = conn.rtt.through(end).segment_gap();
+        (g.least_is_handshake, g.gap.map(|s| s.secs_f64()))
+    });
+    let bottleneck = Connection::sender_end(if past_bottleneck { bulk } else { bulk.reverse() });
+    (loops[0].0 || loops[1].0).then_some(facts::SegmentGaps {
+        loops,
+        bottleneck_loop: bottleneck.index(),
+    })
 }
 
 /// Whether the other direction carried a bulk transfer of its own (twenty full segments at
@@ -557,7 +578,7 @@ fn classify_floored(k: &mut Kept, tl: &Timeline, shared: Option<&[f64]>) -> Clas
                 }
                 // (The figure is the steady delivery, or above it where a refuted policer's
                 // spacing stood again.)
-                k.facts.bdp = k.facts.capacity.map(|c| c.rate * k.base_rtt.secs_f64());
+                k.facts.bdp = k.facts.capacity.map(|c| k.facts.bdp_at(c.rate));
                 if pass < MAX_FLOOR_PASSES {
                     class = classify_kept(k, tl, shared);
                 }
@@ -593,6 +614,7 @@ fn classify_kept(k: &Kept, tl: &Timeline, shared: Option<&[f64]>) -> Classificat
     classify::classify(&classify::Input {
         tl,
         capacity: judged_capacity(&k.facts),
+        pipe: judged_capacity(&k.facts).map(|c| k.facts.bdp_at(c)),
         base_rtt: k.base_rtt,
         mss: k.mss,
         shared_delivered: shared,
@@ -767,6 +789,7 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
         s.bottleneck_bps = None;
         s.bottleneck_method = None;
         s.bdp_bytes = None;
+        s.bdp_segment_ms = None;
         s.capacity = None;
         s.queue = None;
         s.limits = None;
@@ -785,6 +808,10 @@ fn fill(s: &mut FlowSummary, k: &mut Kept, c: &Classification) {
     s.bottleneck_bps = f.capacity.map(|c| c.rate * 8.0);
     s.bottleneck_method = f.capacity.map(|c| c.method);
     s.bdp_bytes = f.bdp.map(whole_bytes);
+    s.bdp_segment_ms = f
+        .capacity
+        .map(|c| f.segment_time_s(c.rate) * 1e3)
+        .filter(|&t| t > 0.0 && s.bdp_bytes.is_some());
     s.capacity = f.capacity.map(|cap| CapacitySummary {
         method: cap.method,
         lower_bound: f.lower_bound,
@@ -933,7 +960,7 @@ fn two_way_traffic(flows: &mut [Finished]) {
         k.facts.queue_other_way();
         if dispersed.is_some() || stamped || unclocked || queued {
             k.facts.capacity = capacity::choose(&k.facts.estimate, k.facts.goodput, k.facts.capacity);
-            k.facts.bdp = k.facts.capacity.map(|c| c.rate * k.base_rtt.secs_f64());
+            k.facts.bdp = k.facts.capacity.map(|c| k.facts.bdp_at(c.rate));
             k.facts.lower_bound = judged_capacity(&k.facts).is_none() && k.facts.capacity.is_some();
             let tl = k.tl.full();
             let class = classify_floored(&mut k, &tl, None);
@@ -1058,7 +1085,7 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
                 rate,
                 method: Method::SharedDeliveryRate,
             });
-            k.facts.bdp = Some(rate * k.base_rtt.secs_f64());
+            k.facts.bdp = Some(k.facts.bdp_at(rate));
             // No window in which the group was mostly busy: its delivery is what the
             // applications offered, not what the path could pass (RFC 6349 §3.3 measures
             // the bottleneck on a saturated path), so the figure is a lower bound.
@@ -1196,6 +1223,24 @@ mod tests {
         );
         f.bdp_bytes = Some(whole_bytes(149e3 / 8.0 * 0.018e-3));
         assert!(capacity_law(&f).is_empty(), "{:?}", capacity_law(&f));
+        // A segment's serialisation added to the handshake's base: the BDP is the rate
+        // over both, and the addition is never more than one segment (1460 B without a
+        // SYN's MSS: 78.4 ms at 149 kbit/s).
+        f.bdp_segment_ms = Some(70.0);
+        assert!(
+            capacity_law(&f).iter().any(|v| v.contains("is not")),
+            "{:?}",
+            capacity_law(&f)
+        );
+        f.bdp_bytes = Some(whole_bytes(149e3 / 8.0 * 70.018e-3));
+        assert!(capacity_law(&f).is_empty(), "{:?}", capacity_law(&f));
+        f.bdp_segment_ms = Some(90.0);
+        f.bdp_bytes = Some(whole_bytes(149e3 / 8.0 * 90.018e-3));
+        assert!(
+            capacity_law(&f).iter().any(|v| v.contains("more than one")),
+            "{:?}",
+            capacity_law(&f)
+        );
     }
     use crate::summary::EcnMode;
     use crate::tcp::ecn::{Events, Mark};
@@ -1207,6 +1252,40 @@ mod tests {
         assert_eq!(round4(0.000_021_7), 0.000_022);
         assert_eq!(round4(0.000_04), 0.000_04);
         assert_eq!(round4(0.000_05), 0.0001);
+    }
+
+    /// The BDP is the rate over a full data segment's round trip: where the base RTT is the
+    /// handshake's, one segment's serialisation is added, up to what the loop's samples on
+    /// segments took beyond the handshake's, and only in the loop the bottleneck lies in.
+    #[test]
+    fn the_bdp_adds_a_segment_the_handshakes_round_trip_lacks() {
+        use super::facts::SegmentGaps;
+        let mut f = own_delivery();
+        let rate = 125_000.0; // 1 Mbit/s: a 1448-byte segment takes 11.6 ms
+        let seg = 1448.0 / rate;
+        assert_eq!(f.bdp_at(rate), rate * 0.04, "a base timed on segments");
+        let at = |f: &mut Facts, loops| {
+            f.segment_gaps = Some(SegmentGaps {
+                loops,
+                bottleneck_loop: 1,
+            });
+            f.segment_time_s(rate)
+        };
+        // The server's loop (the bottleneck's by the loops' lengths) timed at the handshake
+        // only: the whole segment.
+        assert_eq!(at(&mut f, [(false, None), (true, None)]), seg);
+        assert!((f.bdp_at(rate) - (rate * 0.04 + 1448.0)).abs() < 1e-6);
+        // Its segments took 3 ms more than its handshake: that much.
+        assert_eq!(at(&mut f, [(false, None), (true, Some(0.003))]), 0.003);
+        // ... or 30 ms more (a queue): one segment at most.
+        assert_eq!(at(&mut f, [(false, None), (true, Some(0.03))]), seg);
+        // The client's loop timed at the handshake only, but the lengths place the
+        // bottleneck in the server's: nothing, unless the server's own samples on segments
+        // came within half a segment of its handshake (the segment was not serialised at
+        // the bottleneck there).
+        assert_eq!(at(&mut f, [(true, None), (false, None)]), 0.0);
+        assert_eq!(at(&mut f, [(true, None), (false, Some(0.0002))]), seg);
+        assert_eq!(at(&mut f, [(true, None), (false, Some(0.011))]), 0.0);
     }
 
     /// A flow whose only estimate of the bottleneck is its own busy delivery (1 MB/s),
@@ -1234,6 +1313,8 @@ mod tests {
             handshake_timed: true,
             sender_loop_untimed: false,
             bdp: Some(rate * 0.04),
+            segment_gaps: None,
+            largest_segment: 1448,
             max_rwnd: Some(1 << 20),
             obeyed_rwnd: None,
             obeyed_scale: WindowScale::Unknown,

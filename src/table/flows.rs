@@ -232,6 +232,7 @@ pub fn flows_frame(flows: &[FlowSummary]) -> PolarsResult<DataFrame> {
         it().map(|f| f.capacity.as_ref().map(|c| c.lower_bound)),
     );
     t.col("bdp_bytes", it().map(|f| f.bdp_bytes));
+    t.col("bdp_segment_ms", it().map(|f| f.bdp_segment_ms));
     t.col(
         "receiver_window_share",
         it().map(|f| f.limits.map(|l| l.receiver_window)),

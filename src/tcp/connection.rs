@@ -464,7 +464,8 @@ impl Connection {
                     .and_then(|(_, end)| rx.data_ack_rtt.on_sack(end, ts)),
             };
             if let Some(raw) = raw.filter(|&raw| first_ack(raw)) {
-                ack_rtt = self.rtt.add_sample(ts, from, RttSource::DataAck, raw, prompt);
+                let carried = rx.data_ack_rtt.sampled_len();
+                ack_rtt = self.rtt.add_sample(ts, from, RttSource::DataAck, raw, prompt, carried);
                 loop_bound = self.rtt.far_bound(from, raw);
             }
             let tsval = seg.options.timestamps.map(|t| t.val);
@@ -522,7 +523,7 @@ impl Connection {
             let releases = flags.ack() && ((acked.acked > 0 && peer_outstanding) || reopened);
             let drains = flags.ack() && acked.acked > 0 && !peer_outstanding;
             let (tx, rx) = (&mut self.dirs[dir.index()], dir.reverse().index());
-            tx.ts_echo_rtt.on_tsval(o.val, ts, releases, drains);
+            tx.ts_echo_rtt.on_tsval(o.val, ts, releases, drains, seg.payload_len);
             // The SYN/ACK's echo of the SYN's TSval times the same loop as the handshake
             // sample, which already counts it; but it is that TSval's first echo, and a
             // later one is no round trip from the SYN: on a coarse clock (Linux's 1 ms
@@ -558,8 +559,10 @@ impl Connection {
                     } else {
                         send.new_bytes > 0
                     };
+                    // A data segment either way: the echoed TSval's, or the echo's own.
+                    let carried = echoed.carried.max(seg.payload_len);
                     if let Some(raw) = sample.filter(|&raw| !acks_missing && raw <= self.rtt.rto_bound()) {
-                        ts_rtt = self.rtt.add_sample(ts, from, RttSource::TsEcho, raw, prompt);
+                        ts_rtt = self.rtt.add_sample(ts, from, RttSource::TsEcho, raw, prompt, carried);
                     }
                 }
             }
@@ -1257,7 +1260,7 @@ mod tests {
         assert_eq!(q, Span::from_micros(1));
         let sample = Span::from_micros(250_518);
         k.rtt
-            .add_sample(at(2_000_000), End::Server, RttSource::TsEcho, sample, true);
+            .add_sample(at(2_000_000), End::Server, RttSource::TsEcho, sample, true, 1460);
         assert_eq!(k.min_sender_loop(Dir::S2C), sample);
         assert_eq!(k.min_sender_loop_for_echo(Dir::S2C), sample - q);
         // An echo, answered or not, 250.194 ms after its TSval's first sighting.

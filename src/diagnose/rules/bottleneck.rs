@@ -207,14 +207,13 @@ pub fn evidence(f: &Findings<'_>) -> Vec<String> {
             // On a link shared with traffic the capture does not show, the pipe this flow
             // fills is its share of it: a flight below the link's BDP fills that share's
             // (the flow is judged against what the link left it).
-            let left = x.available().filter(|&a| a * x.base_rtt_s < bdp);
+            let left = x.available().filter(|&a| x.bdp_at(a) < bdp);
             against.push(match left {
                 Some(a) if level < bdp => format!(
-                    "below the link's BDP ({}) and above the BDP of this flow's share of the link ({}: {} x base RTT {})",
+                    "below the link's BDP ({}) and above the BDP of this flow's share of the link ({}: {})",
                     super::bdp_bytes(bdp),
-                    bytes(a * x.base_rtt_s),
-                    rate(a),
-                    ms(x.base_rtt_s)
+                    bytes(x.bdp_at(a)),
+                    super::rate_times_rtt(x, a)
                 ),
                 _ => format!("above the BDP ({})", super::bdp_bytes(bdp)),
             });
@@ -407,6 +406,7 @@ mod tests {
             classify(&Input {
                 tl: &tl,
                 capacity: Some(CAPACITY),
+                pipe: Some(CAPACITY * 0.04),
                 base_rtt: Span::from_millis(40),
                 mss: MSS,
                 shared_delivered: None,
@@ -454,6 +454,7 @@ mod tests {
             classify(&Input {
                 tl,
                 capacity: Some(CAPACITY),
+                pipe: Some(CAPACITY * 0.04),
                 base_rtt: Span::from_millis(40),
                 mss: MSS,
                 shared_delivered: None,

@@ -79,6 +79,29 @@ pub fn bdp_bytes(bdp: f64) -> String {
     crate::units::bytes(super::whole_bytes(bdp) as f64)
 }
 
+/// How a BDP of `rate` (bytes/s) was reached, as its sentences print it: the rate times
+/// the base RTT, and the data segment's serialisation where the base RTT is the
+/// handshake's (`Facts::bdp_at`).
+pub fn rate_times_rtt(x: &super::facts::Facts, rate: f64) -> String {
+    use crate::units::{bytes, ms, rate as r};
+    let seg = x.segment_time_s(rate);
+    let whole = x.largest_segment as f64 / rate;
+    if seg > 0.0 {
+        let (base, add, largest) = (ms(x.base_rtt_s), ms(seg), bytes(x.largest_segment as f64));
+        // Less than the whole segment's time where the data's own round trips took no more.
+        let why = if seg < whole * 0.999 {
+            format!("its data segments' round trips took that beyond the handshake's, less than its largest segment ({largest}) takes at this rate")
+        } else {
+            format!(
+                "its largest segment ({largest}) takes that at this rate, and the handshake's round trip carried none"
+            )
+        };
+        format!("{} x (base RTT {base} + {add}: {why})", r(rate))
+    } else {
+        format!("{} x base RTT {}", r(rate), ms(x.base_rtt_s))
+    }
+}
+
 /// The why of a verdict that none of its rule's own signs decided: `classify` found the
 /// flow below capacity over the steady transfer and named what kept it there (`holder`).
 /// None when the flow was not below capacity (or had no judged capacity).
@@ -378,6 +401,7 @@ pub(crate) mod fixture {
         classify(&Input {
             tl: &tl,
             capacity: Some(CAPACITY),
+            pipe: Some(CAPACITY * BASE_RTT.secs_f64()),
             base_rtt: BASE_RTT,
             mss: MSS,
             shared_delivered: None,

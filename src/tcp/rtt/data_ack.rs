@@ -60,6 +60,8 @@ impl Timed {
 #[derive(Clone, Debug, Default)]
 pub struct DataAckSampler {
     timed: VecDeque<Timed>,
+    /// The length of the segment the latest sample timed.
+    sampled_len: u16,
 }
 
 impl DataAckSampler {
@@ -134,6 +136,7 @@ impl DataAckSampler {
         }
         t.sampled = true;
         let rtt = at - t.sent;
+        self.sampled_len = t.len;
         (rtt.nanos() >= 0).then_some(rtt)
     }
 
@@ -163,7 +166,14 @@ impl DataAckSampler {
             return None;
         }
         let rtt = at - t.sent;
+        self.sampled_len = t.len;
         (rtt.nanos() >= 0).then_some(rtt)
+    }
+
+    /// The length of the segment the latest sample timed (its serialisation is in the
+    /// sample: `Loop::handshake_gap`).
+    pub fn sampled_len(&self) -> u32 {
+        self.sampled_len as u32
     }
 
     /// When the segment holding byte `seq` was seen (its first copy), if it is still

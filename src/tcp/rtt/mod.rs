@@ -74,6 +74,16 @@ pub struct Loop {
     /// handshake): these carry full-size segments, whose serialization is part of the
     /// loop the data takes.
     pub segment_min: WindowedMin,
+    /// Whether `min` is a handshake sample's: its loop carried a SYN, a SYN/ACK and an ACK,
+    /// no segment of data, so it holds none of a data segment's serialisation (see
+    /// [`Loop::handshake_gap`]).
+    min_from_handshake: bool,
+    /// The least handshake sample.
+    handshake_min: Option<Span>,
+    /// The least sample whose loop carried a data segment of about the largest size seen
+    /// (three quarters of it or more; not the handshake), over the whole capture, and that
+    /// size: the loop as a full segment takes it.
+    segment_least: Option<(u32, Span)>,
     /// Recent samples (time, value), for the minimum over the last couple of base RTTs.
     recent: Recent,
     /// The same, of the prompt samples only (see [`RttTracker::add_sample`]): what the
@@ -118,6 +128,9 @@ impl Default for Loop {
             smoothed: None,
             windowed_min: WindowedMin::new(BASE_RTT_WINDOW),
             segment_min: WindowedMin::new(BASE_RTT_WINDOW),
+            min_from_handshake: false,
+            handshake_min: None,
+            segment_least: None,
             recent: Recent::default(),
             prompt_recent: Recent::default(),
             by_source: [0; 3],
@@ -136,10 +149,27 @@ impl Default for Loop {
 impl Loop {
     /// Adds a sample; `round` is the current end-to-end base RTT (how far back "recent"
     /// reaches).
-    fn add(&mut self, at: Timestamp, rtt: Span, source: RttSource, round: Option<Span>, prompt: bool) {
+    fn add(&mut self, at: Timestamp, rtt: Span, source: RttSource, round: Option<Span>, prompt: bool, carried: u32) {
         self.samples += 1;
         self.by_source[source as usize] += 1;
+        if self.min.is_none_or(|m| rtt < m) {
+            self.min_from_handshake = source == RttSource::Handshake;
+        }
         self.min = Some(self.min.map_or(rtt, |m| m.min(rtt)));
+        if source == RttSource::Handshake {
+            self.handshake_min = Some(self.handshake_min.map_or(rtt, |m| m.min(rtt)));
+        }
+        if source != RttSource::Handshake && carried > 0 {
+            let c = carried as u64;
+            self.segment_least = Some(match self.segment_least {
+                // A smaller segment: its serialisation is not a full one's.
+                Some((size, m)) if c * 4 < size as u64 * 3 => (size, m),
+                // One of the same size.
+                Some((size, m)) if c * 3 <= size as u64 * 4 => (size.max(carried), m.min(rtt)),
+                // The first, or a larger one.
+                _ => (carried, rtt),
+            });
+        }
         self.latest = Some(rtt);
         self.smoothed = Some(match self.smoothed {
             None => rtt,
@@ -192,6 +222,32 @@ impl Loop {
         match (m, self.unresolved_below) {
             (Some(m), Some(b)) if b <= m && most => self.unresolved_min.filter(|u| u.nanos() > 0),
             (m, _) => m,
+        }
+    }
+
+    /// What the loop's samples say of a full data segment's serialisation in it (see
+    /// [`SegmentGap`]).
+    ///
+    /// A packet's round trip is the path's propagation plus its serialisation at each link
+    /// (the model of Jacobson's pathchar; Downey, SIGCOMM 1999): the handshake's SYN and
+    /// SYN/ACK carry no data, so a loop timed by them lacks the data segment's transmission
+    /// at the bottleneck, which on a slow link is most of a data segment's round trip (one
+    /// 1514-byte frame is 12 ms at 1 Mbit/s). Linux's BBR takes its BDP's min_rtt from rate
+    /// samples of data (tcp_bbr.c, bbr_update_min_rtt on rs->rtt_us), never the handshake.
+    pub fn segment_gap(&self) -> SegmentGap {
+        let least = self.least();
+        let segments = self
+            .segment_least
+            .map(|(_, m)| m)
+            .into_iter()
+            .chain(self.bound_min)
+            .min();
+        SegmentGap {
+            least_is_handshake: self.min_from_handshake && least.is_some() && least == self.min,
+            gap: match (segments, self.handshake_min) {
+                (Some(s), Some(h)) => Some((s - h).max_zero()),
+                _ => None,
+            },
         }
     }
 
@@ -290,6 +346,17 @@ impl Recent {
     }
 }
 
+/// What one loop's samples say of a full data segment's serialisation in it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SegmentGap {
+    /// The loop's least is a handshake sample's.
+    pub least_is_handshake: bool,
+    /// How much longer the least sample or bound on a full data segment took than the least
+    /// handshake sample: the data segment's serialisation in this loop (a queue's wait too,
+    /// if every such sample held one). None without both.
+    pub gap: Option<Span>,
+}
+
 /// One end-to-end RTT estimate produced by a sample.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RttSample {
@@ -326,10 +393,13 @@ impl RttTracker {
     /// end's microseconds at a microsecond capture, or a host that stamps in batches; a
     /// zero RTT would make a zero BDP.
     pub fn add(&mut self, at: Timestamp, through: End, source: RttSource, raw: Span) -> Option<RttSample> {
-        self.add_sample(at, through, source, raw, true)
+        self.add_sample(at, through, source, raw, true, 1460)
     }
 
-    /// [`Self::add`], saying whether the sample is prompt: its answer went out as soon as
+    /// [`Self::add`], saying whether the sample is prompt, and how much data its loop
+    /// carried (`carried`, the larger data segment of the two it times: its serialisation
+    /// is in the sample, [`Loop::segment_gap`]; [`Self::add`] takes a full 1460).
+    /// Prompt: its answer went out as soon as
     /// the segment it answers arrived, so it times the path as it was, queue included, and
     /// no wait of the end's own. The capture cannot always tell; the caller says when it
     /// can (an ACK of two full segments or more, which no delayed-ACK timer held: RFC 5681
@@ -344,6 +414,7 @@ impl RttTracker {
         source: RttSource,
         raw: Span,
         prompt: bool,
+        carried: u32,
     ) -> Option<RttSample> {
         if raw.nanos() < 0 {
             return None;
@@ -353,7 +424,7 @@ impl RttTracker {
             return None;
         }
         let round = self.base_end_to_end();
-        self.loops[through.index()].add(at, raw, source, round, prompt);
+        self.loops[through.index()].add(at, raw, source, round, prompt, carried);
         let other = self.other_now(at, through);
         let e2e = raw + other;
         self.end_to_end.add(e2e);
@@ -754,7 +825,7 @@ mod tests {
             "no sample spans the silence"
         );
         // An answer that waited on the server's application is no measure of the loop now.
-        r.add_sample(t(6_000), End::Server, RttSource::TsEcho, ms(400), false);
+        r.add_sample(t(6_000), End::Server, RttSource::TsEcho, ms(400), false, 1460);
         let s = r
             .add(t(6_001), End::Client, RttSource::DataAck, Span::from_micros(100))
             .unwrap();
@@ -800,5 +871,42 @@ mod tests {
             .is_none());
         assert_eq!(r.min_end_to_end(), Some(Span::from_millis(30)));
         assert_eq!(r.lone_loop(), None);
+    }
+
+    /// A loop whose least is the handshake's says how much longer its samples on full data
+    /// segments took (their serialisation); a sample on a short segment (a FIN, a pure ACK)
+    /// is no measure of that, and a loop whose least is a segment's has no handshake gap.
+    #[test]
+    fn a_handshake_least_and_its_segments_gap() {
+        let ms = Span::from_millis;
+        let mut r = tracker();
+        let t = Timestamp(0);
+        r.add(t, End::Server, RttSource::Handshake, ms(2));
+        assert_eq!(
+            r.through(End::Server).segment_gap(),
+            SegmentGap {
+                least_is_handshake: true,
+                gap: None
+            },
+            "no segment timed yet"
+        );
+        r.add_sample(t, End::Server, RttSource::DataAck, ms(2), true, 100);
+        r.add_sample(t, End::Server, RttSource::DataAck, ms(14), true, 1448);
+        r.add_sample(t, End::Server, RttSource::TsEcho, ms(3), true, 0);
+        r.add_sample(t, End::Server, RttSource::DataAck, ms(20), true, 1200);
+        assert_eq!(
+            r.through(End::Server).segment_gap(),
+            SegmentGap {
+                least_is_handshake: true,
+                gap: Some(ms(12))
+            },
+            "the least full segment's 14 ms against the handshake's 2: neither a 100-byte segment's 2 ms nor a pure ACK's 3 ms is one"
+        );
+        // The other loop's least is a segment's.
+        r.add(t, End::Client, RttSource::Handshake, ms(5));
+        r.add_sample(t, End::Client, RttSource::DataAck, ms(4), true, 1448);
+        let g = r.through(End::Client).segment_gap();
+        assert!(!g.least_is_handshake);
+        assert_eq!(g.gap, Some(Span::ZERO));
     }
 }

@@ -33,6 +33,9 @@ struct Pending {
     /// A segment with this TSval could release data at the other end at once (it
     /// acknowledged the other end's data leaving some outstanding, or reopened its window).
     releases: bool,
+    /// The most payload a segment of this TSval carried: whether the loop the echo times
+    /// carried a data segment this way (its serialisation, `Loop::handshake_gap`).
+    carried: u32,
 }
 
 /// What the segment echoing a TSval did, to judge whether it answered that TSval's segment.
@@ -60,8 +63,9 @@ fn before(a: u32, b: u32) -> bool {
 impl TsEchoSampler {
     /// A segment carrying TSval `val` went out at `at`; `releases` when it could release
     /// the other end's data at once (see [`Pending::releases`]); `drains` when it
-    /// acknowledged all the other end's data seen here.
-    pub fn on_tsval(&mut self, val: u32, at: Timestamp, releases: bool, drains: bool) {
+    /// acknowledged all the other end's data seen here; `payload`, the bytes of data it
+    /// carried.
+    pub fn on_tsval(&mut self, val: u32, at: Timestamp, releases: bool, drains: bool, payload: u32) {
         if let Some(last) = self.last_val {
             if !before(last, val) {
                 // Same tick (or an older value: a retransmission keeps its own): timed from
@@ -73,6 +77,7 @@ impl TsEchoSampler {
                 // echoes the tick whose first ACK left its last burst's tail outstanding).
                 if let Some(p) = self.pending.back_mut().filter(|p| p.val == val) {
                     p.releases = if drains { releases } else { p.releases || releases };
+                    p.carried = p.carried.max(payload);
                 }
                 return;
             }
@@ -85,6 +90,7 @@ impl TsEchoSampler {
             val,
             first_seen: at,
             releases,
+            carried: payload,
         });
     }
 
@@ -114,6 +120,7 @@ impl TsEchoSampler {
         Some(Echoed {
             elapsed: rtt,
             answered: answered && rtt.nanos() >= 0,
+            carried: p.carried,
         })
     }
 
@@ -136,6 +143,8 @@ impl TsEchoSampler {
 pub struct Echoed {
     pub elapsed: Span,
     pub answered: bool,
+    /// The most payload a segment of the echoed TSval carried.
+    pub carried: u32,
 }
 
 impl Echoed {
@@ -177,9 +186,9 @@ mod tests {
     #[test]
     fn first_sighting_to_first_echo() {
         let mut s = TsEchoSampler::default();
-        s.on_tsval(100, t(0), false, false);
-        s.on_tsval(100, t(5), false, false); // same tick: still timed from the first sighting
-        s.on_tsval(101, t(10), false, false);
+        s.on_tsval(100, t(0), false, false, 0);
+        s.on_tsval(100, t(5), false, false, 0); // same tick: still timed from the first sighting
+        s.on_tsval(101, t(10), false, false, 0);
         assert_eq!(s.sample(100, t(40), ACK), Some(Some(Span::from_millis(40))));
         assert_eq!(s.sample(100, t(41), ACK), None, "echoed once only");
         assert_eq!(s.sample(101, t(50), ACK), Some(Some(Span::from_millis(40))));
@@ -189,7 +198,7 @@ mod tests {
     fn skipped_values_are_dropped() {
         let mut s = TsEchoSampler::default();
         for (i, v) in [1u32, 2, 3, 4].iter().enumerate() {
-            s.on_tsval(*v, t(i as i64), false, false);
+            s.on_tsval(*v, t(i as i64), false, false, 0);
         }
         assert_eq!(s.sample(3, t(20), ACK), Some(Some(Span::from_millis(18))));
         assert_eq!(s.sample(2, t(21), ACK), None);
@@ -199,8 +208,8 @@ mod tests {
     #[test]
     fn tsvals_wrap() {
         let mut s = TsEchoSampler::default();
-        s.on_tsval(u32::MAX, t(0), false, false);
-        s.on_tsval(1, t(1), false, false);
+        s.on_tsval(u32::MAX, t(0), false, false, 0);
+        s.on_tsval(1, t(1), false, false, 0);
         assert_eq!(s.sample(1, t(11), ACK), Some(Some(Span::from_millis(10))));
     }
 
@@ -209,10 +218,10 @@ mod tests {
         // A zero-window probe 3.4 s after the receiver's last ACK echoes that ACK's TSval:
         // it acknowledges nothing and carries nothing new.
         let mut s = TsEchoSampler::default();
-        s.on_tsval(7, t(0), false, false);
+        s.on_tsval(7, t(0), false, false, 0);
         assert_eq!(s.sample(7, t(3_400), NOTHING), Some(None));
         // Nor is a chat message sent 1.2 s after the peer's ACK that drained everything.
-        s.on_tsval(8, t(4_000), false, false);
+        s.on_tsval(8, t(4_000), false, false, 0);
         assert_eq!(s.sample(8, t(5_200), DATA), Some(None));
     }
 
@@ -222,8 +231,8 @@ mod tests {
         // echoes it: the ACK clock, at the receiver's capture point the loop through the
         // sender.
         let mut s = TsEchoSampler::default();
-        s.on_tsval(9, t(0), false, false);
-        s.on_tsval(9, t(1), true, false); // a later ACK of the same tick released data
+        s.on_tsval(9, t(0), false, false, 0);
+        s.on_tsval(9, t(1), true, false, 0); // a later ACK of the same tick released data
         assert_eq!(s.sample(9, t(41), DATA), Some(Some(Span::from_millis(41))));
     }
 
@@ -232,12 +241,12 @@ mod tests {
         // The first ACK of the tick left the burst's tail outstanding, the second
         // acknowledged it all: the next burst, 120 ms on, came from the application.
         let mut s = TsEchoSampler::default();
-        s.on_tsval(30, t(0), true, false);
-        s.on_tsval(30, t(0), false, true);
+        s.on_tsval(30, t(0), true, false, 0);
+        s.on_tsval(30, t(0), false, true, 0);
         assert_eq!(s.sample(30, t(120), DATA), Some(None));
         // Draining first, releasing after (a window reopened by the tick's last segment).
-        s.on_tsval(31, t(200), false, true);
-        s.on_tsval(31, t(200), true, false);
+        s.on_tsval(31, t(200), false, true, 0);
+        s.on_tsval(31, t(200), true, false, 0);
         assert_eq!(s.sample(31, t(201), DATA), Some(Some(Span::from_millis(1))));
     }
 
@@ -246,7 +255,7 @@ mod tests {
         // At the receiver the sender's flight is out of sight (every ACK covers all that
         // arrived): data arriving all along and right before the echo shows a busy sender.
         let mut s = TsEchoSampler::default();
-        s.on_tsval(20, t(0), false, false);
+        s.on_tsval(20, t(0), false, false, 0);
         let busy = Echo {
             previous_data: Some(t(39)),
             ..DATA
@@ -254,14 +263,14 @@ mod tests {
         assert_eq!(s.sample(20, t(40), busy), Some(Some(Span::from_millis(40))));
         // The same echo after the sender paused: its previous data came just after the ACK,
         // then nothing for 4 s.
-        s.on_tsval(21, t(100), false, false);
+        s.on_tsval(21, t(100), false, false, 0);
         let paused = Echo {
             previous_data: Some(t(101)),
             ..DATA
         };
         assert_eq!(s.sample(21, t(4_100), paused), Some(None));
         // Nor when nothing at all arrived since the TSval was seen.
-        s.on_tsval(22, t(5_000), false, false);
+        s.on_tsval(22, t(5_000), false, false, 0);
         let silent = Echo {
             previous_data: Some(t(4_100)),
             ..DATA

@@ -451,15 +451,20 @@ const BUSY_TOLERANCE: f64 = 1.005;
 /// queue's floor too (R12 late_capture: 35.6 ms seen, the kernel's 14.2 ms taken at the
 /// handshake). A queue that formed before the first packet and never drained stands in
 /// every sample at its own depth, and shows no rise above the least of them: a flow that
-/// kept its bottleneck busy from the first packet to the last, never pausing, gives no
-/// sample the queue could not be in (R27 late_capture: 28.5 ms seen throughout, the
+/// kept its bottleneck busy from the first packet to the last, never pausing (or pausing,
+/// in all, for less than its least RTT, which drains less queue than that RTT holds), gives
+/// no sample the queue could not be in (R27 late_capture: 28.5 ms seen throughout, the
 /// kernel's 0.51 ms taken at the handshake, the 200 KiB window sitting in the queue). A
 /// repair's time holds the sender's wait for the news of the loss (more duplicate ACKs, a
 /// reordering window: `tcp::rtt::repair`), never less than the loop.
 pub fn base_rtt_upper_bound(f: &Findings<'_>) -> Option<&'static str> {
     let x = f.facts;
     let queue_stood = x.queue.as_ref().is_some_and(|q| q.most_of_the_time());
-    let never_paused = f.class.verdict == Label::Bottleneck && f.class.share(Label::Sender) == 0.0;
+    // A pause drains at most its own length of queue (the link keeps sending at its rate
+    // meanwhile), and no queue in the samples was longer than the least RTT: a sender that
+    // held back for less than that in all never let a queue older than the capture drain.
+    let held_back_s = f.class.share(Label::Sender) * f.class.steady_s;
+    let never_paused = f.class.verdict == Label::Bottleneck && held_back_s < x.base_rtt_s;
     let repairs_only = x.sender_loop_untimed && !x.handshake_timed;
     if x.handshake_timed || !(queue_stood || never_paused || repairs_only) {
         return None;
@@ -469,7 +474,7 @@ pub fn base_rtt_upper_bound(f: &Findings<'_>) -> Option<&'static str> {
     } else if repairs_only {
         "the loop through the sender timed only by repairs, each holding the sender's wait for the news of the loss (more duplicate ACKs, a reordering window)"
     } else {
-        "the flow keeping its bottleneck busy from the first packet to the last (it never paused, so a queue that formed before the capture began may never have drained)"
+        "the flow keeping its bottleneck busy from the first packet to the last (its sender never held back, in all, for as long as its least RTT: a pause drains only its own length of queue, so a queue that formed before the capture began may never have drained)"
     })
 }
 

@@ -516,17 +516,18 @@ fn known(d: &Draw, line: &str) -> Option<&'static str> {
             Some("a capture begun mid-transfer, no loop through the far end timed")
         }
         // A capture begun with the queue standing that never drained, whose BDP is not said
-        // to be an upper bound: the flow paused, but too briefly to drain the queue (a
-        // pause drains only its length times the link's rate), so `base_rtt_upper_bound`'s
-        // "never paused" does not hold, and the RTT never rose above its least, so no
-        // standing queue shows. These were counted under the serialisation-dominated
-        // region until the BDP added the segment the handshake lacks (census of 27 seeds:
-        // 10 of 54 000 draws). Minimal case (census of seed 6666): 30 Mbit/s, RTT 300 µs,
-        // queue 8, an old stack with SACK (sndbuf 32768, MSS 536) uploading to Linux
-        // (rcvbuf 16000), the sender's capture begun at 688 ms: RTT 1.57 ms in every one of
-        // 1150 samples, sender idle 0.2%, BDP 5407 B against 1640.
+        // to be an upper bound. These were counted under the serialisation-dominated region
+        // until the BDP added the segment the handshake lacks (census of 27 seeds: 10 of
+        // 54 000 draws); a sender that held back, in all, for less than its least RTT now
+        // says its base is an upper bound (`explain::base_rtt_upper_bound`: a pause drains
+        // only its own length of queue), which took 7 of them. Left (3): flows judged other
+        // than bottleneck-limited whose least RTT is a repair's. Minimal case (census of
+        // seed 3434): 1 Mbit/s, RTT 300 µs, queue 8, an old stack (sndbuf 32768, MSS 536)
+        // sending to Windows (rcvbuf 64000), the receiver's capture begun at 692 ms: no RTT
+        // sample, the least a repair's 51.9 ms, cwnd-limited (21% of segments
+        // retransmitted), BDP 10570 B against 625.
         "truth:bdp" if !at.start_after.is_zero() => {
-            Some("a capture begun with the queue standing, paused too briefly to drain it")
+            Some("a capture begun with the queue standing, not bottleneck-limited, its base a repair's")
         }
         // Both minimal cases once named here hold now
         // (a_window_limited_flow_on_a_coarse_clock_is_receiver_window_limited,

@@ -465,7 +465,7 @@ pub fn base_rtt_upper_bound(f: &Findings<'_>) -> Option<&'static str> {
     // held back for less than that in all never let a queue older than the capture drain.
     let held_back_s = f.class.share(Label::Sender) * f.class.steady_s;
     let never_paused = f.class.verdict == Label::Bottleneck && held_back_s < x.base_rtt_s;
-    let repairs_only = x.sender_loop_untimed && !x.handshake_timed;
+    let repairs_only = (x.sender_loop_untimed || x.sender_loop_by_repairs) && !x.handshake_timed;
     if x.handshake_timed || !(queue_stood || never_paused || repairs_only) {
         return None;
     }

@@ -78,6 +78,11 @@ pub struct Facts {
     /// adds that handshake value to the receiver's turnaround: a queue between the sender
     /// and here (the bottleneck's, for a download captured at the client) is in none.
     pub sender_loop_untimed: bool,
+    /// The loop through the data sender was timed by repairs alone (`tcp::rtt::repair`): no
+    /// sample, and no bound but theirs. Each repair holds the sender's wait for the news of
+    /// the loss, so that loop's least, and the base RTT with it, bounds the path's from
+    /// above.
+    pub sender_loop_by_repairs: bool,
     /// The BDP: the capacity's rate over the base RTT of a full data segment
     /// ([`Facts::bdp_at`]).
     pub bdp: Option<f64>,

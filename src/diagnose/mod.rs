@@ -411,6 +411,10 @@ fn gather_facts(
         max_rtt_s: summary.rtt_ms.max.map(|m| m / 1000.0),
         handshake_timed: summary.rtt_ms.handshake_samples > 0,
         sender_loop_untimed: sender_loop_untimed(conn, bulk),
+        sender_loop_by_repairs: {
+            let far = conn.rtt.through(Connection::sender_end(bulk));
+            far.samples == 0 && far.repair_bounds > 0 && far.bounds == far.repair_bounds
+        },
         bdp: None,
         segment_gaps: segment_gaps(conn, bulk, past_bottleneck),
         largest_segment: mss.min(conn.dir(bulk).max_segment),
@@ -1312,6 +1316,7 @@ mod tests {
             max_rtt_s: Some(0.04),
             handshake_timed: true,
             sender_loop_untimed: false,
+            sender_loop_by_repairs: false,
             bdp: Some(rate * 0.04),
             segment_gaps: None,
             largest_segment: 1448,
@@ -1646,6 +1651,35 @@ mod tests {
         assert_eq!(said(&f), (false, false));
         f.sender_loop_untimed = true;
         assert_eq!(said(&f), (true, true));
+    }
+
+    /// Without a handshake, a base RTT whose loop through the sender only repairs timed
+    /// bounds the path's from above (each repair holds the sender's wait for the news of
+    /// the loss), whether or not the other loop's samples resolve (census of seed 3434: a
+    /// receiver's capture begun at 692 ms, no RTT sample, the least a repair's 51.9 ms on a
+    /// 300 µs path, cwnd-limited).
+    #[test]
+    fn a_base_timed_by_repairs_alone_is_an_upper_bound() {
+        use super::facts::Findings;
+        use super::rules::fixture::{at, run, Bin, BUSY};
+        let c = run(|i| Bin {
+            delivered: at(if i % 2 == 0 { 1.0 } else { 0.2 }),
+            ..BUSY
+        });
+        let mut f = own_delivery();
+        f.handshake_timed = false;
+        let bound = |f: &Facts| explain::base_rtt_upper_bound(&Findings { facts: f, class: &c }).is_some();
+        let held_back = c.share(Label::Sender) * c.steady_s;
+        assert!(
+            c.verdict != Label::Bottleneck || held_back >= f.base_rtt_s,
+            "{:?}",
+            c.verdict
+        );
+        assert!(!bound(&f));
+        f.sender_loop_by_repairs = true;
+        assert!(bound(&f));
+        f.handshake_timed = true;
+        assert!(!bound(&f), "a handshake's round trip is timed before any queue");
     }
 
     /// The delivery while the sender had data floors a lower bound by what the bins' ACKs

@@ -1682,6 +1682,33 @@ mod tests {
         assert!(!bound(&f), "a handshake's round trip is timed before any queue");
     }
 
+    /// Without a handshake, a bottleneck-limited flow whose sender held back, in all, for
+    /// less than its least RTT never let a queue older than the capture drain (a pause
+    /// drains only its own length of queue): its base RTT is an upper bound. Held back for
+    /// longer, it may have drained, and nothing says so (census of seed 6666: 0.6 ms idle
+    /// beside a 1.57 ms RTT in every sample).
+    #[test]
+    fn a_sender_that_held_back_less_than_its_least_rtt_bounds_the_base_from_above() {
+        use super::facts::Findings;
+        use super::rules::fixture::{at, run, Bin, BUSY};
+        let mut c = run(|_| Bin {
+            delivered: at(1.0),
+            ..BUSY
+        });
+        c.verdict = Label::Bottleneck;
+        c.steady_s = 1.0;
+        let mut f = own_delivery();
+        f.handshake_timed = false;
+        f.base_rtt_s = 0.0016;
+        let bound = |f: &Facts, c: &super::classification::Classification| {
+            explain::base_rtt_upper_bound(&Findings { facts: f, class: c }).is_some()
+        };
+        c.fractions = [0.0, 0.0, 0.9994, 0.0006]; // 0.6 ms held back
+        assert!(bound(&f, &c), "0.6 ms in all against a 1.6 ms least RTT");
+        c.fractions = [0.0, 0.0, 0.99, 0.01]; // 10 ms held back
+        assert!(!bound(&f, &c), "10 ms in all may have drained it");
+    }
+
     /// The delivery while the sender had data floors a lower bound by what the bins' ACKs
     /// can have counted: bins 100x a round trip give nearly all of it, bins of one round
     /// trip half, and no round trip timed gives nothing.

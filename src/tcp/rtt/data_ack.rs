@@ -171,7 +171,7 @@ impl DataAckSampler {
     }
 
     /// The length of the segment the latest sample timed (its serialisation is in the
-    /// sample: `Loop::handshake_gap`).
+    /// sample: `Loop::segment_gap`).
     pub fn sampled_len(&self) -> u32 {
         self.sampled_len as u32
     }

@@ -76,7 +76,7 @@ pub struct Loop {
     pub segment_min: WindowedMin,
     /// Whether `min` is a handshake sample's: its loop carried a SYN, a SYN/ACK and an ACK,
     /// no segment of data, so it holds none of a data segment's serialisation (see
-    /// [`Loop::handshake_gap`]).
+    /// [`Loop::segment_gap`]).
     min_from_handshake: bool,
     /// The least handshake sample.
     handshake_min: Option<Span>,

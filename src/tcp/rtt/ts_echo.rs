@@ -34,7 +34,7 @@ struct Pending {
     /// acknowledged the other end's data leaving some outstanding, or reopened its window).
     releases: bool,
     /// The most payload a segment of this TSval carried: whether the loop the echo times
-    /// carried a data segment this way (its serialisation, `Loop::handshake_gap`).
+    /// carried a data segment this way (its serialisation, `Loop::segment_gap`).
     carried: u32,
 }
 

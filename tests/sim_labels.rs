@@ -15,7 +15,7 @@ use bdpscope::capture::CaptureReader;
 use bdpscope::diagnose::Label;
 use bdpscope::observe::NoObserver;
 use bdpscope::summary::FlowSummary;
-use bdpscope::testkit::sim::{self, App, Cc, Flow, Path, Reader};
+use bdpscope::testkit::sim::{self, App, Cc, Flow, Path, Reader, Stack};
 use std::time::Duration;
 
 fn ms(x: u64) -> Duration {
@@ -452,5 +452,84 @@ fn a_serialisation_dominated_path_holds_a_segment_more_than_the_handshakes_round
             "{side}: {:?}",
             f.evidence
         );
+    }
+}
+
+/// On the same kind of link, delivery windows of four handshake round trips (4 x 3.2 ms)
+/// are shorter than one 1400-byte segment takes there (11.7 ms): one holds a single ACK,
+/// and read over its length that ACK's two segments came "faster than the link" (1.40
+/// Mbit/s on a 1 Mbit/s link, the flow's delivery taken as its capacity). Delivery rates
+/// span rounds of a full data segment's round trip (`data_round`), so no figure exceeds
+/// the link (without it: 1.40 Mbit/s at the receiver).
+#[test]
+fn a_delivery_rate_spans_a_data_segments_round_trip_not_the_handshakes() {
+    // Census seed 1111: a 1 Mbit/s, 2 ms path (400-packet queue) carrying an upload from an
+    // old stack to a Windows receiver and a download beside it, the receiver's host
+    // stamping in pairs.
+    let mut p = path(1, 2);
+    p.queue_pkts = 400;
+    p.seed = 15610221014118859561;
+    p.cross = Some(sim::CrossTraffic {
+        rate_bps: 100_000,
+        frame_bytes: 1514,
+    });
+    p.sender_capture.resolution = ms(1);
+    p.sender_capture.snaplen = 96;
+    p.receiver_capture.snaplen = 1514;
+    p.receiver_capture.coalesce = Some(sim::Coalesce {
+        max_packets: 2,
+        window: Duration::from_micros(177),
+        per_packet: Duration::ZERO,
+    });
+    let out = sim::run(
+        &p,
+        &[
+            Flow {
+                sender_stack: Stack::old(true),
+                receiver_stack: Stack::windows(),
+                mss: 1400,
+                reader: Reader::Rate {
+                    bps: 19_000_000,
+                    tick: ms(100),
+                },
+                upload: true,
+                start: ms(7),
+                ..Flow::default()
+            },
+            Flow {
+                receiver_stack: Stack::windows(),
+                rcvbuf: 16000,
+                mss: 536,
+                reader: Reader::Rate {
+                    bps: 11_000_000,
+                    tick: ms(100),
+                },
+                start: ms(51),
+                ..Flow::default()
+            },
+        ],
+        Duration::from_secs(3),
+    );
+    let t = &out.truth[0];
+    for (side, pcap) in [
+        ("sender-side", &out.sender_side_pcap),
+        ("receiver-side", &out.receiver_side_pcap),
+    ] {
+        let got = analyse(pcap);
+        let f = got.iter().find(|f| f.client == t.client).expect("the flow");
+        let c = f.capacity.as_ref().expect("a capacity");
+        println!(
+            "{side}: bottleneck {:?} ({:?}), delivery {:?}, goodput {}, min RTT {:?} ms",
+            f.bottleneck_bps, c.method, c.delivery_bps, f.goodput_bps, f.rtt_ms.min
+        );
+        // The payload's share of a 1514-byte frame on a 1 Mbit/s link, and a tenth for the
+        // stamps and the window's last segment.
+        let link = 1e6 * 1448.0 / 1514.0;
+        for (what, r) in [("bottleneck", f.bottleneck_bps), ("delivery", c.delivery_bps)] {
+            if let Some(r) = r {
+                assert!(r <= 1.1 * link, "{side}: {what} {r} above the link's {link}");
+            }
+        }
+        assert!(f.goodput_bps <= 1.02 * link, "{side}: goodput {}", f.goodput_bps);
     }
 }

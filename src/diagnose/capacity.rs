@@ -101,6 +101,9 @@ pub struct Input<'a> {
     /// Data-arrival dispersion, only where the capture point is past the bottleneck.
     pub arrivals: Option<&'a Dispersion>,
     pub base_rtt: Span,
+    /// The round trip of a full data segment: the base RTT and the serialisation a
+    /// handshake's round trip lacks (delivery windows span rounds of it).
+    pub data_round: Span,
     pub mss: u32,
     pub link_rate_bps: Option<f64>,
     /// The rate the receive window allowed (max rwnd / base RTT) when the flow delivered at
@@ -215,8 +218,8 @@ pub fn estimate(inp: &Input<'_>) -> Estimate {
     // Delivery is measured over rounds as they were.
     let standing = inp.queue.filter(|q| q.most_of_the_time());
     let round = match standing {
-        Some(_) => inp.base_rtt.max(inp.median_rtt.unwrap_or(inp.base_rtt)),
-        None => inp.base_rtt,
+        Some(_) => inp.data_round.max(inp.median_rtt.unwrap_or(inp.data_round)),
+        None => inp.data_round,
     };
     let window = delivery_window(round, inp.tl.width);
     // With data flowing the other way, the ACKs' instants are the reverse queue's, as
@@ -959,6 +962,7 @@ mod tests {
             queued: None,
             arrivals: None,
             base_rtt: Span::from_millis(20),
+            data_round: Span::from_millis(20),
             mss: 1448,
             link_rate_bps: None,
             window_rate: None,

@@ -89,6 +89,9 @@ pub struct Facts {
     /// What the loops' samples say of a full data segment's serialisation, when the base
     /// RTT is the handshake's in either loop ([`Facts::segment_time_s`]).
     pub segment_gaps: Option<SegmentGaps>,
+    /// The round trip of a full data segment that delivery rates are measured over (the
+    /// base RTT and what the segment's serialisation adds to it: `data_round`).
+    pub delivery_round: Span,
     /// The largest data segment the flow sent, bytes: its MSS, or less where no segment
     /// was that large (an echo service's one-byte messages).
     pub largest_segment: u32,
@@ -184,9 +187,9 @@ pub struct SegmentGaps {
     pub bottleneck_loop: usize,
 }
 
-impl Facts {
+impl SegmentGaps {
     /// What one full segment's serialisation at `rate` (bytes/s) adds to the base RTT for
-    /// the BDP, in seconds: at most `largest_segment / rate` (the frame over the link's
+    /// a round trip, in seconds: at most `largest_segment / rate` (the frame over the link's
     /// rate, as the rate is the payload's), and 0 when the base RTT was timed on segments.
     ///
     /// A loop whose least is the handshake's adds what its samples on full segments took
@@ -196,20 +199,20 @@ impl Facts {
     /// serialised at the bottleneck there; without such samples, the loop the loops' lengths
     /// place it in. The handshake's own packets' serialisation, already in the base, is not
     /// taken off (a 74-byte SYN: 5% of a 1514-byte frame).
-    pub fn segment_time_s(&self, rate: f64) -> f64 {
-        let Some(g) = self.segment_gaps.as_ref().filter(|_| rate > 0.0) else {
+    pub fn segment_time_s(&self, largest_segment: u32, rate: f64) -> f64 {
+        if rate <= 0.0 {
             return 0.0;
-        };
-        let s = self.largest_segment as f64 / rate;
+        }
+        let s = largest_segment as f64 / rate;
         let mut t = 0.0;
-        for (i, &(from_handshake, gap)) in g.loops.iter().enumerate() {
+        for (i, &(from_handshake, gap)) in self.loops.iter().enumerate() {
             if !from_handshake {
                 continue;
             }
             t += gap.unwrap_or_else(|| {
-                let here = match g.loops[1 - i].1 {
+                let here = match self.loops[1 - i].1 {
                     Some(other) => other < s / 2.0,
-                    None => i == g.bottleneck_loop,
+                    None => i == self.bottleneck_loop,
                 };
                 if here {
                     s
@@ -219,6 +222,17 @@ impl Facts {
             });
         }
         t.min(s)
+    }
+}
+
+impl Facts {
+    /// What one full segment's serialisation at `rate` (bytes/s) adds to the base RTT for
+    /// the BDP, in seconds ([`SegmentGaps::segment_time_s`] of the flow's largest segment;
+    /// 0 when the base RTT was timed on segments).
+    pub fn segment_time_s(&self, rate: f64) -> f64 {
+        self.segment_gaps
+            .as_ref()
+            .map_or(0.0, |g| g.segment_time_s(self.largest_segment, rate))
     }
 
     /// The bytes a path of `rate` (bytes/s) holds over the round trip of a full data

@@ -268,7 +268,18 @@ fn gather_facts(
     // base does not, and a delayed ACK waits for a second segment (RFC 5681 §4.2).
     let two_way = two_way(conn, bulk);
     let interval = capacity::ack_interval(two_way);
-    let slowest = delivery::max_rate(tl, capacity::delivery_window(base_rtt, tl.width), interval)
+    let gaps = segment_gaps(conn, bulk, past_bottleneck);
+    let largest_segment = mss.min(conn.dir(bulk).max_segment);
+    let spacing = [
+        ack_spacing.capacity(),
+        arrivals.and_then(|a| a.capacity()),
+        queued_spacing.and_then(|q| q.capacity()),
+    ]
+    .into_iter()
+    .flatten()
+    .fold(0.0, f64::max);
+    let data_round = data_round(tl, base_rtt, gaps.as_ref(), largest_segment, interval, goodput, spacing);
+    let slowest = delivery::max_rate(tl, capacity::delivery_window(data_round, tl.width), interval)
         .unwrap_or(0.0)
         .max(goodput);
     let serialization = if slowest > 0.0 {
@@ -315,6 +326,7 @@ fn gather_facts(
         queued: queued_spacing,
         arrivals,
         base_rtt,
+        data_round,
         mss,
         link_rate_bps,
         window_rate,
@@ -416,8 +428,9 @@ fn gather_facts(
             far.samples == 0 && far.repair_bounds > 0 && far.bounds == far.repair_bounds
         },
         bdp: None,
-        segment_gaps: segment_gaps(conn, bulk, past_bottleneck),
-        largest_segment: mss.min(conn.dir(bulk).max_segment),
+        segment_gaps: gaps,
+        delivery_round: data_round,
+        largest_segment,
         max_rwnd: summary.max_rwnd_bytes,
         max_flight: tl.bins.iter().map(|b| b.max_flight).max().unwrap_or(0),
         max_in_network: dacc.max_in_network,
@@ -497,6 +510,53 @@ fn segment_gaps(conn: &Connection, bulk: Dir, past_bottleneck: bool) -> Option<f
         loops,
         bottleneck_loop: bottleneck.index(),
     })
+}
+
+/// Most rounds of widening [`data_round`] takes: each lowers the rate a too-short window
+/// read, and the figure settles within a few.
+const DATA_ROUND_STEPS: usize = 4;
+
+/// The round trip of a full data segment, which delivery rates are measured over: the base
+/// RTT and, where that is the handshake's, what a full segment's serialisation at the
+/// flow's delivery rate adds to it ([`facts::SegmentGaps::segment_time_s`]). A delivery
+/// rate is the data acknowledged over an interval at least one segment's round trip long
+/// (RFC 9406's rate samples, Linux's `tcp_rate_gen`: the interval is the longer of the
+/// send and ACK elapsed times, never shorter than the sampled segment's own RTT); windows
+/// of a few handshake round trips on a link where one frame's serialisation is longer hold
+/// one or two ACKs, and read a segment over less than its own time (1.40 Mbit/s on a 1
+/// Mbit/s link: 1400-byte segments, 11.2 ms each, over windows of 4 x 3.2 ms). The segment
+/// time is taken at the fastest rate any measure shows (the delivery over the round, the
+/// goodput, `spacing`: the packet spacing's estimates), as the bottleneck is at least that
+/// fast: the round is never longer than a segment's at the link's rate, and an
+/// application that kept the delivery far below the link does not stretch it (a 20.7
+/// Mbit/s path's segment is not timed at the flow's 40 kbit/s). The delivery depends on the
+/// round it is measured over, so the round is widened from the base until it no longer
+/// grows.
+fn data_round(
+    tl: &Timeline,
+    base_rtt: Span,
+    gaps: Option<&facts::SegmentGaps>,
+    largest_segment: u32,
+    interval: delivery::Interval,
+    goodput: f64,
+    spacing: f64,
+) -> Span {
+    let Some(gaps) = gaps else {
+        return base_rtt;
+    };
+    let mut round = base_rtt;
+    for _ in 0..DATA_ROUND_STEPS {
+        let rate = delivery::max_rate(tl, capacity::delivery_window(round, tl.width), interval)
+            .unwrap_or(0.0)
+            .max(goodput)
+            .max(spacing);
+        let next = base_rtt + Span::from_secs_f64(gaps.segment_time_s(largest_segment, rate));
+        if next <= round {
+            break;
+        }
+        round = next;
+    }
+    round
 }
 
 /// Whether the other direction carried a bulk transfer of its own (twenty full segments at
@@ -1017,14 +1077,14 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
         .zip(&state)
         .map(|(&h, &s)| if h <= 0.0 && s > 0.0 { s as u64 } else { 0 })
         .collect();
-    // Capacity of the shared path: the best summed delivery over the longest base RTT —
-    // the high end of the windows the group was busy in, as for one flow (delivery.rs), or
-    // of every window when that is higher (app-limited delivery raises the estimate, never
-    // lowers it). Over every window alone, a group that worked for a few seconds and then
+    // Capacity of the shared path: the best summed delivery over the longest round of a
+    // data segment (`data_round`) — the high end of the windows the group was busy in, as
+    // for one flow (delivery.rs), or of every window when that is higher (app-limited
+    // delivery raises the estimate, never lowers it). Over every window alone, a group that worked for a few seconds and then
     // kept its connections open for a minute has the busy seconds' windows under the top
     // tenth of the windows that carried anything: the figure fell below the delivery its
     // members saw while busy.
-    let rtt = members.iter().map(|k| k.base_rtt).max().unwrap();
+    let rtt = members.iter().map(|k| k.facts.delivery_round).max().unwrap();
     let window = capacity::delivery_window(rtt, Span(width)).nanos();
     let cells = delivery::Grid {
         clock: members.iter().map(|k| k.tl.clock).max().unwrap_or(Span::ZERO),
@@ -1319,6 +1379,7 @@ mod tests {
             sender_loop_by_repairs: false,
             bdp: Some(rate * 0.04),
             segment_gaps: None,
+            delivery_round: Span::from_millis(40),
             largest_segment: 1448,
             max_rwnd: Some(1 << 20),
             obeyed_rwnd: None,

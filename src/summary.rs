@@ -808,6 +808,11 @@ pub struct DirectionSummary {
     pub max_rwnd_bytes: Option<u64>,
     pub min_rwnd_bytes: Option<u64>,
     pub first_data_ts: Option<f64>,
+    /// Payload bytes stamped at `first_data_ts`: they passed the capture point at that
+    /// instant (a burst the clock stamped together is one stamp), so the data's own span
+    /// carried the rest.
+    #[serde(default)]
+    pub first_instant_bytes: u64,
     pub last_data_ts: Option<f64>,
     /// Bytes of this direction's data the peer's cumulative ACK moved over in the capture:
     /// what the capture shows delivered.

@@ -143,9 +143,9 @@ pub struct Direction {
     pub pending_in_network: u64,
     pub max_segment: u32,
     pub first_data: Option<Timestamp>,
-    /// The payload of the segment seen at `first_data`: it passed the capture point at that
-    /// instant, so the time from the first data to the last carried the rest (n stamps
-    /// bound n - 1 intervals).
+    /// The payload of the segments stamped at `first_data`: they passed the capture point
+    /// at that instant, so the time from the first data to the last carried the rest (n
+    /// stamps bound n - 1 intervals; a burst stamped at one instant is one stamp).
     pub first_data_len: u32,
     pub last_data: Option<Timestamp>,
     pub last_new_data: Option<Timestamp>,
@@ -355,9 +355,13 @@ impl Direction {
         if len > 0 {
             self.data_segments += 1;
             self.max_segment = self.max_segment.max(len);
-            if self.first_data.is_none() {
-                self.first_data = Some(at);
-                self.first_data_len = len;
+            match self.first_data {
+                None => {
+                    self.first_data = Some(at);
+                    self.first_data_len = len;
+                }
+                Some(first) if first == at => self.first_data_len = self.first_data_len.saturating_add(len),
+                Some(_) => {}
             }
             self.last_data = Some(at);
         }

@@ -532,4 +532,14 @@ fn a_delivery_rate_spans_a_data_segments_round_trip_not_the_handshakes() {
         }
         assert!(f.goodput_bps <= 1.02 * link, "{side}: goodput {}", f.goodput_bps);
     }
+    // The evidence names the windows for what they are, where a delivery was measured.
+    let got = analyse(&out.receiver_side_pcap);
+    let f = got.iter().find(|f| f.client == t.client).expect("the flow");
+    assert!(
+        f.evidence
+            .iter()
+            .any(|e| e.contains("delivery over 4 round trips of a full segment (")),
+        "{:?}",
+        f.evidence
+    );
 }

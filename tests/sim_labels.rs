@@ -31,6 +31,22 @@ fn analyse(pcap: &[u8]) -> Vec<FlowSummary> {
     analyze_reader(&mut r, AnalysisConfig::default(), NoObserver).1
 }
 
+/// The first flow of a run as each end's capture shows it, named by its side.
+fn first_flow_at_each_end(out: &sim::SimOutput) -> [(&'static str, FlowSummary); 2] {
+    let t = &out.truth[0];
+    [
+        ("sender-side", &out.sender_side_pcap),
+        ("receiver-side", &out.receiver_side_pcap),
+    ]
+    .map(|(side, pcap)| {
+        let f = analyse(pcap)
+            .into_iter()
+            .find(|f| f.client == t.client)
+            .expect("the flow");
+        (side, f)
+    })
+}
+
 /// Which comparisons a scenario makes (all of them unless a known analyser limitation
 /// is split off into an ignored test).
 #[derive(Clone, Copy)]
@@ -429,12 +445,7 @@ fn a_serialisation_dominated_path_holds_a_segment_more_than_the_handshakes_round
         Duration::from_secs(5),
     );
     let t = &out.truth[0];
-    for (side, pcap) in [
-        ("sender-side", &out.sender_side_pcap),
-        ("receiver-side", &out.receiver_side_pcap),
-    ] {
-        let got = analyse(pcap);
-        let f = got.iter().find(|f| f.client == t.client).expect("the flow");
+    for (side, f) in first_flow_at_each_end(&out) {
         let (want, bdp) = (t.bdp_bytes as f64, f.bdp_bytes.expect("a BDP") as f64);
         println!(
             "{side}: BDP {bdp} (truth {want}), min RTT {:?} ms, segment {:?} ms",
@@ -510,13 +521,8 @@ fn a_delivery_rate_spans_a_data_segments_round_trip_not_the_handshakes() {
         ],
         Duration::from_secs(3),
     );
-    let t = &out.truth[0];
-    for (side, pcap) in [
-        ("sender-side", &out.sender_side_pcap),
-        ("receiver-side", &out.receiver_side_pcap),
-    ] {
-        let got = analyse(pcap);
-        let f = got.iter().find(|f| f.client == t.client).expect("the flow");
+    let [sender, receiver] = first_flow_at_each_end(&out);
+    for (side, f) in [&sender, &receiver] {
         let c = f.capacity.as_ref().expect("a capacity");
         println!(
             "{side}: bottleneck {:?} ({:?}), delivery {:?}, goodput {}, min RTT {:?} ms",
@@ -533,8 +539,7 @@ fn a_delivery_rate_spans_a_data_segments_round_trip_not_the_handshakes() {
         assert!(f.goodput_bps <= 1.02 * link, "{side}: goodput {}", f.goodput_bps);
     }
     // The evidence names the windows for what they are, where a delivery was measured.
-    let got = analyse(&out.receiver_side_pcap);
-    let f = got.iter().find(|f| f.client == t.client).expect("the flow");
+    let f = &receiver.1;
     assert!(
         f.evidence
             .iter()

@@ -517,8 +517,8 @@ fn segment_gaps(conn: &Connection, bulk: Dir, past_bottleneck: bool) -> Option<f
 const DATA_ROUND_STEPS: usize = 4;
 
 /// The round trip of a full data segment, which delivery rates are measured over: the base
-/// RTT and, where that is the handshake's, what a full segment's serialisation at the
-/// flow's delivery rate adds to it ([`facts::SegmentGaps::segment_time_s`]). A delivery
+/// RTT and, where that is the handshake's, what a full segment's serialisation adds to it
+/// ([`facts::SegmentGaps::segment_time_s`]). A delivery
 /// rate is the data acknowledged over an interval at least one segment's round trip long
 /// (RFC 9406's rate samples, Linux's `tcp_rate_gen`: the interval is the longer of the
 /// send and ACK elapsed times, never shorter than the sampled segment's own RTT); windows
@@ -1080,10 +1080,10 @@ fn share_path(flows: &mut [Finished], group: &[usize]) {
     // Capacity of the shared path: the best summed delivery over the longest round of a
     // data segment (`data_round`) — the high end of the windows the group was busy in, as
     // for one flow (delivery.rs), or of every window when that is higher (app-limited
-    // delivery raises the estimate, never lowers it). Over every window alone, a group that worked for a few seconds and then
-    // kept its connections open for a minute has the busy seconds' windows under the top
-    // tenth of the windows that carried anything: the figure fell below the delivery its
-    // members saw while busy.
+    // delivery raises the estimate, never lowers it). Over every window alone, a group
+    // that worked for a few seconds and then kept its connections open for a minute has
+    // the busy seconds' windows under the top tenth of the windows that carried anything:
+    // the figure fell below the delivery its members saw while busy.
     let rtt = members.iter().map(|k| k.facts.delivery_round).max().unwrap();
     let window = capacity::delivery_window(rtt, Span(width)).nanos();
     let cells = delivery::Grid {

@@ -1277,34 +1277,24 @@ mod tests {
         };
         let conn = Connection::new(0, ep("127.0.0.1:49754"), ep("127.0.0.1:4445"), true, 1, Timestamp(0));
         let mut f = summarize::base(&conn, "t", &summarize::WindowStats::default(), [None, None]);
+        // Whether the law flags `f` with a violation saying `words`.
+        let flags = |f: &FlowSummary, words: &str| capacity_law(f).iter().any(|v| v.contains(words));
         f.bottleneck_bps = Some(149e3);
         f.rtt_ms.min = Some(0.018);
         f.bdp_bytes = Some(0);
-        assert!(
-            capacity_law(&f).iter().any(|v| v.contains("BDP 0 B")),
-            "{:?}",
-            capacity_law(&f)
-        );
+        assert!(flags(&f, "BDP 0 B"), "{:?}", capacity_law(&f));
         f.bdp_bytes = Some(whole_bytes(149e3 / 8.0 * 0.018e-3));
         assert!(capacity_law(&f).is_empty(), "{:?}", capacity_law(&f));
         // A segment's serialisation added to the handshake's base: the BDP is the rate
         // over both, and the addition is never more than one segment (1460 B without a
         // SYN's MSS: 78.4 ms at 149 kbit/s).
         f.bdp_segment_ms = Some(70.0);
-        assert!(
-            capacity_law(&f).iter().any(|v| v.contains("is not")),
-            "{:?}",
-            capacity_law(&f)
-        );
+        assert!(flags(&f, "is not"), "{:?}", capacity_law(&f));
         f.bdp_bytes = Some(whole_bytes(149e3 / 8.0 * 70.018e-3));
         assert!(capacity_law(&f).is_empty(), "{:?}", capacity_law(&f));
         f.bdp_segment_ms = Some(90.0);
         f.bdp_bytes = Some(whole_bytes(149e3 / 8.0 * 90.018e-3));
-        assert!(
-            capacity_law(&f).iter().any(|v| v.contains("more than one")),
-            "{:?}",
-            capacity_law(&f)
-        );
+        assert!(flags(&f, "more than one"), "{:?}", capacity_law(&f));
     }
     use crate::summary::EcnMode;
     use crate::tcp::ecn::{Events, Mark};

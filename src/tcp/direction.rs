@@ -164,7 +164,20 @@ pub struct Direction {
     /// they read a delivery above the link (census seed 3030: 1.06-1.08 Mbit/s on a 1
     /// Mbit/s link, captures from 0.56 s and 1.06 s).
     pub acked_seen_bytes: u64,
+    /// The last two ACKs that moved, each with the bytes of `acked_seen_bytes` delivered
+    /// after the first data passed: less those the receiver had reported holding (SACK)
+    /// before it, which were delivered before the span the goodput is over (tcp_rate.c
+    /// counts a rate sample's delivery from the count at its first segment's sending,
+    /// `P.delivered`).
     pub new_acks: [Option<(Timestamp, u64)>; 2],
+    /// The first ACK that moved over data delivered after the first data passed, with that
+    /// count then: where the delivery's ACK-arrival interval starts (its bytes arrived
+    /// before it).
+    pub first_seen_ack: Option<(Timestamp, u64)>,
+    /// What the receiver reported holding (SACK) when the first data segment passed.
+    held_at_first_data: RangeSet,
+    /// Of `acked_seen_bytes`, those in `held_at_first_data`.
+    acked_held_bytes: u64,
     /// ECN: this direction's codepoints and CWR, and its receiver's ECE echoes.
     pub ecn: EcnCounts,
 
@@ -227,7 +240,16 @@ impl Direction {
             _ => 0,
         };
         self.acked_seen_bytes += seen;
-        self.new_acks = [self.new_acks[1], Some((at, self.acked_seen_bytes))];
+        if let (Some(first), Some(una), false) = (first, self.una, self.held_at_first_data.is_empty()) {
+            let from = una.sub(acked);
+            let from = if from.is_before(first) { first } else { from };
+            self.acked_held_bytes += self.held_at_first_data.covered(from, una).min(seen);
+        }
+        let delivered = self.acked_seen_bytes - self.acked_held_bytes;
+        self.new_acks = [self.new_acks[1], Some((at, delivered))];
+        if self.first_seen_ack.is_none() && delivered > 0 {
+            self.first_seen_ack = Some((at, delivered));
+        }
     }
 
     /// Fixes the base of the relative numbers from the first number seen in this direction.
@@ -359,6 +381,7 @@ impl Direction {
                 None => {
                     self.first_data = Some(at);
                     self.first_data_len = len;
+                    self.held_at_first_data = self.sacks.sacked().clone();
                 }
                 Some(first) if first == at => self.first_data_len = self.first_data_len.saturating_add(len),
                 Some(_) => {}

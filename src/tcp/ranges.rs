@@ -70,6 +70,19 @@ impl RangeSet {
         self.ranges.iter().map(|&(l, r)| r.bytes_after(l) as u64).sum()
     }
 
+    /// Bytes of [from, to) the set covers.
+    pub fn covered(&self, from: SeqNum, to: SeqNum) -> u64 {
+        self.ranges
+            .iter()
+            .filter(|&&(l, r)| r.is_after(from) && l.is_before(to))
+            .map(|&(l, r)| {
+                let l = if l.is_before(from) { from } else { l };
+                let r = if r.is_after(to) { to } else { r };
+                r.bytes_after(l) as u64
+            })
+            .sum()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
     }

@@ -83,6 +83,11 @@ impl Scoreboard {
         self.sacked.total()
     }
 
+    /// The SACKed ranges.
+    pub fn sacked(&self) -> &RangeSet {
+        &self.sacked
+    }
+
     pub fn has_sacks(&self) -> bool {
         !self.sacked.is_empty()
     }

@@ -63,6 +63,9 @@ pub(super) struct Receiver {
     pub sleep_until: Option<i64>,
     pub zero_windows: u64,
     pub dropped: u64,
+    /// Reports duplicates (D-SACK, RFC 2883), and the duplicate the next ACK reports.
+    dsack: bool,
+    duplicate: Option<(u64, u64)>,
 }
 
 impl Receiver {
@@ -105,6 +108,8 @@ impl Receiver {
             sleep_until: None,
             zero_windows: 0,
             dropped: 0,
+            dsack: stack.dsack,
+            duplicate: None,
         }
     }
 
@@ -284,6 +289,12 @@ impl Receiver {
         if fin {
             self.fin_off = Some(end);
         }
+        // Data below what was received in order arrived twice: the ACK it triggers reports
+        // it (RFC 2883 §4.1.1; Linux `tcp_data_queue` -> `tcp_dsack_set` for the part
+        // below `rcv_nxt`, the rest queued as new).
+        if self.dsack && len > 0 && start < self.data_end {
+            self.duplicate = Some((start, end.min(self.data_end)));
+        }
         if end <= self.data_end && (self.fin_received || !fin) {
             return AckNow::Now; // duplicate
         }
@@ -375,13 +386,48 @@ impl Receiver {
         }
     }
 
-    /// Up to `n` SACK blocks, most recent first.
-    pub fn sack_blocks(&self, n: usize) -> Vec<(u64, u64)> {
-        self.recent.iter().take(n).copied().collect()
+    /// Up to `n` SACK blocks, most recent first, after the duplicate received since the
+    /// last ACK when there is one (the D-SACK block first, RFC 2883 §4; reported once).
+    pub fn sack_blocks(&mut self, n: usize) -> Vec<(u64, u64)> {
+        let dup = self.duplicate.take().filter(|_| n > 0);
+        let rest = n - dup.is_some() as usize;
+        dup.into_iter().chain(self.recent.iter().take(rest).copied()).collect()
     }
 
     /// The application has read everything up to the peer's FIN.
     pub fn at_eof(&self) -> bool {
         self.fin_received && self.read == self.data_end
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A segment received twice comes back in the first SACK block of the next ACK, once
+    /// (RFC 2883 §4.1.1), from a receiver that reports duplicates, and from no other; the
+    /// part of a segment below what was received in order is the duplicate.
+    #[test]
+    fn a_duplicate_is_reported_once_in_the_first_sack_block() {
+        for stack in [Stack::linux(), Stack::windows()] {
+            let mut r = Receiver::new(65_535, 0, 65_535, 1000, Reader::Fast, 0, &stack);
+            r.on_segment(0, 0, 1000, false, None, false);
+            r.on_segment(1, 2000, 1000, false, None, false);
+            assert_eq!(r.sack_blocks(4), vec![(2000, 3000)]);
+            // The first segment again.
+            r.on_segment(2, 0, 1000, false, None, false);
+            let want = if stack.dsack {
+                vec![(0, 1000), (2000, 3000)]
+            } else {
+                vec![(2000, 3000)]
+            };
+            assert_eq!(r.sack_blocks(4), want, "{}", stack.name);
+            assert_eq!(r.sack_blocks(4), vec![(2000, 3000)], "{}", stack.name);
+            // Overlapping: 500 B again, 500 new (the hole's first half).
+            r.on_segment(3, 500, 1000, false, None, false);
+            let want = if stack.dsack { vec![(500, 1000)] } else { vec![] };
+            assert_eq!(r.sack_blocks(4)[..want.len()], want[..], "{}", stack.name);
+        }
+        assert!(Stack::linux().dsack && !Stack::windows().dsack);
     }
 }

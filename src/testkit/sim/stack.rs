@@ -67,6 +67,10 @@ pub struct Stack {
     /// Linux (twice the largest congestion window, at most 4 MiB). A flow's own
     /// `sndbuf` overrides it.
     pub sndbuf: Option<u32>,
+    /// A receiver that reports a duplicate segment in the first SACK block of its ACK
+    /// (D-SACK, RFC 2883 §4): Linux with SACK on (`net.ipv4.tcp_dsack` 1, `tcp_dsack_set`
+    /// for data below `rcv_nxt`). The other stacks are modelled without it.
+    pub dsack: bool,
 }
 
 impl Default for Stack {
@@ -102,6 +106,7 @@ impl Stack {
             rto_min: ms(200),
             rto_init: ms(1_000),
             sndbuf: None,
+            dsack: true,
         }
     }
 
@@ -128,6 +133,7 @@ impl Stack {
             rto_min: ms(300),
             rto_init: ms(3_000),
             sndbuf: Some(64 << 10),
+            dsack: false,
         }
     }
 
@@ -153,6 +159,7 @@ impl Stack {
             rto_min: ms(1_000),
             rto_init: ms(3_000),
             sndbuf: Some(32 << 10),
+            dsack: false,
         }
     }
 
@@ -178,6 +185,7 @@ impl Stack {
             rto_min: ms(230),
             rto_init: ms(1_000),
             sndbuf: None,
+            dsack: false,
         }
     }
 

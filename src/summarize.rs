@@ -1023,6 +1023,19 @@ mod tests {
         assert!(goodput_law(&unmeasured)[0].contains("not measured"));
     }
 
+    /// The goodput of `conn`'s server-to-client data: measured over `basis`, `bytes` over
+    /// `seconds`, and within its law. Returns the time it is over and the summary.
+    fn goodput_is(conn: &Connection, basis: GoodputBasis, bytes: u64, seconds: f64) -> (GoodputOver, FlowSummary) {
+        let (g, over) = goodput_over(conn, Dir::S2C).expect("measured");
+        assert_eq!(over.basis, basis);
+        assert_eq!(over.bytes, bytes);
+        let want = bytes as f64 * 8.0 / seconds;
+        assert!((g - want).abs() / want < 1e-9, "{g} against {want}");
+        let f = base(conn, "t", &WindowStats::default(), [None, None]);
+        assert_eq!(goodput_law(&f), Vec::<String>::new());
+        (over, f)
+    }
+
     /// A capture at a sender whose clock stamps a burst at one instant (a 1 ms clock): two
     /// pairs of 1460-byte segments 25 ms apart, each pair released by an ACK. Over the
     /// data's 25 ms span the pair stamped at its start passed at that instant, as a lone
@@ -1039,15 +1052,9 @@ mod tests {
                 .window(65535);
             feed(&mut conn, ms * 1000.0, Dir::S2C, p);
         }
-        let (g, over) = goodput_over(&conn, Dir::S2C).expect("measured over the data's span");
-        assert_eq!(over.basis, GoodputBasis::Data);
-        assert_eq!(over.bytes, 2920);
-        let want = 2920.0 * 8.0 / 0.025;
-        assert!((g - want).abs() / want < 1e-9, "{g} against {want}");
+        let (over, f) = goodput_is(&conn, GoodputBasis::Data, 2920, 0.025);
         // The law knows the first instant's bytes: what the figure leaves out is those.
-        let f = base(&conn, "t", &WindowStats::default(), [None, None]);
         assert_eq!(f.s2c.first_instant_bytes, 2920);
-        assert_eq!(goodput_law(&f), Vec::<String>::new());
         let less = FlowSummary {
             goodput_bps: 1460.0 * 8.0 / 0.025,
             goodput_over: Some(GoodputOver { bytes: 1460, ..over }),
@@ -1102,13 +1109,7 @@ mod tests {
         ] {
             ack(ms, una, 53_201, &mut conn);
         }
-        let (g, over) = goodput_over(&conn, Dir::S2C).expect("measured");
-        assert_eq!(over.basis, GoodputBasis::Delivery);
-        assert_eq!(over.bytes, 49_000);
-        let want = 49_000.0 * 8.0 / 0.410;
-        assert!((g - want).abs() / want < 1e-9, "{g} against {want}");
-        let f = base(&conn, "t", &WindowStats::default(), [None, None]);
-        assert_eq!(goodput_law(&f), Vec::<String>::new());
+        goodput_is(&conn, GoodputBasis::Delivery, 49_000, 0.410);
     }
 
     /// A capture at a sender begun mid-transfer, its first data re-sending what was sent
@@ -1129,31 +1130,23 @@ mod tests {
                 .window(65535);
             feed(conn, ms * 1000.0, Dir::S2C, p);
         };
+        let ack = |ms: f64, una: u32, conn: &mut Connection| {
+            let p = TcpPacket::new(C, S).seq(1).ack(una).window(65535);
+            feed(conn, ms * 1000.0, Dir::C2S, p);
+        };
         // Two segments, acknowledged 6 ms later (the first copies' ACK).
         data(0.0, 0, &mut conn);
         data(0.01, 1, &mut conn);
-        feed(
-            &mut conn,
-            6_000.0,
-            Dir::C2S,
-            TcpPacket::new(C, S).seq(1).ack(2801).window(65535),
-        );
+        ack(6.0, 2801, &mut conn);
         // Then every ACK releases two more, acknowledged 30 ms later.
         for r in 1..8u32 {
             let t = 6.0 + 30.0 * (r - 1) as f64;
             data(t + 0.01, 2 * r, &mut conn);
             data(t + 0.02, 2 * r + 1, &mut conn);
-            let a = TcpPacket::new(C, S).seq(1).ack(1 + 2800 * (r + 1)).window(65535);
-            feed(&mut conn, (t + 30.0) * 1000.0, Dir::C2S, a);
+            ack(t + 30.0, 1 + 2800 * (r + 1), &mut conn);
         }
-        let (g, over) = goodput_over(&conn, Dir::S2C).expect("measured");
         // The ACK but one: 2800 x 7 B at 186 ms; the first ACK: 2800 B at 6 ms.
-        assert_eq!(over.basis, GoodputBasis::Delivery);
-        assert_eq!(over.bytes, 2800 * 6);
-        let want = 2800.0 * 6.0 * 8.0 / 0.180;
-        assert!((g - want).abs() / want < 1e-9, "{g} against {want}");
-        let f = base(&conn, "t", &WindowStats::default(), [None, None]);
-        assert_eq!(goodput_law(&f), Vec::<String>::new());
+        goodput_is(&conn, GoodputBasis::Delivery, 2800 * 6, 0.180);
     }
 
     /// Data sent on for longer than a retransmission timer after the last ACK that moved,

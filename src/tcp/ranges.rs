@@ -163,6 +163,27 @@ mod tests {
             }
             proptest::prop_assert_eq!(cover, model);
         }
+
+        /// The bytes of [from, to) the set covers are those the model marks there, across
+        /// sequence wraparound too (every range and bound shifted by `base`).
+        #[test]
+        fn covered_counts_the_union_within_the_bounds(
+            v in proptest::collection::vec((0u32..4000, 1u32..300), 0..30),
+            from in 0u32..4400,
+            len in 0u32..4400,
+            base in proptest::prelude::any::<u32>(),
+        ) {
+            let mut model = vec![false; 4400];
+            let mut s = RangeSet::default();
+            for &(l, n) in &v {
+                s.insert(SeqNum(l.wrapping_add(base)), SeqNum((l + n).wrapping_add(base)));
+                model[l as usize..(l + n) as usize].iter_mut().for_each(|b| *b = true);
+            }
+            let to = (from + len).min(4400);
+            let want = model[from as usize..to as usize].iter().filter(|&&b| b).count() as u64;
+            let got = s.covered(SeqNum(from.wrapping_add(base)), SeqNum(to.wrapping_add(base)));
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 
     #[test]

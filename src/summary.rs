@@ -292,7 +292,8 @@ vocabulary! {
     /// What time a goodput is over: the bulk data's own span (its first segment to its
     /// last, with no ACK to date delivery), the delivery its ACKs dated (first data to the
     /// last ACK that moved, less the loop from the capture point to the receiver and
-    /// back), or one round trip (data that all passed within one: no rate over less).
+    /// back; or the ACKs' own span, from the first that moved, where that is slower), or
+    /// one round trip (data that all passed within one: no rate over less).
     pub enum GoodputBasis {
         Data = "data",
         Delivery = "delivery",

@@ -534,18 +534,11 @@ pub fn goodput_over(conn: &Connection, bulk: Dir) -> Option<(f64, GoodputOver)> 
             // or more only: below that the rule above counts every byte over a round trip.
             if let Some((t1, at_first)) = d.first_seen_ack {
                 if t1 < at && end - t1 >= round && acked > at_first {
-                    let seconds = (end - t1).secs_f64();
                     let bytes = acked - at_first;
-                    let bps = bytes as f64 * 8.0 / seconds;
+                    let (time, over_acks) = over(GoodputBasis::Delivery, end - t1, bytes);
+                    let bps = bytes as f64 * 8.0 / time.secs_f64();
                     if bps < delivered.0 {
-                        delivered = (
-                            bps,
-                            GoodputOver {
-                                basis: GoodputBasis::Delivery,
-                                seconds,
-                                bytes,
-                            },
-                        );
+                        delivered = (bps, over_acks);
                     }
                 }
             }

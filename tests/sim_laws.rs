@@ -2068,3 +2068,45 @@ fn an_episode_rates_its_delivery_from_the_report_before_it() {
     }
     assert_holds(&d, true);
 }
+
+/// A Linux upload on a 250 ms path captured at the sender from 1.06 s on, in a go-back-N
+/// with the originals still queued: the ACKs of the originals time the re-sendings, the
+/// first seen (97 µs). The receiver's D-SACKs of the copies, a round trip later, take those
+/// samples back (`tcp/rtt/retractable.rs`).
+#[test]
+fn a_late_capture_takes_back_the_samples_the_receiver_d_sacks() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 8,
+            seed: 13583178033676932962,
+            ipv6: true,
+            sender_capture: CaptureHost {
+                start_after: Duration::from_millis(1058),
+                ..CaptureHost::default()
+            },
+            receiver_capture: CaptureHost {
+                resolution: ms(1),
+                snaplen: 1514,
+                ..CaptureHost::default()
+            },
+            ..Path::new(100_000_000, ms(250))
+        },
+        flows: vec![Flow {
+            sender_stack: Stack::linux(),
+            receiver_stack: Stack::linux(),
+            cc: Cc::Reno,
+            rcvbuf: 64_000,
+            mss: 536,
+            app: App::OnOff {
+                burst: 58407,
+                every: ms(182),
+            },
+            start: ms(209),
+            upload: true,
+            ..Flow::default()
+        }],
+        secs: 3,
+    };
+    let bad = failures(&d, Some("truth:min-rtt"), true);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -383,6 +383,11 @@ impl Connection {
         if send.new_bytes > 0 {
             self.dirs[dir.index()].repair_rtt.on_new_data(seg.ip_id);
         }
+        if send.retransmission && seg.payload_len > 0 {
+            // A copy seen sent after a sample of its data was taken: the sample answered the
+            // copy before, and a D-SACK of this one takes nothing back (retractable.rs).
+            self.rtt.settle(from.other(), seg.seq, seg.seq.add(seg.payload_len));
+        }
         // A repair of the hole an ACK moved the cumulative point to: its sender got that ACK
         // first (repair.rs). A keep-alive or a persist probe repairs nothing.
         if send.retransmission && !send.reordered && seg.payload_len > 0 && !sender_echoes {
@@ -463,9 +468,21 @@ impl Connection {
                     .next()
                     .and_then(|(_, end)| rx.data_ack_rtt.on_sack(end, ts)),
             };
+            // Data the receiver got twice: a sample an earlier ACK took of it is taken back
+            // (Karn's rule, applied once the receiver says a copy the capture did not see
+            // arrived too). Before this ACK's own sample: a D-SACK goes out on the arrival of
+            // the duplicate (RFC 2883 §4), so this ACK answers the copy it names, and a sample
+            // it takes of that copy (a keep-alive's byte, seen once, D-SACKed by the ACK that
+            // answers it) is no shorter than the loop.
+            if let Some((start, end)) = acked.dsack {
+                self.rtt.retract(ts, from, start, end);
+            }
             if let Some(raw) = raw.filter(|&raw| first_ack(raw)) {
                 let carried = rx.data_ack_rtt.sampled_len();
-                ack_rtt = self.rtt.add_sample(ts, from, RttSource::DataAck, raw, prompt, carried);
+                let timed = Some(rx.data_ack_rtt.sampled_range());
+                ack_rtt = self
+                    .rtt
+                    .add_timed_sample(ts, from, RttSource::DataAck, raw, prompt, carried, timed);
                 loop_bound = self.rtt.far_bound(from, raw);
             }
             let tsval = seg.options.timestamps.map(|t| t.val);
@@ -1242,6 +1259,84 @@ mod tests {
         );
         assert_eq!(k.rtt.through(End::Client).samples, 1);
         assert_eq!(k.rtt.through(End::Client).min, Some(Span::from_millis(250)));
+    }
+
+    /// A capture begun mid-transfer beside the sender (census seed 4242): the first segment
+    /// it sees is a re-sending, and the ACK of the original, already on its way, comes 97 µs
+    /// later. Nothing marks it then; a round trip later the receiver's D-SACK reports the
+    /// copy received twice (RFC 2883 §4.1.1), and the sample is taken back: the minimum is
+    /// the next segment's 250 ms, and the windowed and recent values follow.
+    #[test]
+    fn a_sample_of_data_the_receiver_reports_received_twice_is_taken_back() {
+        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80");
+        let mut k = conn(false);
+        let mut at = |k: &mut Connection, p: TcpPacket, dir: Dir, us: i64| {
+            k.track(
+                &seg(p),
+                dir,
+                0,
+                Timestamp(1_700_000_000_000_000_000) + Span::from_micros(us) + Span(7),
+            );
+        };
+        let data = |seq: u32| TcpPacket::new(s, c).seq(seq).ack(1).payload_len(1400);
+        let ack = |n: u32| TcpPacket::new(c, s).seq(1).ack(n).window(65535);
+        at(&mut k, data(1), Dir::S2C, 0);
+        at(&mut k, ack(1401), Dir::C2S, 97);
+        at(&mut k, data(1401), Dir::S2C, 120);
+        at(&mut k, ack(2801), Dir::C2S, 250_120);
+        let l = k.rtt.through(End::Client);
+        assert_eq!((l.samples, l.min), (2, Some(Span::from_micros(97))));
+        // The copy of [1, 1401) arrives after its original: a D-SACK below the ACK.
+        at(&mut k, ack(2801).sack(&[(1, 1401)]), Dir::C2S, 250_200);
+        let l = k.rtt.through(End::Client);
+        assert_eq!(l.retracted(), 1);
+        assert_eq!(l.min, Some(Span::from_millis(250)));
+        assert_eq!(l.windowed_min.get(), Some(Span::from_millis(250)));
+        assert_eq!(l.recent_min(), Some(Span::from_millis(250)));
+        // A second D-SACK of the same data takes nothing more.
+        at(&mut k, ack(2801).sack(&[(1, 1401)]), Dir::C2S, 250_300);
+        assert_eq!(k.rtt.through(End::Client).retracted(), 1);
+        // With every sample taken back the loop is unmeasured, not measured as nothing.
+        at(&mut k, ack(2801).sack(&[(1401, 2801)]), Dir::C2S, 250_400);
+        let l = k.rtt.through(End::Client);
+        assert_eq!((l.retracted(), l.min, l.measured()), (2, None, false));
+    }
+
+    /// A D-SACK goes out on the duplicate's arrival (RFC 2883 §4), so the ACK carrying it
+    /// answers the copy it names: a keep-alive's byte, the first segment a capture begun
+    /// mid-connection saw, D-SACKed by the very ACK that times it (tshark's "D-SACK
+    /// Sequence"; the realjimmy CCTV5 capture, 35.5 ms) keeps its sample.
+    #[test]
+    fn a_sample_taken_by_the_d_sack_itself_stands() {
+        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80");
+        let mut k = conn(false);
+        track(&mut k, TcpPacket::new(c, s).seq(1).ack(1).payload_len(1), Dir::C2S, 0);
+        let ack = TcpPacket::new(s, c).seq(1).ack(2).window(65535).sack(&[(1, 2)]);
+        track(&mut k, ack, Dir::S2C, 35);
+        let l = k.rtt.through(End::Server);
+        assert_eq!((l.retracted(), l.min), (0, Some(Span::from_millis(35))));
+    }
+
+    /// A spurious retransmission the capture saw: the sample its original's ACK gave came
+    /// before the copy was sent, so the D-SACK of the copy takes nothing back (zeek's
+    /// pppoe-over-qinq: 1440 bytes timed at 94 ms, re-sent 216 ms later, D-SACKed).
+    #[test]
+    fn a_d_sack_of_a_copy_the_capture_saw_sent_takes_nothing_back() {
+        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:443");
+        let mut k = conn(false);
+        let data = || TcpPacket::new(s, c).seq(1).ack(1).payload_len(1440);
+        track(&mut k, data(), Dir::S2C, 0);
+        track(
+            &mut k,
+            TcpPacket::new(c, s).seq(1).ack(1441).window(65535),
+            Dir::C2S,
+            94,
+        );
+        track(&mut k, data(), Dir::S2C, 310);
+        let dsack = TcpPacket::new(c, s).seq(1).ack(1441).window(65535).sack(&[(1, 1441)]);
+        track(&mut k, dsack, Dir::C2S, 316);
+        let l = k.rtt.through(End::Client);
+        assert_eq!((l.retracted(), l.min), (0, Some(Span::from_millis(94))));
     }
 
     /// The echo lookup's least loop through the sender: the samples' minimum, lowered by an

@@ -92,6 +92,8 @@ pub struct AckOutcome {
     /// This ACK moved past everything the capture saw of this direction (tshark's "ACKed
     /// segment that wasn't captured"): the capture missed segments the peer received.
     pub beyond_seen: bool,
+    /// The data this ACK's D-SACK reported received twice (RFC 2883 §4), [start, end).
+    pub dsack: Option<(SeqNum, SeqNum)>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -732,8 +734,9 @@ impl Direction {
             self.seen_unacked.clip_below(una);
         }
         self.latest_sack_bytes = sack.iter().map(|(l, r)| r.bytes_after(l) as u64).sum();
-        if let Some(d) = dsack(sack, ack) {
-            self.dsack_segments += (d as u64).div_ceil(mss.max(1) as u64).max(1);
+        if let Some((l, r)) = dsack(sack, ack) {
+            self.dsack_segments += (r.bytes_after(l) as u64).div_ceil(mss.max(1) as u64).max(1);
+            out.dsack = Some((l, r));
         }
         for (l, r) in sack.iter() {
             self.sacks.on_sack(l, r, una);
@@ -802,16 +805,16 @@ impl Direction {
     }
 }
 
-/// The bytes a D-SACK reports received twice, if the ACK's first SACK block is one: a
-/// block at or below the cumulative ACK, or one inside the second block (RFC 2883 §4).
-fn dsack(sack: &SackBlocks, ack: SeqNum) -> Option<u32> {
+/// The data a D-SACK reports received twice, [start, end), if the ACK's first SACK block is
+/// one: a block at or below the cumulative ACK, or one inside the second block (RFC 2883 §4).
+fn dsack(sack: &SackBlocks, ack: SeqNum) -> Option<(SeqNum, SeqNum)> {
     let mut it = sack.iter();
     let (l, r) = it.next()?;
     if !r.is_after(l) {
         return None;
     }
     let inside_next = it.next().is_some_and(|(l1, r1)| !l.is_before(l1) && !r.is_after(r1));
-    (!r.is_after(ack) || inside_next).then(|| r.bytes_after(l))
+    (!r.is_after(ack) || inside_next).then_some((l, r))
 }
 
 #[cfg(test)]

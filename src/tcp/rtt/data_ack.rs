@@ -60,8 +60,9 @@ impl Timed {
 #[derive(Clone, Debug, Default)]
 pub struct DataAckSampler {
     timed: VecDeque<Timed>,
-    /// The length of the segment the latest sample timed.
+    /// The length of the segment the latest sample timed, and its end.
     sampled_len: u16,
+    sampled_end: SeqNum,
 }
 
 impl DataAckSampler {
@@ -136,7 +137,7 @@ impl DataAckSampler {
         }
         t.sampled = true;
         let rtt = at - t.sent;
-        self.sampled_len = t.len;
+        (self.sampled_len, self.sampled_end) = (t.len, t.end);
         (rtt.nanos() >= 0).then_some(rtt)
     }
 
@@ -166,8 +167,13 @@ impl DataAckSampler {
             return None;
         }
         let rtt = at - t.sent;
-        self.sampled_len = t.len;
+        (self.sampled_len, self.sampled_end) = (t.len, t.end);
         (rtt.nanos() >= 0).then_some(rtt)
+    }
+
+    /// The data the latest sample timed, [start, end).
+    pub fn sampled_range(&self) -> (SeqNum, SeqNum) {
+        (self.sampled_end.sub(self.sampled_len as u32), self.sampled_end)
     }
 
     /// The length of the segment the latest sample timed (its serialisation is in the

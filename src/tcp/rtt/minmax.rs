@@ -39,6 +39,12 @@ impl WindowedMin {
         self.filled.then_some(self.s[0].value)
     }
 
+    /// Starts again from one sample: the minimum held was taken back (`Loop::retract`).
+    pub fn reset(&mut self, at: Timestamp, value: Span) {
+        self.s = [Sample { at, value }; 3];
+        self.filled = true;
+    }
+
     pub fn update(&mut self, at: Timestamp, value: Span) -> Span {
         let new = Sample { at, value };
         // A new minimum, or the window has passed with nothing newer: reset.

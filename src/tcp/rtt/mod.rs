@@ -11,6 +11,7 @@ mod histogram;
 mod minmax;
 mod release;
 mod repair;
+mod retractable;
 mod ts_echo;
 
 pub use data_ack::DataAckSampler;
@@ -18,8 +19,10 @@ pub use histogram::RttHistogram;
 pub use minmax::WindowedMin;
 pub use release::ReleaseSampler;
 pub use repair::RepairSampler;
+pub use retractable::RetractableLeast;
 pub use ts_echo::{Echo, Echoed, TsEchoSampler};
 
+use crate::seq::SeqNum;
 use crate::time::{Quantum, Span, Timestamp};
 
 /// Which end a loop goes through.
@@ -80,6 +83,12 @@ pub struct Loop {
     min_from_handshake: bool,
     /// The least handshake sample.
     handshake_min: Option<Span>,
+    /// The least of the samples that name no data (the handshake's, echoes'): none of them
+    /// can be taken back.
+    fixed_min: Option<Span>,
+    /// The least samples of data timed by its ACK, with that data, so that one the
+    /// receiver later reports received twice is taken back (`retractable.rs`).
+    data_least: RetractableLeast,
     /// The least sample whose loop carried a data segment of about the largest size seen
     /// (three quarters of it or more; not the handshake), over the whole capture, and that
     /// size: the loop as a full segment takes it.
@@ -130,6 +139,8 @@ impl Default for Loop {
             segment_min: WindowedMin::new(BASE_RTT_WINDOW),
             min_from_handshake: false,
             handshake_min: None,
+            fixed_min: None,
+            data_least: RetractableLeast::default(),
             segment_least: None,
             recent: Recent::default(),
             prompt_recent: Recent::default(),
@@ -148,14 +159,28 @@ impl Default for Loop {
 
 impl Loop {
     /// Adds a sample; `round` is the current end-to-end base RTT (how far back "recent"
-    /// reaches).
-    fn add(&mut self, at: Timestamp, rtt: Span, source: RttSource, round: Option<Span>, prompt: bool, carried: u32) {
+    /// reaches); `timed` the data it timed, when its ACK named some.
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        at: Timestamp,
+        rtt: Span,
+        source: RttSource,
+        round: Option<Span>,
+        prompt: bool,
+        carried: u32,
+        timed: Option<(SeqNum, SeqNum)>,
+    ) {
         self.samples += 1;
         self.by_source[source as usize] += 1;
         if self.min.is_none_or(|m| rtt < m) {
             self.min_from_handshake = source == RttSource::Handshake;
         }
         self.min = Some(self.min.map_or(rtt, |m| m.min(rtt)));
+        match timed {
+            Some((start, end)) => self.data_least.add(rtt, start, end),
+            None => self.fixed_min = Some(self.fixed_min.map_or(rtt, |m| m.min(rtt))),
+        }
         if source == RttSource::Handshake {
             self.handshake_min = Some(self.handshake_min.map_or(rtt, |m| m.min(rtt)));
         }
@@ -184,6 +209,48 @@ impl Loop {
                 self.prompt_recent.push(at, rtt, horizon);
             }
         }
+    }
+
+    /// The receiver reported the data [start, end) received twice (a D-SACK) at `at`: a
+    /// sample that timed it was ambiguous (`retractable.rs`) and is taken back from the
+    /// minimum, and from every value that holds it — the windowed minima and the recent
+    /// samples, none of which can be less than the least sample left. (What was decided on
+    /// it while it stood, and the end-to-end distribution, keep it: the summary's quantiles
+    /// are clamped to the minimum.) True when a sample was taken back.
+    fn retract(&mut self, at: Timestamp, start: SeqNum, end: SeqNum) -> bool {
+        if !self.data_least.retract(start, end) {
+            return false;
+        }
+        let least = self.fixed_min.into_iter().chain(self.data_least.least()).min();
+        self.min = least;
+        self.min_from_handshake = least.is_some() && least == self.handshake_min;
+        let Some(least) = least else { return true };
+        for w in [&mut self.windowed_min, &mut self.segment_min] {
+            if w.get().is_some_and(|m| m < least) {
+                w.reset(at, least);
+            }
+        }
+        if let Some((_, m)) = self.segment_least.as_mut() {
+            // A lower bound on the least full segment's sample left: it is no less than the
+            // least sample left.
+            *m = (*m).max(least);
+        }
+        self.recent.drop_below(least);
+        self.prompt_recent.drop_below(least);
+        true
+    }
+
+    /// The capture saw the data [start, end) sent again: a sample taken of it before stands,
+    /// whatever a D-SACK says later (`RetractableLeast::settle`).
+    fn settle(&mut self, start: SeqNum, end: SeqNum) {
+        if let Some(v) = self.data_least.settle(start, end) {
+            self.fixed_min = Some(self.fixed_min.map_or(v, |m| m.min(v)));
+        }
+    }
+
+    /// How many samples a D-SACK took back ([`Self::retract`]).
+    pub fn retracted(&self) -> u64 {
+        self.data_least.retracted as u64
     }
 
     /// Adds a sample that is never less than the loop but may hold a wait of the end's own
@@ -286,9 +353,10 @@ impl Loop {
         self.prompt_recent.latest()
     }
 
-    /// Whether anything measured this loop: a delay, or a sample too short to resolve.
+    /// Whether anything measured this loop: a delay not taken back, or a sample too short to
+    /// resolve.
     pub fn measured(&self) -> bool {
-        self.samples > 0 || self.bounds > 0 || self.unresolved > 0
+        self.samples > self.data_least.retracted as u64 || self.bounds > 0 || self.unresolved > 0
     }
 }
 
@@ -322,6 +390,16 @@ impl Recent {
 
     fn min(&self) -> Option<Span> {
         (0..self.len).map(|i| self.at(i).1).min()
+    }
+
+    /// Forgets the samples below `least`, keeping the others in order.
+    fn drop_below(&mut self, least: Span) {
+        let kept: Vec<(Timestamp, Span)> = (0..self.len).map(|i| self.at(i)).filter(|&(_, r)| r >= least).collect();
+        self.start = 0;
+        self.len = kept.len();
+        for (i, k) in kept.into_iter().enumerate() {
+            self.ring[i] = k;
+        }
     }
 
     fn latest(&self) -> Option<Span> {
@@ -416,6 +494,22 @@ impl RttTracker {
         prompt: bool,
         carried: u32,
     ) -> Option<RttSample> {
+        self.add_timed_sample(at, through, source, raw, prompt, carried, None)
+    }
+
+    /// [`Self::add_sample`] of a sample that timed the data [start, end) (`timed`): taken
+    /// back if the receiver reports that data received twice ([`Self::retract`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_timed_sample(
+        &mut self,
+        at: Timestamp,
+        through: End,
+        source: RttSource,
+        raw: Span,
+        prompt: bool,
+        carried: u32,
+        timed: Option<(SeqNum, SeqNum)>,
+    ) -> Option<RttSample> {
         if raw.nanos() < 0 {
             return None;
         }
@@ -424,7 +518,7 @@ impl RttTracker {
             return None;
         }
         let round = self.base_end_to_end();
-        self.loops[through.index()].add(at, raw, source, round, prompt, carried);
+        self.loops[through.index()].add(at, raw, source, round, prompt, carried, timed);
         let other = self.other_now(at, through);
         let e2e = raw + other;
         self.end_to_end.add(e2e);
@@ -497,6 +591,19 @@ impl RttTracker {
         let this = self.loops[through.index()].base()?;
         let other = self.loops[through.other().index()].base().unwrap_or(Span::ZERO);
         (raw.nanos() >= 0 && this >= other).then_some(raw + other)
+    }
+
+    /// The end `through` reported the data [start, end) received twice (a D-SACK, RFC 2883)
+    /// at `at`: a sample of the loop through it that timed that data is taken back (see
+    /// `retractable.rs`). True when one was.
+    pub fn retract(&mut self, at: Timestamp, through: End, start: SeqNum, end: SeqNum) -> bool {
+        self.loops[through.index()].retract(at, start, end)
+    }
+
+    /// The capture saw the data [start, end) sent again, toward the end `through`: a
+    /// sample of it taken before stands (see `Loop::settle`).
+    pub fn settle(&mut self, through: End, start: SeqNum, end: SeqNum) {
+        self.loops[through.index()].settle(start, end)
     }
 
     /// Adds a raw sample that bounds a loop without timing the flow's data — an ACK to the

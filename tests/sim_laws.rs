@@ -2069,6 +2069,66 @@ fn an_episode_rates_its_delivery_from_the_report_before_it() {
     assert_holds(&d, true);
 }
 
+/// A Windows sender's two downloads from one host (its IPv4 IDs count per host, RFC 6864
+/// §4.1) through an 80 Mbit/s policer on a 300 µs path, captured at the receiver: the sender
+/// re-sent two holes back to back on one partial ACK. The first fill was read as its
+/// original overtaken, the second timed as a repair from the first report of its hole:
+/// 86 µs for the loop through the server. A fill whose ID follows the last new data's starts
+/// the recovery, read either way (`RepairSampler::on_fill`).
+#[test]
+fn a_fill_the_ids_show_re_sent_starts_the_recovery_it_belongs_to() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 8,
+            seed: 13658857696676213338,
+            sender_capture: CaptureHost {
+                resolution: ms(10),
+                snaplen: 96,
+                ..CaptureHost::default()
+            },
+            middle: Some(Tap {
+                at: 0.86,
+                capture: CaptureHost::default(),
+            }),
+            shaper: Some(Shaper {
+                rate_bps: 80_000_000,
+                burst_bytes: 64_000,
+                limit_bytes: 200_000,
+                police: true,
+                tick: us(0),
+            }),
+            ..Path::new(100_000_000, us(300))
+        },
+        flows: vec![
+            Flow {
+                sender_stack: Stack::windows_unscaled().with_sndbuf(65536),
+                receiver_stack: Stack::linux(),
+                cc: Cc::Reno,
+                rcvbuf: 256_000,
+                mss: 1460,
+                start: ms(66),
+                ..Flow::default()
+            },
+            Flow {
+                sender_stack: Stack::windows_unscaled().with_sndbuf(65536),
+                receiver_stack: Stack::windows_unscaled(),
+                cc: Cc::Cubic,
+                rcvbuf: 64_000,
+                mss: 536,
+                reader: Reader::Rate {
+                    bps: 6_000_000,
+                    tick: ms(100),
+                },
+                start: ms(87),
+                ..Flow::default()
+            },
+        ],
+        secs: 2,
+    };
+    let bad = failures(&d, Some("truth:min-rtt"), true);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
 /// A Linux upload on a 250 ms path captured at the sender from 1.06 s on, in a go-back-N
 /// with the originals still queued: the ACKs of the originals time the re-sendings, the
 /// first seen (97 µs). The receiver's D-SACKs of the copies, a round trip later, take those

@@ -389,10 +389,17 @@ impl Connection {
             self.rtt.settle(from.other(), seg.seq, seg.seq.add(seg.payload_len));
         }
         // A repair of the hole an ACK moved the cumulative point to: its sender got that ACK
-        // first (repair.rs). A keep-alive or a persist probe repairs nothing.
-        if send.retransmission && !send.reordered && seg.payload_len > 0 && !sender_echoes {
+        // first (repair.rs). A keep-alive or a persist probe repairs nothing. A fill read as
+        // its original overtaken may be a repair by its IPv4 ID (`RepairSampler::on_fill`).
+        if (send.retransmission || send.reordered) && seg.payload_len > 0 && !sender_echoes {
             let end = seg.seq.add(seg.payload_len);
-            if let Some(raw) = self.dirs[dir.index()].repair_rtt.on_resend(seg.seq, end, ts, seg.ip_id) {
+            let repair = &mut self.dirs[dir.index()].repair_rtt;
+            let raw = if send.reordered {
+                repair.on_fill(seg.seq, end, ts, seg.ip_id)
+            } else {
+                repair.on_resend(seg.seq, end, ts, seg.ip_id)
+            };
+            if let Some(raw) = raw {
                 self.rtt.add_repair(from, raw);
             }
         }

@@ -5,7 +5,7 @@ use super::direction::Direction;
 use super::ecn::SetupFlags;
 use super::event::{SackRanges, SegmentEvent};
 use super::handshake::{Handshake, SynOptions};
-use super::rtt::{Echo, End, RttSource, RttTracker};
+use super::rtt::{Carried, Echo, End, RttSource, RttTracker};
 use super::scale_infer::{Confidence, ScaleInference, MAX_SHIFT};
 use super::sender_view::{Advert, SenderViewTracker};
 use super::window::WindowScale;
@@ -485,11 +485,11 @@ impl Connection {
                 self.rtt.retract(ts, from, start, end);
             }
             if let Some(raw) = raw.filter(|&raw| first_ack(raw)) {
-                let carried = rx.data_ack_rtt.sampled_len();
-                let timed = Some(rx.data_ack_rtt.sampled_range());
-                ack_rtt = self
-                    .rtt
-                    .add_timed_sample(ts, from, RttSource::DataAck, raw, prompt, carried, timed);
+                let carried = Carried {
+                    len: rx.data_ack_rtt.sampled_len(),
+                    data: Some(rx.data_ack_rtt.sampled_range()),
+                };
+                ack_rtt = self.rtt.add_sample(ts, from, RttSource::DataAck, raw, prompt, carried);
                 loop_bound = self.rtt.far_bound(from, raw);
             }
             let tsval = seg.options.timestamps.map(|t| t.val);
@@ -586,7 +586,9 @@ impl Connection {
                     // A data segment either way: the echoed TSval's, or the echo's own.
                     let carried = echoed.carried.max(seg.payload_len);
                     if let Some(raw) = sample.filter(|&raw| !acks_missing && raw <= self.rtt.rto_bound()) {
-                        ts_rtt = self.rtt.add_sample(ts, from, RttSource::TsEcho, raw, prompt, carried);
+                        ts_rtt = self
+                            .rtt
+                            .add_sample(ts, from, RttSource::TsEcho, raw, prompt, Carried::len(carried));
                     }
                 }
             }
@@ -1361,8 +1363,14 @@ mod tests {
         let q = k.rtt.quantum.get();
         assert_eq!(q, Span::from_micros(1));
         let sample = Span::from_micros(250_518);
-        k.rtt
-            .add_sample(at(2_000_000), End::Server, RttSource::TsEcho, sample, true, 1460);
+        k.rtt.add_sample(
+            at(2_000_000),
+            End::Server,
+            RttSource::TsEcho,
+            sample,
+            true,
+            Carried::len(1460),
+        );
         assert_eq!(k.min_sender_loop(Dir::S2C), sample);
         assert_eq!(k.min_sender_loop_for_echo(Dir::S2C), sample - q);
         // An echo, answered or not, 250.194 ms after its TSval's first sighting.

@@ -435,6 +435,22 @@ pub struct SegmentGap {
     pub gap: Option<Span>,
 }
 
+/// What a sample's loop carried: the larger data segment of the two it times (its
+/// serialisation is in the sample, [`Loop::segment_gap`]), and the data the sample timed,
+/// when its ACK named some: a D-SACK of that data takes it back ([`RttTracker::retract`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Carried {
+    pub len: u32,
+    pub data: Option<(SeqNum, SeqNum)>,
+}
+
+impl Carried {
+    /// A segment of `len` bytes, no data named.
+    pub fn len(len: u32) -> Self {
+        Carried { len, data: None }
+    }
+}
+
 /// One end-to-end RTT estimate produced by a sample.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RttSample {
@@ -471,12 +487,11 @@ impl RttTracker {
     /// end's microseconds at a microsecond capture, or a host that stamps in batches; a
     /// zero RTT would make a zero BDP.
     pub fn add(&mut self, at: Timestamp, through: End, source: RttSource, raw: Span) -> Option<RttSample> {
-        self.add_sample(at, through, source, raw, true, 1460)
+        self.add_sample(at, through, source, raw, true, Carried::len(1460))
     }
 
-    /// [`Self::add`], saying whether the sample is prompt, and how much data its loop
-    /// carried (`carried`, the larger data segment of the two it times: its serialisation
-    /// is in the sample, [`Loop::segment_gap`]; [`Self::add`] takes a full 1460).
+    /// [`Self::add`], saying whether the sample is prompt, and what its loop carried
+    /// ([`Carried`]; [`Self::add`] takes a full 1460 bytes, no data named).
     /// Prompt: its answer went out as soon as
     /// the segment it answers arrived, so it times the path as it was, queue included, and
     /// no wait of the end's own. The capture cannot always tell; the caller says when it
@@ -492,23 +507,7 @@ impl RttTracker {
         source: RttSource,
         raw: Span,
         prompt: bool,
-        carried: u32,
-    ) -> Option<RttSample> {
-        self.add_timed_sample(at, through, source, raw, prompt, carried, None)
-    }
-
-    /// [`Self::add_sample`] of a sample that timed the data [start, end) (`timed`): taken
-    /// back if the receiver reports that data received twice ([`Self::retract`]).
-    #[allow(clippy::too_many_arguments)]
-    pub fn add_timed_sample(
-        &mut self,
-        at: Timestamp,
-        through: End,
-        source: RttSource,
-        raw: Span,
-        prompt: bool,
-        carried: u32,
-        timed: Option<(SeqNum, SeqNum)>,
+        carried: Carried,
     ) -> Option<RttSample> {
         if raw.nanos() < 0 {
             return None;
@@ -518,7 +517,7 @@ impl RttTracker {
             return None;
         }
         let round = self.base_end_to_end();
-        self.loops[through.index()].add(at, raw, source, round, prompt, carried, timed);
+        self.loops[through.index()].add(at, raw, source, round, prompt, carried.len, carried.data);
         let other = self.other_now(at, through);
         let e2e = raw + other;
         self.end_to_end.add(e2e);
@@ -932,7 +931,14 @@ mod tests {
             "no sample spans the silence"
         );
         // An answer that waited on the server's application is no measure of the loop now.
-        r.add_sample(t(6_000), End::Server, RttSource::TsEcho, ms(400), false, 1460);
+        r.add_sample(
+            t(6_000),
+            End::Server,
+            RttSource::TsEcho,
+            ms(400),
+            false,
+            Carried::len(1460),
+        );
         let s = r
             .add(t(6_001), End::Client, RttSource::DataAck, Span::from_micros(100))
             .unwrap();
@@ -997,10 +1003,10 @@ mod tests {
             },
             "no segment timed yet"
         );
-        r.add_sample(t, End::Server, RttSource::DataAck, ms(2), true, 100);
-        r.add_sample(t, End::Server, RttSource::DataAck, ms(14), true, 1448);
-        r.add_sample(t, End::Server, RttSource::TsEcho, ms(3), true, 0);
-        r.add_sample(t, End::Server, RttSource::DataAck, ms(20), true, 1200);
+        r.add_sample(t, End::Server, RttSource::DataAck, ms(2), true, Carried::len(100));
+        r.add_sample(t, End::Server, RttSource::DataAck, ms(14), true, Carried::len(1448));
+        r.add_sample(t, End::Server, RttSource::TsEcho, ms(3), true, Carried::len(0));
+        r.add_sample(t, End::Server, RttSource::DataAck, ms(20), true, Carried::len(1200));
         assert_eq!(
             r.through(End::Server).segment_gap(),
             SegmentGap {
@@ -1011,7 +1017,7 @@ mod tests {
         );
         // The other loop's least is a segment's.
         r.add(t, End::Client, RttSource::Handshake, ms(5));
-        r.add_sample(t, End::Client, RttSource::DataAck, ms(4), true, 1448);
+        r.add_sample(t, End::Client, RttSource::DataAck, ms(4), true, Carried::len(1448));
         let g = r.through(End::Client).segment_gap();
         assert!(!g.least_is_handshake);
         assert_eq!(g.gap, Some(Span::ZERO));

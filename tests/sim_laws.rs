@@ -2170,3 +2170,66 @@ fn a_late_capture_takes_back_the_samples_the_receiver_d_sacks() {
     let bad = failures(&d, Some("truth:min-rtt"), true);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// An old stack's upload without SACK beside a Windows download, 30 Mbit/s and 10 ms,
+/// captured at the sender from 511 ms on: a go-back-N re-sends what the receiver already
+/// holds above a 72-byte hole, and the ACK of the fill covers 22 segments at once, 355 µs
+/// after the last was sent. It answered the fill (data_ack.rs, `held_above_a_hole`).
+#[test]
+fn a_late_capture_does_not_time_the_last_segment_by_its_fills_ack() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 30,
+            loss: 0.002,
+            seed: 7889778755562043963,
+            ipv6: true,
+            sender_capture: CaptureHost {
+                snaplen: 1514,
+                start_after: Duration::from_millis(511),
+                ..CaptureHost::default()
+            },
+            receiver_capture: CaptureHost {
+                coalesce: Some(Coalesce {
+                    max_packets: 13,
+                    window: us(21),
+                    per_packet: us(0),
+                }),
+                snaplen: 1514,
+                ..CaptureHost::default()
+            },
+            ..Path::new(30_000_000, ms(10))
+        },
+        flows: vec![
+            Flow {
+                sender_stack: Stack::old(true).with_sndbuf(32768),
+                receiver_stack: Stack::windows(),
+                cc: Cc::Reno,
+                rcvbuf: 16_000,
+                mss: 1440,
+                start: ms(14),
+                ..Flow::default()
+            },
+            Flow {
+                sender_stack: Stack::old(false).with_sndbuf(32768),
+                receiver_stack: Stack::old(false),
+                cc: Cc::Reno,
+                rcvbuf: 4 << 20,
+                mss: 536,
+                app: App::OnOff {
+                    burst: 225_900,
+                    every: ms(121),
+                },
+                reader: Reader::Rate {
+                    bps: 16_000_000,
+                    tick: ms(10),
+                },
+                start: ms(4),
+                upload: true,
+                ..Flow::default()
+            },
+        ],
+        secs: 2,
+    };
+    let bad = failures(&d, Some("truth:min-rtt"), true);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -484,6 +484,11 @@ impl Connection {
             if let Some((start, end)) = acked.dsack {
                 self.rtt.retract(ts, from, start, end);
             }
+            // An ACK that may answer a fill below the data it names (data_ack.rs) times the
+            // loop through the receiver only where that loop is the near one: beside the
+            // receiver the data was seen arriving, and the ACK is its own prompt answer.
+            let near = |r: &RttTracker| matches!((r.through(from).base(), r.through(from.other()).base()), (Some(a), Some(b)) if a < b);
+            let raw = raw.filter(|_| !rx.data_ack_rtt.held_above_a_hole() || near(&self.rtt));
             if let Some(raw) = raw.filter(|&raw| first_ack(raw)) {
                 let carried = Carried {
                     len: rx.data_ack_rtt.sampled_len(),

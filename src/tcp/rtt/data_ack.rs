@@ -35,6 +35,29 @@ const MAX_TIMED: usize = 1 << 17;
 /// than Linux's whole retransmission chain (tcp_retries2 = 15: 924.6 s).
 const ECHO_REACH: u32 = 1 << 20;
 
+/// Whether an ACK that newly covers `covered` bytes (its largest segment `largest`), the
+/// first of them seen `span` before the last, answered something other than the last: the
+/// sample from the last would read `rtt`.
+///
+/// A receiver acknowledges at least every second full-sized segment as it comes (RFC 1122
+/// §4.2.3.2, RFC 5681 §4.2), so an ACK that newly covers more than two held the ones before
+/// them: out of order above a hole, whose fill — the first it covers — triggered it (RFC
+/// 5681 §4.2: an ACK at once for a segment that fills a gap), or coalesced by the receiver's
+/// host (GRO, a stretch ACK), or the capture missed the ACKs between. Coalesced segments
+/// arrived together, so they were sent close together, within the loop; a fill sent more
+/// than twice the loop before the last segment it covers is a hole the receiver held data
+/// above for longer than a loop, data that could only have come from a copy the capture did
+/// not see (census seed 3030: a go-back-N after a timeout in a capture begun mid-transfer, the
+/// receiver holding 22 segments above a 72-byte hole; the ACK of the fill came 355 µs after
+/// the last of them was sent, on a 10 ms path). That ACK does not time the last segment, and
+/// gives no sample of the loop through the receiver where the capture saw the data sent
+/// (Karn's rule: the copy it answers is not known). Beside the receiver the segments are
+/// seen arriving, spread by the path, and its own prompt ACK is the loop: there the test
+/// says nothing (`DataAckSampler::held_above_a_hole`).
+fn held_above_a_hole(covered: u64, largest: u16, span: Option<Span>, rtt: Span) -> bool {
+    covered > 2 * largest as u64 && span.is_some_and(|s| s.nanos() > 2 * rtt.nanos())
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Timed {
     end: SeqNum,
@@ -63,6 +86,9 @@ pub struct DataAckSampler {
     /// The length of the segment the latest sample timed, and its end.
     sampled_len: u16,
     sampled_end: SeqNum,
+    /// The latest sample's ACK may have answered a fill below the data it names
+    /// ([`held_above_a_hole`]).
+    held: bool,
 }
 
 impl DataAckSampler {
@@ -130,6 +156,7 @@ impl DataAckSampler {
     /// only, and they are often the ones that met the drained queue. The segment gives no
     /// second sample when the cumulative ACK passes it later.
     pub fn on_sack(&mut self, end: SeqNum, at: Timestamp) -> Option<Span> {
+        self.held = false;
         let i = self.timed.partition_point(|t| t.end.is_before(end));
         let t = self.timed.get_mut(i).filter(|t| t.end == end)?;
         if t.retransmitted || t.sampled {
@@ -144,10 +171,15 @@ impl DataAckSampler {
     /// A cumulative ACK arrived at `at`, with the timestamp it echoed (`echo`). Returns the
     /// RTT sample it yields, if any.
     pub fn on_ack(&mut self, ack: SeqNum, at: Timestamp, echo: Option<u32>) -> Option<Span> {
+        self.held = false;
         let mut matched = None;
         let mut repaired = false;
         let mut first = true;
         let mut older_echo = false;
+        // When the first segment it newly covers was seen, how many bytes it covers, and the
+        // largest segment among them.
+        let mut first_sent = None;
+        let (mut covered, mut largest) = (0u64, 0u16);
         while let Some(front) = self.timed.front() {
             if front.end.is_after(ack) {
                 break;
@@ -155,9 +187,14 @@ impl DataAckSampler {
             let t = self.timed.pop_front().expect("front exists");
             repaired |= t.retransmitted;
             // The first segment it covers has the least TSval of them (sent first).
-            if std::mem::take(&mut first) && t.has_tsval {
-                older_echo = echo.is_some_and(|e| (1..=ECHO_REACH).contains(&t.tsval.wrapping_sub(e)));
+            if std::mem::take(&mut first) {
+                first_sent = Some(t.sent);
+                if t.has_tsval {
+                    older_echo = echo.is_some_and(|e| (1..=ECHO_REACH).contains(&t.tsval.wrapping_sub(e)));
+                }
             }
+            covered += t.len as u64;
+            largest = largest.max(t.len);
             if t.end == ack {
                 matched = Some(t);
             }
@@ -167,8 +204,17 @@ impl DataAckSampler {
             return None;
         }
         let rtt = at - t.sent;
+        self.held = held_above_a_hole(covered, largest, first_sent.map(|f| t.sent - f), rtt);
         (self.sampled_len, self.sampled_end) = (t.len, t.end);
         (rtt.nanos() >= 0).then_some(rtt)
+    }
+
+    /// Whether the latest sample's ACK newly covered segments the receiver may have held
+    /// above a hole, whose fill it then answered ([`held_above_a_hole`]): no sample of a loop
+    /// whose data the capture saw sent (the far loop); beside the receiver the data is seen
+    /// arriving, and its fill passes as the repair it is (Karn's rule has it).
+    pub fn held_above_a_hole(&self) -> bool {
+        self.held
     }
 
     /// The data the latest sample timed, [start, end).
@@ -240,6 +286,46 @@ mod tests {
         assert_eq!(s.segment_from(SeqNum(2162)), None);
         assert_eq!(s.segment_at(SeqNum(1)), Some(SeqNum(1001)));
         assert_eq!(s.segment_at(SeqNum(1001)), None);
+    }
+
+    /// Census seed 3030 in small: 22 segments sent over 11 ms above a 72-byte fill sent just
+    /// before them, the receiver holding data above it from copies the capture never saw;
+    /// the ACK of the fill covers them all 355 µs after the last was sent. A stretch ACK of
+    /// three segments sent together, or a delayed ACK of two sent apart, is no such thing.
+    #[test]
+    fn an_ack_of_many_segments_sent_long_before_the_last_may_answer_their_fill() {
+        let us = |n: i64| Timestamp(0) + Span::from_micros(n);
+        let mut s = DataAckSampler::default();
+        s.on_new_segment(SeqNum(0), SeqNum(72), us(0), false, None);
+        for i in 0..22u32 {
+            let start = 72 + i * 536;
+            s.on_new_segment(
+                SeqNum(start),
+                SeqNum(start + 536),
+                us(160 + 508 * i as i64),
+                false,
+                None,
+            );
+        }
+        let last_sent = 160 + 508 * 21;
+        assert_eq!(
+            s.on_ack(SeqNum(72 + 22 * 536), us(last_sent + 355), None),
+            Some(Span::from_micros(355))
+        );
+        assert!(s.held_above_a_hole());
+        // Three segments a microsecond apart, acknowledged at once 10 ms later.
+        let base = 100_000;
+        for i in 0..3u32 {
+            let start = 20_000 + i * 1448;
+            s.on_new_segment(SeqNum(start), SeqNum(start + 1448), us(base + i as i64), false, None);
+        }
+        assert!(s.on_ack(SeqNum(20_000 + 3 * 1448), us(base + 10_000), None).is_some());
+        assert!(!s.held_above_a_hole());
+        // Two segments 30 ms apart, acknowledged together 1 ms after the second.
+        s.on_new_segment(SeqNum(30_000), SeqNum(31_448), us(200_000), false, None);
+        s.on_new_segment(SeqNum(31_448), SeqNum(32_896), us(230_000), false, None);
+        assert!(s.on_ack(SeqNum(32_896), us(231_000), None).is_some());
+        assert!(!s.held_above_a_hole());
     }
 
     #[test]

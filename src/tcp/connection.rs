@@ -1314,6 +1314,10 @@ mod tests {
         at(&mut k, ack(2801).sack(&[(1401, 2801)]), Dir::C2S, 250_400);
         let l = k.rtt.through(End::Client);
         assert_eq!((l.retracted(), l.min, l.measured()), (2, None, false));
+        assert_eq!(
+            (l.windowed_min.get(), l.segment_min.get(), l.recent_min(), l.base()),
+            (None, None, None, None)
+        );
     }
 
     /// A D-SACK goes out on the duplicate's arrival (RFC 2883 §4), so the ACK carrying it

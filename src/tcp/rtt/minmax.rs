@@ -39,6 +39,11 @@ impl WindowedMin {
         self.filled.then_some(self.s[0].value)
     }
 
+    /// Forgets every sample: each was taken back (`Loop::retract`).
+    pub fn clear(&mut self) {
+        self.filled = false;
+    }
+
     /// Starts again from one sample: the minimum held was taken back (`Loop::retract`).
     pub fn reset(&mut self, at: Timestamp, value: Span) {
         self.s = [Sample { at, value }; 3];

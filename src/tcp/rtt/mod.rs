@@ -224,7 +224,15 @@ impl Loop {
         let least = self.fixed_min.into_iter().chain(self.data_least.least()).min();
         self.min = least;
         self.min_from_handshake = least.is_some() && least == self.handshake_min;
-        let Some(least) = least else { return true };
+        let Some(least) = least else {
+            // Every sample taken back: nothing of them stays.
+            self.windowed_min.clear();
+            self.segment_min.clear();
+            self.segment_least = None;
+            self.recent = Recent::default();
+            self.prompt_recent = Recent::default();
+            return true;
+        };
         for w in [&mut self.windowed_min, &mut self.segment_min] {
             if w.get().is_some_and(|m| m < least) {
                 w.reset(at, least);

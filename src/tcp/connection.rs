@@ -1284,7 +1284,7 @@ mod tests {
     fn a_sample_of_data_the_receiver_reports_received_twice_is_taken_back() {
         let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80");
         let mut k = conn(false);
-        let mut at = |k: &mut Connection, p: TcpPacket, dir: Dir, us: i64| {
+        let at = |k: &mut Connection, p: TcpPacket, dir: Dir, us: i64| {
             k.track(
                 &seg(p),
                 dir,

@@ -487,8 +487,7 @@ impl Connection {
             // An ACK that may answer a fill below the data it names (data_ack.rs) times the
             // loop through the receiver only where that loop is the near one: beside the
             // receiver the data was seen arriving, and the ACK is its own prompt answer.
-            let near = |r: &RttTracker| matches!((r.through(from).base(), r.through(from.other()).base()), (Some(a), Some(b)) if a < b);
-            let raw = raw.filter(|_| !rx.data_ack_rtt.held_above_a_hole() || near(&self.rtt));
+            let raw = raw.filter(|_| !rx.data_ack_rtt.held_above_a_hole() || self.rtt.is_near(from));
             if let Some(raw) = raw.filter(|&raw| first_ack(raw)) {
                 let carried = Carried {
                     len: rx.data_ack_rtt.sampled_len(),
@@ -729,9 +728,7 @@ impl Connection {
     pub fn sender_loop(&self, d: Dir) -> Span {
         let end = Self::sender_end(d);
         let l = self.rtt.through(end);
-        let other = self.rtt.through(end.other()).base();
-        let near = matches!((l.base(), other), (Some(this), Some(o)) if this < o);
-        let recent = if near { None } else { l.recent_min() };
+        let recent = if self.rtt.is_near(end) { None } else { l.recent_min() };
         recent
             .or(l.segment_min.get())
             .or(l.windowed_min.get())

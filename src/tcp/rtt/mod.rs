@@ -587,6 +587,15 @@ impl RttTracker {
         }
     }
 
+    /// Whether the loop through `through` is known to be the near one: both measured, and
+    /// shorter than the other (the capture is beside that end).
+    pub fn is_near(&self, through: End) -> bool {
+        matches!(
+            (self.loops[through.index()].base(), self.loops[through.other().index()].base()),
+            (Some(this), Some(other)) if this < other
+        )
+    }
+
     /// An upper bound on the end-to-end round trip, queue included, from `raw`, a time no
     /// shorter than the loop through `through` (a sample, or an echo that waited on the far
     /// end: `ts_echo::Echoed`): `raw` plus the other loop's minimum, when `through` is the

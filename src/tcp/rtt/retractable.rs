@@ -75,19 +75,9 @@ impl RetractableLeast {
     /// The receiver reported [start, end) received twice: every kept sample of data
     /// overlapping it is taken back. True when any was.
     pub fn retract(&mut self, start: SeqNum, end: SeqNum) -> bool {
-        let before = self.len;
-        let mut i = 0;
-        while i < self.len as usize {
-            let k = self.kept[i];
-            if k.start.is_before(end) && start.is_before(k.end) {
-                self.len -= 1;
-                self.kept[i] = self.kept[self.len as usize];
-                self.retracted += 1;
-            } else {
-                i += 1;
-            }
-        }
-        self.len != before
+        let (taken, _) = self.take_overlapping(start, end);
+        self.retracted += taken;
+        taken > 0
     }
 
     /// The capture saw [start, end) sent again: a sample already taken of it came before
@@ -95,11 +85,17 @@ impl RetractableLeast {
     /// sample stands. Every kept sample overlapping it leaves the kept few; returns the
     /// least of them (the caller keeps it among the samples nothing takes back).
     pub fn settle(&mut self, start: SeqNum, end: SeqNum) -> Option<Span> {
-        let mut least: Option<Span> = None;
+        self.take_overlapping(start, end).1
+    }
+
+    /// Removes the kept samples of data overlapping [start, end): how many, and their least.
+    fn take_overlapping(&mut self, start: SeqNum, end: SeqNum) -> (u32, Option<Span>) {
+        let (mut taken, mut least) = (0, None::<Span>);
         let mut i = 0;
         while i < self.len as usize {
             let k = self.kept[i];
             if k.start.is_before(end) && start.is_before(k.end) {
+                taken += 1;
                 least = Some(least.map_or(k.rtt, |l| l.min(k.rtt)));
                 self.len -= 1;
                 self.kept[i] = self.kept[self.len as usize];
@@ -107,7 +103,7 @@ impl RetractableLeast {
                 i += 1;
             }
         }
-        least
+        (taken, least)
     }
 
     /// The least sample not taken back.

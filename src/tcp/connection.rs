@@ -5,7 +5,7 @@ use super::direction::Direction;
 use super::ecn::SetupFlags;
 use super::event::{SackRanges, SegmentEvent};
 use super::handshake::{Handshake, SynOptions};
-use super::rtt::{Carried, Echo, End, RttSource, RttTracker};
+use super::rtt::{Carried, Echo, End, RttSource, RttTracker, Sent};
 use super::scale_infer::{Confidence, ScaleInference, MAX_SHIFT};
 use super::sender_view::{Advert, SenderViewTracker};
 use super::window::WindowScale;
@@ -551,7 +551,13 @@ impl Connection {
             let releases = flags.ack() && ((acked.acked > 0 && peer_outstanding) || reopened);
             let drains = flags.ack() && acked.acked > 0 && !peer_outstanding;
             let (tx, rx) = (&mut self.dirs[dir.index()], dir.reverse().index());
-            tx.ts_echo_rtt.on_tsval(o.val, ts, releases, drains, seg.payload_len);
+            let sent = Sent {
+                releases,
+                drains,
+                payload: seg.payload_len,
+                syn: flags.syn(),
+            };
+            tx.ts_echo_rtt.on_tsval(o.val, ts, sent);
             // The SYN/ACK's echo of the SYN's TSval times the same loop as the handshake
             // sample, which already counts it; but it is that TSval's first echo, and a
             // later one is no round trip from the SYN: on a coarse clock (Linux's 1 ms

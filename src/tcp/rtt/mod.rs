@@ -20,7 +20,7 @@ pub use minmax::WindowedMin;
 pub use release::ReleaseSampler;
 pub use repair::RepairSampler;
 pub use retractable::RetractableLeast;
-pub use ts_echo::{Echo, Echoed, TsEchoSampler};
+pub use ts_echo::{Echo, Echoed, Sent, TsEchoSampler};
 
 use crate::seq::SeqNum;
 use crate::time::{Quantum, Span, Timestamp};

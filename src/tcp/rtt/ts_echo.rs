@@ -49,6 +49,19 @@ pub struct Echo {
     pub previous_data: Option<Timestamp>,
 }
 
+/// What a segment carrying a TSval did, as [`TsEchoSampler::on_tsval`] needs it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sent {
+    /// It could release the other end's data at once (see [`Pending::releases`]).
+    pub releases: bool,
+    /// It acknowledged all the other end's data seen here.
+    pub drains: bool,
+    /// The bytes of data it carried.
+    pub payload: u32,
+    /// It was a SYN: the first TSval its end sent on the connection.
+    pub syn: bool,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct TsEchoSampler {
     /// TSvals sent one way, in increasing (wrapping) order, not yet echoed.
@@ -61,11 +74,24 @@ fn before(a: u32, b: u32) -> bool {
 }
 
 impl TsEchoSampler {
-    /// A segment carrying TSval `val` went out at `at`; `releases` when it could release
-    /// the other end's data at once (see [`Pending::releases`]); `drains` when it
-    /// acknowledged all the other end's data seen here; `payload`, the bytes of data it
-    /// carried.
-    pub fn on_tsval(&mut self, val: u32, at: Timestamp, releases: bool, drains: bool, payload: u32) {
+    /// A segment carrying TSval `val` went out at `at` (see [`Sent`] for what it did).
+    pub fn on_tsval(&mut self, val: u32, at: Timestamp, sent: Sent) {
+        let Sent {
+            releases,
+            drains,
+            payload,
+            syn,
+        } = sent;
+        if self.last_val.is_none() && !syn {
+            // The first TSval seen from an end whose SYN the capture missed: segments before
+            // the capture began may have carried it too (a TS clock ticks every 1 ms to 1 s,
+            // RFC 7323 §5.4, and stamps every segment of a tick alike), so its sighting here
+            // need not be its first sending, and an echo of it timed from here is short by
+            // up to a tick (a BSD sender's 1 ms clock, tapped mid-path mid-flow: 22.5 ms on
+            // a 40 ms path). Not timed; the next value's first segment is in sight.
+            self.last_val = Some(val);
+            return;
+        }
         if let Some(last) = self.last_val {
             if !before(last, val) {
                 // Same tick (or an older value: a retransmission keeps its own): timed from
@@ -182,13 +208,43 @@ mod tests {
         new_data: false,
         previous_data: None,
     };
+    const PLAIN: Sent = Sent {
+        releases: false,
+        drains: false,
+        payload: 0,
+        syn: false,
+    };
+
+    /// A sampler that saw its end's SYN, with TSval `syn_val`, a second before the test.
+    fn opened(syn_val: u32) -> TsEchoSampler {
+        let mut s = TsEchoSampler::default();
+        s.on_tsval(syn_val, t(-1_000), Sent { syn: true, ..PLAIN });
+        s
+    }
+
+    #[test]
+    fn the_first_value_seen_after_a_missed_syn_is_not_timed() {
+        // Tapped mid-flow, the first TSval seen may have gone out on earlier segments out
+        // of sight: its echo 22.5 ms on is no round trip of the 40 ms path.
+        let mut s = TsEchoSampler::default();
+        s.on_tsval(500, t(0), PLAIN);
+        assert_eq!(s.sample(500, t(22), ACK), None);
+        // The next value was first sent in sight: timed.
+        s.on_tsval(501, t(1), PLAIN);
+        s.on_tsval(500, t(2), PLAIN); // an old value (a retransmission) starts nothing
+        assert_eq!(s.sample(501, t(41), ACK), Some(Some(Span::from_millis(40))));
+        // The SYN's value is its end's first: timed from it.
+        let mut s = TsEchoSampler::default();
+        s.on_tsval(7, t(0), Sent { syn: true, ..PLAIN });
+        assert_eq!(s.sample(7, t(40), ACK), Some(Some(Span::from_millis(40))));
+    }
 
     #[test]
     fn first_sighting_to_first_echo() {
-        let mut s = TsEchoSampler::default();
-        s.on_tsval(100, t(0), false, false, 0);
-        s.on_tsval(100, t(5), false, false, 0); // same tick: still timed from the first sighting
-        s.on_tsval(101, t(10), false, false, 0);
+        let mut s = opened(99);
+        s.on_tsval(100, t(0), PLAIN);
+        s.on_tsval(100, t(5), PLAIN); // same tick: still timed from the first sighting
+        s.on_tsval(101, t(10), PLAIN);
         assert_eq!(s.sample(100, t(40), ACK), Some(Some(Span::from_millis(40))));
         assert_eq!(s.sample(100, t(41), ACK), None, "echoed once only");
         assert_eq!(s.sample(101, t(50), ACK), Some(Some(Span::from_millis(40))));
@@ -196,9 +252,9 @@ mod tests {
 
     #[test]
     fn skipped_values_are_dropped() {
-        let mut s = TsEchoSampler::default();
+        let mut s = opened(0);
         for (i, v) in [1u32, 2, 3, 4].iter().enumerate() {
-            s.on_tsval(*v, t(i as i64), false, false, 0);
+            s.on_tsval(*v, t(i as i64), PLAIN);
         }
         assert_eq!(s.sample(3, t(20), ACK), Some(Some(Span::from_millis(18))));
         assert_eq!(s.sample(2, t(21), ACK), None);
@@ -207,9 +263,9 @@ mod tests {
 
     #[test]
     fn tsvals_wrap() {
-        let mut s = TsEchoSampler::default();
-        s.on_tsval(u32::MAX, t(0), false, false, 0);
-        s.on_tsval(1, t(1), false, false, 0);
+        let mut s = opened(u32::MAX - 1);
+        s.on_tsval(u32::MAX, t(0), PLAIN);
+        s.on_tsval(1, t(1), PLAIN);
         assert_eq!(s.sample(1, t(11), ACK), Some(Some(Span::from_millis(10))));
     }
 
@@ -217,11 +273,11 @@ mod tests {
     fn an_echo_that_answers_nothing_is_not_a_round_trip() {
         // A zero-window probe 3.4 s after the receiver's last ACK echoes that ACK's TSval:
         // it acknowledges nothing and carries nothing new.
-        let mut s = TsEchoSampler::default();
-        s.on_tsval(7, t(0), false, false, 0);
+        let mut s = opened(6);
+        s.on_tsval(7, t(0), PLAIN);
         assert_eq!(s.sample(7, t(3_400), NOTHING), Some(None));
         // Nor is a chat message sent 1.2 s after the peer's ACK that drained everything.
-        s.on_tsval(8, t(4_000), false, false, 0);
+        s.on_tsval(8, t(4_000), PLAIN);
         assert_eq!(s.sample(8, t(5_200), DATA), Some(None));
     }
 
@@ -230,9 +286,16 @@ mod tests {
         // The receiver's ACK acknowledges part of the flight; the sender's next segment
         // echoes it: the ACK clock, at the receiver's capture point the loop through the
         // sender.
-        let mut s = TsEchoSampler::default();
-        s.on_tsval(9, t(0), false, false, 0);
-        s.on_tsval(9, t(1), true, false, 0); // a later ACK of the same tick released data
+        let mut s = opened(8);
+        s.on_tsval(9, t(0), PLAIN);
+        s.on_tsval(
+            9,
+            t(1),
+            Sent {
+                releases: true,
+                ..PLAIN
+            },
+        ); // a later ACK of the same tick released data
         assert_eq!(s.sample(9, t(41), DATA), Some(Some(Span::from_millis(41))));
     }
 
@@ -240,13 +303,27 @@ mod tests {
     fn data_after_a_later_ack_of_the_tick_drained_everything_waited() {
         // The first ACK of the tick left the burst's tail outstanding, the second
         // acknowledged it all: the next burst, 120 ms on, came from the application.
-        let mut s = TsEchoSampler::default();
-        s.on_tsval(30, t(0), true, false, 0);
-        s.on_tsval(30, t(0), false, true, 0);
+        let mut s = opened(29);
+        s.on_tsval(
+            30,
+            t(0),
+            Sent {
+                releases: true,
+                ..PLAIN
+            },
+        );
+        s.on_tsval(30, t(0), Sent { drains: true, ..PLAIN });
         assert_eq!(s.sample(30, t(120), DATA), Some(None));
         // Draining first, releasing after (a window reopened by the tick's last segment).
-        s.on_tsval(31, t(200), false, true, 0);
-        s.on_tsval(31, t(200), true, false, 0);
+        s.on_tsval(31, t(200), Sent { drains: true, ..PLAIN });
+        s.on_tsval(
+            31,
+            t(200),
+            Sent {
+                releases: true,
+                ..PLAIN
+            },
+        );
         assert_eq!(s.sample(31, t(201), DATA), Some(Some(Span::from_millis(1))));
     }
 
@@ -254,8 +331,8 @@ mod tests {
     fn near_the_receiver_a_sender_that_kept_sending_answered() {
         // At the receiver the sender's flight is out of sight (every ACK covers all that
         // arrived): data arriving all along and right before the echo shows a busy sender.
-        let mut s = TsEchoSampler::default();
-        s.on_tsval(20, t(0), false, false, 0);
+        let mut s = opened(19);
+        s.on_tsval(20, t(0), PLAIN);
         let busy = Echo {
             previous_data: Some(t(39)),
             ..DATA
@@ -263,14 +340,14 @@ mod tests {
         assert_eq!(s.sample(20, t(40), busy), Some(Some(Span::from_millis(40))));
         // The same echo after the sender paused: its previous data came just after the ACK,
         // then nothing for 4 s.
-        s.on_tsval(21, t(100), false, false, 0);
+        s.on_tsval(21, t(100), PLAIN);
         let paused = Echo {
             previous_data: Some(t(101)),
             ..DATA
         };
         assert_eq!(s.sample(21, t(4_100), paused), Some(None));
         // Nor when nothing at all arrived since the TSval was seen.
-        s.on_tsval(22, t(5_000), false, false, 0);
+        s.on_tsval(22, t(5_000), PLAIN);
         let silent = Echo {
             previous_data: Some(t(4_100)),
             ..DATA

@@ -458,7 +458,7 @@ fn flow_section(f: &FlowSummary, charts: Option<&Charts>, anchor: &str) -> Marku
                         (bound)
                     } @else {
                         "min " (ms(r.min)) ", median " (ms(r.median)) ", p95 " (ms(r.p95)) ", max " (ms(r.max))
-                        " (" (r.samples) " samples; capture near " (r.vantage.as_str()) ")"
+                        " (" (super::samples(r.samples)) "; capture near " (r.vantage.as_str()) ")"
                     }
                 } }
                 div { dt { "window" } dd {

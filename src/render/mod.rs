@@ -23,6 +23,14 @@ pub fn shown_by_default(f: &FlowSummary) -> bool {
     f.verdict.is_judged() || !f.stalls.is_empty() || f.c2s.retransmitted_segments + f.s2c.retransmitted_segments > 0
 }
 
+/// "1 sample", "2 samples": the count of end-to-end RTT samples as the views say it.
+pub fn samples(n: u64) -> String {
+    match n {
+        1 => "1 sample".to_string(),
+        n => format!("{n} samples"),
+    }
+}
+
 /// The RTT as every view says it when only one of the two loops (capture point to an end
 /// and back) was measured: no end-to-end figure exists (`rtt_ms.min` is None), but that
 /// loop's minimum bounds the RTT from below, and a dash would hide it. None otherwise.

@@ -274,13 +274,13 @@ fn flow<W: Write>(out: &mut W, f: &FlowSummary) -> std::io::Result<()> {
     } else {
         writeln!(
             out,
-            "  {:<12}min {}, median {}, p95 {}, max {} ({} samples; capture near {})",
+            "  {:<12}min {}, median {}, p95 {}, max {} ({}; capture near {})",
             "rtt",
             ms(r.min),
             ms(r.median),
             ms(r.p95),
             ms(r.max),
-            r.samples,
+            super::samples(r.samples),
             r.vantage
         )?;
     }

@@ -2284,3 +2284,46 @@ fn a_late_middle_tap_does_not_time_the_first_tsval_it_sees() {
     let bad = failures(&d, Some("truth:min-rtt"), true);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// An old stack's download without SACK through a 20 Mbit/s policer on a 100 Mbit/s link,
+/// captured at the receiver from 1.243 s on, inside a recovery: the first repair's ACK
+/// covered 17.5 kB above the hole whose duplicate ACKs had gone by before the capture
+/// began, 242 µs after the ACK before it (an ACK dispersion of 578 Mbit/s). That data was
+/// delivered before, not then (`tcp/reno_credit.rs`, a recovery begun before the capture).
+#[test]
+fn a_capture_begun_inside_a_recovery_does_not_time_the_held_data_by_its_fill() {
+    let d = Draw {
+        path: Path {
+            queue_pkts: 30,
+            seed: 12224284641004649111,
+            sender_capture: CaptureHost {
+                start_after: Duration::from_millis(1385),
+                ..CaptureHost::default()
+            },
+            receiver_capture: CaptureHost {
+                start_after: Duration::from_millis(1243),
+                ..CaptureHost::default()
+            },
+            shaper: Some(Shaper {
+                rate_bps: 20_000_000,
+                burst_bytes: 15_000,
+                limit_bytes: 30_000,
+                police: true,
+                tick: ms(1),
+            }),
+            ..Path::new(100_000_000, ms(10))
+        },
+        flows: vec![Flow {
+            sender_stack: Stack::old(false).with_sndbuf(32768),
+            receiver_stack: Stack::old(false),
+            cc: Cc::Reno,
+            rcvbuf: 256_000,
+            mss: 1460,
+            start: ms(125),
+            ..Flow::default()
+        }],
+        secs: 3,
+    };
+    let bad = failures(&d, Some("truth:link-rate"), true);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -32,6 +32,12 @@ pub struct RenoCredit {
     /// The latest retransmission seen, [start, end): the segment that fills the hole at
     /// its start.
     last_resent: Option<(SeqNum, SeqNum)>,
+    /// The capture saw the cumulative ACK move.
+    advanced: bool,
+    /// The open recovery (or the one its last ACK ended) began before the capture saw the
+    /// cumulative ACK move: its first duplicate ACKs may have gone by before the capture
+    /// began, and the credit lacks them.
+    blind: bool,
 }
 
 impl RenoCredit {
@@ -69,6 +75,7 @@ impl RenoCredit {
 
     /// The cumulative ACK moved to `una`.
     pub fn on_cumulative_ack(&mut self, una: SeqNum) {
+        self.advanced = true;
         if self.cursor.is_some_and(|c| !c.is_after(una)) {
             self.cursor = None;
         }
@@ -95,12 +102,23 @@ impl RenoCredit {
     /// SACKed bytes moves only by what was not SACKed. Crediting both, an IPv6 capture with
     /// a 96-byte snaplen, where the third block no longer fits, read 12.7 kB delivered by
     /// one ACK on a 1 Mbit/s link (a shared path's 1.27 Mbit/s).
+    ///
+    /// A recovery the capture began inside (its ACKs stood at the hole from the first one
+    /// seen) had duplicate ACKs before the capture, each a segment delivered then: what the
+    /// move covers beyond the credit and the answered segment was delivered before, not in
+    /// this ACK's time, and is repaid all the same. Counted now, the first repair of a
+    /// capture begun 1.24 s into a transfer without SACK reported 17.5 kB in 242 µs: an
+    /// ACK dispersion of 578 Mbit/s on a 100 Mbit/s link (census seed 5151).
     pub fn repay(&mut self, prev_una: Option<SeqNum>, delivered: u64, mss: u32, timed: &DataAckSampler) -> u64 {
         let answered = prev_una
             .and_then(|p| self.hole_filler(p, timed))
             .map_or(mss, |len| len.min(mss));
-        let used = self.credit.min(delivered.saturating_sub(answered as u64));
-        self.credit -= used;
+        let owed = delivered.saturating_sub(answered as u64);
+        let used = if self.blind { owed } else { self.credit.min(owed) };
+        self.credit -= self.credit.min(used);
+        if !self.in_recovery() {
+            self.blind = false;
+        }
         used
     }
 
@@ -118,6 +136,7 @@ impl RenoCredit {
         self.credit += credit;
         if self.recover.is_none() {
             self.recover = nxt;
+            self.blind = !self.advanced;
         }
         credit
     }
@@ -189,6 +208,35 @@ mod tests {
         assert!(r.in_recovery(), "the sender's point is 8001");
         r.on_cumulative_ack(SeqNum(8001));
         assert!(!r.in_recovery());
+    }
+
+    /// A capture begun inside a recovery: its ACKs stand at the hole from the first seen,
+    /// two duplicates credit two segments, and the repair's ACK covers five: the three
+    /// beyond those and the answered one were delivered before the capture (their duplicate
+    /// ACKs unseen), so only the repaired segment is delivered now. A recovery after the
+    /// capture saw the ACK move counts its credit only.
+    #[test]
+    fn a_recovery_begun_before_the_capture_owes_what_it_never_credited() {
+        let mut timed = DataAckSampler::default();
+        for k in 0..6u32 {
+            timed.on_new_segment(SeqNum(1 + 1000 * k), SeqNum(1001 + 1000 * k), Timestamp(0), false, None);
+        }
+        let mut r = RenoCredit::default();
+        for _ in 0..2 {
+            r.on_duplicate(SeqNum(1), Some(SeqNum(6001)), 1000, &timed);
+        }
+        r.on_resend(SeqNum(1), SeqNum(1001));
+        r.on_cumulative_ack(SeqNum(6001));
+        assert_eq!(
+            r.repay(Some(SeqNum(1)), 6000, 1000, &timed),
+            5000,
+            "only the repair is delivered now"
+        );
+        // The next recovery began in sight: what its credit lacks was delivered now.
+        r.on_duplicate(SeqNum(6001), Some(SeqNum(12001)), 1000, &timed);
+        r.on_resend(SeqNum(6001), SeqNum(7001));
+        r.on_cumulative_ack(SeqNum(12001));
+        assert_eq!(r.repay(Some(SeqNum(6001)), 6000, 1000, &timed), 1000);
     }
 
     /// More duplicates than segments above the hole credit nothing more; with nothing the

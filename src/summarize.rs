@@ -236,7 +236,7 @@ pub fn rtt(conn: &Connection) -> RttStats {
             ..loops
         };
     }
-    let (lo, hi) = (Some(lo), r.end_to_end_max);
+    let (lo, hi) = (Some(lo), r.end_to_end.max());
     let within = |q: Option<Span>| match (q, lo, hi) {
         (Some(q), Some(lo), Some(hi)) => Some(q.max(lo).min(hi.max(lo))),
         (q, _, _) => q,

@@ -62,6 +62,11 @@ impl RttHistogram {
         self.total
     }
 
+    /// The largest sample, exact; None without samples.
+    pub fn max(&self) -> Option<Span> {
+        self.most
+    }
+
     /// The q-quantile (0..=1), None without samples: the sample of rank ceil(q x n), exact
     /// at the first and the last rank, else its bucket's middle kept within the samples'
     /// range.

@@ -478,8 +478,8 @@ pub const RTO_FLOOR: Span = Span::from_millis(1_000);
 #[derive(Clone, Debug, Default)]
 pub struct RttTracker {
     pub loops: [Loop; 2],
+    /// The end-to-end samples; their largest is exact (`RttHistogram::max`).
     pub end_to_end: RttHistogram,
-    pub end_to_end_max: Option<Span>,
     /// RFC 6298 §2 estimator over the end-to-end samples (SRTT, RTTVAR): what an end's
     /// retransmission timer would be.
     srtt: Option<Span>,
@@ -529,7 +529,6 @@ impl RttTracker {
         let other = self.other_now(at, through);
         let e2e = raw + other;
         self.end_to_end.add(e2e);
-        self.end_to_end_max = Some(self.end_to_end_max.map_or(e2e, |m| m.max(e2e)));
         match self.srtt {
             None => {
                 self.srtt = Some(e2e);
